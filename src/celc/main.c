@@ -1,0 +1,346 @@
+/*
+ * dra-celc: the command-line front of libdracel. It uses only the public header (dracel.h),
+ * as jq's main.c uses only jv.h and jq.h.
+ *
+ * Contracts (docs/dra-celc.md, DESIGN.md): results on stdout, diagnostics on stderr in cel-go's
+ * format; with --format json, stdout also gets {"error":..., "diagnostics":[...]}. Exit status:
+ * 0 success, 1 the input was read and rejected, 2 usage or I/O error.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dracel.h"
+
+enum { EXIT_OK = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2 };
+
+/* Input files larger than this are refused before reading (the library's limit is smaller by
+ * default; this only stops a mistaken multi-gigabyte read). */
+#define MAX_FILE_BYTES (DRACEL_HARD_MAX_SOURCE_BYTES + 1u)
+
+typedef enum { FMT_TEXT, FMT_JSON } out_format;
+
+typedef struct options {
+    const char *expr;      /* -e */
+    const char *file;      /* -f */
+    out_format format;
+    dracel_config cfg;
+} options;
+
+static const char *progname = "dra-celc";
+
+static void usage_main(FILE *f)
+{
+    fprintf(f,
+            "usage: %s COMMAND [OPTIONS]\n"
+            "\n"
+            "commands:\n"
+            "  parse    parse a CEL expression and print its AST (macros expanded)\n"
+            "  version  print the version\n"
+            "\n"
+            "Run '%s COMMAND --help' for the options of a command. See dra-celc(1).\n",
+            progname, progname);
+}
+
+static void usage_parse(FILE *f)
+{
+    fprintf(f,
+            "usage: %s parse (-e EXPR | -f FILE) [--format text|json]\n"
+            "                [--max-length BYTES] [--max-depth N] [--max-nodes N] [--max-errors N]\n"
+            "\n"
+            "Parses EXPR (or the contents of FILE, '-' for standard input), expands macros and\n"
+            "prints the AST as one s-expression line (docs/ast.md). Errors go to stderr in\n"
+            "cel-go's format. Exit status: 0 parsed, 1 rejected, 2 usage or I/O error.\n"
+            "\n"
+            "  -e EXPR             the expression (diagnostics name it <input>)\n"
+            "  -f FILE             read the expression from FILE\n"
+            "  --format FMT        text (default) or json\n"
+            "  --max-length BYTES  source length limit (default %u)\n"
+            "  --max-depth N       nesting limit (default %u)\n"
+            "  --max-nodes N       AST node limit (default %u)\n"
+            "  --max-errors N      diagnostics reported at most (default %u)\n",
+            progname, DRACEL_DEFAULT_MAX_SOURCE_BYTES, DRACEL_DEFAULT_MAX_DEPTH,
+            DRACEL_DEFAULT_MAX_NODES, DRACEL_DEFAULT_MAX_ERRORS);
+}
+
+__attribute__((format(printf, 2, 3)))
+static int usage_error(void (*usage)(FILE *), const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", progname);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    usage(stderr);
+    return EXIT_USAGE;
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-')
+        return -1;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end || v == 0 || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Read a whole file (or stdin for "-"). Returns NULL and prints why on failure. */
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "%s: cannot open %s: %s\n", progname, path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n == cap) {
+            if (cap >= MAX_FILE_BYTES) {
+                fprintf(stderr, "%s: %s: file larger than %u bytes\n", progname, path,
+                        MAX_FILE_BYTES);
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t k = fread(buf + n, 1, cap - n, f);
+        n += k;
+        if (k == 0) {
+            if (ferror(f)) {
+                fprintf(stderr, "%s: cannot read %s: %s\n", progname, path, strerror(errno));
+                free(buf);
+                buf = NULL;
+            }
+            break;
+        }
+    }
+    if (f != stdin)
+        fclose(f);
+    if (!buf && !ferror(stdin))
+        return NULL;
+    *len = n;
+    return buf;
+}
+
+/* The source text of the expression given by -e or -f. */
+static char *load_source(const options *o, size_t *len, const char **name)
+{
+    if (o->expr) {
+        *len = strlen(o->expr);
+        *name = "<input>";
+        char *s = malloc(*len + 1);
+        if (s)
+            memcpy(s, o->expr, *len + 1);
+        return s;
+    }
+    *name = o->file;
+    return read_file(o->file, len);
+}
+
+/* Report diagnostics: cel-go text on stderr; with json, the contract object on stdout. */
+static void report(const options *o, const dracel_diags *d, const char *name)
+{
+    char *text = dracel_diags_render(d, name);
+    if (text) {
+        fputs(text, stderr);
+        dracel_free_string(&o->cfg, text);
+    }
+    if (o->format != FMT_JSON)
+        return;
+    /* {"error": first error message, "diagnostics": [...]}: "error" comes first. */
+    size_t n = dracel_diags_count(d);
+    const char *first = "rejected";
+    for (size_t i = n; i-- > 0;) {
+        dracel_diag_info info;
+        if (dracel_diags_get(d, i, &info) == DRACEL_OK && info.severity == DRACEL_SEV_ERROR)
+            first = info.message;
+    }
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "error", first);
+    cJSON *list = cJSON_AddArrayToObject(root, "diagnostics");
+    for (size_t i = 0; i < n; i++) {
+        dracel_diag_info info;
+        if (dracel_diags_get(d, i, &info) != DRACEL_OK)
+            continue;
+        bool is_error = info.severity == DRACEL_SEV_ERROR;
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "severity", is_error ? "error" : "warning");
+        cJSON_AddStringToObject(x, "message", info.message);
+        cJSON_AddStringToObject(x, "source", name);
+        cJSON_AddNumberToObject(x, "line", info.line);
+        cJSON_AddNumberToObject(x, "column", info.column);
+        cJSON_AddItemToArray(list, x);
+    }
+    char *s = cJSON_PrintUnformatted(root);
+    if (s) {
+        puts(s);
+        cJSON_free(s);
+    }
+    cJSON_Delete(root);
+}
+
+/* Options shared by the commands that compile an expression. Returns 1 if consumed (and how
+ * many argv slots), 0 if not ours, -1 on a usage error (already printed). */
+static int common_option(options *o, int argc, char **argv, int *i, void (*usage)(FILE *))
+{
+    const char *a = argv[*i];
+    const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    unsigned long n;
+    if (strcmp(a, "-e") == 0 || strcmp(a, "--expr") == 0) {
+        if (!v)
+            return usage_error(usage, "%s needs an argument", a), -1;
+        o->expr = v;
+    } else if (strcmp(a, "-f") == 0 || strcmp(a, "--file") == 0) {
+        if (!v)
+            return usage_error(usage, "%s needs an argument", a), -1;
+        o->file = v;
+    } else if (strcmp(a, "--format") == 0) {
+        if (v && strcmp(v, "json") == 0)
+            o->format = FMT_JSON;
+        else if (v && strcmp(v, "text") == 0)
+            o->format = FMT_TEXT;
+        else
+            return usage_error(usage, "--format takes text or json, not '%s'", v ? v : ""), -1;
+    } else if (strcmp(a, "--max-length") == 0) {
+        if (parse_uint(v, DRACEL_HARD_MAX_SOURCE_BYTES, &n))
+            return usage_error(usage, "--max-length takes a number of bytes from 1 to 67108864, not '%s'",
+                               v ? v : ""), -1;
+        o->cfg.max_source_bytes = n;
+    } else if (strcmp(a, "--max-depth") == 0) {
+        if (parse_uint(v, DRACEL_HARD_MAX_DEPTH, &n))
+            return usage_error(usage, "--max-depth takes a number from 1 to 10000, not '%s'",
+                               v ? v : ""), -1;
+        o->cfg.max_depth = (uint32_t)n;
+    } else if (strcmp(a, "--max-nodes") == 0) {
+        if (parse_uint(v, UINT32_MAX, &n))
+            return usage_error(usage, "--max-nodes takes a positive number, not '%s'", v ? v : ""), -1;
+        o->cfg.max_nodes = (uint32_t)n;
+    } else if (strcmp(a, "--max-errors") == 0) {
+        if (parse_uint(v, 100000, &n))
+            return usage_error(usage, "--max-errors takes a number from 1 to 100000, not '%s'",
+                               v ? v : ""), -1;
+        o->cfg.max_errors = (uint32_t)n;
+    } else {
+        return 0;
+    }
+    (*i)++;
+    return 1;
+}
+
+static int cmd_parse(int argc, char **argv)
+{
+    options o = {0};
+    dracel_config_init(&o.cfg);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            usage_parse(stdout);
+            return EXIT_OK;
+        }
+        int r = common_option(&o, argc, argv, &i, usage_parse);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r == 0)
+            return usage_error(usage_parse, "unknown option '%s'", argv[i]);
+    }
+    if (!o.expr == !o.file)
+        return usage_error(usage_parse, "%s", "give exactly one of -e EXPR or -f FILE");
+
+    size_t len;
+    const char *name;
+    char *src = load_source(&o, &len, &name);
+    if (!src)
+        return EXIT_USAGE;
+    char *sexpr = NULL;
+    dracel_diags *d = NULL;
+    dracel_status st = dracel_parse_sexpr(&o.cfg, src, len, &sexpr, &d);
+    free(src);
+    int rc;
+    if (st == DRACEL_OK) {
+        if (dracel_diags_count(d))
+            report(&(options){.format = FMT_TEXT, .cfg = o.cfg}, d, name);
+        if (o.format == FMT_JSON) {
+            cJSON *root = cJSON_CreateObject();
+            cJSON_AddStringToObject(root, "ast", sexpr);
+            char *s = cJSON_PrintUnformatted(root);
+            if (s)
+                puts(s);
+            cJSON_free(s);
+            cJSON_Delete(root);
+        } else {
+            puts(sexpr);
+        }
+        rc = EXIT_OK;
+    } else if (st == DRACEL_EINPUT) {
+        report(&o, d, name);
+        rc = EXIT_REJECTED;
+    } else {
+        fprintf(stderr, "%s: %s\n", progname,
+                st == DRACEL_ENOMEM ? "out of memory" : "internal error");
+        rc = EXIT_USAGE;
+    }
+    dracel_free_string(&o.cfg, sexpr);
+    dracel_diags_free(d);
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "%s: cannot write output: %s\n", progname, strerror(errno));
+        return EXIT_USAGE;
+    }
+    return rc;
+}
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} command;
+
+static int cmd_version(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("dra-celc %s\n", dracel_version());
+    return EXIT_OK;
+}
+
+static const command commands[] = {
+    {"parse", cmd_parse},
+    {"version", cmd_version},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage_main(stderr);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
+        usage_main(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(name, "--version") == 0)
+        return cmd_version(0, NULL);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "%s: unknown command '%s'\n", progname, name);
+    usage_main(stderr);
+    return EXIT_USAGE;
+}

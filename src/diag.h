@@ -1,0 +1,53 @@
+/*
+ * diag.h: diagnostics with byte spans, collected during a compilation and rendered lazily in
+ * cel-go's format. dc_diags is the public dracel_diags. It owns a copy of the source text so that
+ * rendering (line, column in code points, snippet, caret) needs nothing else.
+ */
+#ifndef DC_DIAG_H
+#define DC_DIAG_H
+
+#include "arena.h"
+
+typedef struct dc_diag {
+    dracel_severity sev;
+    dracel_span span;
+    const char *msg;   /* in the arena */
+    uint32_t seq;      /* insertion order: ties in position keep it */
+} dc_diag;
+
+struct dracel_diags {
+    dc_arena arena;
+    const char *src;   /* copy of the source, NUL-terminated, in the arena */
+    size_t src_len;
+    dc_diag *items;
+    size_t count, cap;
+    uint32_t max;      /* kept at most; later ones are counted in `dropped` */
+    size_t dropped;
+    size_t errors;
+    bool oom;
+};
+
+typedef struct dracel_diags dc_diags;
+
+/** Create an empty list that will keep at most @p max diagnostics. NULL on ENOMEM. */
+dc_diags *dc_diags_new(const dracel_alloc *a, uint32_t max);
+/** Attach the source text (copied). */
+dracel_status dc_diags_set_source(dc_diags *d, const char *src, size_t len) DC_WUR;
+/** Add a diagnostic at @p span. Never fails: on ENOMEM the list records `oom`. */
+void dc_diag_add(dc_diags *d, dracel_severity sev, dracel_span span, const char *fmt, ...)
+    DC_PRINTF(4, 5);
+void dc_diag_vadd(dc_diags *d, dracel_severity sev, dracel_span span, const char *fmt,
+                  va_list ap);
+#define dc_error(d, span, ...) dc_diag_add((d), DRACEL_SEV_ERROR, (span), __VA_ARGS__)
+/** Sort by position (stable). Done once before the list is handed out. */
+void dc_diags_sort(dc_diags *d);
+/** 1-based line and column (code points) of byte offset @p off. */
+void dc_diags_position(const dc_diags *d, uint32_t off, uint32_t *line, uint32_t *col);
+
+static inline dracel_span dc_span(uint32_t start, uint32_t end)
+{
+    dracel_span s = {start, end};
+    return s;
+}
+
+#endif

@@ -1,0 +1,333 @@
+/*
+ * run-cases: runs the data-driven case files (tests/cases/NAME.test) and reports TAP.
+ *
+ * A case file is a sequence of blocks separated by blank lines; lines starting with '#' between
+ * blocks are comments. A block is a directive line, the expression (one line), and the expected
+ * output (every following line up to the blank line):
+ *
+ *   %%PARSE [options]      the expression parses; the expected line is its AST (docs/ast.md)
+ *   %%FAIL [options]       the expression is rejected; the expected lines are the diagnostics
+ *                          exactly as rendered (cel-go's format, name <input>)
+ *
+ * Options: `escaped` (the expression line takes the escapes \n \t \r \\ \0 and \xHH, to write
+ * control bytes, NULs and invalid UTF-8), max-length=N, max-depth=N, max-nodes=N, max-errors=N.
+ * The format is documented in docs/testing.md. Usage: run-cases [FILE...]; with no arguments it
+ * runs every tests/cases/NAME.test under $top_srcdir (default ".").
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dracel.h"
+
+static int n_run, n_failed;
+
+typedef struct block {
+    const char *file;
+    int line;
+    char *directive;   /* "PARSE", "FAIL" */
+    char *options;
+    char *expr;        /* the expression line (escapes processed when asked) */
+    size_t expr_len;
+    char *expected;    /* the expected lines, joined with '\n' */
+} block;
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (!p) {
+        perror("run-cases");
+        exit(2);
+    }
+    memcpy(p, s, n);
+    return p;
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Process escapes in place; returns the new length. */
+static size_t unescape(char *s)
+{
+    char *w = s;
+    for (const char *r = s; *r; r++) {
+        if (*r != '\\' || !r[1]) {
+            *w++ = *r;
+            continue;
+        }
+        r++;
+        switch (*r) {
+        case 'n': *w++ = '\n'; break;
+        case 't': *w++ = '\t'; break;
+        case 'r': *w++ = '\r'; break;
+        case '0': *w++ = '\0'; break;
+        case '\\': *w++ = '\\'; break;
+        case 'x':
+            if (hexval(r[1]) >= 0 && hexval(r[2]) >= 0) {
+                *w++ = (char)(hexval(r[1]) * 16 + hexval(r[2]));
+                r += 2;
+                break;
+            }
+            /* fall through */
+        default:
+            *w++ = '\\';
+            *w++ = *r;
+        }
+    }
+    *w = '\0';
+    return (size_t)(w - s);
+}
+
+static bool option_value(const char *options, const char *name, unsigned long *out)
+{
+    size_t n = strlen(name);
+    for (const char *p = options; (p = strstr(p, name)) != NULL; p += n) {
+        if ((p == options || p[-1] == ' ') && p[n] == '=') {
+            *out = strtoul(p + n + 1, NULL, 10);
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool has_word(const char *options, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = options; (p = strstr(p, word)) != NULL; p += n)
+        if ((p == options || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
+            return true;
+    return false;
+}
+
+static void config_from(const block *b, dracel_config *cfg)
+{
+    unsigned long v;
+    dracel_config_init(cfg);
+    if (option_value(b->options, "max-length", &v))
+        cfg->max_source_bytes = v;
+    if (option_value(b->options, "max-depth", &v))
+        cfg->max_depth = (uint32_t)v;
+    if (option_value(b->options, "max-nodes", &v))
+        cfg->max_nodes = (uint32_t)v;
+    if (option_value(b->options, "max-errors", &v))
+        cfg->max_errors = (uint32_t)v;
+}
+
+/* Print a multi-line text as TAP diagnostics. */
+static void tap_text(const char *label, const char *text)
+{
+    printf("#   %s:\n", label);
+    const char *p = text;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        printf("#     %.*s\n", n, p);
+        p += n + (nl ? 1 : 0);
+    }
+}
+
+static void result(const block *b, bool ok, const char *got)
+{
+    n_run++;
+    if (!ok)
+        n_failed++;
+    printf("%s %d - %s:%d: %s %.60s\n", ok ? "ok" : "not ok", n_run, b->file, b->line,
+           b->directive, b->expr);
+    if (!ok) {
+        tap_text("expected", b->expected);
+        tap_text("got", got ? got : "(nothing)");
+    }
+}
+
+/* Drop one trailing newline (rendered diagnostics end with one). */
+static void chomp(char *s)
+{
+    size_t n = strlen(s);
+    while (n && s[n - 1] == '\n')
+        s[--n] = '\0';
+}
+
+static void run_parse_block(const block *b, bool expect_ok)
+{
+    dracel_config cfg;
+    config_from(b, &cfg);
+    char *out = NULL;
+    dracel_diags *d = NULL;
+    dracel_status st = dracel_parse_sexpr(&cfg, b->expr, b->expr_len, &out, &d);
+    char *diag = d ? dracel_diags_render(d, "<input>") : NULL;
+    if (diag)
+        chomp(diag);
+    if (expect_ok) {
+        bool ok = st == DRACEL_OK && out && strcmp(out, b->expected) == 0;
+        result(b, ok, st == DRACEL_OK ? out : diag);
+    } else {
+        bool ok = st == DRACEL_EINPUT && diag && strcmp(diag, b->expected) == 0;
+        result(b, ok, st == DRACEL_OK ? out : diag);
+    }
+    dracel_free_string(&cfg, out);
+    dracel_free_string(&cfg, diag);
+    dracel_diags_free(d);
+}
+
+static void run_block(const block *b)
+{
+    if (strcmp(b->directive, "PARSE") == 0)
+        run_parse_block(b, true);
+    else if (strcmp(b->directive, "FAIL") == 0)
+        run_parse_block(b, false);
+    else {
+        n_run++;
+        n_failed++;
+        printf("not ok %d - %s:%d: unknown directive %%%%%s\n", n_run, b->file, b->line,
+               b->directive);
+    }
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "run-cases: %s: %s\n", path, strerror(errno));
+        exit(2);
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    size_t k;
+    while (buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (n + 1 == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    fclose(f);
+    if (!buf) {
+        perror("run-cases");
+        exit(2);
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+static void run_file(const char *path, const char *shown)
+{
+    char *text = read_all(path);
+    char *save = NULL;
+    int lineno = 0;
+    block b = {0};
+    int state = 0; /* 0 between blocks, 1 want expression, 2 reading expected */
+    size_t exp_len = 0;
+    /* strtok_r would merge blank lines: split by hand. */
+    char *p = text;
+    (void)save;
+    for (;;) {
+        char *nl = strchr(p, '\n');
+        if (nl)
+            *nl = '\0';
+        lineno++;
+        bool blank = p[0] == '\0';
+        bool at_end = !nl;
+        if (state == 0) {
+            if (!blank && p[0] != '#') {
+                if (strncmp(p, "%%", 2) != 0) {
+                    fprintf(stderr, "run-cases: %s:%d: expected a %%%% directive\n", shown, lineno);
+                    exit(2);
+                }
+                memset(&b, 0, sizeof b);
+                b.file = shown;
+                b.line = lineno;
+                char *sp = strchr(p + 2, ' ');
+                b.options = xstrdup(sp ? sp + 1 : "");
+                if (sp)
+                    *sp = '\0';
+                b.directive = xstrdup(p + 2);
+                state = 1;
+            }
+        } else if (state == 1) {
+            b.expr = xstrdup(p);
+            b.expr_len = has_word(b.options, "escaped") ? unescape(b.expr) : strlen(b.expr);
+            b.expected = xstrdup("");
+            exp_len = 0;
+            state = 2;
+        } else if (!blank) {
+            size_t n = strlen(p);
+            b.expected = realloc(b.expected, exp_len + n + 2);
+            if (exp_len)
+                b.expected[exp_len++] = '\n';
+            memcpy(b.expected + exp_len, p, n + 1);
+            exp_len += n;
+        }
+        if (state == 2 && (blank || at_end)) {
+            run_block(&b);
+            free(b.directive);
+            free(b.options);
+            free(b.expr);
+            free(b.expected);
+            state = 0;
+        }
+        if (at_end)
+            break;
+        p = nl + 1;
+    }
+    if (state == 1) {
+        fprintf(stderr, "run-cases: %s:%d: block without an expression\n", shown, b.line);
+        exit(2);
+    }
+    free(text);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) {
+        for (int i = 1; i < argc; i++)
+            run_file(argv[i], argv[i]);
+    } else {
+        const char *top = getenv("top_srcdir");
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/tests/cases", top ? top : ".");
+        DIR *d = opendir(dir);
+        if (!d) {
+            fprintf(stderr, "run-cases: %s: %s\n", dir, strerror(errno));
+            return 2;
+        }
+        char *names[512];
+        size_t n = 0;
+        struct dirent *e;
+        while ((e = readdir(d)) && n < 512) {
+            size_t len = strlen(e->d_name);
+            if (len > 5 && strcmp(e->d_name + len - 5, ".test") == 0)
+                names[n++] = xstrdup(e->d_name);
+        }
+        closedir(d);
+        qsort(names, n, sizeof *names, cmp_str);
+        for (size_t i = 0; i < n; i++) {
+            char path[8192];
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            run_file(path, names[i]);
+            free(names[i]);
+        }
+    }
+    if (n_run == 0) {
+        printf("not ok 1 - no cases found\n1..1\n");
+        return 1;
+    }
+    printf("1..%d\n", n_run);
+    return n_failed ? 1 : 0;
+}
