@@ -698,7 +698,7 @@ dc_tok dc_lex_next(dc_lexer *lx, dc_token *t)
         rsq3    = ([']{0,2} [^'\x00])*;
 
         cooked  = [bB]?;
-        raw     = [rR] | [bB][rR] | [rR][bB];
+        raw     = [rR] | [bB][rR];  /* cel-go: BYTES is [bB] before a (raw) STRING: `br` only, `rb` is two tokens */
 
         $ { return lex_eof(lx, t); }
 
