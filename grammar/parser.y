@@ -460,6 +460,7 @@ primary
         }
     | "'.'" IDENT
         {
+            check_reserved(p, $2.v.s.ptr, @1);
             const char *name;
             MK(name, dc_arena_printf(p->ast.arena, ".%s", $2.v.s.ptr));
             MK($$, dc_ast_ident(&p->ast, @$, name));
@@ -474,6 +475,7 @@ primary
         }
     | "'.'" IDENT "'('" opt_args "')'"
         {
+            check_reserved(p, $2.v.s.ptr, @1);
             const char *name;
             MK(name, dc_arena_printf(p->ast.arena, ".%s", $2.v.s.ptr));
             MK($$, call_from_vec(p, @$, name, NULL, &$4, true));

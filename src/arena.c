@@ -38,6 +38,23 @@ void dc_arena_free(dc_arena *a)
     a->total = 0;
 }
 
+void dc_arena_reset(dc_arena *a)
+{
+    if (!a->head)
+        return;
+    dc_arena_chunk *keep = a->head;
+    dc_arena_chunk *c = keep->next;
+    while (c) {
+        dc_arena_chunk *next = c->next;
+        a->total -= sizeof *c + c->size;
+        dc_free(a->alloc, c, sizeof *c + c->size);
+        c = next;
+    }
+    keep->next = NULL;
+    a->used = 0;
+    a->cap = keep->size;
+}
+
 void *dc_arena_alloc(dc_arena *a, size_t n)
 {
     if (n > SIZE_MAX / 2)

@@ -20,6 +20,9 @@ typedef struct dc_arena {
 void dc_arena_init(dc_arena *a, const dracel_alloc *alloc);
 /** Release every chunk. The arena can be reused after. */
 void dc_arena_free(dc_arena *a);
+/** Free every chunk but the newest and make it empty: memory is reused by the next user
+ *  (the evaluation arena between evaluations). */
+void dc_arena_reset(dc_arena *a);
 /** @return @p n bytes aligned for any object, or NULL when the hook fails. */
 void *dc_arena_alloc(dc_arena *a, size_t n);
 /** Like dc_arena_alloc, zero-filled. */

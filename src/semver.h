@@ -69,7 +69,7 @@ typedef enum dc_semver_errc {
 typedef struct dc_semver_error {
     dc_semver_errc code;
     const char *msg;       /* static; the same pointer dc_semver_parse returns */
-    const char *operand;   /* the %q operand: a span of the parsed string (or a static ""), */
+    const char *operand;   /* the %q operand: a span of the parsed string (possibly empty); */
     size_t operand_len;    /* NULL/0 for codes without an operand */
     bool operand_zero;     /* normalized path: Go's operand is "0" followed by the span */
 } dc_semver_error;

@@ -1,0 +1,711 @@
+/*
+ * compile.c: AST -> bytecode. One pass over the (bounded-height) tree; jumps are emitted with a
+ * placeholder and patched. Everything the program keeps lives in its own arena.
+ *
+ * Shapes of the generated code (docs/bytecode.md):
+ *   a && b        a ANDJ L b AND L:           a || b   a ORJ L b OR L:
+ *   c ? x : y     c TESTCOND E JFALSE F x JMP E F: y E:
+ *   r.all(x, p)   r ITERINIT it,E  CONST true STORELOCAL acc
+ *                 L: ITERNEXT it,D STORELOCAL x LOADLOCAL acc p AND STORELOCAL acc
+ *                    LOADLOCAL acc JFALSE D JMP L   D: LOADLOCAL acc   E:
+ *   device.attributes["d"].id and device.attributes["d"]["id"]  ->  LOADATTR col
+ *   device.capacity["d"].id                                      ->  LOADCAP col
+ * A column load is only emitted when `device` is the environment's variable (not a
+ * comprehension variable of the same name).
+ */
+#include "compile.h"
+
+#include <string.h>
+
+typedef struct scope_entry {
+    const char *name;
+    uint32_t slot;
+} scope_entry;
+
+typedef struct cg {
+    const dc_env *env;
+    dc_diags *d;
+    dc_program *p;
+    dc_arena *a;        /* the program's arena */
+    uint32_t *code;
+    uint32_t ncode, capcode;
+    dc_val *consts;
+    uint32_t nconsts, capconsts;
+    const dc_builtin **fns;
+    uint32_t nfns, capfns;
+    dc_column *cols;
+    uint32_t ncols, capcols;
+    scope_entry *scope;
+    uint32_t nscope, capscope;
+    uint32_t nlocals, niters;
+    bool oom;
+} cg;
+
+/* Grow an arena array by doubling (the old copy stays in the arena: programs are small). */
+static bool grow(cg *g, void **arr, uint32_t *cap, uint32_t n, size_t elem)
+{
+    if (n < *cap)
+        return true;
+    uint32_t nc = *cap ? *cap * 2 : 16;
+    void *na = dc_arena_alloc(g->a, (size_t)nc * elem);
+    if (!na) {
+        g->oom = true;
+        return false;
+    }
+    if (*cap)
+        memcpy(na, *arr, (size_t)*cap * elem);
+    *arr = na;
+    *cap = nc;
+    return true;
+}
+
+static uint32_t emit(cg *g, dc_op op, uint32_t a)
+{
+    if (!grow(g, (void **)&g->code, &g->capcode, g->ncode + 1, sizeof *g->code))
+        return 0;
+    g->code[g->ncode] = DC_INSN(op, a & 0xFFFFFFu);
+    return g->ncode++;
+}
+
+static uint32_t emit2(cg *g, dc_op op, uint32_t a, uint32_t b)
+{
+    uint32_t at = emit(g, op, a);
+    if (!grow(g, (void **)&g->code, &g->capcode, g->ncode + 1, sizeof *g->code))
+        return at;
+    g->code[g->ncode++] = b;
+    return at;
+}
+
+/* Point the jump at `at` to the current end of code. */
+static void patch(cg *g, uint32_t at)
+{
+    if (g->oom)
+        return;
+    dc_op op = DC_INSN_OP(g->code[at]);
+    unsigned words = dc_fmt_words(dc_op_info[op].fmt);
+    int32_t off = (int32_t)g->ncode - (int32_t)(at + words);
+    if (dc_op_info[op].fmt == DC_FMT_IJ)
+        g->code[at + 1] = (uint32_t)off;
+    else
+        g->code[at] = DC_INSN(op, (uint32_t)off & 0xFFFFFFu);
+}
+
+/* A backward jump to `target`. */
+static void emit_jump_to(cg *g, dc_op op, uint32_t target)
+{
+    int32_t off = (int32_t)target - (int32_t)(g->ncode + 1);
+    emit(g, op, (uint32_t)off & 0xFFFFFFu);
+}
+
+static uint32_t add_const(cg *g, dc_val v)
+{
+    if (!grow(g, (void **)&g->consts, &g->capconsts, g->nconsts + 1, sizeof *g->consts))
+        return 0;
+    g->consts[g->nconsts] = v;
+    return g->nconsts++;
+}
+
+static dc_str *pstr(cg *g, const char *s, size_t n)
+{
+    dc_str *x = dc_arena_alloc(g->a, sizeof *x + n + 1);
+    if (!x) {
+        g->oom = true;
+        return NULL;
+    }
+    x->len = (uint32_t)n;
+    if (n)
+        memcpy(x->data, s, n);
+    x->data[n] = '\0';
+    return x;
+}
+
+static uint32_t str_const(cg *g, const char *s)
+{
+    dc_str *x = pstr(g, s, strlen(s));
+    return x ? add_const(g, dc_strval(x)) : 0;
+}
+
+/* A constant error value (for what an unchecked program reports when it runs). */
+static uint32_t error_const(cg *g, const char *fmt, const char *arg)
+{
+    dc_err *e = dc_arena_alloc(g->a, sizeof *e);
+    char *msg = dc_arena_printf(g->a, fmt, arg);
+    if (!e || !msg) {
+        g->oom = true;
+        return 0;
+    }
+    e->msg = msg;
+    return add_const(g, dc_errval(e));
+}
+
+static uint32_t add_fn(cg *g, const dc_builtin *b)
+{
+    for (uint32_t i = 0; i < g->nfns; i++)
+        if (g->fns[i] == b)
+            return i;
+    if (!grow(g, (void **)&g->fns, &g->capfns, g->nfns + 1, sizeof *g->fns))
+        return 0;
+    g->fns[g->nfns] = b;
+    return g->nfns++;
+}
+
+static uint32_t add_col(cg *g, const char *domain, size_t dn, const char *id, size_t in,
+                        bool capacity)
+{
+    for (uint32_t i = 0; i < g->ncols; i++) {
+        const dc_column *c = &g->cols[i];
+        if (c->capacity == capacity && c->domain->len == dn && c->id->len == in &&
+            !memcmp(c->domain->data, domain, dn) && !memcmp(c->id->data, id, in))
+            return i;
+    }
+    if (!grow(g, (void **)&g->cols, &g->capcols, g->ncols + 1, sizeof *g->cols))
+        return 0;
+    dc_column *c = &g->cols[g->ncols];
+    c->domain = pstr(g, domain, dn);
+    c->id = pstr(g, id, in);
+    c->capacity = capacity;
+    return g->ncols++;
+}
+
+static uint32_t new_local(cg *g)
+{
+    return g->nlocals++;
+}
+
+static void scope_push(cg *g, const char *name, uint32_t slot)
+{
+    if (!grow(g, (void **)&g->scope, &g->capscope, g->nscope + 1, sizeof *g->scope))
+        return;
+    g->scope[g->nscope].name = name;
+    g->scope[g->nscope].slot = slot;
+    g->nscope++;
+}
+
+static const scope_entry *scope_find(const cg *g, const char *name)
+{
+    for (uint32_t i = g->nscope; i-- > 0;)
+        if (strcmp(g->scope[i].name, name) == 0)
+            return &g->scope[i];
+    return NULL;
+}
+
+static void compile(cg *g, const dc_ast *e);
+
+/* ---- Names. */
+
+/* The dotted name of an IDENT/SELECT chain ("a.b.c"), or NULL. */
+static const char *qualified(cg *g, const dc_ast *e)
+{
+    if (e->kind == DC_AST_IDENT)
+        return e->u.ident.name;
+    if (e->kind == DC_AST_SELECT && !(e->flags & DC_ASTF_TEST_ONLY)) {
+        const char *left = qualified(g, e->u.sel.operand);
+        return left ? dc_arena_printf(g->a, "%s.%s", left, e->u.sel.field) : NULL;
+    }
+    return NULL;
+}
+
+/* The leftmost identifier of a chain. */
+static const dc_ast *chain_root(const dc_ast *e)
+{
+    while (e->kind == DC_AST_SELECT)
+        e = e->u.sel.operand;
+    return e->kind == DC_AST_IDENT ? e : NULL;
+}
+
+/* An environment variable named by e (a qualified name not hidden by a local), or NULL. */
+static const dc_vardecl *env_var_of(cg *g, const dc_ast *e)
+{
+    const dc_ast *root = chain_root(e);
+    if (!root)
+        return NULL;
+    const char *rn = root->u.ident.name;
+    bool dot = rn[0] == '.';
+    if (!dot && scope_find(g, rn))
+        return NULL;
+    const char *name = qualified(g, e);
+    if (!name)
+        return NULL;
+    return dc_env_var(g->env, dot ? name + 1 : name);
+}
+
+static bool is_device(cg *g, const dc_ast *e)
+{
+    const dc_vardecl *v = env_var_of(g, e);
+    return v && v->type && v->type->kind == DC_TY_DEVICE;
+}
+
+static const dc_const *string_const(const dc_ast *e)
+{
+    return e->kind == DC_AST_CONST && e->u.c.kind == DC_CONST_STRING ? &e->u.c : NULL;
+}
+
+/* device.attributes["d"] / device.capacity["d"] with a constant domain: its parts. */
+static bool domain_access(cg *g, const dc_ast *e, const dc_const **domain, bool *capacity)
+{
+    if (e->kind != DC_AST_CALL || strcmp(e->u.call.fn, "_[_]") != 0 || e->u.call.nargs != 2)
+        return false;
+    const dc_ast *m = e->u.call.args[0];
+    const dc_const *dk = string_const(e->u.call.args[1]);
+    if (!dk || m->kind != DC_AST_SELECT || (m->flags & DC_ASTF_TEST_ONLY))
+        return false;
+    bool attr = strcmp(m->u.sel.field, "attributes") == 0;
+    bool cap = strcmp(m->u.sel.field, "capacity") == 0;
+    if (!(attr || cap) || !is_device(g, m->u.sel.operand))
+        return false;
+    *domain = dk;
+    *capacity = cap;
+    return true;
+}
+
+/* A column load: device.attributes["d"].id or device.attributes["d"]["id"]. */
+static bool try_column(cg *g, const dc_ast *e)
+{
+    const dc_ast *inner;
+    const char *id;
+    size_t idlen;
+    if (e->kind == DC_AST_SELECT && !(e->flags & DC_ASTF_TEST_ONLY)) {
+        inner = e->u.sel.operand;
+        id = e->u.sel.field;
+        idlen = strlen(id);
+    } else if (e->kind == DC_AST_CALL && strcmp(e->u.call.fn, "_[_]") == 0 &&
+               e->u.call.nargs == 2 && string_const(e->u.call.args[1])) {
+        inner = e->u.call.args[0];
+        id = e->u.call.args[1]->u.c.v.s.ptr;
+        idlen = e->u.call.args[1]->u.c.v.s.len;
+    } else {
+        return false;
+    }
+    const dc_const *dk;
+    bool capacity;
+    if (!domain_access(g, inner, &dk, &capacity))
+        return false;
+    uint32_t col = add_col(g, dk->v.s.ptr, dk->v.s.len, id, idlen, capacity);
+    emit(g, capacity ? DC_OP_LOADCAP : DC_OP_LOADATTR, col);
+    return true;
+}
+
+/* ---- Expressions. */
+
+static void compile_const(cg *g, const dc_ast *e)
+{
+    const dc_const *k = &e->u.c;
+    dc_val v;
+    switch (k->kind) {
+    case DC_CONST_NULL: v = dc_null(); break;
+    case DC_CONST_BOOL: v = dc_bool(k->v.b); break;
+    case DC_CONST_INT: v = dc_int(k->v.i); break;
+    case DC_CONST_UINT: v = dc_uint(k->v.u); break;
+    case DC_CONST_DOUBLE: v = dc_double(k->v.d); break;
+    case DC_CONST_STRING:
+    case DC_CONST_BYTES: {
+        dc_str *s = pstr(g, k->v.s.ptr, k->v.s.len);
+        if (!s)
+            return;
+        v = k->kind == DC_CONST_STRING ? dc_strval(s) : dc_bytesval(s);
+        break;
+    }
+    default: v = dc_null(); break;
+    }
+    emit(g, DC_OP_CONST, add_const(g, v));
+}
+
+static void compile_ident(cg *g, const dc_ast *e)
+{
+    const char *name = e->u.ident.name;
+    const scope_entry *s = name[0] != '.' ? scope_find(g, name) : NULL;
+    if (s) {
+        emit(g, DC_OP_LOADLOCAL, s->slot);
+        return;
+    }
+    const dc_vardecl *v = dc_env_var(g->env, name[0] == '.' ? name + 1 : name);
+    if (v) {
+        emit(g, DC_OP_LOADVAR, v->slot);
+        return;
+    }
+    /* Unchecked programs: cel-go reports an unbound name when it is evaluated. */
+    emit(g, DC_OP_CONST, error_const(g, "no such attribute(s): %s", name));
+}
+
+static void compile_select(cg *g, const dc_ast *e)
+{
+    if (e->flags & DC_ASTF_TEST_ONLY) {
+        compile(g, e->u.sel.operand);
+        emit(g, DC_OP_HAS, str_const(g, e->u.sel.field));
+        return;
+    }
+    const dc_vardecl *v = env_var_of(g, e);
+    if (v) {
+        emit(g, DC_OP_LOADVAR, v->slot);
+        return;
+    }
+    if (try_column(g, e))
+        return;
+    compile(g, e->u.sel.operand);
+    emit(g, DC_OP_SELECT, str_const(g, e->u.sel.field));
+}
+
+static const struct {
+    const char *name;
+    dc_op op;
+    uint8_t argc;
+} operators[] = {
+    {"_==_", DC_OP_EQ, 2}, {"_!=_", DC_OP_NE, 2}, {"_<_", DC_OP_LT, 2},
+    {"_<=_", DC_OP_LE, 2}, {"_>_", DC_OP_GT, 2},  {"_>=_", DC_OP_GE, 2},
+    {"@in", DC_OP_IN, 2},  {"_+_", DC_OP_ADD, 2}, {"_-_", DC_OP_SUB, 2},
+    {"_*_", DC_OP_MUL, 2}, {"_/_", DC_OP_DIV, 2}, {"_%_", DC_OP_MOD, 2},
+    {"-_", DC_OP_NEG, 1},  {"!_", DC_OP_NOT, 1},  {"_[_]", DC_OP_INDEX, 2},
+    {"_[?_]", DC_OP_OPTINDEX, 2},
+};
+
+static void compile_logic(cg *g, const dc_ast *e, bool is_and)
+{
+    compile(g, e->u.call.args[0]);
+    uint32_t j = emit(g, is_and ? DC_OP_ANDJ : DC_OP_ORJ, 0);
+    compile(g, e->u.call.args[1]);
+    emit(g, is_and ? DC_OP_AND : DC_OP_OR, 0);
+    patch(g, j);
+}
+
+static void compile_cond(cg *g, const dc_ast *e)
+{
+    compile(g, e->u.call.args[0]);
+    uint32_t jend1 = emit(g, DC_OP_TESTCOND, 0);
+    uint32_t jelse = emit(g, DC_OP_JFALSE, 0);
+    compile(g, e->u.call.args[1]);
+    uint32_t jend2 = emit(g, DC_OP_JMP, 0);
+    patch(g, jelse);
+    compile(g, e->u.call.args[2]);
+    patch(g, jend1);
+    patch(g, jend2);
+}
+
+/* A receiver call whose target names a namespace (optional.of, sets.contains, strings.quote,
+ * cel.bind is a macro) rather than a value: the global function "target.fn". */
+static const dc_builtin *namespaced(cg *g, const dc_ast *e)
+{
+    if (!(e->flags & DC_ASTF_MEMBER))
+        return NULL;
+    const dc_ast *t = e->u.call.args[0];
+    if (env_var_of(g, t) || (t->kind == DC_AST_IDENT && scope_find(g, t->u.ident.name)))
+        return NULL;
+    const char *q = qualified(g, t);
+    if (!q)
+        return NULL;
+    const char *name = dc_arena_printf(g->a, "%s.%s", q[0] == '.' ? q + 1 : q, e->u.call.fn);
+    return name ? dc_builtin_find(name, false, e->u.call.nargs - 1) : NULL;
+}
+
+static void compile_call(cg *g, const dc_ast *e)
+{
+    const char *fn = e->u.call.fn;
+    uint32_t n = e->u.call.nargs;
+    bool member = e->flags & DC_ASTF_MEMBER;
+    if (!member) {
+        if (strcmp(fn, "_&&_") == 0 && n == 2)
+            return compile_logic(g, e, true);
+        if (strcmp(fn, "_||_") == 0 && n == 2)
+            return compile_logic(g, e, false);
+        if (strcmp(fn, "_?_:_") == 0 && n == 3)
+            return compile_cond(g, e);
+        if (strcmp(fn, "_?._") == 0 && n == 2 && string_const(e->u.call.args[1])) {
+            compile(g, e->u.call.args[0]);
+            emit(g, DC_OP_OPTSELECT, str_const(g, e->u.call.args[1]->u.c.v.s.ptr));
+            return;
+        }
+        for (size_t i = 0; i < DC_COUNTOF(operators); i++)
+            if (operators[i].argc == n && strcmp(operators[i].name, fn) == 0) {
+                for (uint32_t k = 0; k < n; k++)
+                    compile(g, e->u.call.args[k]);
+                emit(g, operators[i].op, 0);
+                return;
+            }
+    }
+    uint32_t first = 0;
+    const dc_builtin *b = namespaced(g, e);
+    if (b) {
+        first = 1; /* the namespace is not an argument */
+    } else {
+        const char *name = fn[0] == '.' ? fn + 1 : fn;
+        b = dc_builtin_find(name, member, n);
+    }
+    if (!b) {
+        dc_error(g->d, dc_span(e->pos, e->pos), "undeclared reference to '%s' (in container '')",
+                 fn);
+        return;
+    }
+    for (uint32_t k = first; k < n; k++)
+        compile(g, e->u.call.args[k]);
+    emit2(g, DC_OP_CALL, add_fn(g, b), n - first);
+}
+
+/* MKLIST/MKMAP operand: a constant list [count, optional flags...]. */
+static uint32_t shape_const(cg *g, uint32_t n, const bool *opt)
+{
+    bool any = false;
+    for (uint32_t i = 0; opt && i < n; i++)
+        any |= opt[i];
+    uint32_t len = any ? n + 1 : 1;
+    dc_list *l = dc_arena_alloc(g->a, sizeof *l + len * sizeof(dc_val));
+    if (!l) {
+        g->oom = true;
+        return 0;
+    }
+    l->n = len;
+    l->v[0] = dc_int(n);
+    for (uint32_t i = 0; any && i < n; i++)
+        l->v[i + 1] = dc_bool(opt[i]);
+    return add_const(g, dc_listval(l));
+}
+
+static void compile_list(cg *g, const dc_ast *e)
+{
+    for (uint32_t i = 0; i < e->u.list.n; i++)
+        compile(g, e->u.list.elems[i]);
+    emit(g, DC_OP_MKLIST, shape_const(g, e->u.list.n, e->u.list.optional));
+}
+
+static void compile_map(cg *g, const dc_ast *e)
+{
+    uint32_t n = e->u.map.n;
+    bool *opt = dc_arena_alloc(g->a, (n ? n : 1) * sizeof *opt);
+    if (!opt) {
+        g->oom = true;
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        compile(g, e->u.map.entries[i].key);
+        compile(g, e->u.map.entries[i].value);
+        opt[i] = e->u.map.entries[i].optional;
+    }
+    emit(g, DC_OP_MKMAP, shape_const(g, n, opt));
+}
+
+/* p; if p is true: body; false: skip; error or non-bool: poison the builder. */
+static void guarded(cg *g, const dc_ast *pred, const dc_ast *body, uint32_t acc, dc_op put,
+                    uint32_t key_slot, bool push_key, uint32_t loop)
+{
+    compile(g, pred);
+    uint32_t jpoison = emit(g, DC_OP_TESTCOND, 0);
+    uint32_t jskip = emit(g, DC_OP_JFALSE, 0);
+    if (push_key)
+        emit(g, DC_OP_LOADLOCAL, key_slot);
+    if (body)
+        compile(g, body);
+    else
+        emit(g, DC_OP_LOADLOCAL, key_slot);
+    emit(g, put, acc);
+    emit_jump_to(g, DC_OP_JMP, loop);
+    patch(g, jpoison);
+    emit(g, DC_OP_ACCPOISON, acc);
+    patch(g, jskip);
+}
+
+static void compile_comprehension(cg *g, const dc_ast *e)
+{
+    dc_macro m = e->u.comp.macro;
+    if (m == DC_MACRO_BIND) {
+        compile(g, e->u.comp.range);
+        uint32_t slot = new_local(g);
+        emit(g, DC_OP_STORELOCAL, slot);
+        scope_push(g, e->u.comp.var1, slot);
+        compile(g, e->u.comp.arg1);
+        g->nscope--;
+        return;
+    }
+    bool two = e->u.comp.var2 != NULL;
+    compile(g, e->u.comp.range);
+    uint32_t it = g->niters++;
+    uint32_t jinit = emit2(g, two ? DC_OP_ITERINIT2 : DC_OP_ITERINIT, it, 0);
+    uint32_t acc = new_local(g);
+    uint32_t v1 = new_local(g), v2 = two ? new_local(g) : 0;
+    switch (m) {
+    case DC_MACRO_ALL:
+    case DC_MACRO_ALL2: emit(g, DC_OP_CONST, add_const(g, dc_bool(true))); emit(g, DC_OP_STORELOCAL, acc); break;
+    case DC_MACRO_EXISTS:
+    case DC_MACRO_EXISTS2: emit(g, DC_OP_CONST, add_const(g, dc_bool(false))); emit(g, DC_OP_STORELOCAL, acc); break;
+    case DC_MACRO_EXISTS_ONE:
+    case DC_MACRO_EXISTS_ONE2: emit(g, DC_OP_CONST, add_const(g, dc_int(0))); emit(g, DC_OP_STORELOCAL, acc); break;
+    case DC_MACRO_TRANSFORM_MAP:
+    case DC_MACRO_TRANSFORM_MAP_FILTER:
+    case DC_MACRO_TRANSFORM_MAP_ENTRY:
+    case DC_MACRO_TRANSFORM_MAP_ENTRY_FILTER: emit(g, DC_OP_ACCINITMAP, acc); break;
+    default: emit(g, DC_OP_ACCINIT, acc); break;
+    }
+    uint32_t loop = g->ncode;
+    uint32_t jnext = emit2(g, two ? DC_OP_ITERNEXT2 : DC_OP_ITERNEXT, it, 0);
+    if (two) {
+        emit(g, DC_OP_STORELOCAL, v2);
+        emit(g, DC_OP_STORELOCAL, v1);
+    } else {
+        emit(g, DC_OP_STORELOCAL, v1);
+    }
+    uint32_t nscope = g->nscope;
+    scope_push(g, e->u.comp.var1, v1);
+    if (two)
+        scope_push(g, e->u.comp.var2, v2);
+    const dc_ast *a1 = e->u.comp.arg1, *a2 = e->u.comp.arg2;
+    uint32_t jdone = UINT32_MAX;
+    switch (m) {
+    case DC_MACRO_ALL:
+    case DC_MACRO_ALL2:
+    case DC_MACRO_EXISTS:
+    case DC_MACRO_EXISTS2: {
+        bool all = m == DC_MACRO_ALL || m == DC_MACRO_ALL2;
+        emit(g, DC_OP_LOADLOCAL, acc);
+        compile(g, a1);
+        emit(g, all ? DC_OP_AND : DC_OP_OR, 0);
+        emit(g, DC_OP_STORELOCAL, acc);
+        emit(g, DC_OP_LOADLOCAL, acc);
+        jdone = emit(g, all ? DC_OP_JFALSE : DC_OP_JTRUE, 0);
+        emit_jump_to(g, DC_OP_JMP, loop);
+        break;
+    }
+    case DC_MACRO_EXISTS_ONE:
+    case DC_MACRO_EXISTS_ONE2:
+        emit(g, DC_OP_LOADLOCAL, acc);
+        compile(g, a1);
+        emit(g, DC_OP_COUNTIF, 0);
+        emit(g, DC_OP_STORELOCAL, acc);
+        emit_jump_to(g, DC_OP_JMP, loop);
+        break;
+    case DC_MACRO_MAP:
+    case DC_MACRO_TRANSFORM_LIST:
+        compile(g, a1);
+        emit(g, DC_OP_ACCPUSH, acc);
+        emit_jump_to(g, DC_OP_JMP, loop);
+        break;
+    case DC_MACRO_MAP_FILTER:
+    case DC_MACRO_TRANSFORM_LIST_FILTER:
+        guarded(g, a1, a2, acc, DC_OP_ACCPUSH, 0, false, loop);
+        emit_jump_to(g, DC_OP_JMP, loop);
+        break;
+    case DC_MACRO_FILTER:
+        guarded(g, a1, NULL, acc, DC_OP_ACCPUSH, v1, false, loop);
+        emit_jump_to(g, DC_OP_JMP, loop);
+        break;
+    case DC_MACRO_TRANSFORM_MAP:
+        emit(g, DC_OP_LOADLOCAL, v1);
+        compile(g, a1);
+        emit(g, DC_OP_ACCPUT, acc);
+        emit_jump_to(g, DC_OP_JMP, loop);
+        break;
+    case DC_MACRO_TRANSFORM_MAP_FILTER:
+        guarded(g, a1, a2, acc, DC_OP_ACCPUT, v1, true, loop);
+        emit_jump_to(g, DC_OP_JMP, loop);
+        break;
+    case DC_MACRO_TRANSFORM_MAP_ENTRY:
+        compile(g, a1);
+        emit(g, DC_OP_ACCMERGE, acc);
+        emit_jump_to(g, DC_OP_JMP, loop);
+        break;
+    case DC_MACRO_TRANSFORM_MAP_ENTRY_FILTER:
+        guarded(g, a1, a2, acc, DC_OP_ACCMERGE, 0, false, loop);
+        emit_jump_to(g, DC_OP_JMP, loop);
+        break;
+    default:
+        break;
+    }
+    g->nscope = nscope;
+    patch(g, jnext);
+    if (jdone != UINT32_MAX)
+        patch(g, jdone);
+    switch (m) {
+    case DC_MACRO_ALL:
+    case DC_MACRO_ALL2:
+    case DC_MACRO_EXISTS:
+    case DC_MACRO_EXISTS2:
+        emit(g, DC_OP_LOADLOCAL, acc);
+        break;
+    case DC_MACRO_EXISTS_ONE:
+    case DC_MACRO_EXISTS_ONE2:
+        emit(g, DC_OP_LOADLOCAL, acc);
+        emit(g, DC_OP_CONST, add_const(g, dc_int(1)));
+        emit(g, DC_OP_EQ, 0);
+        break;
+    default:
+        emit(g, DC_OP_ACCDONE, acc);
+        break;
+    }
+    patch(g, jinit);
+}
+
+static void compile(cg *g, const dc_ast *e)
+{
+    if (g->oom || !e)
+        return;
+    switch (e->kind) {
+    case DC_AST_CONST: compile_const(g, e); break;
+    case DC_AST_IDENT: compile_ident(g, e); break;
+    case DC_AST_SELECT: compile_select(g, e); break;
+    case DC_AST_CALL: compile_call(g, e); break;
+    case DC_AST_LIST: compile_list(g, e); break;
+    case DC_AST_MAP: compile_map(g, e); break;
+    case DC_AST_STRUCT:
+        dc_error(g->d, dc_span(e->pos, e->pos),
+                 "message construction is not supported in device selectors (%s)", e->u.map.type);
+        break;
+    case DC_AST_COMPREHENSION: compile_comprehension(g, e); break;
+    }
+}
+
+void dc_program_free(dc_program *p)
+{
+    if (!p)
+        return;
+    dc_arena a = p->arena; /* the program lives in its own arena */
+    dc_arena_free(&a);
+}
+
+dracel_status dc_compile(const dc_env *env, const dracel_alloc *alloc, dc_diags *d,
+                         const dc_ast *e, dc_program **out)
+{
+    *out = NULL;
+    dc_arena arena;
+    dc_arena_init(&arena, alloc ? alloc : &dc_default_alloc);
+    dc_program *p = dc_arena_zalloc(&arena, sizeof *p);
+    if (!p) {
+        dc_arena_free(&arena);
+        return DRACEL_ENOMEM;
+    }
+    cg g;
+    memset(&g, 0, sizeof g);
+    g.env = env;
+    g.d = d;
+    g.p = p;
+    g.a = &arena;
+    size_t errors = d->errors;
+    compile(&g, e);
+    emit(&g, DC_OP_RETURN, 0);
+    if (g.oom) {
+        dc_arena_free(&arena);
+        return DRACEL_ENOMEM;
+    }
+    if (d->errors > errors) {
+        dc_arena_free(&arena);
+        return DRACEL_EINPUT;
+    }
+    p->code = g.code;
+    p->ncode = g.ncode;
+    p->consts = g.consts;
+    p->nconsts = g.nconsts;
+    p->fns = g.fns;
+    p->nfns = g.nfns;
+    p->cols = g.cols;
+    p->ncols = g.ncols;
+    p->nlocals = g.nlocals;
+    p->niters = g.niters;
+    p->nvars = env->nvars;
+    p->result_must_be_bool = env->kind == DC_ENV_DRA;
+    const dc_vardecl *dev = dc_env_var(env, "device");
+    p->device_slot = dev ? dev->slot : UINT32_MAX;
+    const char *why = dc_program_verify(p);
+    if (why) {
+        dc_error(d, dc_span(0, 0), "internal error: the compiled program is invalid: %s", why);
+        dc_arena_free(&arena);
+        return DRACEL_EINPUT;
+    }
+    p->arena = arena; /* p is inside the arena: copy the header last */
+    *out = p;
+    return DRACEL_OK;
+}

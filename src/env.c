@@ -1,0 +1,224 @@
+/*
+ * env.c: compilation environments: creation (standard and extension libraries, and for the DRA
+ * kind the `device` variable), variable and overload declarations, lookups.
+ *
+ * Invariants: everything an environment points to (names, types, overload arrays) lives in its
+ * own arena, except the two growable arrays `vars` and `funs`, which are reallocated with the
+ * environment's allocator and released by dc_env_free. Variable slots are dense and given in
+ * declaration order; the DRA kind declares `device` first, so it is slot 0. An environment is
+ * not modified once compilations use it (it may then be shared between threads).
+ *
+ * Change with: src/env.h, src/decls.c (the library table), src/check.c, src/compile.c.
+ */
+#include "env.h"
+
+#include <string.h>
+
+const dc_vardecl *dc_env_var(const dc_env *env, const char *name)
+{
+    if (!env || !name)
+        return NULL;
+    for (uint32_t i = 0; i < env->nvars; i++)
+        if (strcmp(env->vars[i].name, name) == 0)
+            return &env->vars[i];
+    return NULL;
+}
+
+const dc_fundecl *dc_env_fun(const dc_env *env, const char *name)
+{
+    if (!env || !name)
+        return NULL;
+    for (uint32_t i = 0; i < env->nfuns; i++)
+        if (strcmp(env->funs[i].name, name) == 0)
+            return &env->funs[i];
+    return NULL;
+}
+
+dc_env *dc_env_new(const dracel_alloc *a, dc_env_kind kind)
+{
+    if (!a)
+        a = &dc_default_alloc;
+    dc_env *env = dc_malloc(a, sizeof *env);
+    if (!env)
+        return NULL;
+    memset(env, 0, sizeof *env);
+    dc_arena_init(&env->arena, a);
+    env->kind = kind;
+    if (kind == DC_ENV_DRA && dc_env_add_var(env, "device", &dc_ty_device) != 0) {
+        dc_env_free(env);
+        return NULL;
+    }
+    if (dc_decls_install(env) != DRACEL_OK) {
+        dc_env_free(env);
+        return NULL;
+    }
+    return env;
+}
+
+void dc_env_free(dc_env *env)
+{
+    if (!env)
+        return;
+    const dracel_alloc *a = env->arena.alloc;
+    dc_free(a, env->vars, env->capvars * sizeof *env->vars);
+    dc_free(a, env->funs, env->capfuns * sizeof *env->funs);
+    dc_arena_free(&env->arena);
+    dc_free(a, env, sizeof *env);
+}
+
+/* A declared name: identifier segments separated by single dots. */
+static bool valid_name(const char *s)
+{
+    bool seg_start = true;
+    if (!*s)
+        return false;
+    for (; *s; s++) {
+        char c = *s;
+        if (c == '.') {
+            if (seg_start)
+                return false;
+            seg_start = true;
+            continue;
+        }
+        bool alpha = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        bool digit = c >= '0' && c <= '9';
+        if (!alpha && !(digit && !seg_start))
+            return false;
+        seg_start = false;
+    }
+    return !seg_start;
+}
+
+uint32_t dc_env_add_var(dc_env *env, const char *name, const dc_type *type)
+{
+    if (!env || !name || !type || !valid_name(name) || dc_env_var(env, name) ||
+        env->nvars == DC_ENV_NOSLOT - 1)
+        return DC_ENV_NOSLOT;
+    if (env->nvars == env->capvars) {
+        uint32_t cap = env->capvars ? env->capvars * 2 : 8;
+        dc_vardecl *v = dc_realloc(env->arena.alloc, env->vars, env->capvars * sizeof *v,
+                                   cap * sizeof *v);
+        if (!v)
+            return DC_ENV_NOSLOT;
+        env->vars = v;
+        env->capvars = cap;
+    }
+    const char *n = dc_arena_strndup(&env->arena, name, strlen(name));
+    const dc_type *t = dc_type_clone(&env->arena, type);
+    if (!n || !t)
+        return DC_ENV_NOSLOT;
+    dc_vardecl *v = &env->vars[env->nvars];
+    v->name = n;
+    v->type = t;
+    v->slot = env->nvars++;
+    return v->slot;
+}
+
+static dc_fundecl *fun_get(dc_env *env, const char *name)
+{
+    for (uint32_t i = 0; i < env->nfuns; i++)
+        if (strcmp(env->funs[i].name, name) == 0)
+            return &env->funs[i];
+    if (env->nfuns == env->capfuns) {
+        uint32_t cap = env->capfuns ? env->capfuns * 2 : 64;
+        dc_fundecl *f = dc_realloc(env->arena.alloc, env->funs, env->capfuns * sizeof *f,
+                                   cap * sizeof *f);
+        if (!f)
+            return NULL;
+        env->funs = f;
+        env->capfuns = cap;
+    }
+    const char *n = dc_arena_strndup(&env->arena, name, strlen(name));
+    if (!n)
+        return NULL;
+    dc_fundecl *f = &env->funs[env->nfuns++];
+    f->name = n;
+    f->overloads = NULL;
+    f->n = 0;
+    return f;
+}
+
+/* Split the comma-separated type texts of @p text at top-level commas and parse each. */
+static int parse_param_list(dc_arena *a, const char *text, const dc_type **out, int max)
+{
+    int n = 0;
+    const char *p = text;
+    while (*p == ' ')
+        p++;
+    if (!*p)
+        return 0;
+    for (;;) {
+        const char *start = p;
+        int depth = 0;
+        while (*p && !(*p == ',' && depth == 0)) {
+            if (*p == '(')
+                depth++;
+            else if (*p == ')')
+                depth--;
+            p++;
+        }
+        if (n == max)
+            return -1;
+        char *one = dc_arena_strndup(a, start, (size_t)(p - start));
+        if (!one)
+            return -2;
+        out[n] = dc_type_parse(a, one);
+        if (!out[n])
+            return -1;
+        n++;
+        if (!*p)
+            return n;
+        p++;
+    }
+}
+
+#define MAX_PARAMS 8
+
+dracel_status dc_env_add_overload(dc_env *env, const char *fn, const char *id, bool member,
+                                  const char *params, const char *result)
+{
+    if (!env || !fn || !*fn || !id || !params || !result)
+        return DRACEL_EINVAL;
+    const dc_type *pt[MAX_PARAMS];
+    int np = parse_param_list(&env->arena, params, pt, MAX_PARAMS);
+    if (np == -2)
+        return DRACEL_ENOMEM;
+    if (np < 0 || (member && np == 0))
+        return DRACEL_EINVAL;
+    const dc_type *rt = dc_type_parse(&env->arena, result);
+    if (!rt)
+        return DRACEL_EINVAL;
+    dc_fundecl *f = fun_get(env, fn);
+    if (!f)
+        return DRACEL_ENOMEM;
+    for (uint32_t i = 0; i < f->n; i++)
+        if (strcmp(f->overloads[i].id, id) == 0)
+            return DRACEL_EINVAL;
+    /* The array's capacity is implied: 4, then the next power of two. */
+    if (f->n == 0 || (f->n >= 4 && (f->n & (f->n - 1)) == 0)) {
+        uint32_t cap = f->n ? f->n * 2 : 4;
+        dc_overload *o = dc_arena_alloc(&env->arena, cap * sizeof *o);
+        if (!o)
+            return DRACEL_ENOMEM;
+        if (f->n)
+            memcpy(o, f->overloads, f->n * sizeof *o);
+        f->overloads = o;
+    }
+    const dc_type **pv = NULL;
+    if (np) {
+        pv = dc_arena_alloc(&env->arena, (size_t)np * sizeof *pv);
+        if (!pv)
+            return DRACEL_ENOMEM;
+        memcpy(pv, pt, (size_t)np * sizeof *pv);
+    }
+    const char *idc = dc_arena_strndup(&env->arena, id, strlen(id));
+    if (!idc)
+        return DRACEL_ENOMEM;
+    dc_overload *o = &f->overloads[f->n++];
+    o->id = idc;
+    o->result = rt;
+    o->params = pv;
+    o->nparams = (uint32_t)np;
+    o->member = member;
+    return DRACEL_OK;
+}

@@ -1,0 +1,424 @@
+/*
+ * lib_core.c: run-time builtins of the optional library, regular expressions (matches, find,
+ * findAll) and Kubernetes' Quantity and Semver libraries.
+ *
+ * Semantics: cel-go's optional library; Go regexp through RE2 (src/regex.h); Kubernetes'
+ * apiserver pkg/cel/library quantity.go and semverlib.go (src/quantity.h, src/semver.h hold the
+ * exact value semantics). Error texts keep the wording users meet in Kubernetes.
+ */
+#include <string.h>
+
+#include "registry.h"
+#include "regex.h"
+#include "vm.h"
+
+/* ---- Optionals. */
+
+static dc_val opt_of(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    return dc_optional(c, a[0]);
+}
+
+static bool is_zero(dc_val v)
+{
+    switch (v.k) {
+    case DC_K_NULL: return true;
+    case DC_K_BOOL: return !v.u.b;
+    case DC_K_INT: return v.u.i == 0;
+    case DC_K_UINT: return v.u.u == 0;
+    case DC_K_DOUBLE: return v.u.d == 0;
+    case DC_K_STRING:
+    case DC_K_BYTES: return v.u.s->len == 0;
+    case DC_K_LIST: return v.u.l->n == 0;
+    case DC_K_MAP: return v.u.m->n == 0;
+    default: return false;
+    }
+}
+
+static dc_val opt_of_non_zero(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    return is_zero(a[0]) ? dc_optional_none() : dc_optional(c, a[0]);
+}
+
+static dc_val opt_none(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)c;
+    (void)a;
+    (void)n;
+    return dc_optional_none();
+}
+
+static dc_val opt_has_value(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    if (a[0].k != DC_K_OPTIONAL)
+        return dc_err_no_overload(c);
+    return dc_bool(a[0].u.opt != NULL);
+}
+
+static dc_val opt_value(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    if (a[0].k != DC_K_OPTIONAL)
+        return dc_err_no_overload(c);
+    return a[0].u.opt ? *a[0].u.opt : dc_error(c, "optional.none() dereference");
+}
+
+static dc_val opt_or_value(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    if (a[0].k != DC_K_OPTIONAL)
+        return dc_err_no_overload(c);
+    return a[0].u.opt ? *a[0].u.opt : a[1];
+}
+
+static dc_val opt_or(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    if (a[0].k != DC_K_OPTIONAL || a[1].k != DC_K_OPTIONAL)
+        return dc_err_no_overload(c);
+    return a[0].u.opt ? a[0] : a[1];
+}
+
+/* ---- Regular expressions (RE2 syntax, linear time). */
+
+static dc_val compile_re(dc_ectx *c, dc_val pat, dc_re **out)
+{
+    char err[256];
+    /* Each string traversal costs 0.1 per byte in cel-go; a regex costs its length * 0.25. */
+    if (!dc_cost(c, (pat.u.s->len + 3) / 4))
+        return dc_err_overflow(c);
+    *out = dc_re_compile(pat.u.s->data, pat.u.s->len, err, sizeof err);
+    if (!*out)
+        return dc_error(c, "%s", err);
+    return dc_null();
+}
+
+static dc_val re_matches(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    if (a[0].k != DC_K_STRING || a[1].k != DC_K_STRING)
+        return dc_err_no_overload(c);
+    dc_re *re;
+    dc_val e = compile_re(c, a[1], &re);
+    if (e.k == DC_K_ERROR)
+        return e;
+    dc_cost(c, (a[0].u.s->len + 9) / 10);
+    int r = dc_re_match(re, a[0].u.s->data, a[0].u.s->len);
+    dc_re_free(re);
+    return r < 0 ? dc_error(c, "regular expression match failed") : dc_bool(r == 1);
+}
+
+static dc_val re_find(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    if (a[0].k != DC_K_STRING || a[1].k != DC_K_STRING)
+        return dc_err_no_overload(c);
+    dc_re *re;
+    dc_val e = compile_re(c, a[1], &re);
+    if (e.k == DC_K_ERROR)
+        return e;
+    size_t s, t;
+    int r = dc_re_find(re, a[0].u.s->data, a[0].u.s->len, &s, &t);
+    dc_re_free(re);
+    if (r < 0)
+        return dc_error(c, "regular expression match failed");
+    dc_str *out = r ? dc_str_new(c, a[0].u.s->data + s, t - s) : dc_str_new(c, "", 0);
+    return out ? dc_strval(out) : dc_oom(c);
+}
+
+static dc_val re_find_all(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    if (a[0].k != DC_K_STRING || a[1].k != DC_K_STRING || (n == 3 && a[2].k != DC_K_INT))
+        return dc_err_no_overload(c);
+    int64_t limit = n == 3 ? a[2].u.i : -1;
+    dc_re *re;
+    dc_val e = compile_re(c, a[1], &re);
+    if (e.k == DC_K_ERROR)
+        return e;
+    const dc_str *s = a[0].u.s;
+    /* Count, then fill. */
+    uint32_t count = 0;
+    dc_re_iter it;
+    size_t ms, me;
+    int r;
+    dc_re_iter_init(&it);
+    while ((limit < 0 || count < limit) && (r = dc_re_find_next(re, s->data, s->len, &it, &ms, &me)) == 1)
+        count++;
+    dc_list *l = dc_list_new(c, count);
+    if (!l) {
+        dc_re_free(re);
+        return dc_oom(c);
+    }
+    dc_re_iter_init(&it);
+    for (uint32_t i = 0; i < count; i++) {
+        dc_re_find_next(re, s->data, s->len, &it, &ms, &me);
+        dc_str *m = dc_str_new(c, s->data + ms, me - ms);
+        if (!m) {
+            dc_re_free(re);
+            return dc_oom(c);
+        }
+        l->v[i] = dc_strval(m);
+    }
+    dc_re_free(re);
+    return dc_listval(l);
+}
+
+/* ---- Quantity. */
+
+static dc_val qty_val(dc_ectx *c, const dc_qty *q, const char *text, size_t len)
+{
+    dc_qtyobj *o = dc_ealloc(c, sizeof *o);
+    dc_str *t = o ? dc_str_new(c, text, len) : NULL;
+    if (!t)
+        return dc_oom(c);
+    o->q = *q;
+    o->text = t;
+    dc_val v;
+    v.k = DC_K_QUANTITY;
+    v.u.q = o;
+    return v;
+}
+
+static dc_val qty_canonical(dc_ectx *c, const dc_qty *q)
+{
+    char buf[DC_QTY_FMT_MAX];
+    size_t n = dc_qty_format(q, buf, sizeof buf);
+    return qty_val(c, q, buf, n < sizeof buf ? n : sizeof buf - 1);
+}
+
+static dc_val qty_parse(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    if (a[0].k != DC_K_STRING)
+        return dc_err_no_overload(c);
+    dc_qty q;
+    const char *err = dc_qty_parse(a[0].u.s->data, a[0].u.s->len, &q);
+    if (err)
+        return dc_error(c, "%s", err);
+    return qty_val(c, &q, a[0].u.s->data, a[0].u.s->len);
+}
+
+static dc_val qty_is(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    if (a[0].k != DC_K_STRING)
+        return dc_err_no_overload(c);
+    return dc_bool(dc_qty_is_valid(a[0].u.s->data, a[0].u.s->len));
+}
+
+static bool both_qty(const dc_val *a)
+{
+    return a[0].k == DC_K_QUANTITY && a[1].k == DC_K_QUANTITY;
+}
+
+static dc_val qty_compare(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    if (!both_qty(a))
+        return dc_err_no_overload(c);
+    /* Kubernetes may promote the receiver in place; the promotion changes no later result
+     * dracel can observe except asInteger on the same receiver value (docs/language.md). */
+    dc_qty recv = a[0].u.q->q;
+    return dc_int(dc_qty_compare_to(&recv, &a[1].u.q->q));
+}
+
+static dc_val qty_greater(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    dc_val r = qty_compare(c, a, n);
+    return r.k == DC_K_INT ? dc_bool(r.u.i > 0) : r;
+}
+
+static dc_val qty_less(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    dc_val r = qty_compare(c, a, n);
+    return r.k == DC_K_INT ? dc_bool(r.u.i < 0) : r;
+}
+
+static dc_val qty_addsub(dc_ectx *c, const dc_val *a, bool add)
+{
+    if (a[0].k != DC_K_QUANTITY || (a[1].k != DC_K_QUANTITY && a[1].k != DC_K_INT))
+        return dc_err_no_overload(c);
+    dc_qty rhs = a[1].k == DC_K_INT ? dc_qty_from_int(a[1].u.i) : a[1].u.q->q;
+    dc_qty out;
+    const char *err = add ? dc_qty_add(&a[0].u.q->q, &rhs, &out) : dc_qty_sub(&a[0].u.q->q, &rhs, &out);
+    if (err)
+        return dc_error(c, "%s", err);
+    return qty_canonical(c, &out);
+}
+
+static dc_val qty_add(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    return qty_addsub(c, a, true);
+}
+
+static dc_val qty_sub(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    return qty_addsub(c, a, false);
+}
+
+static dc_val qty_as_integer(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    if (a[0].k != DC_K_QUANTITY)
+        return dc_err_no_overload(c);
+    int64_t v;
+    const char *err = dc_qty_as_int64(&a[0].u.q->q, &v);
+    return err ? dc_error(c, "%s", err) : dc_int(v);
+}
+
+static dc_val qty_is_integer(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    if (a[0].k != DC_K_QUANTITY)
+        return dc_err_no_overload(c);
+    return dc_bool(dc_qty_is_integer(&a[0].u.q->q));
+}
+
+static dc_val qty_approx(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    if (a[0].k != DC_K_QUANTITY)
+        return dc_err_no_overload(c);
+    return dc_double(dc_qty_approx_float(&a[0].u.q->q));
+}
+
+static dc_val qty_sign(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    if (a[0].k != DC_K_QUANTITY)
+        return dc_err_no_overload(c);
+    return dc_int(dc_qty_sign(&a[0].u.q->q));
+}
+
+/* ---- Semver. */
+
+
+
+dc_val dc_semver_value(dc_ectx *c, const char *s, size_t n, bool normalize)
+{
+    dc_semverobj *o = dc_ealloc(c, sizeof *o);
+    dc_str *t = o ? dc_str_new(c, s, n) : NULL;
+    if (!t)
+        return dc_oom(c);
+    const char *err = dc_semver_parse(t->data, t->len, normalize, &o->v);
+    if (err)
+        return dc_error(c, "%s", err);
+    if (normalize) {
+        /* Print the normalised version, as Kubernetes' value does. */
+        char buf[128];
+        size_t k = dc_semver_format(&o->v, buf, sizeof buf);
+        if (k < sizeof buf) {
+            dc_str *nt = dc_str_new(c, buf, k);
+            if (!nt || dc_semver_parse(nt->data, nt->len, false, &o->v))
+                return dc_oom(c);
+            t = nt;
+        }
+    }
+    o->text = t;
+    dc_val v;
+    v.k = DC_K_SEMVER;
+    v.u.sv = o;
+    return v;
+}
+
+static dc_val sv_parse(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    if (a[0].k != DC_K_STRING || (n == 2 && a[1].k != DC_K_BOOL))
+        return dc_err_no_overload(c);
+    return dc_semver_value(c, a[0].u.s->data, a[0].u.s->len, n == 2 && a[1].u.b);
+}
+
+static dc_val sv_is(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    if (a[0].k != DC_K_STRING || (n == 2 && a[1].k != DC_K_BOOL))
+        return dc_err_no_overload(c);
+    return dc_bool(dc_semver_is_valid(a[0].u.s->data, a[0].u.s->len, n == 2 && a[1].u.b));
+}
+
+static dc_val sv_part(dc_ectx *c, const dc_val *a, int which)
+{
+    if (a[0].k != DC_K_SEMVER)
+        return dc_err_no_overload(c);
+    const dc_semver *v = &a[0].u.sv->v;
+    uint64_t u = which == 0 ? v->major : which == 1 ? v->minor : v->patch;
+    return dc_int(dc_semver_cel_int(u));
+}
+
+static dc_val sv_major(dc_ectx *c, const dc_val *a, uint32_t n) { (void)n; return sv_part(c, a, 0); }
+static dc_val sv_minor(dc_ectx *c, const dc_val *a, uint32_t n) { (void)n; return sv_part(c, a, 1); }
+static dc_val sv_patch(dc_ectx *c, const dc_val *a, uint32_t n) { (void)n; return sv_part(c, a, 2); }
+
+static dc_val sv_compare(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)n;
+    if (a[0].k != DC_K_SEMVER || a[1].k != DC_K_SEMVER)
+        return dc_err_no_overload(c);
+    return dc_int(dc_semver_cmp(&a[0].u.sv->v, &a[1].u.sv->v));
+}
+
+static dc_val sv_greater(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    dc_val r = sv_compare(c, a, n);
+    return r.k == DC_K_INT ? dc_bool(r.u.i > 0) : r;
+}
+
+static dc_val sv_less(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    dc_val r = sv_compare(c, a, n);
+    return r.k == DC_K_INT ? dc_bool(r.u.i < 0) : r;
+}
+
+/* compareTo, isGreaterThan and isLessThan serve both Quantity and Semver receivers. */
+static dc_val any_compare(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    return a[0].k == DC_K_SEMVER ? sv_compare(c, a, n) : qty_compare(c, a, n);
+}
+
+static dc_val any_greater(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    return a[0].k == DC_K_SEMVER ? sv_greater(c, a, n) : qty_greater(c, a, n);
+}
+
+static dc_val any_less(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    return a[0].k == DC_K_SEMVER ? sv_less(c, a, n) : qty_less(c, a, n);
+}
+
+const dc_builtin dc_lib_core[] = {
+    {"optional.of", false, 1, 0, opt_of},
+    {"optional.ofNonZeroValue", false, 1, 0, opt_of_non_zero},
+    {"optional.none", false, 0, 0, opt_none},
+    {"hasValue", true, 1, 0, opt_has_value},
+    {"value", true, 1, 0, opt_value},
+    {"orValue", true, 2, 0, opt_or_value},
+    {"or", true, 2, 0, opt_or},
+    {"matches", true, 2, 0, re_matches},
+    {"matches", false, 2, 0, re_matches},
+    {"find", true, 2, 0, re_find},
+    {"findAll", true, 2, 0, re_find_all},
+    {"findAll", true, 3, 0, re_find_all},
+    {"quantity", false, 1, 0, qty_parse},
+    {"isQuantity", false, 1, 0, qty_is},
+    {"compareTo", true, 2, 0, any_compare},
+    {"isGreaterThan", true, 2, 0, any_greater},
+    {"isLessThan", true, 2, 0, any_less},
+    {"add", true, 2, 0, qty_add},
+    {"sub", true, 2, 0, qty_sub},
+    {"asInteger", true, 1, 0, qty_as_integer},
+    {"isInteger", true, 1, 0, qty_is_integer},
+    {"asApproximateFloat", true, 1, 0, qty_approx},
+    {"sign", true, 1, 0, qty_sign},
+    {"semver", false, 1, 0, sv_parse},
+    {"semver", false, 2, 0, sv_parse},
+    {"isSemver", false, 1, 0, sv_is},
+    {"isSemver", false, 2, 0, sv_is},
+    {"major", true, 1, 0, sv_major},
+    {"minor", true, 1, 0, sv_minor},
+    {"patch", true, 1, 0, sv_patch},
+};
+const uint32_t dc_lib_core_count = DC_COUNTOF(dc_lib_core);

@@ -1,0 +1,151 @@
+/*
+ * vm.h: programs (immutable bytecode + constants + function table + column map), the
+ * evaluation context, the scalar VM, the verifier and the disassembler.
+ *
+ * A program is built once by the compiler (src/compile.c) and never changes after: any number
+ * of threads can evaluate it at once, each with its own dc_ectx. The scalar VM is the reference
+ * evaluator; the vector VM (vm/vvm.c, later) runs the same programs over column batches.
+ *
+ * Change with: vm/opcodes.def, vm/vm.c, vm/program.c, vm/disasm.c, src/compile.c.
+ */
+#ifndef DC_VM_H
+#define DC_VM_H
+
+#include "arena.h"
+#include "value.h"
+
+typedef enum dc_op {
+#define FMT(f)
+#define OP(name, fmt, pop, push, doc) DC_OP_##name,
+#include "opcodes.def"
+#undef OP
+#undef FMT
+    DC_OP__COUNT
+} dc_op;
+
+typedef enum dc_opfmt {
+#define FMT(f) DC_FMT_##f,
+#define OP(name, fmt, pop, push, doc)
+#include "opcodes.def"
+#undef OP
+#undef FMT
+    DC_FMT__COUNT
+} dc_opfmt;
+
+typedef struct dc_opinfo {
+    const char *name;
+    dc_opfmt fmt;
+    int8_t pop, push;
+    const char *doc;
+} dc_opinfo;
+
+extern const dc_opinfo dc_op_info[DC_OP__COUNT];
+
+/** Words taken by an instruction of format f (1 or 2). */
+static inline unsigned dc_fmt_words(dc_opfmt f)
+{
+    return f == DC_FMT_FN || f == DC_FMT_IJ ? 2u : 1u;
+}
+#define DC_INSN(op, a) ((uint32_t)(op) | ((uint32_t)(a) << 8))
+#define DC_INSN_OP(w) ((dc_op)((w)&0xFFu))
+#define DC_INSN_A(w) ((w) >> 8)
+/* Signed 24-bit operand. */
+#define DC_INSN_SA(w) ((int32_t)((w) & 0xFFFFFF00u) >> 8)
+
+/* A builtin function: one implementation for every overload of a (name, style, arity). */
+typedef dc_val (*dc_builtin_fn)(dc_ectx *c, const dc_val *args, uint32_t nargs);
+
+enum {
+    DC_BF_NONSTRICT = 1u << 0 /* receives error arguments (default: the first error is the result) */
+};
+
+typedef struct dc_builtin {
+    const char *name;   /* as declared: "size", "startsWith", "optional.of", "_+_" is not used */
+    bool member;        /* receiver style: args[0] is the receiver */
+    uint8_t argc;       /* including the receiver */
+    uint8_t flags;
+    dc_builtin_fn fn;
+} dc_builtin;
+
+/* A device column: a qualified attribute or capacity name, split as Kubernetes splits it. */
+typedef struct dc_column {
+    const dc_str *domain;
+    const dc_str *id;
+    bool capacity;
+} dc_column;
+
+typedef struct dc_program {
+    dc_arena arena;            /* owns everything below */
+    const uint32_t *code;
+    uint32_t ncode;
+    const dc_val *consts;
+    uint32_t nconsts;
+    const dc_builtin *const *fns;
+    uint32_t nfns;
+    const dc_column *cols;
+    uint32_t ncols;
+    uint32_t nlocals;          /* local slots (comprehension variables, accumulators, bindings) */
+    uint32_t niters;           /* iterator slots */
+    uint32_t max_stack;        /* computed by the verifier */
+    uint32_t nvars;            /* activation variables the program reads */
+    uint32_t device_slot;      /* the activation slot of `device` (UINT32_MAX: none) */
+    bool result_must_be_bool;  /* a DRA selector: a non-bool result is an evaluation error */
+} dc_program;
+
+/* ---- Evaluation. */
+
+typedef struct dc_iter {
+    dc_val range;
+    uint32_t next;
+    bool two;
+} dc_iter;
+
+/* A list or map under construction by a comprehension (ACC* ops). */
+typedef struct dc_accum {
+    dc_val *keys, *vals;
+    uint32_t n, cap;
+    bool is_map;
+    dc_val poison;             /* DC_K_NULL when clean, else the error */
+} dc_accum;
+
+struct dc_ectx {
+    dc_arena arena;            /* reset (chunks kept) at the start of each evaluation */
+    uint64_t cost, cost_limit; /* cel-go cost units; 0 limit: unlimited */
+    bool cost_exceeded;
+    bool oom;
+    size_t mem_limit;          /* bytes of the arena; 0: unlimited */
+    /* Scratch reused across evaluations of the same program. */
+    dc_val *stack;
+    uint32_t stack_cap;
+    dc_val *locals;
+    dc_accum *accums;
+    dc_iter *iters;
+    uint32_t locals_cap, iters_cap;
+};
+
+void dc_ectx_init(dc_ectx *c, const dracel_alloc *a);
+void dc_ectx_free(dc_ectx *c);
+
+/* The DRA device as the scalar VM sees it: a map with driver, attributes (domain -> id ->
+ * value, missing domains read as empty maps), capacity, allowMultipleAllocations. */
+
+/**
+ * Evaluate @p p with the activation variables @p vars (indexed by slot). Always returns a
+ * value: the result, or an error value (cost limit, out of memory, a CEL error).
+ * Errors that are not CEL's (OOM, the cost limit) set c->oom / c->cost_exceeded.
+ */
+dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars);
+
+/** Check stack discipline, jump targets and operand ranges; sets p->max_stack. Returns NULL or
+ *  a static message naming the problem. */
+const char *dc_program_verify(dc_program *p);
+
+/** Print the program, one instruction a line (docs/bytecode.md). */
+void dc_program_disasm(const dc_program *p, dc_buf *out);
+
+/** Print a value as typed JSON (DESIGN.md). */
+void dc_val_json(dc_buf *b, dc_val v);
+/** Print a value as CEL-like text (for `eval` without --format json). */
+void dc_val_text(dc_buf *b, dc_val v);
+
+#endif
