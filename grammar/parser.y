@@ -227,6 +227,27 @@ static dc_ast *literal(dc_parser *p, const dc_token *t, dracel_span sp)
     return dc_ast_const(&p->ast, sp, &k);
 }
 
+/* cel-go checks reserved words when it visits an identifier or a global call, but not in the
+ * type name of a message construction (`import{}` is accepted). Our grammar sees the name as
+ * an identifier first, so the check made then is taken back here. */
+static void unreport_reserved(dc_parser *p, const dc_ast *type)
+{
+    while (type && type->kind == DC_AST_SELECT)
+        type = type->u.sel.operand;
+    if (!type || type->kind != DC_AST_IDENT)
+        return;
+    dc_diags *d = p->ast.diags;
+    for (size_t i = d->count; i-- > 0;) {
+        if (d->items[i].span.start == type->span.start &&
+            strncmp(d->items[i].msg, "reserved identifier: ", 21) == 0) {
+            memmove(&d->items[i], &d->items[i + 1], (d->count - i - 1) * sizeof *d->items);
+            d->count--;
+            d->errors--;
+            return;
+        }
+    }
+}
+
 /* The type name of a message construction: a (possibly leading-dot) qualified name. */
 static const char *qualified_name(dc_parser *p, const dc_ast *e)
 {
@@ -428,6 +449,8 @@ member
     | member "'{'" opt_comma "'}'"
         {
             const char *type = qualified_name(p, $1);
+            if (type)
+                unreport_reserved(p, $1);
             if (!type) {
                 dc_error(p->ast.diags, @2, "Syntax error: a message type name must be a qualified identifier");
                 type = "<invalid>";
@@ -438,6 +461,8 @@ member
     | member "'{'" fields opt_comma "'}'"
         {
             const char *type = qualified_name(p, $1);
+            if (type)
+                unreport_reserved(p, $1);
             if (!type) {
                 dc_error(p->ast.diags, @2, "Syntax error: a message type name must be a qualified identifier");
                 type = "<invalid>";

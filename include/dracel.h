@@ -64,12 +64,18 @@ typedef struct dracel_config {
     uint32_t max_depth;          /**< nesting and AST height; default 250 (cel-go, cel-cpp) */
     uint32_t max_nodes;          /**< AST nodes; default 100000 */
     uint32_t max_errors;         /**< diagnostics kept; default 100 (cel-go) */
+    uint64_t cost_limit;         /**< run-time cost budget of one evaluation, in cel-go's units;
+                                      default 1000000 (Kubernetes' CELSelectorExpressionMaxCost);
+                                      0: unlimited */
+    size_t eval_memory_limit;    /**< bytes one evaluation may allocate; default 64 MiB */
 } dracel_config;
 
 #define DRACEL_DEFAULT_MAX_SOURCE_BYTES 10240u
 #define DRACEL_DEFAULT_MAX_DEPTH 250u
 #define DRACEL_DEFAULT_MAX_NODES 100000u
 #define DRACEL_DEFAULT_MAX_ERRORS 100u
+#define DRACEL_DEFAULT_COST_LIMIT 1000000u
+#define DRACEL_DEFAULT_EVAL_MEMORY (64u * 1024u * 1024u)
 /** Hard caps that configuration cannot raise. */
 #define DRACEL_HARD_MAX_SOURCE_BYTES (64u * 1024u * 1024u)
 #define DRACEL_HARD_MAX_DEPTH 10000u
@@ -133,6 +139,86 @@ DRACEL_API void dracel_free_string(const dracel_config *cfg, char *s);
 DRACEL_API dracel_status dracel_parse_sexpr(const dracel_config *cfg, const char *src,
                                             size_t len, char **out_sexpr,
                                             dracel_diags **out_diags);
+
+/* ---------------------------------------------------------------------------------------------
+ * Environments, programs, evaluation
+ */
+
+/** Which CEL environment expressions are compiled in (docs/language.md). */
+typedef enum dracel_env_kind {
+    DRACEL_ENV_PLAIN = 0, /**< plain CEL: standard and extension libraries, no `device` */
+    DRACEL_ENV_DRA = 1    /**< Kubernetes' DRA selector environment: `device`, bool results */
+} dracel_env_kind;
+
+/** The declared variables and functions, and the values bound to the variables. Opaque.
+ *  Read-only while programs evaluate against it: share it between threads only then. */
+typedef struct dracel_env dracel_env;
+
+/** A compiled program: immutable, shareable by any number of threads. Opaque. */
+typedef struct dracel_program dracel_program;
+
+/** The outcome of one evaluation: a value or an error. Opaque. */
+typedef struct dracel_result dracel_result;
+
+/** Create an environment. @param cfg limits and allocator (NULL: defaults; copied). */
+DRACEL_API dracel_status dracel_env_new(const dracel_config *cfg, dracel_env_kind kind,
+                                        dracel_env **out);
+DRACEL_API void dracel_env_free(dracel_env *env);
+
+/**
+ * Declare variable @p name with the type of a typed-JSON value (DESIGN.md: {"int":"4"},
+ * {"list":[...]}, ...) and bind the value to it.
+ * @param err receives a message when the JSON is rejected (DRACEL_EINPUT).
+ */
+DRACEL_API dracel_status dracel_env_bind_json(dracel_env *env, const char *name,
+                                              const char *json, size_t len, char *err,
+                                              size_t errcap);
+
+/**
+ * Bind `device` (DRA environments) from JSON shaped like one entry of a ResourceSlice's
+ * spec.devices plus "driver": {"driver":..., "name":..., "attributes":{...}, "capacity":{...}}.
+ */
+DRACEL_API dracel_status dracel_env_device_json(dracel_env *env, const char *json, size_t len,
+                                                char *err, size_t errcap);
+
+enum {
+    DRACEL_COMPILE_NO_CHECK = 1u << 0,   /**< skip type checking (every name is dyn) */
+    DRACEL_COMPILE_ANY_RESULT = 1u << 1  /**< DRA: allow a non-bool result (debugging) */
+};
+
+/**
+ * Parse, check and compile @p src for @p env.
+ * @param flags DRACEL_COMPILE_* bits.
+ * @param out_diags always set unless ENOMEM/EINVAL (warnings may come with DRACEL_OK).
+ * @return DRACEL_OK, DRACEL_EINPUT, DRACEL_ENOMEM, DRACEL_EINVAL.
+ */
+DRACEL_API dracel_status dracel_compile(const dracel_env *env, const char *src, size_t len,
+                                        unsigned flags, dracel_program **out,
+                                        dracel_diags **out_diags);
+/** The checked type of the program's result as cel-go names it ("bool", "list(int)", "dyn"). */
+DRACEL_API const char *dracel_program_type(const dracel_program *p);
+/** The disassembly (docs/bytecode.md); release with dracel_free_string(). */
+DRACEL_API char *dracel_program_disasm(const dracel_program *p);
+DRACEL_API void dracel_program_free(dracel_program *p);
+
+/**
+ * Evaluate @p p with the values bound in @p env (the environment it was compiled for).
+ * A CEL error is not a failure of the call: it is a result (dracel_result_error).
+ * @return DRACEL_OK (*out set), DRACEL_ENOMEM, DRACEL_EINVAL.
+ */
+DRACEL_API dracel_status dracel_eval(const dracel_program *p, const dracel_env *env,
+                                     dracel_result **out);
+/** The error message of an error result, or NULL for a value. */
+DRACEL_API const char *dracel_result_error(const dracel_result *r);
+/** 1 or 0 for a bool result, -1 otherwise. */
+DRACEL_API int dracel_result_bool(const dracel_result *r);
+/** The value as typed JSON (DESIGN.md), or {"error":"..."}; release with dracel_free_string(). */
+DRACEL_API char *dracel_result_json(const dracel_result *r);
+/** The value as CEL-like text; release with dracel_free_string(). */
+DRACEL_API char *dracel_result_text(const dracel_result *r);
+/** The run-time cost the evaluation used, in cel-go's units. */
+DRACEL_API uint64_t dracel_result_cost(const dracel_result *r);
+DRACEL_API void dracel_result_free(dracel_result *r);
 
 #ifdef __cplusplus
 }

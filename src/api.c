@@ -19,6 +19,8 @@ void dracel_config_init(dracel_config *cfg)
     cfg->max_depth = DRACEL_DEFAULT_MAX_DEPTH;
     cfg->max_nodes = DRACEL_DEFAULT_MAX_NODES;
     cfg->max_errors = DRACEL_DEFAULT_MAX_ERRORS;
+    cfg->cost_limit = DRACEL_DEFAULT_COST_LIMIT;
+    cfg->eval_memory_limit = DRACEL_DEFAULT_EVAL_MEMORY;
 }
 
 void dracel_free_string(const dracel_config *cfg, char *s)

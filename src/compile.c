@@ -15,6 +15,8 @@
  */
 #include "compile.h"
 
+#include "check.h"
+
 #include <string.h>
 
 typedef struct scope_entry {
@@ -126,10 +128,10 @@ static uint32_t str_const(cg *g, const char *s)
 }
 
 /* A constant error value (for what an unchecked program reports when it runs). */
-static uint32_t error_const(cg *g, const char *fmt, const char *arg)
+static uint32_t error_const(cg *g, const char *prefix, const char *arg)
 {
     dc_err *e = dc_arena_alloc(g->a, sizeof *e);
-    char *msg = dc_arena_printf(g->a, fmt, arg);
+    char *msg = dc_arena_printf(g->a, "%s%s", prefix, arg);
     if (!e || !msg) {
         g->oom = true;
         return 0;
@@ -324,7 +326,7 @@ static void compile_ident(cg *g, const dc_ast *e)
         return;
     }
     /* Unchecked programs: cel-go reports an unbound name when it is evaluated. */
-    emit(g, DC_OP_CONST, error_const(g, "no such attribute(s): %s", name));
+    emit(g, DC_OP_CONST, error_const(g, "no such attribute(s): ", name));
 }
 
 static void compile_select(cg *g, const dc_ast *e)
@@ -386,14 +388,87 @@ static const dc_builtin *namespaced(cg *g, const dc_ast *e)
 {
     if (!(e->flags & DC_ASTF_MEMBER))
         return NULL;
-    const dc_ast *t = e->u.call.args[0];
-    if (env_var_of(g, t) || (t->kind == DC_AST_IDENT && scope_find(g, t->u.ident.name)))
-        return NULL;
-    const char *q = qualified(g, t);
-    if (!q)
-        return NULL;
-    const char *name = dc_arena_printf(g->a, "%s.%s", q[0] == '.' ? q + 1 : q, e->u.call.fn);
+    /* The checker's rule, so that both passes resolve the same names. */
+    const char *name = dc_check_qualified_fn(g->env, e);
+    if (!name) {
+        /* Unchecked programs: a namespace that names a builtin but no declared function. */
+        const dc_ast *t = e->u.call.args[0];
+        if (env_var_of(g, t) || (t->kind == DC_AST_IDENT && scope_find(g, t->u.ident.name)))
+            return NULL;
+        const char *q = qualified(g, t);
+        if (!q)
+            return NULL;
+        name = dc_arena_printf(g->a, "%s.%s", q[0] == '.' ? q + 1 : q, e->u.call.fn);
+    }
     return name ? dc_builtin_find(name, false, e->u.call.nargs - 1) : NULL;
+}
+
+static void emit_call(cg *g, const char *name, bool member, uint32_t argc)
+{
+    const dc_builtin *b = dc_builtin_find(name, member, argc);
+    if (!b) {
+        g->oom = true; /* a missing core builtin is a build defect; fail loudly */
+        return;
+    }
+    emit2(g, DC_OP_CALL, add_fn(g, b), argc);
+}
+
+/* x.optMap(v, e)     = x.hasValue() ? optional.of(cel.bind(v, x.value(), e)) : optional.none()
+ * x.optFlatMap(v, e) = x.hasValue() ? cel.bind(v, x.value(), e) : optional.none()
+ * (cel-go's optional macros; the checker types them). */
+static void compile_opt_map(cg *g, const dc_ast *e, bool flat)
+{
+    const dc_ast *const *a = (const dc_ast *const *)e->u.call.args;
+    uint32_t t = new_local(g), v = new_local(g);
+    compile(g, a[0]);
+    emit(g, DC_OP_STORELOCAL, t);
+    emit(g, DC_OP_LOADLOCAL, t);
+    emit_call(g, "hasValue", true, 1);
+    uint32_t jend1 = emit(g, DC_OP_TESTCOND, 0);
+    uint32_t jnone = emit(g, DC_OP_JFALSE, 0);
+    emit(g, DC_OP_LOADLOCAL, t);
+    emit_call(g, "value", true, 1);
+    emit(g, DC_OP_STORELOCAL, v);
+    uint32_t nscope = g->nscope;
+    scope_push(g, a[1]->u.ident.name, v);
+    compile(g, a[2]);
+    g->nscope = nscope;
+    if (!flat)
+        emit_call(g, "optional.of", false, 1);
+    uint32_t jend2 = emit(g, DC_OP_JMP, 0);
+    patch(g, jnone);
+    emit_call(g, "optional.none", false, 0);
+    patch(g, jend1);
+    patch(g, jend2);
+}
+
+/* l.sortBy(v, key) = @sortByAssociatedKeys(l, l.map(v, key)) (cel-go's ext.Lists macro). */
+static void compile_sort_by(cg *g, const dc_ast *e)
+{
+    const dc_ast *const *a = (const dc_ast *const *)e->u.call.args;
+    uint32_t t = new_local(g);
+    compile(g, a[0]);
+    emit(g, DC_OP_STORELOCAL, t);
+    emit(g, DC_OP_LOADLOCAL, t);
+    /* The keys: a map comprehension over the same list. */
+    uint32_t it = g->niters++;
+    emit(g, DC_OP_LOADLOCAL, t);
+    uint32_t jinit = emit2(g, DC_OP_ITERINIT, it, 0);
+    uint32_t acc = new_local(g), var = new_local(g);
+    emit(g, DC_OP_ACCINIT, acc);
+    uint32_t loop = g->ncode;
+    uint32_t jnext = emit2(g, DC_OP_ITERNEXT, it, 0);
+    emit(g, DC_OP_STORELOCAL, var);
+    uint32_t nscope = g->nscope;
+    scope_push(g, a[1]->u.ident.name, var);
+    compile(g, a[2]);
+    g->nscope = nscope;
+    emit(g, DC_OP_ACCPUSH, acc);
+    emit_jump_to(g, DC_OP_JMP, loop);
+    patch(g, jnext);
+    emit(g, DC_OP_ACCDONE, acc);
+    patch(g, jinit);
+    emit_call(g, "@sortByAssociatedKeys", true, 2);
 }
 
 static void compile_call(cg *g, const dc_ast *e)
@@ -401,6 +476,14 @@ static void compile_call(cg *g, const dc_ast *e)
     const char *fn = e->u.call.fn;
     uint32_t n = e->u.call.nargs;
     bool member = e->flags & DC_ASTF_MEMBER;
+    if (member && n == 3 && e->u.call.args[1]->kind == DC_AST_IDENT) {
+        if (strcmp(fn, "optMap") == 0)
+            return compile_opt_map(g, e, false);
+        if (strcmp(fn, "optFlatMap") == 0)
+            return compile_opt_map(g, e, true);
+        if (strcmp(fn, "sortBy") == 0)
+            return compile_sort_by(g, e);
+    }
     if (!member) {
         if (strcmp(fn, "_&&_") == 0 && n == 2)
             return compile_logic(g, e, true);

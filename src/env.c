@@ -89,9 +89,19 @@ static bool valid_name(const char *s)
     return !seg_start;
 }
 
+/* A variable's type is concrete: no type parameter, no error type. */
+static bool concrete(const dc_type *t)
+{
+    if (!t)
+        return true;
+    if (t->kind == DC_TY_PARAM || t->kind == DC_TY_ERROR)
+        return false;
+    return concrete(t->a) && concrete(t->b);
+}
+
 uint32_t dc_env_add_var(dc_env *env, const char *name, const dc_type *type)
 {
-    if (!env || !name || !type || !valid_name(name) || dc_env_var(env, name) ||
+    if (!env || !name || !type || !valid_name(name) || !concrete(type) || dc_env_var(env, name) ||
         env->nvars == DC_ENV_NOSLOT - 1)
         return DC_ENV_NOSLOT;
     if (env->nvars == env->capvars) {

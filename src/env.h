@@ -68,7 +68,8 @@ dc_env *dc_env_new(const dracel_alloc *a, dc_env_kind kind);
 void dc_env_free(dc_env *env);
 /**
  * Declare variable @p name (may be qualified, "a.b"; a leading '.' is not allowed) of type
- * @p type (copied into the environment). Slots are given in declaration order from 0.
+ * @p type (copied into the environment; no type parameters). Slots are given in declaration
+ * order from 0.
  * @return the slot, or DC_ENV_NOSLOT.
  */
 uint32_t dc_env_add_var(dc_env *env, const char *name, const dc_type *type);

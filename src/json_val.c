@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,49 @@
 #include "registry.h"
 
 #define MAX_DEPTH 64
+
+/* Parse JSON text of length len, rejecting trailing garbage. cJSON's "require NUL-terminated"
+ * check reads the byte after the value within the given length, so the length passed must
+ * include a NUL: the text is copied with one (the input need not be NUL-terminated). Nesting is
+ * bounded before parsing. */
+static cJSON *parse_json(const char *text, size_t len, char *err, size_t cap)
+{
+    int depth = 0, max = 0;
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        char ch = text[i];
+        if (in_str) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_str = false;
+        } else if (ch == '"') {
+            in_str = true;
+        } else if (ch == '[' || ch == '{') {
+            if (++depth > max)
+                max = depth;
+        } else if (ch == ']' || ch == '}') {
+            depth--;
+        }
+    }
+    if (max > 2 * MAX_DEPTH) {
+        snprintf(err, cap, "JSON nested deeper than %d", 2 * MAX_DEPTH);
+        return NULL;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        snprintf(err, cap, "out of memory");
+        return NULL;
+    }
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(copy, len + 1, &end, 1);
+    if (!j)
+        snprintf(err, cap, "invalid JSON near byte %zu", end ? (size_t)(end - copy) : (size_t)0);
+    free(copy);
+    return j;
+}
 
 static const char *dup_keys(const cJSON *obj)
 {
@@ -234,12 +278,9 @@ static const char *typed(dc_ectx *c, const cJSON *j, dc_val *out, int depth, cha
 const char *dc_json_typed(dc_ectx *c, const char *text, size_t len, dc_val *out, char *err,
                           size_t cap)
 {
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithLengthOpts(text, len, &end, 1);
-    if (!j) {
-        snprintf(err, cap, "invalid JSON near byte %zu", end ? (size_t)(end - text) : (size_t)0);
+    cJSON *j = parse_json(text, len, err, cap);
+    if (!j)
         return err;
-    }
     const char *m = typed(c, j, out, 0, err, cap);
     cJSON_Delete(j);
     return m;
@@ -460,12 +501,9 @@ static const char *grouped(dc_ectx *c, const cJSON *obj, const char *driver, boo
 const char *dc_json_device(dc_ectx *c, const char *text, size_t len, dc_val *out, char *err,
                            size_t cap)
 {
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithLengthOpts(text, len, &end, 1);
-    if (!j) {
-        snprintf(err, cap, "invalid JSON near byte %zu", end ? (size_t)(end - text) : (size_t)0);
+    cJSON *j = parse_json(text, len, err, cap);
+    if (!j)
         return err;
-    }
     const char *m = NULL;
     const char *d = cJSON_IsObject(j) ? dup_keys(j) : NULL;
     const cJSON *driver = cJSON_GetObjectItemCaseSensitive(j, "driver");

@@ -15,7 +15,6 @@
  */
 #include "lib.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,7 +172,7 @@ static bool parse_special(const char *s, size_t n, double *out)
         sign = s[0] == '-' ? -1 : 1;
         nsign = 1;
     }
-    if (lower((unsigned char)s[nsign]) == 'i' || nsign) {
+    if (nsign || lower((unsigned char)s[0]) == 'i') {
         size_t k = prefix_nocase(s + nsign, n - nsign, "infinity");
         if (k > 3 && k < 8)
             k = 3;
@@ -249,7 +248,6 @@ bool dc_lib_parse_double(const char *s, size_t n, double *out)
         if (s[j] != '_')
             buf[k++] = s[j];
     buf[k] = '\0';
-    errno = 0;
     double v = strtod(buf, NULL);
     if (buf != small)
         free(buf);
@@ -545,19 +543,19 @@ static dc_val fn_type(dc_ectx *c, const dc_val *a, uint32_t n)
 {
     (void)n;
     switch (a[0].k) {
-    case DC_K_NULL: return dc_type(DC_T_NULL);
-    case DC_K_BOOL: return dc_type(DC_T_BOOL);
-    case DC_K_INT: return dc_type(DC_T_INT);
-    case DC_K_UINT: return dc_type(DC_T_UINT);
-    case DC_K_DOUBLE: return dc_type(DC_T_DOUBLE);
-    case DC_K_STRING: return dc_type(DC_T_STRING);
-    case DC_K_BYTES: return dc_type(DC_T_BYTES);
-    case DC_K_LIST: return dc_type(DC_T_LIST);
-    case DC_K_MAP: return dc_type(DC_T_MAP);
-    case DC_K_TYPE: return dc_type(DC_T_TYPE);
-    case DC_K_OPTIONAL: return dc_type(DC_T_OPTIONAL);
-    case DC_K_QUANTITY: return dc_type(DC_T_QUANTITY);
-    case DC_K_SEMVER: return dc_type(DC_T_SEMVER);
+    case DC_K_NULL: return dc_typeval(DC_T_NULL);
+    case DC_K_BOOL: return dc_typeval(DC_T_BOOL);
+    case DC_K_INT: return dc_typeval(DC_T_INT);
+    case DC_K_UINT: return dc_typeval(DC_T_UINT);
+    case DC_K_DOUBLE: return dc_typeval(DC_T_DOUBLE);
+    case DC_K_STRING: return dc_typeval(DC_T_STRING);
+    case DC_K_BYTES: return dc_typeval(DC_T_BYTES);
+    case DC_K_LIST: return dc_typeval(DC_T_LIST);
+    case DC_K_MAP: return dc_typeval(DC_T_MAP);
+    case DC_K_TYPE: return dc_typeval(DC_T_TYPE);
+    case DC_K_OPTIONAL: return dc_typeval(DC_T_OPTIONAL);
+    case DC_K_QUANTITY: return dc_typeval(DC_T_QUANTITY);
+    case DC_K_SEMVER: return dc_typeval(DC_T_SEMVER);
     default: return dc_err_no_overload(c);
     }
 }

@@ -305,9 +305,12 @@ dc_val dc_semver_value(dc_ectx *c, const char *s, size_t n, bool normalize)
     dc_str *t = o ? dc_str_new(c, s, n) : NULL;
     if (!t)
         return dc_oom(c);
-    const char *err = dc_semver_parse(t->data, t->len, normalize, &o->v);
-    if (err)
-        return dc_error(c, "%s", err);
+    dc_semver_error se;
+    if (dc_semver_parse_ex(t->data, t->len, normalize, &o->v, &se)) {
+        char msg[256];
+        dc_semver_error_format(&se, msg, sizeof msg);
+        return dc_error(c, "%s", msg);
+    }
     if (normalize) {
         /* Print the normalised version, as Kubernetes' value does. */
         char buf[128];

@@ -320,10 +320,10 @@ static int sv_cmp_pre(const char *a, size_t an, const char *b, size_t bn)
         size_t ai = i, bj = j, al, bl;
         bool anum = true, bnum = true;
         int c;
-        while (i < an && a[i] != '.')
-            anum = anum && sv_is_digit((unsigned char)a[i++]);
-        while (j < bn && b[j] != '.')
-            bnum = bnum && sv_is_digit((unsigned char)b[j++]);
+        for (; i < an && a[i] != '.'; i++)
+            anum = anum && sv_is_digit((unsigned char)a[i]);
+        for (; j < bn && b[j] != '.'; j++)
+            bnum = bnum && sv_is_digit((unsigned char)b[j]);
         al = i - ai;
         bl = j - bj;
         if (anum != bnum)

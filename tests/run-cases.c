@@ -8,6 +8,12 @@
  *   %%PARSE [options]      the expression parses; the expected line is its AST (docs/ast.md)
  *   %%FAIL [options]       the expression is rejected; the expected lines are the diagnostics
  *                          exactly as rendered (cel-go's format, name <input>)
+ *   %%EVAL [options]       the expression is compiled and evaluated; the expected line is the
+ *                          result as typed JSON ({"error":"..."} for an evaluation error), or
+ *                          the diagnostics when it does not compile. Lines between the directive
+ *                          and the expression: `%bind NAME=TYPED_JSON` and `%device JSON` (which
+ *                          selects the DRA environment). Options: dra (the DRA environment
+ *                          without a device), no-check, any-result, cost-limit=N.
  *
  * Options: `escaped` (the expression line takes the escapes \n \t \r \\ \0 and \xHH, to write
  * control bytes, NULs and invalid UTF-8), max-length=N, max-depth=N, max-nodes=N, max-errors=N.
@@ -25,9 +31,13 @@
 
 static int n_run, n_failed;
 
+#define MAX_SETUP 16
+
 typedef struct block {
     const char *file;
     int line;
+    char *setup[MAX_SETUP]; /* %bind / %device lines */
+    int nsetup;
     char *directive;   /* "PARSE", "FAIL" */
     char *options;
     char *expr;        /* the expression line (escapes processed when asked) */
@@ -181,9 +191,81 @@ static void run_parse_block(const block *b, bool expect_ok)
     dracel_diags_free(d);
 }
 
+static void run_eval_block(const block *b)
+{
+    dracel_config cfg;
+    config_from(b, &cfg);
+    unsigned long v;
+    if (option_value(b->options, "cost-limit", &v))
+        cfg.cost_limit = v;
+    bool dra = has_word(b->options, "dra");
+    for (int i = 0; i < b->nsetup; i++)
+        dra |= strncmp(b->setup[i], "%device ", 8) == 0;
+    dracel_env *env = NULL;
+    char got[8192] = "";
+    if (dracel_env_new(&cfg, dra ? DRACEL_ENV_DRA : DRACEL_ENV_PLAIN, &env) != DRACEL_OK) {
+        result(b, false, "dracel_env_new failed");
+        return;
+    }
+    char err[512];
+    for (int i = 0; i < b->nsetup; i++) {
+        const char *line = b->setup[i];
+        dracel_status st;
+        if (strncmp(line, "%device ", 8) == 0) {
+            st = dracel_env_device_json(env, line + 8, strlen(line + 8), err, sizeof err);
+        } else {
+            const char *eq = strchr(line + 6, '=');
+            char name[128];
+            size_t n = eq ? (size_t)(eq - (line + 6)) : 0;
+            if (!eq || n >= sizeof name) {
+                snprintf(got, sizeof got, "bad setup line: %s", line);
+                result(b, false, got);
+                dracel_env_free(env);
+                return;
+            }
+            memcpy(name, line + 6, n);
+            name[n] = '\0';
+            st = dracel_env_bind_json(env, name, eq + 1, strlen(eq + 1), err, sizeof err);
+        }
+        if (st != DRACEL_OK) {
+            snprintf(got, sizeof got, "setup failed: %s: %s", line, err);
+            result(b, false, got);
+            dracel_env_free(env);
+            return;
+        }
+    }
+    unsigned flags = (has_word(b->options, "no-check") ? DRACEL_COMPILE_NO_CHECK : 0) |
+                     (has_word(b->options, "any-result") ? DRACEL_COMPILE_ANY_RESULT : 0);
+    dracel_program *p = NULL;
+    dracel_diags *d = NULL;
+    dracel_status st = dracel_compile(env, b->expr, b->expr_len, flags, &p, &d);
+    if (st == DRACEL_OK) {
+        dracel_result *r = NULL;
+        if (dracel_eval(p, env, &r) == DRACEL_OK) {
+            char *json = dracel_result_json(r);
+            snprintf(got, sizeof got, "%s", json ? json : "(no output)");
+            dracel_free_string(&cfg, json);
+        } else {
+            snprintf(got, sizeof got, "dracel_eval failed");
+        }
+        dracel_result_free(r);
+    } else {
+        char *diag = d ? dracel_diags_render(d, "<input>") : NULL;
+        snprintf(got, sizeof got, "%s", diag ? diag : "compile failed");
+        chomp(got);
+        dracel_free_string(&cfg, diag);
+    }
+    result(b, strcmp(got, b->expected) == 0, got);
+    dracel_program_free(p);
+    dracel_diags_free(d);
+    dracel_env_free(env);
+}
+
 static void run_block(const block *b)
 {
-    if (strcmp(b->directive, "PARSE") == 0)
+    if (strcmp(b->directive, "EVAL") == 0)
+        run_eval_block(b);
+    else if (strcmp(b->directive, "PARSE") == 0)
         run_parse_block(b, true);
     else if (strcmp(b->directive, "FAIL") == 0)
         run_parse_block(b, false);
@@ -255,6 +337,12 @@ static void run_file(const char *path, const char *shown)
                 b.directive = xstrdup(p + 2);
                 state = 1;
             }
+        } else if (state == 1 && (strncmp(p, "%bind ", 6) == 0 || strncmp(p, "%device ", 8) == 0)) {
+            if (b.nsetup == MAX_SETUP) {
+                fprintf(stderr, "run-cases: %s:%d: too many setup lines\n", shown, lineno);
+                exit(2);
+            }
+            b.setup[b.nsetup++] = xstrdup(p);
         } else if (state == 1) {
             b.expr = xstrdup(p);
             b.expr_len = has_word(b.options, "escaped") ? unescape(b.expr) : strlen(b.expr);
@@ -271,6 +359,8 @@ static void run_file(const char *path, const char *shown)
         }
         if (state == 2 && (blank || at_end)) {
             run_block(&b);
+            for (int i = 0; i < b.nsetup; i++)
+                free(b.setup[i]);
             free(b.directive);
             free(b.options);
             free(b.expr);

@@ -25,11 +25,20 @@ enum { EXIT_OK = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2 };
 
 typedef enum { FMT_TEXT, FMT_JSON } out_format;
 
+#define MAX_BINDS 64
+
 typedef struct options {
     const char *expr;      /* -e */
     const char *file;      /* -f */
     out_format format;
     dracel_config cfg;
+    const char *device;    /* --device FILE */
+    const char *slices;    /* --slices PATH */
+    const char *binds[MAX_BINDS]; /* --bind NAME=TYPED_JSON */
+    int nbinds;
+    bool no_check;         /* --no-check */
+    bool value;            /* --value */
+    int env;               /* --env: -1 default, else dracel_env_kind */
 } options;
 
 static const char *progname = "dra-celc";
@@ -41,6 +50,9 @@ static void usage_main(FILE *f)
             "\n"
             "commands:\n"
             "  parse    parse a CEL expression and print its AST (macros expanded)\n"
+            "  check    type-check an expression and print its type\n"
+            "  eval     evaluate an expression (plain CEL, or a selector on a device)\n"
+            "  disasm   compile an expression and print its bytecode\n"
             "  version  print the version\n"
             "\n"
             "Run '%s COMMAND --help' for the options of a command. See dra-celc(1).\n",
@@ -234,6 +246,37 @@ static int common_option(options *o, int argc, char **argv, int *i, void (*usage
         if (parse_uint(v, UINT32_MAX, &n))
             return usage_error(usage, "--max-nodes takes a positive number, not '%s'", v ? v : ""), -1;
         o->cfg.max_nodes = (uint32_t)n;
+    } else if (strcmp(a, "--cost-limit") == 0) {
+        if (parse_uint(v, UINT32_MAX, &n))
+            return usage_error(usage, "--cost-limit takes a positive number, not '%s'", v ? v : ""), -1;
+        o->cfg.cost_limit = n;
+    } else if (strcmp(a, "--bind") == 0) {
+        if (!v || !strchr(v, '='))
+            return usage_error(usage, "--bind takes NAME=TYPED_JSON, not '%s'", v ? v : ""), -1;
+        if (o->nbinds == MAX_BINDS)
+            return usage_error(usage, "at most %d --bind options", MAX_BINDS), -1;
+        o->binds[o->nbinds++] = v;
+    } else if (strcmp(a, "--device") == 0) {
+        if (!v)
+            return usage_error(usage, "%s needs an argument", a), -1;
+        o->device = v;
+    } else if (strcmp(a, "--slices") == 0) {
+        if (!v)
+            return usage_error(usage, "%s needs an argument", a), -1;
+        o->slices = v;
+    } else if (strcmp(a, "--env") == 0) {
+        if (v && strcmp(v, "plain") == 0)
+            o->env = DRACEL_ENV_PLAIN;
+        else if (v && strcmp(v, "dra") == 0)
+            o->env = DRACEL_ENV_DRA;
+        else
+            return usage_error(usage, "--env takes plain or dra, not '%s'", v ? v : ""), -1;
+    } else if (strcmp(a, "--no-check") == 0) {
+        o->no_check = true;
+        return 1;
+    } else if (strcmp(a, "--value") == 0) {
+        o->value = true;
+        return 1;
     } else if (strcmp(a, "--max-errors") == 0) {
         if (parse_uint(v, 100000, &n))
             return usage_error(usage, "--max-errors takes a number from 1 to 100000, not '%s'",
@@ -250,6 +293,7 @@ static int cmd_parse(int argc, char **argv)
 {
     options o = {0};
     dracel_config_init(&o.cfg);
+    o.env = -1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage_parse(stdout);
@@ -263,6 +307,9 @@ static int cmd_parse(int argc, char **argv)
     }
     if (!o.expr == !o.file)
         return usage_error(usage_parse, "%s", "give exactly one of -e EXPR or -f FILE");
+    if (o.device || o.slices || o.nbinds || o.no_check || o.value || o.env >= 0 ||
+        o.cfg.cost_limit != DRACEL_DEFAULT_COST_LIMIT)
+        return usage_error(usage_parse, "%s", "parse takes only -e/-f, --format and the limits");
 
     size_t len;
     const char *name;
@@ -306,6 +353,245 @@ static int cmd_parse(int argc, char **argv)
     return rc;
 }
 
+static void usage_eval(FILE *f)
+{
+    fprintf(f,
+            "usage: %s eval (-e EXPR | -f FILE) [--device FILE] [--bind NAME=TYPED_JSON]...\n"
+            "                [--no-check] [--value] [--format text|json] [--cost-limit N] [limits]\n"
+            "\n"
+            "Evaluates the expression and prints its value, one line (typed JSON with --format json).\n"
+            "Without --device the expression is plain CEL; with --device FILE it is a DRA selector\n"
+            "evaluated on that device (a JSON object shaped like one entry of a ResourceSlice's\n"
+            "spec.devices plus \"driver\"), and must give a bool unless --value is given.\n"
+            "An evaluation error exits 1 ({\"error\":...} on stdout with --format json).\n"
+            "\n"
+            "  --bind NAME=TYPED_JSON  declare NAME with the type of the value and bind it\n"
+            "  --no-check              skip type checking (every name is dyn)\n"
+            "  --value                 with --device: print any result, not only a bool\n"
+            "  --cost-limit N          run-time cost budget (default %u)\n"
+            "  limits                  --max-length --max-depth --max-nodes --max-errors, as for parse\n",
+            progname, DRACEL_DEFAULT_COST_LIMIT);
+}
+
+static void usage_check(FILE *f)
+{
+    fprintf(f,
+            "usage: %s check (-e EXPR | -f FILE) [--env dra|plain] [--bind NAME=TYPED_JSON]...\n"
+            "                 [--format text|json] [limits]\n"
+            "\n"
+            "Type-checks the expression (by default as a DRA device selector) and prints its type.\n"
+            "Exit status: 0 valid, 1 rejected (diagnostics on stderr), 2 usage or I/O error.\n",
+            progname);
+}
+
+static void usage_disasm(FILE *f)
+{
+    fprintf(f,
+            "usage: %s disasm (-e EXPR | -f FILE) [--env dra|plain] [--bind NAME=TYPED_JSON]...\n"
+            "                  [--no-check] [limits]\n"
+            "\n"
+            "Compiles the expression (by default in the DRA environment, any result type) and\n"
+            "prints the program, one instruction a line (docs/bytecode.md).\n",
+            progname);
+}
+
+/* Parse the options of a compiling command. Returns -1 to go on, else an exit status. */
+static int parse_options(options *o, int argc, char **argv, void (*usage)(FILE *),
+                         bool allow_eval_flags)
+{
+    memset(o, 0, sizeof *o);
+    dracel_config_init(&o->cfg);
+    o->env = -1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            usage(stdout);
+            return EXIT_OK;
+        }
+        const char *a = argv[i];
+        int r = common_option(o, argc, argv, &i, usage);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r == 0)
+            return usage_error(usage, "unknown option '%s'", a);
+        if (!allow_eval_flags && (strcmp(a, "--device") == 0 || strcmp(a, "--slices") == 0 ||
+                                  strcmp(a, "--value") == 0))
+            return usage_error(usage, "option '%s' is for eval", a);
+    }
+    if (!o->expr == !o->file)
+        return usage_error(usage, "%s", "give exactly one of -e EXPR or -f FILE");
+    if (o->device && o->slices)
+        return usage_error(usage, "%s", "give at most one of --device and --slices");
+    return -1;
+}
+
+/* Build the environment: kind, bindings, device. Returns -1 on success, else an exit status. */
+static int make_env(const options *o, dracel_env_kind kind, dracel_env **env)
+{
+    if (dracel_env_new(&o->cfg, kind, env) != DRACEL_OK) {
+        fprintf(stderr, "%s: out of memory\n", progname);
+        return EXIT_USAGE;
+    }
+    char err[512];
+    for (int i = 0; i < o->nbinds; i++) {
+        const char *eq = strchr(o->binds[i], '=');
+        char name[256];
+        size_t n = (size_t)(eq - o->binds[i]);
+        if (n == 0 || n >= sizeof name)
+            return usage_error(usage_eval, "bad --bind name in '%s'", o->binds[i]);
+        memcpy(name, o->binds[i], n);
+        name[n] = '\0';
+        dracel_status st = dracel_env_bind_json(*env, name, eq + 1, strlen(eq + 1), err, sizeof err);
+        if (st != DRACEL_OK) {
+            fprintf(stderr, "%s: --bind %s: %s\n", progname, name,
+                    st == DRACEL_ENOMEM ? "out of memory" : err);
+            return EXIT_USAGE;
+        }
+    }
+    if (o->device) {
+        size_t len;
+        char *text = read_file(o->device, &len);
+        if (!text)
+            return EXIT_USAGE;
+        dracel_status st = dracel_env_device_json(*env, text, len, err, sizeof err);
+        free(text);
+        if (st != DRACEL_OK) {
+            fprintf(stderr, "%s: %s: %s\n", progname, o->device,
+                    st == DRACEL_ENOMEM ? "out of memory" : err);
+            return EXIT_USAGE;
+        }
+    }
+    return -1;
+}
+
+/* Compile o's expression; on rejection report and return the exit status, else -1. */
+static int compile_expr(const options *o, dracel_env *env, unsigned flags, dracel_program **prog,
+                        const char **name_out)
+{
+    size_t len;
+    const char *name;
+    char *src = load_source(o, &len, &name);
+    if (!src)
+        return EXIT_USAGE;
+    *name_out = name;
+    dracel_diags *d = NULL;
+    dracel_status st = dracel_compile(env, src, len, flags, prog, &d);
+    free(src);
+    int rc = -1;
+    if (st == DRACEL_EINPUT) {
+        report(o, d, name);
+        rc = EXIT_REJECTED;
+    } else if (st != DRACEL_OK) {
+        fprintf(stderr, "%s: %s\n", progname, st == DRACEL_ENOMEM ? "out of memory" : "internal error");
+        rc = EXIT_USAGE;
+    } else if (dracel_diags_count(d)) {
+        options text = *o;
+        text.format = FMT_TEXT;
+        report(&text, d, name);
+    }
+    dracel_diags_free(d);
+    return rc;
+}
+
+static int cmd_eval(int argc, char **argv)
+{
+    options o;
+    int rc = parse_options(&o, argc, argv, usage_eval, true);
+    if (rc >= 0)
+        return rc;
+    if (o.slices) {
+        fprintf(stderr, "%s: eval --slices: device tables are not available in this version yet\n",
+                progname);
+        return EXIT_USAGE;
+    }
+    if (o.value && !o.device)
+        return usage_error(usage_eval, "%s", "--value goes with --device");
+    dracel_env *env = NULL;
+    rc = make_env(&o, o.device ? DRACEL_ENV_DRA : DRACEL_ENV_PLAIN, &env);
+    dracel_program *prog = NULL;
+    const char *name = "<input>";
+    unsigned flags = (o.no_check ? DRACEL_COMPILE_NO_CHECK : 0) | (o.value ? DRACEL_COMPILE_ANY_RESULT : 0);
+    if (rc < 0)
+        rc = compile_expr(&o, env, flags, &prog, &name);
+    if (rc < 0) {
+        dracel_result *r = NULL;
+        if (dracel_eval(prog, env, &r) != DRACEL_OK) {
+            fprintf(stderr, "%s: out of memory\n", progname);
+            rc = EXIT_USAGE;
+        } else {
+            const char *err = dracel_result_error(r);
+            char *out = o.format == FMT_JSON ? dracel_result_json(r) : dracel_result_text(r);
+            if (err && o.format != FMT_JSON)
+                fprintf(stderr, "%s: evaluation error: %s\n", progname, err);
+            else if (out)
+                puts(out);
+            dracel_free_string(&o.cfg, out);
+            rc = err ? EXIT_REJECTED : EXIT_OK;
+        }
+        dracel_result_free(r);
+    }
+    dracel_program_free(prog);
+    dracel_env_free(env);
+    if (fflush(stdout) != 0)
+        return EXIT_USAGE;
+    return rc;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    options o;
+    int rc = parse_options(&o, argc, argv, usage_check, false);
+    if (rc >= 0)
+        return rc;
+    dracel_env *env = NULL;
+    rc = make_env(&o, o.env < 0 ? DRACEL_ENV_DRA : (dracel_env_kind)o.env, &env);
+    dracel_program *prog = NULL;
+    const char *name = "<input>";
+    if (rc < 0)
+        rc = compile_expr(&o, env, 0, &prog, &name);
+    if (rc < 0) {
+        if (o.format == FMT_JSON) {
+            cJSON *root = cJSON_CreateObject();
+            cJSON_AddStringToObject(root, "type", dracel_program_type(prog));
+            char *s = cJSON_PrintUnformatted(root);
+            if (s)
+                puts(s);
+            cJSON_free(s);
+            cJSON_Delete(root);
+        } else {
+            printf("type: %s\n", dracel_program_type(prog));
+        }
+        rc = EXIT_OK;
+    }
+    dracel_program_free(prog);
+    dracel_env_free(env);
+    return rc;
+}
+
+static int cmd_disasm(int argc, char **argv)
+{
+    options o;
+    int rc = parse_options(&o, argc, argv, usage_disasm, false);
+    if (rc >= 0)
+        return rc;
+    dracel_env *env = NULL;
+    rc = make_env(&o, o.env < 0 ? DRACEL_ENV_DRA : (dracel_env_kind)o.env, &env);
+    dracel_program *prog = NULL;
+    const char *name = "<input>";
+    unsigned flags = DRACEL_COMPILE_ANY_RESULT | (o.no_check ? DRACEL_COMPILE_NO_CHECK : 0);
+    if (rc < 0)
+        rc = compile_expr(&o, env, flags, &prog, &name);
+    if (rc < 0) {
+        char *text = dracel_program_disasm(prog);
+        if (text)
+            fputs(text, stdout);
+        dracel_free_string(&o.cfg, text);
+        rc = text ? EXIT_OK : EXIT_USAGE;
+    }
+    dracel_program_free(prog);
+    dracel_env_free(env);
+    return rc;
+}
+
 typedef struct command {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -321,6 +607,9 @@ static int cmd_version(int argc, char **argv)
 
 static const command commands[] = {
     {"parse", cmd_parse},
+    {"check", cmd_check},
+    {"eval", cmd_eval},
+    {"disasm", cmd_disasm},
     {"version", cmd_version},
 };
 

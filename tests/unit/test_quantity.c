@@ -169,7 +169,7 @@ static const parse_case parse_cases[] = {
     {"100.035Ki", (i128)102435840000000, BSI},
     {"0.5Mi", (i128)524288 * NANO, BSI},
     {"0.05Gi", (i128)53687091200000000, BSI},
-    {"0.025Ti", (i128)27487790694400000000u, BSI},
+    {"0.025Ti", (i128)27487790694 * NANO + 400000000, BSI},
     /* Things written by trolls */
     {"0.000000000001Ki", 2, DSI}, /* rounds up, changes format */
     {".001", 1000000, DSI}, {".0001k", 100000000, DSI}, {"1.", NANO, DSI},
@@ -189,12 +189,11 @@ static const parse_case parse_cases[] = {
     {"1.0000000000000000000000000000001", NANO + 1, DSI},
     {"0.9999999999999999999999999", NANO, DSI},
     {"0.0000000000000000000001Ki", 1, DSI},
-    {"1.0000000001Ki", (i128)1024 * NANO + 1, BSI},
+    {"1.0000000001Ki", (i128)1024 * NANO + 103, BSI},
     {"0.9Ki", (i128)9216 * 100000000, BSI},
     {"0.0009Ki", 921600000, DSI}, /* 0.9216: below one, shown as DecimalSI */
     {"99999999999999999999999999999999999999999999Ki", CAP_NANO, BSI},
     {"8Ei", CAP_NANO, BSI}, {"8192Pi", CAP_NANO, BSI}, {"7.99999999999999999999Ei", CAP_NANO, BSI},
-    {"7.9999999999999999Ei", (i128)9223372036854775760 * NANO + 0, BSI},
 };
 
 static void test_parse_values(void **state)
@@ -228,16 +227,15 @@ static void test_parse_values(void **state)
 static void test_parse_binary_exact(void **state)
 {
     (void)state;
-    /* 7.9999999999999999 * 2^60 = 9223372036854775692.8... -> rounded up to 1n */
     dc_qty q = P("7.9999999999999999Ei");
-    char buf[48];
     /* 79999999999999999 * 2^60 / 10^16 in nanos, ceil: computed independently with 128 bits */
     unsigned __int128 num = (unsigned __int128)79999999999999999u << 60; /* < 2^127 */
     unsigned __int128 den = 10000000; /* 10^16 / 10^9 */
     unsigned __int128 ceil_nano = (num + den - 1) / den;
     assert_true(q.m == (i128)ceil_nano);
     assert_int_equal(q.fmt, BSI);
-    (void)buf;
+    assert_true(q.dec);
+    assert_int_equal(q.kscale, -9);
 }
 
 /* Kubernetes' internal state: int64Amount vs inf.Dec and the scale. */
@@ -271,8 +269,11 @@ static void test_parse_large(void **state)
     (void)state;
     dc_qty q = P("9999999999999999999999999999999999999G");
     /* 37 nines * 10^9 = (38 digits: 37 nines and a 0) * 10^8 */
+    i128 nines = 0;
+    for (int i = 0; i < 37; i++)
+        nines = nines * 10 + 9;
     assert_int_equal(q.e, 8);
-    assert_true(q.m == (i128)99999999999999999999999999999999999990.0L || q.m > 0);
+    assert_true(q.m == nines * 10);
     assert_true(q.dec);
     dc_qty big = P("1e1000");
     assert_int_equal(big.e, 1000 - 37);
@@ -283,7 +284,7 @@ static void test_parse_large(void **state)
     dc_qty b = P("1e37");
     assert_true(dc_qty_eq(&a, &b));
     dc_qty c = P("-12999999999999999999999999999999999999999999999.99999999999e-10");
-    dc_qty d = P("-13e36");
+    dc_qty d = P("-13e35");
     assert_true(dc_qty_eq(&c, &d));
     /* 38 significant digits are fine */
     dc_qty e = P("12345678901234567890123456789012345678");
@@ -323,7 +324,7 @@ static void test_parse_errors(void **state)
         {"1e-9223372036854775809", dc_qty_err_suffix},
         {"1kk", dc_qty_err_suffix}, {"1Mi5", dc_qty_err_suffix}, {"--1", dc_qty_err_suffix},
         {"-1-", dc_qty_err_suffix}, {"1+", dc_qty_err_suffix}, {"+-1", dc_qty_err_suffix},
-        {"0x10", dc_qty_err_format}, {"1_000", dc_qty_err_format}, {"\xc2\xb51", dc_qty_err_format},
+        {"0x10", dc_qty_err_format}, {"1_000", dc_qty_err_format}, {"\xc2\xb5" "1", dc_qty_err_format},
         {"1\t", dc_qty_err_format}, {"1\n", dc_qty_err_format}, {"Inf", dc_qty_err_format},
         {"NaN", dc_qty_err_format},
         /* no digit on the inf.Dec slow path: inf.Dec.SetString fails */
@@ -412,7 +413,7 @@ static void test_canonical_strings(void **state)
         {"0Mi", "0"}, {"Mi", "0"}, {"1100Ki", "1100Ki"}, {"1.0009765625Ki", "1025"},
         {"0.0001Ki", "102400u"},
         /* DecimalSI / DecimalExponent */
-        {"12E", "12E"}, {"1.01E", "1010P"}, {"1e1000", "1e1000"}, {"10e1000", "100e999"},
+        {"12E", "12E"}, {"1.01E", "1010P"}, {"1e1000", "10e999"}, {"10e1000", "100e999"},
         {"123e-2", "1230e-3"}, {"1e4294967296", "1"}, {"-1e4294967295", "-100e-3"},
         {"9999999999999999999999999999999999999G", "9999999999999999999999999999999999999G"},
         {"12345678901234567890123456789012345678", "12345678901234567890123456789012345678"},
@@ -440,7 +441,7 @@ static void test_format_buffer(void **state)
     dc_qty q = P("1536Mi");
     char buf[8];
     memset(buf, 'x', sizeof buf);
-    assert_int_equal(dc_qty_format(&q, buf, 4), 6);
+    assert_int_equal(dc_qty_format(&q, buf, 5), 6);
     assert_string_equal(buf, "1536");
     assert_int_equal(dc_qty_format(&q, buf, 0), 6);
     assert_int_equal(buf[0], '1');
@@ -481,7 +482,8 @@ static void test_cmp(void **state)
         {"-.9223372036854775808", "-1", 1}, {"10.00000000000000000", "1e1", 0},
         {"10.00000000000000000", "-10", 1}, {"-10.00000000000000000", "-10", 0},
         {"10.00000000000000000", "1", 1}, {"10.00000000000000001", "1e1", 1},
-        {"9.99999999999999999", "1e1", -1},
+        {"9.99999999999999999", "1e1", 0}, /* rounded up to 1n: exactly 10 */
+        {"9.999999999", "1e1", -1},
         /* across families and magnitudes */
         {"12E", "9Ei", 1}, {"8Ei", "9Ei", 0}, {"1e40", "1e39", 1}, {"-1e40", "-1e39", -1},
         {"-1e40", "1n", -1}, {"1e40", "-1n", 1}, {"0", "0Mi", 0}, {"-0", "0", 0},
@@ -514,7 +516,7 @@ static void test_cmp_total_order(void **state)
     (void)state;
     static const char *const sorted[] = {
         "-1e1000", "-1e40", "-99999999999999999999999999999999999999", "-1e37", "-1e29",
-        "-99999999999999999999999999999", "-9Ei", "-12345678901234567890", "-1Gi", "-1G",
+        "-99999999999999999999999999999", "-12345678901234567890", "-9Ei", "-1Gi", "-1G",
         "-1.5", "-1", "-1m", "-1n", "0", "1n", "2n", "999999999n", "1", "1.000000001", "1k",
         "1Ki", "1M", "1Mi", "50M", "50Mi", "1G", "1Gi", "1T", "1Ti", "1P", "1Pi", "1E", "1Ei",
         "9223372036854775807", "9223372036854775808", "12E", "1e28", "1e29",
@@ -621,7 +623,6 @@ static void test_add_sub_formats(void **state)
 {
     (void)state;
     /* TestAdd / TestSub: the receiver's format wins unless it is zero */
-    expect_str(&(dc_qty){0}, "0", "zero struct");
     dc_qty r = ADD(P("10"), P("1e1"));
     expect_str(&r, "20", "10+1e1");
     r = ADD(P("10Ki"), P("1"));
@@ -680,10 +681,6 @@ static void test_add_sub_large(void **state)
     r = SUB(P("1e38"), P("99999999999999999999999999999999999999"));
     want = P("1");
     assert_true(dc_qty_eq(&r, &want));
-    r = SUB(P("1e38"), P("99999999999999999999999999999999999999.5e0"));
-    /* the right operand is rounded up at parse to …999.5 (exact), so the difference is 0.5 */
-    want = P("0.5");
-    (void)want;
     /* operands of equal exponent whose sum overflows 128 bits but has few digits */
     r = ADD(P("95000000000000000000000000000000000005e5"), P("95000000000000000000000000000000000005e5"));
     want = P("19000000000000000000000000000000000001e6");
@@ -704,7 +701,10 @@ static void test_add_sub_large(void **state)
     a = P("1e1073741800");
     assert_ptr_equal(dc_qty_add(&a, &a, &r), NULL);
     a = P("9e1073741824");
-    assert_ptr_equal(dc_qty_add(&a, &a, &r), dc_qty_err_range);
+    assert_null(dc_qty_add(&a, &a, &r));
+    assert_int_equal(r.e, 1073741824 - 36);
+    const char *huge = "10000000000000000000000000000000000000000e1073741824";
+    assert_ptr_equal(dc_qty_parse(huge, strlen(huge), &a), dc_qty_err_range);
 }
 
 /* Kubernetes switches to inf.Dec when the int64 path overflows; isInteger follows. */
@@ -900,30 +900,36 @@ static void test_approx_float(void **state)
     q = P("0");
     assert_true(dc_qty_approx_float(&q) == 0.0);
     q = P("-1.5Gi");
-    assert_true(dc_qty_approx_float(&q) == -1610612736.0 * 1e9 * (1.0 / 1e9) ||
-                dc_qty_approx_float(&q) == (double)-1610612736000000000 * (1.0 / 1e9));
+    assert_true(dc_qty_approx_float(&q) == (double)-1610612736000000000 * (1.0 / 1e9));
     q = P("9Ei"); /* capped, scale 0 */
     assert_true(dc_qty_approx_float(&q) == (double)INT64_MAX);
     q = P("9999999999999999999999999999999999999G"); /* inf.Dec, scale 9 */
-    double base = strtod("9999999999999999999999999999999999999000000000000000000", NULL);
+    char digits[64];
+    memset(digits, '9', 37);
+    memset(digits + 37, '0', 18);
+    digits[55] = '\0';
+    double base = strtod(digits, NULL);
     assert_true(dc_qty_approx_float(&q) == base * (1.0 / 1e9));
     /* a zero inf.Dec at scale 19 added to 1: float64(10^19) * Pow10(-19) */
     q = ADD(P("0.0000000000000000000"), P("1"));
     assert_true(dc_qty_approx_float(&q) == 1e19 * (1.0 / 1e19));
-    /* Pow10 below -308 uses the second table */
-    q = ADD(P("0.00000000000000000000000000000000000000000000000000000000000000000000000000000000"
-              "0000000000000000000000000000000000000000000000000000000000000000000000000000000000"
-              "0000000000000000000000000000000000000000000000000000000000000000000000000000000000"
-              "000000000000000000000000000000000000000000000000000000000000000000000000000000"),
-            P("1n"));
-    assert_int_equal(q.kscale, -320);
-    double b320 = strtod("1" "00000000000000000000000000000000000000000000000000000000000000000000"
-                         "00000000000000000000000000000000000000000000000000000000000000000000"
-                         "00000000000000000000000000000000000000000000000000000000000000000000"
-                         "00000000000000000000000000000000000000000000000000000000000000000000"
-                         "0000000000000000000000000000000000000000", NULL);
-    volatile double n320 = 1e-320;
-    assert_true(dc_qty_approx_float(&q) == b320 * (n320 / 1.0));
+    /* a zero inf.Dec at scale 300 plus 1n: float64(10^291) * Pow10(-300) */
+    char zero300[304] = "0.";
+    memset(zero300 + 2, '0', 300);
+    zero300[302] = '\0';
+    dc_qty z300 = P(zero300);
+    assert_int_equal(z300.kscale, -300);
+    assert_true(dc_qty_approx_float(&z300) == 0.0);
+    q = ADD(z300, P("1n"));
+    assert_int_equal(q.kscale, -300);
+    volatile double n288 = 1e-288;
+    assert_true(dc_qty_approx_float(&q) == strtod("1e291", NULL) * (n288 / 1e12));
+    /* the same value at scale 320: float64(10^311) overflows to +Inf */
+    char zero320[324] = "0.";
+    memset(zero320 + 2, '0', 320);
+    zero320[322] = '\0';
+    q = ADD(P(zero320), P("1n"));
+    assert_true(isinf(dc_qty_approx_float(&q)));
 }
 
 static void test_sign(void **state)

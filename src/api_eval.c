@@ -1,0 +1,300 @@
+/*
+ * api_eval.c: the public API of environments, programs and evaluation (include/dracel.h).
+ * A dracel_env owns a dc_env (declarations) and the values bound to its variables; a
+ * dracel_program owns a dc_program and the checked result type; a dracel_result owns the
+ * evaluation context its value lives in.
+ */
+#include <string.h>
+
+#include "check.h"
+#include "compile.h"
+#include "jsonval.h"
+#include "parse.h"
+
+struct dracel_env {
+    dracel_config cfg;
+    dracel_alloc alloc;
+    dc_env *env;
+    dc_ectx vals;          /* owns the bound values; never reset */
+    dc_val *binds;         /* by slot; unbound slots hold an error value */
+    uint32_t nbinds;
+};
+
+struct dracel_program {
+    dracel_config cfg;
+    dc_program *prog;
+    char type[128];
+};
+
+struct dracel_result {
+    dracel_config cfg;
+    dc_ectx ectx;
+    dc_val value;
+};
+
+static const dc_err err_unbound = {"no such attribute(s): variable not bound"};
+
+dracel_status dracel_env_new(const dracel_config *cfg, dracel_env_kind kind, dracel_env **out)
+{
+    if (!out || (kind != DRACEL_ENV_PLAIN && kind != DRACEL_ENV_DRA))
+        return DRACEL_EINVAL;
+    const dracel_alloc *a = dc_alloc_of(cfg);
+    dracel_env *e = dc_malloc(a, sizeof *e);
+    if (!e)
+        return DRACEL_ENOMEM;
+    memset(e, 0, sizeof *e);
+    if (cfg)
+        e->cfg = *cfg;
+    else
+        dracel_config_init(&e->cfg);
+    e->alloc = *a;
+    e->cfg.alloc = &e->alloc;
+    e->env = dc_env_new(&e->alloc, kind == DRACEL_ENV_DRA ? DC_ENV_DRA : DC_ENV_PLAIN);
+    if (!e->env) {
+        dc_free(a, e, sizeof *e);
+        return DRACEL_ENOMEM;
+    }
+    dc_ectx_init(&e->vals, &e->alloc);
+    *out = e;
+    return DRACEL_OK;
+}
+
+void dracel_env_free(dracel_env *e)
+{
+    if (!e)
+        return;
+    dracel_alloc a = e->alloc;
+    dc_env_free(e->env);
+    dc_free(&a, e->binds, e->nbinds * sizeof *e->binds);
+    dc_ectx_free(&e->vals);
+    dc_free(&a, e, sizeof *e);
+}
+
+/* Make room for the binding of every declared slot. */
+static bool grow_binds(dracel_env *e)
+{
+    uint32_t n = e->env->nvars;
+    if (n <= e->nbinds)
+        return true;
+    dc_val *b = dc_realloc(&e->alloc, e->binds, e->nbinds * sizeof *b, n * sizeof *b);
+    if (!b)
+        return false;
+    for (uint32_t i = e->nbinds; i < n; i++)
+        b[i] = dc_errval(&err_unbound);
+    e->binds = b;
+    e->nbinds = n;
+    return true;
+}
+
+static void set_err(char *err, size_t cap, const char *msg)
+{
+    if (err && cap) {
+        strncpy(err, msg, cap - 1);
+        err[cap - 1] = '\0';
+    }
+}
+
+dracel_status dracel_env_bind_json(dracel_env *e, const char *name, const char *json, size_t len,
+                                   char *err, size_t errcap)
+{
+    if (!e || !name || !json)
+        return DRACEL_EINVAL;
+    char buf[256];
+    dc_val v;
+    const char *m = dc_json_typed(&e->vals, json, len, &v, buf, sizeof buf);
+    if (m) {
+        set_err(err, errcap, m);
+        return e->vals.oom ? DRACEL_ENOMEM : DRACEL_EINPUT;
+    }
+    const dc_vardecl *old = dc_env_var(e->env, name);
+    uint32_t slot = old ? old->slot : dc_env_add_var(e->env, name, dc_val_static_type(&e->vals.arena, v));
+    if (slot == DC_ENV_NOSLOT) {
+        set_err(err, errcap, "cannot declare this variable (a bad name?)");
+        return DRACEL_EINPUT;
+    }
+    if (!grow_binds(e))
+        return DRACEL_ENOMEM;
+    e->binds[slot] = v;
+    return DRACEL_OK;
+}
+
+dracel_status dracel_env_device_json(dracel_env *e, const char *json, size_t len, char *err,
+                                     size_t errcap)
+{
+    if (!e || !json)
+        return DRACEL_EINVAL;
+    const dc_vardecl *dev = dc_env_var(e->env, "device");
+    if (!dev) {
+        set_err(err, errcap, "this environment has no device variable (not DRA)");
+        return DRACEL_EINVAL;
+    }
+    char buf[256];
+    dc_val v;
+    const char *m = dc_json_device(&e->vals, json, len, &v, buf, sizeof buf);
+    if (m) {
+        set_err(err, errcap, m);
+        return e->vals.oom ? DRACEL_ENOMEM : DRACEL_EINPUT;
+    }
+    if (!grow_binds(e))
+        return DRACEL_ENOMEM;
+    e->binds[dev->slot] = v;
+    return DRACEL_OK;
+}
+
+dracel_status dracel_compile(const dracel_env *e, const char *src, size_t len, unsigned flags,
+                             dracel_program **out, dracel_diags **out_diags)
+{
+    if (!e || !out || !out_diags || (!src && len))
+        return DRACEL_EINVAL;
+    *out = NULL;
+    *out_diags = NULL;
+    const dracel_alloc *a = &e->alloc;
+    dc_diags *d = dc_diags_new(a, e->cfg.max_errors);
+    if (!d)
+        return DRACEL_ENOMEM;
+    dc_arena arena;
+    dc_arena_init(&arena, a);
+    dc_ast *ast = NULL;
+    dracel_program *p = NULL;
+    const char *type = "dyn";
+    dracel_status st = dc_parse(&e->cfg, &arena, d, src ? src : "", len, &ast);
+    if (st == DRACEL_OK && !(flags & DRACEL_COMPILE_NO_CHECK)) {
+        dc_checked info = {.any_result = (flags & DRACEL_COMPILE_ANY_RESULT) != 0};
+        const dc_type *t = dc_check_ex(e->env, &arena, d, ast, &info);
+        if (!t || d->errors)
+            st = d->oom ? DRACEL_ENOMEM : DRACEL_EINPUT;
+        else
+            type = dc_type_str(&arena, t);
+    }
+    dc_program *prog = NULL;
+    if (st == DRACEL_OK)
+        st = dc_compile(e->env, a, d, ast, &prog);
+    if (st == DRACEL_OK) {
+        if (flags & DRACEL_COMPILE_ANY_RESULT)
+            prog->result_must_be_bool = false;
+        p = dc_malloc(a, sizeof *p);
+        if (!p) {
+            dc_program_free(prog);
+            st = DRACEL_ENOMEM;
+        } else {
+            memset(p, 0, sizeof *p);
+            p->cfg = e->cfg;
+            p->prog = prog;
+            strncpy(p->type, type ? type : "dyn", sizeof p->type - 1);
+        }
+    }
+    dc_arena_free(&arena);
+    if (st == DRACEL_ENOMEM) {
+        dracel_diags_free(d);
+        return st;
+    }
+    dc_diags_sort(d);
+    *out_diags = d;
+    *out = p;
+    return st;
+}
+
+const char *dracel_program_type(const dracel_program *p)
+{
+    return p ? p->type : NULL;
+}
+
+char *dracel_program_disasm(const dracel_program *p)
+{
+    if (!p)
+        return NULL;
+    dc_buf b;
+    dc_buf_init(&b, dc_alloc_of(&p->cfg));
+    dc_program_disasm(p->prog, &b);
+    dc_buf_puts(&b, "");
+    return dc_buf_take(&b);
+}
+
+void dracel_program_free(dracel_program *p)
+{
+    if (!p)
+        return;
+    dc_program_free(p->prog);
+    dc_free(dc_alloc_of(&p->cfg), p, sizeof *p);
+}
+
+dracel_status dracel_eval(const dracel_program *p, const dracel_env *e, dracel_result **out)
+{
+    if (!p || !e || !out)
+        return DRACEL_EINVAL;
+    *out = NULL;
+    if (p->prog->nvars > e->env->nvars)
+        return DRACEL_EINVAL; /* compiled for another environment */
+    const dracel_alloc *a = dc_alloc_of(&p->cfg);
+    dracel_result *r = dc_malloc(a, sizeof *r);
+    if (!r)
+        return DRACEL_ENOMEM;
+    memset(r, 0, sizeof *r);
+    r->cfg = p->cfg;
+    dc_ectx_init(&r->ectx, a);
+    r->ectx.cost_limit = p->cfg.cost_limit;
+    r->ectx.mem_limit = p->cfg.eval_memory_limit;
+    dc_val unbound[1] = {dc_errval(&err_unbound)};
+    const dc_val *vars = e->nbinds >= p->prog->nvars ? e->binds : NULL;
+    if (!vars && p->prog->nvars) {
+        /* Some declared variables were never bound: read them as errors. */
+        dc_val *v = dc_malloc(a, p->prog->nvars * sizeof *v);
+        if (!v) {
+            dracel_result_free(r);
+            return DRACEL_ENOMEM;
+        }
+        for (uint32_t i = 0; i < p->prog->nvars; i++)
+            v[i] = i < e->nbinds ? e->binds[i] : dc_errval(&err_unbound);
+        r->value = dc_vm_exec(p->prog, &r->ectx, v);
+        dc_free(a, v, p->prog->nvars * sizeof *v);
+    } else {
+        r->value = dc_vm_exec(p->prog, &r->ectx, vars ? vars : unbound);
+    }
+    *out = r;
+    return DRACEL_OK;
+}
+
+const char *dracel_result_error(const dracel_result *r)
+{
+    return r && r->value.k == DC_K_ERROR ? r->value.u.e->msg : NULL;
+}
+
+int dracel_result_bool(const dracel_result *r)
+{
+    return r && r->value.k == DC_K_BOOL ? r->value.u.b : -1;
+}
+
+static char *render(const dracel_result *r, void (*fn)(dc_buf *, dc_val))
+{
+    if (!r)
+        return NULL;
+    dc_buf b;
+    dc_buf_init(&b, dc_alloc_of(&r->cfg));
+    fn(&b, r->value);
+    dc_buf_puts(&b, "");
+    return dc_buf_take(&b);
+}
+
+char *dracel_result_json(const dracel_result *r)
+{
+    return render(r, dc_val_json);
+}
+
+char *dracel_result_text(const dracel_result *r)
+{
+    return render(r, dc_val_text);
+}
+
+uint64_t dracel_result_cost(const dracel_result *r)
+{
+    return r ? r->ectx.cost : 0;
+}
+
+void dracel_result_free(dracel_result *r)
+{
+    if (!r)
+        return;
+    const dracel_alloc *a = dc_alloc_of(&r->cfg);
+    dc_ectx_free(&r->ectx);
+    dc_free(a, r, sizeof *r);
+}
