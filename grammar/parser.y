@@ -279,8 +279,11 @@ static dc_ast *unary(dc_parser *p, const char *op, uint32_t count, dracel_span o
     return e;
 }
 
-static dc_ast *call_from_vec(dc_parser *p, dracel_span sp, const char *fn, dc_ast *target,
-                             const dc_nodevec *args, bool leading_dot)
+/* A call (global, or receiver style when target is set) at position `pos` (its '('), with
+ * macro expansion: an expansion keeps the call's position, as cel-go gives every node a macro
+ * generates the position of the macro call. */
+static dc_ast *call_from_vec(dc_parser *p, dracel_span sp, uint32_t pos, const char *fn,
+                             dc_ast *target, const dc_nodevec *args, bool leading_dot)
 {
     uint32_t n = args->n + (target ? 1 : 0);
     dc_ast **v = dc_arena_alloc(p->ast.arena, (n ? n : 1) * sizeof *v);
@@ -293,14 +296,15 @@ static dc_ast *call_from_vec(dc_parser *p, dracel_span sp, const char *fn, dc_as
         v[i++] = target;
     if (args->n)
         memcpy(v + i, args->v, args->n * sizeof *v);
-    for (uint32_t k = 0; k < n; k++)
-        if (!v[k]) /* an argument lost to error recovery: keep the call, skip macros */
-            return dc_ast_call(&p->ast, sp, fn, v, n, target != NULL);
     dc_ast *c = dc_ast_call(&p->ast, sp, fn, v, n, target != NULL);
     if (!c)
         return NULL;
+    c->pos = pos;
     if (leading_dot)
         c->flags |= DC_ASTF_LEADING_DOT;
+    for (uint32_t k = 0; k < n; k++)
+        if (!v[k]) /* an argument lost to error recovery: keep the call, skip macros */
+            return c;
     return dc_macro_expand(&p->ast, c);
 }
 
@@ -440,9 +444,7 @@ member
         }
     | member "'.'" IDENT "'('" opt_args "')'"
         {
-            MK($$, call_from_vec(p, @$, $3.v.s.ptr, $1, &$5, false));
-            if ($$->kind == DC_AST_CALL)
-                AT($$, @4);
+            MK($$, call_from_vec(p, @$, @4.start, $3.v.s.ptr, $1, &$5, false));
         }
     | member "'['" expr "']'"       { MK($$, dc_ast_call2(&p->ast, @$, "_[_]", $1, $3)); AT($$, @2); }
     | member "'['" "'?'" expr "']'" { MK($$, dc_ast_call2(&p->ast, @$, "_[?_]", $1, $4)); AT($$, @2); }
@@ -494,17 +496,14 @@ primary
     | IDENT "'('" opt_args "')'"
         {
             check_reserved(p, $1.v.s.ptr, @1);
-            MK($$, call_from_vec(p, @$, $1.v.s.ptr, NULL, &$3, false));
-            if ($$->kind == DC_AST_CALL)
-                AT($$, @2);
+            MK($$, call_from_vec(p, @$, @2.start, $1.v.s.ptr, NULL, &$3, false));
         }
     | "'.'" IDENT "'('" opt_args "')'"
         {
             check_reserved(p, $2.v.s.ptr, @1);
             const char *name;
             MK(name, dc_arena_printf(p->ast.arena, ".%s", $2.v.s.ptr));
-            MK($$, call_from_vec(p, @$, name, NULL, &$4, true));
-            AT($$, @3);
+            MK($$, call_from_vec(p, @$, @3.start, name, NULL, &$4, true));
         }
     | "'('" expr "')'"              { $$ = $2; if ($$) $$->flags |= DC_ASTF_PAREN; }
     | "'('" error "')'"             { $$ = NULL; }

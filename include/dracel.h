@@ -208,6 +208,12 @@ DRACEL_API void dracel_program_free(dracel_program *p);
  */
 DRACEL_API dracel_status dracel_eval(const dracel_program *p, const dracel_env *env,
                                      dracel_result **out);
+/** A result to reuse with dracel_eval_into: its memory is kept between evaluations, so that a
+ *  loop of evaluations allocates nothing after the first (one per thread). */
+DRACEL_API dracel_status dracel_result_new(const dracel_config *cfg, dracel_result **out);
+/** Evaluate into @p r, replacing its previous value. */
+DRACEL_API dracel_status dracel_eval_into(const dracel_program *p, const dracel_env *env,
+                                          dracel_result *r);
 /** The error message of an error result, or NULL for a value. */
 DRACEL_API const char *dracel_result_error(const dracel_result *r);
 /** 1 or 0 for a bool result, -1 otherwise. */

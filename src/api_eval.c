@@ -218,37 +218,60 @@ void dracel_program_free(dracel_program *p)
     dc_free(dc_alloc_of(&p->cfg), p, sizeof *p);
 }
 
+dracel_status dracel_result_new(const dracel_config *cfg, dracel_result **out)
+{
+    if (!out)
+        return DRACEL_EINVAL;
+    const dracel_alloc *a = dc_alloc_of(cfg);
+    dracel_result *r = dc_malloc(a, sizeof *r);
+    if (!r)
+        return DRACEL_ENOMEM;
+    memset(r, 0, sizeof *r);
+    if (cfg)
+        r->cfg = *cfg;
+    else
+        dracel_config_init(&r->cfg);
+    dc_ectx_init(&r->ectx, a);
+    r->value = dc_null();
+    *out = r;
+    return DRACEL_OK;
+}
+
+dracel_status dracel_eval_into(const dracel_program *p, const dracel_env *e, dracel_result *r)
+{
+    if (!p || !e || !r)
+        return DRACEL_EINVAL;
+    if (p->prog->nvars > e->env->nvars)
+        return DRACEL_EINVAL; /* compiled for another environment */
+    r->ectx.cost_limit = p->cfg.cost_limit;
+    r->ectx.mem_limit = p->cfg.eval_memory_limit;
+    if (e->nbinds >= p->prog->nvars) {
+        r->value = dc_vm_exec(p->prog, &r->ectx, e->binds);
+        return DRACEL_OK;
+    }
+    /* Some declared variables were never bound: they read as errors. */
+    const dracel_alloc *a = dc_alloc_of(&r->cfg);
+    dc_val *v = dc_malloc(a, p->prog->nvars * sizeof *v);
+    if (!v)
+        return DRACEL_ENOMEM;
+    for (uint32_t i = 0; i < p->prog->nvars; i++)
+        v[i] = i < e->nbinds ? e->binds[i] : dc_errval(&err_unbound);
+    r->value = dc_vm_exec(p->prog, &r->ectx, v);
+    dc_free(a, v, p->prog->nvars * sizeof *v);
+    return DRACEL_OK;
+}
+
 dracel_status dracel_eval(const dracel_program *p, const dracel_env *e, dracel_result **out)
 {
     if (!p || !e || !out)
         return DRACEL_EINVAL;
     *out = NULL;
-    if (p->prog->nvars > e->env->nvars)
-        return DRACEL_EINVAL; /* compiled for another environment */
-    const dracel_alloc *a = dc_alloc_of(&p->cfg);
-    dracel_result *r = dc_malloc(a, sizeof *r);
-    if (!r)
-        return DRACEL_ENOMEM;
-    memset(r, 0, sizeof *r);
-    r->cfg = p->cfg;
-    dc_ectx_init(&r->ectx, a);
-    r->ectx.cost_limit = p->cfg.cost_limit;
-    r->ectx.mem_limit = p->cfg.eval_memory_limit;
-    dc_val unbound[1] = {dc_errval(&err_unbound)};
-    const dc_val *vars = e->nbinds >= p->prog->nvars ? e->binds : NULL;
-    if (!vars && p->prog->nvars) {
-        /* Some declared variables were never bound: read them as errors. */
-        dc_val *v = dc_malloc(a, p->prog->nvars * sizeof *v);
-        if (!v) {
-            dracel_result_free(r);
-            return DRACEL_ENOMEM;
-        }
-        for (uint32_t i = 0; i < p->prog->nvars; i++)
-            v[i] = i < e->nbinds ? e->binds[i] : dc_errval(&err_unbound);
-        r->value = dc_vm_exec(p->prog, &r->ectx, v);
-        dc_free(a, v, p->prog->nvars * sizeof *v);
-    } else {
-        r->value = dc_vm_exec(p->prog, &r->ectx, vars ? vars : unbound);
+    dracel_result *r;
+    DC_TRY(dracel_result_new(&p->cfg, &r));
+    dracel_status st = dracel_eval_into(p, e, r);
+    if (st != DRACEL_OK) {
+        dracel_result_free(r);
+        return st;
     }
     *out = r;
     return DRACEL_OK;

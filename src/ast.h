@@ -103,7 +103,8 @@ struct dc_ast {
     uint32_t id;
     dracel_span span;  /* the whole expression */
     uint32_t pos;      /* where diagnostics point, as cel-go locates the node: the operator of
-                          a call ('+', '(' of a call, '[', '.'), else the start of the span */
+                          a call ('+', '(' of a call, '[', '.'), the '(' of the macro call for
+                          a macro expansion, else the start of the span */
     union {
         dc_const c;
         struct {

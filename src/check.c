@@ -637,64 +637,6 @@ const char *dc_check_qualified_fn(const dc_env *env, const dc_ast *call)
     return f ? f->name : NULL;
 }
 
-/* ---- Diagnostic positions of macro expansions. cel-go gives every node a macro generates the
- * position of the macro call: the '(' after the function name. Our comprehension and has()
- * nodes start at the receiver (or at `has`), so the '(' is found in the source. */
-
-static bool ident_char(char ch)
-{
-    return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-           (ch >= '0' && ch <= '9');
-}
-
-static size_t skip_blank(const dc_diags *d, size_t i, bool parens)
-{
-    const char *s = d->src;
-    while (i < d->src_len) {
-        char ch = s[i];
-        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' ||
-            (parens && ch == ')')) {
-            i++;
-        } else if (ch == '/' && i + 1 < d->src_len && s[i + 1] == '/') {
-            while (i < d->src_len && s[i] != '\n')
-                i++;
-        } else {
-            break;
-        }
-    }
-    return i;
-}
-
-/* The '(' of `<target>.name(` after the receiver's end, or @p fallback. */
-static uint32_t member_lparen(const ck *c, const dc_ast *target, uint32_t fallback)
-{
-    const dc_diags *d = c->d;
-    if (!target || target->span.end > d->src_len)
-        return fallback;
-    size_t i = skip_blank(d, target->span.end, true);
-    if (i >= d->src_len || d->src[i] != '.')
-        return fallback;
-    i = skip_blank(d, i + 1, false);
-    size_t start = i;
-    while (i < d->src_len && ident_char(d->src[i]))
-        i++;
-    if (i == start)
-        return fallback;
-    i = skip_blank(d, i, false);
-    return i < d->src_len && d->src[i] == '(' ? (uint32_t)i : fallback;
-}
-
-/* The '(' of `has(` for a presence test starting at @p e's span. */
-static uint32_t has_lparen(const ck *c, const dc_ast *e)
-{
-    const dc_diags *d = c->d;
-    size_t i = e->span.start;
-    if (i + 3 > d->src_len || memcmp(d->src + i, "has", 3) != 0)
-        return e->pos;
-    i = skip_blank(d, i + 3, false);
-    return i < d->src_len && d->src[i] == '(' ? (uint32_t)i : e->pos;
-}
-
 /* ---- The walk. */
 
 static const dc_type *check(ck *c, const dc_ast *e);
@@ -800,7 +742,7 @@ static const dc_type *check_select(ck *c, const dc_ast *e)
         if (v)
             return v->type;
     }
-    uint32_t pos = test ? has_lparen(c, e) : e->pos;
+    uint32_t pos = e->pos;
     const dc_type *ot = check(c, e->u.sel.operand);
     const dc_type *r = select_field(c, pos, ot, e->u.sel.field, false);
     return test ? &dc_ty_bool : r;
@@ -1183,7 +1125,7 @@ static const dc_type *check_comprehension(ck *c, const dc_ast *e)
     push_local(c, e->u.comp.var1, v1);
     if (two)
         push_local(c, e->u.comp.var2, v2);
-    uint32_t mpos = member_lparen(c, range, e->pos);
+    uint32_t mpos = e->pos;
     const dc_type *r = &dc_ty_error;
     const dc_type *t, *ft;
     switch (m) {

@@ -41,6 +41,7 @@ typedef struct cg {
     uint32_t nscope, capscope;
     uint32_t nlocals, niters;
     bool oom;
+    bool no_fold;
 } cg;
 
 /* Grow an arena array by doubling (the old copy stays in the arena: programs are small). */
@@ -713,10 +714,87 @@ static void compile_comprehension(cg *g, const dc_ast *e)
     patch(g, jinit);
 }
 
+/* ---- Constant folding. A subtree whose code reads nothing from outside (no variable, no
+ * device column, no local of an enclosing comprehension) is evaluated once, here, and replaced
+ * by one CONST of its value (an error value too: evaluation is deterministic). Folding is
+ * bounded: segments up to FOLD_MAX_CODE words, FOLD_MAX_COST units and FOLD_MAX_MEM bytes;
+ * anything larger stays code and is evaluated (and costed) at run time. */
+#define FOLD_MAX_CODE 4096u
+#define FOLD_MAX_COST 100000u
+#define FOLD_MAX_MEM (16u << 20)
+
+static bool segment_pure(const cg *g, uint32_t start, uint32_t locals0, uint32_t iters0)
+{
+    for (uint32_t pc = start; pc < g->ncode;) {
+        uint32_t w = g->code[pc];
+        dc_op op = DC_INSN_OP(w);
+        const dc_opinfo *in = &dc_op_info[op];
+        uint32_t a = DC_INSN_A(w);
+        if (op == DC_OP_LOADVAR || op == DC_OP_LOADATTR || op == DC_OP_LOADCAP)
+            return false;
+        if (in->fmt == DC_FMT_S && a < locals0)
+            return false;
+        if (in->fmt == DC_FMT_IJ && a < iters0)
+            return false;
+        pc += dc_fmt_words(in->fmt);
+    }
+    return true;
+}
+
+static void maybe_fold(cg *g, uint32_t start, uint32_t locals0, uint32_t iters0)
+{
+    uint32_t n = g->ncode - start;
+    if (g->oom || n == 0 || n > FOLD_MAX_CODE)
+        return;
+    if (n == 1 && DC_INSN_OP(g->code[start]) == DC_OP_CONST)
+        return;
+    if (!segment_pure(g, start, locals0, iters0))
+        return;
+    dc_program tmp;
+    memset(&tmp, 0, sizeof tmp);
+    uint32_t *code = dc_arena_alloc(g->a, (n + 1) * sizeof *code);
+    if (!code) {
+        g->oom = true;
+        return;
+    }
+    memcpy(code, g->code + start, n * sizeof *code);
+    code[n] = DC_INSN(DC_OP_RETURN, 0);
+    tmp.code = code;
+    tmp.ncode = n + 1;
+    tmp.consts = g->consts;
+    tmp.nconsts = g->nconsts;
+    tmp.fns = g->fns;
+    tmp.nfns = g->nfns;
+    tmp.cols = g->cols;
+    tmp.ncols = g->ncols;
+    tmp.nlocals = g->nlocals;
+    tmp.niters = g->niters;
+    tmp.device_slot = UINT32_MAX;
+    if (dc_program_verify(&tmp))
+        return;
+    dc_ectx c;
+    dc_ectx_init(&c, g->a->alloc);
+    c.cost_limit = FOLD_MAX_COST;
+    c.mem_limit = FOLD_MAX_MEM;
+    dc_val v = dc_vm_exec(&tmp, &c, NULL);
+    dc_val copy;
+    bool ok = !c.cost_exceeded && !c.oom;
+    if (ok && !dc_val_copy(g->a, v, &copy, 0)) {
+        ok = false;
+        g->oom = true;
+    }
+    dc_ectx_free(&c);
+    if (!ok)
+        return;
+    g->ncode = start;
+    emit(g, DC_OP_CONST, add_const(g, copy));
+}
+
 static void compile(cg *g, const dc_ast *e)
 {
     if (g->oom || !e)
         return;
+    uint32_t start = g->ncode, locals0 = g->nlocals, iters0 = g->niters;
     switch (e->kind) {
     case DC_AST_CONST: compile_const(g, e); break;
     case DC_AST_IDENT: compile_ident(g, e); break;
@@ -730,6 +808,8 @@ static void compile(cg *g, const dc_ast *e)
         break;
     case DC_AST_COMPREHENSION: compile_comprehension(g, e); break;
     }
+    if (!g->no_fold)
+        maybe_fold(g, start, locals0, iters0);
 }
 
 void dc_program_free(dc_program *p)

@@ -84,15 +84,74 @@ static dc_val opt_or(dc_ectx *c, const dc_val *a, uint32_t n)
 
 /* ---- Regular expressions (RE2 syntax, linear time). */
 
-static dc_val compile_re(dc_ectx *c, dc_val pat, dc_re **out)
+/* Compiled patterns are cached per evaluation context (so per thread), keyed by the pattern's
+ * text: constant patterns are compiled once for all the evaluations a context runs, and a
+ * pattern read from data is compiled once per distinct text. The cache is small and replaced
+ * round-robin; dc_ectx_free releases it. */
+#define RE_CACHE 16
+
+typedef struct re_entry {
+    char *pat;       /* a copy of the pattern text (the key) */
+    size_t len;
+    dc_re *re;
+} re_entry;
+
+typedef struct re_cache {
+    re_entry e[RE_CACHE];
+    uint32_t next;
+} re_cache;
+
+static void re_cache_free(void *state, const dracel_alloc *a)
 {
-    char err[256];
+    re_cache *rc = state;
+    for (int i = 0; i < RE_CACHE; i++) {
+        dc_re_free(rc->e[i].re);
+        dc_free(a, rc->e[i].pat, rc->e[i].len + 1);
+    }
+    dc_free(a, rc, sizeof *rc);
+}
+
+static dc_val compile_re(dc_ectx *c, dc_val pat, const dc_re **out)
+{
     /* Each string traversal costs 0.1 per byte in cel-go; a regex costs its length * 0.25. */
     if (!dc_cost(c, (pat.u.s->len + 3) / 4))
         return dc_err_overflow(c);
-    *out = dc_re_compile(pat.u.s->data, pat.u.s->len, err, sizeof err);
-    if (!*out)
+    const dracel_alloc *a = c->arena.alloc;
+    re_cache *rc = c->lib_state;
+    if (!rc && !c->lib_state_free) {
+        rc = dc_malloc(a, sizeof *rc);
+        if (!rc)
+            return dc_oom(c);
+        memset(rc, 0, sizeof *rc);
+        c->lib_state = rc;
+        c->lib_state_free = re_cache_free;
+    }
+    const char *p = pat.u.s->data;
+    size_t n = pat.u.s->len;
+    for (int i = 0; rc && i < RE_CACHE; i++)
+        if (rc->e[i].re && rc->e[i].len == n && memcmp(rc->e[i].pat, p, n) == 0) {
+            *out = rc->e[i].re;
+            return dc_null();
+        }
+    char err[256];
+    dc_re *re = dc_re_compile(p, n, err, sizeof err);
+    if (!re)
         return dc_error(c, "%s", err);
+    re_entry *slot = &rc->e[rc->next];
+    char *copy = dc_malloc(a, n + 1);
+    if (!copy) {
+        dc_re_free(re);
+        return dc_oom(c);
+    }
+    memcpy(copy, p, n);
+    copy[n] = '\0';
+    dc_re_free(slot->re);
+    dc_free(a, slot->pat, slot->len + 1);
+    slot->re = re;
+    slot->pat = copy;
+    slot->len = n;
+    rc->next = (rc->next + 1) % RE_CACHE;
+    *out = re;
     return dc_null();
 }
 
@@ -101,13 +160,12 @@ static dc_val re_matches(dc_ectx *c, const dc_val *a, uint32_t n)
     (void)n;
     if (a[0].k != DC_K_STRING || a[1].k != DC_K_STRING)
         return dc_err_no_overload(c);
-    dc_re *re;
+    const dc_re *re;
     dc_val e = compile_re(c, a[1], &re);
     if (e.k == DC_K_ERROR)
         return e;
     dc_cost(c, (a[0].u.s->len + 9) / 10);
     int r = dc_re_match(re, a[0].u.s->data, a[0].u.s->len);
-    dc_re_free(re);
     return r < 0 ? dc_error(c, "regular expression match failed") : dc_bool(r == 1);
 }
 
@@ -116,13 +174,12 @@ static dc_val re_find(dc_ectx *c, const dc_val *a, uint32_t n)
     (void)n;
     if (a[0].k != DC_K_STRING || a[1].k != DC_K_STRING)
         return dc_err_no_overload(c);
-    dc_re *re;
+    const dc_re *re;
     dc_val e = compile_re(c, a[1], &re);
     if (e.k == DC_K_ERROR)
         return e;
     size_t s, t;
     int r = dc_re_find(re, a[0].u.s->data, a[0].u.s->len, &s, &t);
-    dc_re_free(re);
     if (r < 0)
         return dc_error(c, "regular expression match failed");
     dc_str *out = r ? dc_str_new(c, a[0].u.s->data + s, t - s) : dc_str_new(c, "", 0);
@@ -134,7 +191,7 @@ static dc_val re_find_all(dc_ectx *c, const dc_val *a, uint32_t n)
     if (a[0].k != DC_K_STRING || a[1].k != DC_K_STRING || (n == 3 && a[2].k != DC_K_INT))
         return dc_err_no_overload(c);
     int64_t limit = n == 3 ? a[2].u.i : -1;
-    dc_re *re;
+    const dc_re *re;
     dc_val e = compile_re(c, a[1], &re);
     if (e.k == DC_K_ERROR)
         return e;
@@ -148,21 +205,16 @@ static dc_val re_find_all(dc_ectx *c, const dc_val *a, uint32_t n)
     while ((limit < 0 || count < limit) && (r = dc_re_find_next(re, s->data, s->len, &it, &ms, &me)) == 1)
         count++;
     dc_list *l = dc_list_new(c, count);
-    if (!l) {
-        dc_re_free(re);
+    if (!l)
         return dc_oom(c);
-    }
     dc_re_iter_init(&it);
     for (uint32_t i = 0; i < count; i++) {
         dc_re_find_next(re, s->data, s->len, &it, &ms, &me);
         dc_str *m = dc_str_new(c, s->data + ms, me - ms);
-        if (!m) {
-            dc_re_free(re);
+        if (!m)
             return dc_oom(c);
-        }
         l->v[i] = dc_strval(m);
     }
-    dc_re_free(re);
     return dc_listval(l);
 }
 

@@ -39,7 +39,10 @@ static dc_ast *expand_has(dc_ast_ctx *c, dc_ast *call)
         dc_error(c->diags, dc_span(arg->pos, arg->pos), "invalid argument to has() macro");
         return call;
     }
-    return dc_ast_select(c, call->span, arg->u.sel.operand, arg->u.sel.field, true);
+    dc_ast *e = dc_ast_select(c, call->span, arg->u.sel.operand, arg->u.sel.field, true);
+    if (e)
+        e->pos = call->pos;
+    return e;
 }
 
 static bool is(const char *fn, const char *name)
@@ -102,7 +105,17 @@ static dc_ast *expand_bind(dc_ast_ctx *c, dc_ast *call)
     return dc_ast_comprehension(c, call->span, DC_MACRO_BIND, v, NULL, a[2], a[3], NULL);
 }
 
+static dc_ast *expand(dc_ast_ctx *c, dc_ast *call);
+
 dc_ast *dc_macro_expand(dc_ast_ctx *c, dc_ast *call)
+{
+    dc_ast *e = expand(c, call);
+    if (e && e != call)
+        e->pos = call->pos; /* the '(' of the macro call, where cel-go locates expansions */
+    return e;
+}
+
+static dc_ast *expand(dc_ast_ctx *c, dc_ast *call)
 {
     for (uint32_t i = 0; i < call->u.call.nargs; i++)
         if (!call->u.call.args[i])

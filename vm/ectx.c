@@ -17,6 +17,8 @@ void dc_ectx_init(dc_ectx *c, const dracel_alloc *a)
 void dc_ectx_free(dc_ectx *c)
 {
     const dracel_alloc *a = c->arena.alloc;
+    if (c->lib_state_free)
+        c->lib_state_free(c->lib_state, a);
     dc_free(a, c->stack, c->stack_cap * sizeof *c->stack);
     dc_free(a, c->locals, c->locals_cap * sizeof *c->locals);
     dc_free(a, c->accums, c->locals_cap * sizeof *c->accums);

@@ -7,6 +7,7 @@
  * be ordered). Map keys unify numerically (1, 1u and 1.0 address the same entry).
  */
 #include "vm.h"
+#include "arena.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -355,4 +356,102 @@ dc_val dc_map_build(dc_ectx *c, const dc_val *keys, const dc_val *vals, uint32_t
     m->index_cap = cap;
     m->index = index;
     return dc_mapval(m);
+}
+
+/* ---- Deep copy into an arena (for constants the compiler folds). */
+
+static dc_str *copy_str(dc_arena *a, const dc_str *s)
+{
+    dc_str *d = dc_arena_alloc(a, sizeof *d + s->len + 1);
+    if (!d)
+        return NULL;
+    d->len = s->len;
+    memcpy(d->data, s->data, s->len + 1);
+    return d;
+}
+
+bool dc_val_copy(dc_arena *a, dc_val v, dc_val *out, int depth)
+{
+    if (depth > 1000)
+        return false;
+    *out = v;
+    switch (v.k) {
+    case DC_K_STRING:
+    case DC_K_BYTES:
+        return (out->u.s = copy_str(a, v.u.s)) != NULL;
+    case DC_K_LIST: {
+        dc_list *l = dc_arena_alloc(a, sizeof *l + v.u.l->n * sizeof(dc_val));
+        if (!l)
+            return false;
+        l->n = v.u.l->n;
+        for (uint32_t i = 0; i < l->n; i++)
+            if (!dc_val_copy(a, v.u.l->v[i], &l->v[i], depth + 1))
+                return false;
+        out->u.l = l;
+        return true;
+    }
+    case DC_K_MAP: {
+        const dc_map *m = v.u.m;
+        dc_map *d = dc_arena_alloc(a, sizeof *d);
+        dc_val *k = dc_arena_alloc(a, (m->n ? m->n : 1) * sizeof *k);
+        dc_val *vv = dc_arena_alloc(a, (m->n ? m->n : 1) * sizeof *vv);
+        uint32_t *idx = m->index_cap ? dc_arena_alloc(a, m->index_cap * sizeof *idx) : NULL;
+        if (!d || !k || !vv || (m->index_cap && !idx))
+            return false;
+        *d = *m;
+        for (uint32_t i = 0; i < m->n; i++)
+            if (!dc_val_copy(a, m->keys[i], &k[i], depth + 1) ||
+                !dc_val_copy(a, m->vals[i], &vv[i], depth + 1))
+                return false;
+        if (idx)
+            memcpy(idx, m->index, m->index_cap * sizeof *idx);
+        d->keys = k;
+        d->vals = vv;
+        d->index = idx;
+        out->u.m = d;
+        return true;
+    }
+    case DC_K_OPTIONAL: {
+        if (!v.u.opt)
+            return true;
+        dc_val *p = dc_arena_alloc(a, sizeof *p);
+        if (!p || !dc_val_copy(a, *v.u.opt, p, depth + 1))
+            return false;
+        out->u.opt = p;
+        return true;
+    }
+    case DC_K_QUANTITY: {
+        dc_qtyobj *o = dc_arena_alloc(a, sizeof *o);
+        if (!o || !(o->text = copy_str(a, v.u.q->text)))
+            return false;
+        o->q = v.u.q->q;
+        out->u.q = o;
+        return true;
+    }
+    case DC_K_SEMVER: {
+        dc_semverobj *o = dc_arena_alloc(a, sizeof *o);
+        if (!o || !(o->text = copy_str(a, v.u.sv->text)))
+            return false;
+        o->v = v.u.sv->v;
+        /* pre and build point into the text: rebase them onto the copy. */
+        const char *old = v.u.sv->text->data;
+        if (o->v.pre)
+            o->v.pre = o->text->data + (o->v.pre - old);
+        if (o->v.build)
+            o->v.build = o->text->data + (o->v.build - old);
+        out->u.sv = o;
+        return true;
+    }
+    case DC_K_ERROR: {
+        dc_err *e = dc_arena_alloc(a, sizeof *e);
+        char *msg = e ? dc_arena_strndup(a, v.u.e->msg, strlen(v.u.e->msg)) : NULL;
+        if (!msg)
+            return false;
+        e->msg = msg;
+        out->u.e = e;
+        return true;
+    }
+    default:
+        return true;
+    }
 }

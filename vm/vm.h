@@ -121,6 +121,10 @@ struct dc_ectx {
     dc_accum *accums;
     dc_iter *iters;
     uint32_t locals_cap, iters_cap;
+    /* State the function libraries keep across evaluations in this context (the compiled
+     * regular expressions of src/lib_core.c), released by dc_ectx_free. */
+    void *lib_state;
+    void (*lib_state_free)(void *state, const dracel_alloc *a);
 };
 
 void dc_ectx_init(dc_ectx *c, const dracel_alloc *a);
