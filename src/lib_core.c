@@ -467,7 +467,7 @@ const dc_builtin dc_lib_core[] = {
     {"asInteger", true, 1, 0, qty_as_integer},
     {"isInteger", true, 1, 0, qty_is_integer},
     {"asApproximateFloat", true, 1, 0, qty_approx},
-    {"sign", true, 1, 0, qty_sign},
+    {"sign", false, 1, 0, qty_sign}, /* Kubernetes declares sign(q) global (cel.Overload) */
     {"semver", false, 1, 0, sv_parse},
     {"semver", false, 2, 0, sv_parse},
     {"isSemver", false, 1, 0, sv_is},
