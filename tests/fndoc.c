@@ -27,7 +27,7 @@ int main(void)
     dc_arena_init(&a, &dc_default_alloc);
     int missing = 0;
     puts("| function | overload id | signature |");
-    puts("| --- | --- | --- |");
+    puts("| :-- | :-- | :-- |"); /* distinct from the other tables of the page */
     for (uint32_t i = 0; i < env->nfuns; i++) {
         const dc_fundecl *f = &env->funs[i];
         for (uint32_t k = 0; k < f->n; k++) {
