@@ -16,6 +16,7 @@
 #include "compile.h"
 
 #include "check.h"
+#include "registry.h"
 
 #include <string.h>
 
@@ -313,6 +314,17 @@ static void compile_const(cg *g, const dc_ast *e)
     emit(g, DC_OP_CONST, add_const(g, v));
 }
 
+/* Identifiers that denote type values (`int`, `list`, `optional_type`...), as in cel-go. */
+static const struct {
+    const char *name;
+    dc_typename t;
+} type_names[] = {
+    {"bool", DC_T_BOOL},     {"bytes", DC_T_BYTES},         {"double", DC_T_DOUBLE},
+    {"int", DC_T_INT},       {"uint", DC_T_UINT},           {"string", DC_T_STRING},
+    {"null_type", DC_T_NULL}, {"type", DC_T_TYPE},          {"list", DC_T_LIST},
+    {"map", DC_T_MAP},       {"optional_type", DC_T_OPTIONAL},
+};
+
 static void compile_ident(cg *g, const dc_ast *e)
 {
     const char *name = e->u.ident.name;
@@ -326,6 +338,11 @@ static void compile_ident(cg *g, const dc_ast *e)
         emit(g, DC_OP_LOADVAR, v->slot);
         return;
     }
+    for (size_t i = 0; i < DC_COUNTOF(type_names); i++)
+        if (strcmp(type_names[i].name, name[0] == '.' ? name + 1 : name) == 0) {
+            emit(g, DC_OP_CONST, add_const(g, dc_typeval(type_names[i].t)));
+            return;
+        }
     /* Unchecked programs: cel-go reports an unbound name when it is evaluated. */
     emit(g, DC_OP_CONST, error_const(g, "no such attribute(s): ", name));
 }
@@ -514,8 +531,12 @@ static void compile_call(cg *g, const dc_ast *e)
         b = dc_builtin_find(name, member, n);
     }
     if (!b) {
-        dc_error(g->d, dc_span(e->pos, e->pos), "undeclared reference to '%s' (in container '')",
-                 fn);
+        /* Only an unchecked program gets here (the checker reports unknown functions): as in
+         * cel-go, the call is an error when it is evaluated, after its arguments (an error
+         * argument wins), and `||`/`&&` can still absorb it. */
+        for (uint32_t k = first; k < n; k++)
+            compile(g, e->u.call.args[k]);
+        emit2(g, DC_OP_CALL, add_fn(g, &dc_builtin_no_overload), n - first);
         return;
     }
     for (uint32_t k = first; k < n; k++)

@@ -444,6 +444,15 @@ static dc_val any_less(dc_ectx *c, const dc_val *a, uint32_t n)
     return a[0].k == DC_K_SEMVER ? sv_less(c, a, n) : qty_less(c, a, n);
 }
 
+static dc_val no_overload(dc_ectx *c, const dc_val *a, uint32_t n)
+{
+    (void)a;
+    (void)n;
+    return dc_err_no_overload(c);
+}
+
+const dc_builtin dc_builtin_no_overload = {"@no_such_overload", false, DC_ARGC_ANY, 0, no_overload};
+
 const dc_builtin dc_lib_core[] = {
     {"optional.of", false, 1, 0, opt_of},
     {"optional.ofNonZeroValue", false, 1, 0, opt_of_non_zero},

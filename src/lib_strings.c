@@ -255,6 +255,10 @@ static dc_val fn_last_index_of2(dc_ectx *c, const dc_val *a, uint32_t n)
     int64_t cnt = (int64_t)cp_count(a[0].u.s);
     if (a[1].u.s->len == 0)
         return dc_int(cnt);
+    /* A needle longer than the string is not there (cel-go since 2025: ''.lastIndexOf('@@')
+     * is -1, not an out-of-range error). */
+    if ((int64_t)cp_count(a[1].u.s) > cnt)
+        return dc_int(-1);
     return str_last_index_of(c, a[0].u.s, a[1].u.s, cnt - 1);
 }
 

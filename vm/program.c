@@ -95,7 +95,8 @@ const char *dc_program_verify(dc_program *p)
         case DC_FMT_COL: if (a >= p->ncols) err = "column out of range"; break;
         case DC_FMT_FN:
             if (a >= p->nfns) err = "function index out of range";
-            else if (p->code[pc + 1] != p->fns[a]->argc) err = "argument count differs from the function's";
+            else if (p->fns[a]->argc != 255 && p->code[pc + 1] != p->fns[a]->argc)
+                err = "argument count differs from the function's";
             break;
         case DC_FMT_IJ: if (a >= p->niters) err = "iterator slot out of range"; break;
         default: break;

@@ -43,36 +43,17 @@ static int cmp_d_d(double a, double b)
     return a < b ? -1 : a > b;
 }
 
-/* double vs int64, exactly (no rounding of the int into a double first). */
+/* double vs int64 / uint64: cel-go converts the integer to a double and compares doubles, so
+ * `9223372036854775807 == 9223372036854775807.0` is true and `dyn(9223372036854775807) <
+ * 9223372036854775808.0` is false (reference/cel-edges.md). */
 static int cmp_d_i(double a, int64_t b)
 {
-    if (isnan(a))
-        return 2;
-    if (a < -9223372036854775808.0)
-        return -1;
-    if (a >= 9223372036854775808.0)
-        return 1;
-    /* a is in [-2^63, 2^63): compare the integer part exactly, then the fraction. */
-    double t = trunc(a);
-    int64_t ti = (int64_t)t;
-    if (ti != b)
-        return ti < b ? -1 : 1;
-    return a > t ? 1 : a < t ? -1 : 0;
+    return cmp_d_d(a, (double)b);
 }
 
 static int cmp_d_u(double a, uint64_t b)
 {
-    if (isnan(a))
-        return 2;
-    if (a < 0)
-        return -1;
-    if (a >= 18446744073709551616.0)
-        return 1;
-    double t = trunc(a);
-    uint64_t tu = (uint64_t)t;
-    if (tu != b)
-        return tu < b ? -1 : 1;
-    return a > t ? 1 : 0;
+    return cmp_d_d(a, (double)b);
 }
 
 static bool is_num(dc_kind k)

@@ -185,6 +185,9 @@ static void key_text(char *buf, size_t cap, dc_val k)
     }
 }
 
+static dc_val opt_select(dc_ectx *c, dc_val x, const dc_str *f);
+static dc_val opt_index(dc_ectx *c, dc_val x, dc_val k);
+
 static dc_val no_such_key(dc_ectx *c, dc_val k)
 {
     char buf[96];
@@ -243,6 +246,8 @@ static dc_val index_val(dc_ectx *c, dc_val x, dc_val k)
         return x;
     if (k.k == DC_K_ERROR)
         return k;
+    if (x.k == DC_K_OPTIONAL)
+        return opt_index(c, x, k);
     if (x.k == DC_K_LIST) {
         uint32_t pos;
         dc_val err;
@@ -261,6 +266,10 @@ static dc_val select_val(dc_ectx *c, dc_val x, const dc_str *f)
 {
     if (x.k == DC_K_ERROR)
         return x;
+    /* Selection on an optional value keeps the optional (cel-go): none stays none, a missing
+     * field gives none. */
+    if (x.k == DC_K_OPTIONAL)
+        return opt_select(c, x, f);
     if (x.k == DC_K_MAP) {
         bool found;
         return map_lookup(c, x.u.m, dc_strval(f), &found);
@@ -272,6 +281,11 @@ static dc_val has_val(dc_ectx *c, dc_val x, const dc_str *f)
 {
     if (x.k == DC_K_ERROR)
         return x;
+    if (x.k == DC_K_OPTIONAL) {
+        if (!x.u.opt)
+            return dc_bool(false);
+        x = *x.u.opt;
+    }
     if (x.k == DC_K_MAP)
         return dc_bool(dc_map_get(x.u.m, dc_strval(f)) != NULL);
     return dc_error(c, "type '%s' does not support field selection", kind_name(x));

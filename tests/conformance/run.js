@@ -275,6 +275,7 @@ function encodeCase(test, c) {
 // Run the cases through the runner; a crash or a hang costs one case (the runner flushes a line
 // per case, so the first case without an answer is the culprit) and the rest are run again.
 const HANG_MS = 20000;
+const runnerProblems = [];
 function runBatch(items) {
   return new Promise((resolve) => {
     const out = [];
@@ -302,7 +303,12 @@ function runBatch(items) {
       const answers = out.map((l) => {
         try { return JSON.parse(l); } catch { return { broken: l }; }
       });
-      if (answers.length >= items.length && code === 0) return resolve(answers.slice(0, items.length));
+      if (answers.length >= items.length) {
+        if (code !== 0 || signal)
+          runnerProblems.push(`runner ${signal ? `killed by ${signal}` : `exited with status ${code}`} ` +
+            'after answering every case (a sanitizer report on stderr?)');
+        return resolve(answers.slice(0, items.length));
+      }
       const why = hung ? `no answer within ${HANG_MS / 1000} s (hang?)`
         : `runner ${signal ? `killed by ${signal}` : `exited with status ${code}`}`;
       const k = Math.min(answers.length, items.length - 1);
@@ -367,10 +373,15 @@ async function main() {
   }
 
   let skipped = 0;
-  const items = [], failures = [];
+  const items = [], failures = [], skipCounts = new Map();
   for (const test of all) {
     if (opt.only && !test.id.startsWith(opt.only)) continue;
-    if (skipReason(test, skipTests)) { skipped++; continue; }
+    const why = skipReason(test, skipTests);
+    if (why) {
+      skipped++;
+      skipCounts.set(why, (skipCounts.get(why) || 0) + 1);
+      continue;
+    }
     let c;
     try {
       c = toCase(test);
@@ -393,6 +404,7 @@ async function main() {
   const unexpected = failures.filter((f) => !known.has(f.test.id));
   const knownFailing = failures.length - unexpected.length;
   const fixed = [];
+  problems.push(...runnerProblems);
   for (const [id, k] of known) {
     if (!ids.has(id)) problems.push(`${k.where}: ${id} is not a test of the suite: remove its line`);
     else if (opt.only && !id.startsWith(opt.only)) continue;
@@ -403,11 +415,12 @@ async function main() {
 
   const line = (f) => `${f.test.id}: ${JSON.stringify(f.test.t.expr)}: ${f.why}`;
   if (opt.verbose) {
+    for (const [why, n] of skipCounts) console.log(`skipped ${n}: ${why}`);
     for (const f of failures) if (known.has(f.test.id)) console.log(`known   ${line(f)}`);
   }
   for (const f of unexpected) console.log(`FAIL    ${line(f)}`);
   for (const id of fixed) console.log(`FIXED   ${id} passes now: remove its line from known-failures.txt (the list only shrinks)`);
-  for (const p of problems) console.log(`LIST    ${p}`);
+  for (const p of problems) console.log(`PROBLEM ${p}`);
   if (opt.listFailing) {
     console.log('# every failing test, as known-failures.txt lines (triage each: [deviation] or [failure])');
     for (const f of failures) console.log(`${f.test.id}  # ${f.why.replace(/\s+/g, ' ')}`);
