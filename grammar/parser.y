@@ -63,6 +63,14 @@ void dc_yyerror(DC_YYLTYPE *lloc, dc_parser *p, const char *msg);
 
 #define AT(node, loc) ((node)->pos = (loc).start)
 
+/* An allocation failed in an action: record it (so that the "memory exhausted" Bison then
+ * reports is not taken for its own stack limit) and stop. */
+#define NOMEM()                  \
+    do {                         \
+        p->ast.oom = true;       \
+        YYNOMEM;                 \
+    } while (0)
+
 static const char *const reserved_ids[] = {
     "as", "break", "const", "continue", "else", "for", "function", "if", "import",
     "let", "loop", "package", "namespace", "return", "var", "void", "while",
@@ -365,8 +373,8 @@ cor
     ;
 
 ors
-    : cand                          { memset(&$$, 0, sizeof $$); if (!chain_push(p, &$$, $1, 0)) YYNOMEM; }
-    | ors "'||'" cand               { $$ = $1; if (!chain_push(p, &$$, $3, @2.start)) YYNOMEM; }
+    : cand                          { memset(&$$, 0, sizeof $$); if (!chain_push(p, &$$, $1, 0)) NOMEM(); }
+    | ors "'||'" cand               { $$ = $1; if (!chain_push(p, &$$, $3, @2.start)) NOMEM(); }
     ;
 
 cand
@@ -374,8 +382,8 @@ cand
     ;
 
 ands
-    : rel                           { memset(&$$, 0, sizeof $$); if (!chain_push(p, &$$, $1, 0)) YYNOMEM; }
-    | ands "'&&'" rel               { $$ = $1; if (!chain_push(p, &$$, $3, @2.start)) YYNOMEM; }
+    : rel                           { memset(&$$, 0, sizeof $$); if (!chain_push(p, &$$, $1, 0)) NOMEM(); }
+    | ands "'&&'" rel               { $$ = $1; if (!chain_push(p, &$$, $3, @2.start)) NOMEM(); }
     ;
 
 /* All relations share one level and associate to the left, as in the CEL grammar. */
@@ -531,8 +539,8 @@ opt_args
     ;
 
 args
-    : expr                          { memset(&$$, 0, sizeof $$); if (!vec_push(p, &$$, $1, false)) YYNOMEM; }
-    | args "','" expr               { $$ = $1; if (!vec_push(p, &$$, $3, false)) YYNOMEM; }
+    : expr                          { memset(&$$, 0, sizeof $$); if (!vec_push(p, &$$, $1, false)) NOMEM(); }
+    | args "','" expr               { $$ = $1; if (!vec_push(p, &$$, $3, false)) NOMEM(); }
     ;
 
 opt_comma
@@ -541,15 +549,15 @@ opt_comma
     ;
 
 elems
-    : expr                          { memset(&$$, 0, sizeof $$); if (!vec_push(p, &$$, $1, false)) YYNOMEM; }
-    | "'?'" expr                    { memset(&$$, 0, sizeof $$); if (!vec_push(p, &$$, $2, true)) YYNOMEM; }
-    | elems "','" expr              { $$ = $1; if (!vec_push(p, &$$, $3, false)) YYNOMEM; }
-    | elems "','" "'?'" expr        { $$ = $1; if (!vec_push(p, &$$, $4, true)) YYNOMEM; }
+    : expr                          { memset(&$$, 0, sizeof $$); if (!vec_push(p, &$$, $1, false)) NOMEM(); }
+    | "'?'" expr                    { memset(&$$, 0, sizeof $$); if (!vec_push(p, &$$, $2, true)) NOMEM(); }
+    | elems "','" expr              { $$ = $1; if (!vec_push(p, &$$, $3, false)) NOMEM(); }
+    | elems "','" "'?'" expr        { $$ = $1; if (!vec_push(p, &$$, $4, true)) NOMEM(); }
     ;
 
 entries
-    : entry                         { memset(&$$, 0, sizeof $$); if (!entry_push(p, &$$, &$1)) YYNOMEM; }
-    | entries "','" entry           { $$ = $1; if (!entry_push(p, &$$, &$3)) YYNOMEM; }
+    : entry                         { memset(&$$, 0, sizeof $$); if (!entry_push(p, &$$, &$1)) NOMEM(); }
+    | entries "','" entry           { $$ = $1; if (!entry_push(p, &$$, &$3)) NOMEM(); }
     ;
 
 entry
@@ -558,8 +566,8 @@ entry
     ;
 
 fields
-    : finit                         { memset(&$$, 0, sizeof $$); if (!entry_push(p, &$$, &$1)) YYNOMEM; }
-    | fields "','" finit            { $$ = $1; if (!entry_push(p, &$$, &$3)) YYNOMEM; }
+    : finit                         { memset(&$$, 0, sizeof $$); if (!entry_push(p, &$$, &$1)) NOMEM(); }
+    | fields "','" finit            { $$ = $1; if (!entry_push(p, &$$, &$3)) NOMEM(); }
     ;
 
 finit

@@ -183,7 +183,11 @@ DRACEL_API dracel_status dracel_env_device_json(dracel_env *env, const char *jso
 
 enum {
     DRACEL_COMPILE_NO_CHECK = 1u << 0,   /**< skip type checking (every name is dyn) */
-    DRACEL_COMPILE_ANY_RESULT = 1u << 1  /**< DRA: allow a non-bool result (debugging) */
+    DRACEL_COMPILE_ANY_RESULT = 1u << 1, /**< DRA: allow a non-bool result (debugging) */
+    /** Estimate the worst-case cost statically (cel-go's estimator with Kubernetes' size bounds
+     *  for devices). In the DRA environment an estimate above cfg.cost_limit is rejected, as
+     *  Kubernetes' API validation rejects such a selector. Needs checking (not with NO_CHECK). */
+    DRACEL_COMPILE_ESTIMATE_COST = 1u << 2
 };
 
 /**
@@ -197,6 +201,9 @@ DRACEL_API dracel_status dracel_compile(const dracel_env *env, const char *src, 
                                         dracel_diags **out_diags);
 /** The checked type of the program's result as cel-go names it ("bool", "list(int)", "dyn"). */
 DRACEL_API const char *dracel_program_type(const dracel_program *p);
+/** The static cost estimate [min, max] (with DRACEL_COMPILE_ESTIMATE_COST; else both 0).
+ *  UINT64_MAX means unbounded. */
+DRACEL_API void dracel_program_cost(const dracel_program *p, uint64_t *min, uint64_t *max);
 /** The disassembly (docs/bytecode.md); release with dracel_free_string(). */
 DRACEL_API char *dracel_program_disasm(const dracel_program *p);
 DRACEL_API void dracel_program_free(dracel_program *p);

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "compile.h"
+#include "cost.h"
 #include "jsonval.h"
 #include "parse.h"
 
@@ -24,6 +25,7 @@ struct dracel_program {
     dracel_config cfg;
     dc_program *prog;
     char type[128];
+    uint64_t cost_min, cost_max;
 };
 
 struct dracel_result {
@@ -106,11 +108,21 @@ dracel_status dracel_env_bind_json(dracel_env *e, const char *name, const char *
         set_err(err, errcap, m);
         return e->vals.oom ? DRACEL_ENOMEM : DRACEL_EINPUT;
     }
-    const dc_vardecl *old = dc_env_var(e->env, name);
-    uint32_t slot = old ? old->slot : dc_env_add_var(e->env, name, dc_val_static_type(&e->vals.arena, v));
-    if (slot == DC_ENV_NOSLOT) {
-        set_err(err, errcap, "cannot declare this variable (a bad name?)");
+    bool valid = (name[0] == '_' || (name[0] >= 'a' && name[0] <= 'z') ||
+                  (name[0] >= 'A' && name[0] <= 'Z'));
+    for (const char *c = name; *c && valid; c++)
+        valid = *c == '_' || *c == '.' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                (*c >= '0' && *c <= '9');
+    if (!valid) {
+        set_err(err, errcap, "a variable name is an identifier, or identifiers joined by '.'");
         return DRACEL_EINPUT;
+    }
+    const dc_vardecl *old = dc_env_var(e->env, name);
+    uint32_t slot = old ? old->slot : DC_ENV_NOSLOT;
+    if (!old) {
+        const dc_type *t = dc_val_static_type(&e->vals.arena, v);
+        if (!t || (slot = dc_env_add_var(e->env, name, t)) == DC_ENV_NOSLOT)
+            return DRACEL_ENOMEM; /* the name is valid and new: only memory can fail */
     }
     if (!grow_binds(e))
         return DRACEL_ENOMEM;
@@ -157,6 +169,7 @@ dracel_status dracel_compile(const dracel_env *e, const char *src, size_t len, u
     dc_ast *ast = NULL;
     dracel_program *p = NULL;
     const char *type = "dyn";
+    dc_cost_est est = {0, 0};
     dracel_status st = dc_parse(&e->cfg, &arena, d, src ? src : "", len, &ast);
     if (st == DRACEL_OK && !(flags & DRACEL_COMPILE_NO_CHECK)) {
         dc_checked info = {.any_result = (flags & DRACEL_COMPILE_ANY_RESULT) != 0};
@@ -165,6 +178,21 @@ dracel_status dracel_compile(const dracel_env *e, const char *src, size_t len, u
             st = d->oom ? DRACEL_ENOMEM : DRACEL_EINPUT;
         else
             type = dc_type_str(&arena, t);
+        if (st == DRACEL_OK && (flags & DRACEL_COMPILE_ESTIMATE_COST)) {
+            est = dc_cost_estimate(e->env, ast, &info);
+            uint64_t limit = e->cfg.cost_limit;
+            if (e->env->kind == DC_ENV_DRA && limit && est.max > limit) {
+                if (est.max == UINT64_MAX)
+                    dc_error(d, dc_span(0, 0), "estimated cost exceeds the limit of %llu: the "
+                             "cost is unbounded (too complex, as Kubernetes' API validation rejects it)",
+                             (unsigned long long)limit);
+                else
+                    dc_error(d, dc_span(0, 0), "estimated cost %llu exceeds the limit of %llu "
+                             "(too complex, as Kubernetes' API validation rejects it)",
+                             (unsigned long long)est.max, (unsigned long long)limit);
+                st = DRACEL_EINPUT;
+            }
+        }
     }
     dc_program *prog = NULL;
     if (st == DRACEL_OK)
@@ -181,6 +209,8 @@ dracel_status dracel_compile(const dracel_env *e, const char *src, size_t len, u
             p->cfg = e->cfg;
             p->prog = prog;
             strncpy(p->type, type ? type : "dyn", sizeof p->type - 1);
+            p->cost_min = est.min;
+            p->cost_max = est.max;
         }
     }
     dc_arena_free(&arena);
@@ -192,6 +222,14 @@ dracel_status dracel_compile(const dracel_env *e, const char *src, size_t len, u
     *out_diags = d;
     *out = p;
     return st;
+}
+
+void dracel_program_cost(const dracel_program *p, uint64_t *min, uint64_t *max)
+{
+    if (min)
+        *min = p ? p->cost_min : 0;
+    if (max)
+        *max = p ? p->cost_max : 0;
 }
 
 const char *dracel_program_type(const dracel_program *p)

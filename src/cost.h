@@ -16,7 +16,8 @@
  *
  * On top of that, what Kubernetes configures (kubernetes/apiserver pkg/cel/library/cost.go,
  * dynamic-resource-allocation cel/compile.go): the library functions' call estimates (quantity,
- * semver, lists, regex find, ext strings), `has()` costing 0 in the DRA environment
+ * semver, lists, regex find, ext strings; in both environments, which declare the same
+ * libraries), cel-go's ext lists/sets estimators, `has()` costing 0 in the DRA environment
  * (PresenceTestHasCost(false)), `includes` costing up to 48, and the sizes of everything
  * reachable from `device`: 32 entries per attribute/capacity map, domains 63 characters, ids 32,
  * the driver 63, attribute values 64 (characters or list elements).

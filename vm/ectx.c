@@ -21,7 +21,7 @@ void dc_ectx_free(dc_ectx *c)
         c->lib_state_free(c->lib_state, a);
     dc_free(a, c->stack, c->stack_cap * sizeof *c->stack);
     dc_free(a, c->locals, c->locals_cap * sizeof *c->locals);
-    dc_free(a, c->accums, c->locals_cap * sizeof *c->accums);
+    dc_free(a, c->accums, c->accums_cap * sizeof *c->accums);
     dc_free(a, c->iters, c->iters_cap * sizeof *c->iters);
     dc_arena_free(&c->arena);
     memset(c, 0, sizeof *c);

@@ -541,11 +541,14 @@ static bool ensure(dc_ectx *c, const dc_program *p)
         if (!l)
             return false;
         c->locals = l;
-        dc_accum *ac = dc_realloc(a, c->accums, c->locals_cap * sizeof *ac, p->nlocals * sizeof *ac);
+        c->locals_cap = p->nlocals;
+    }
+    if (c->accums_cap < p->nlocals) {
+        dc_accum *ac = dc_realloc(a, c->accums, c->accums_cap * sizeof *ac, p->nlocals * sizeof *ac);
         if (!ac)
             return false;
         c->accums = ac;
-        c->locals_cap = p->nlocals;
+        c->accums_cap = p->nlocals;
     }
     if (c->iters_cap < p->niters) {
         dc_iter *it = dc_realloc(a, c->iters, c->iters_cap * sizeof *it, p->niters * sizeof *it);

@@ -120,7 +120,7 @@ struct dc_ectx {
     dc_val *locals;
     dc_accum *accums;
     dc_iter *iters;
-    uint32_t locals_cap, iters_cap;
+    uint32_t locals_cap, accums_cap, iters_cap;
     /* State the function libraries keep across evaluations in this context (the compiled
      * regular expressions of src/lib_core.c), released by dc_ectx_free. */
     void *lib_state;

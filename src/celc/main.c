@@ -377,11 +377,14 @@ static void usage_check(FILE *f)
 {
     fprintf(f,
             "usage: %s check (-e EXPR | -f FILE) [--env dra|plain] [--bind NAME=TYPED_JSON]...\n"
-            "                 [--format text|json] [limits]\n"
+            "                 [--cost-limit N] [--format text|json] [limits]\n"
             "\n"
-            "Type-checks the expression (by default as a DRA device selector) and prints its type.\n"
+            "Type-checks the expression (by default as a DRA device selector) and prints its type\n"
+            "and its estimated cost range (cel-go's estimator with Kubernetes' device size bounds).\n"
+            "A DRA selector whose estimate exceeds --cost-limit (default %u) is rejected, as\n"
+            "Kubernetes' API validation rejects it.\n"
             "Exit status: 0 valid, 1 rejected (diagnostics on stderr), 2 usage or I/O error.\n",
-            progname);
+            progname, DRACEL_DEFAULT_COST_LIMIT);
 }
 
 static void usage_disasm(FILE *f)
@@ -547,18 +550,35 @@ static int cmd_check(int argc, char **argv)
     dracel_program *prog = NULL;
     const char *name = "<input>";
     if (rc < 0)
-        rc = compile_expr(&o, env, 0, &prog, &name);
+        rc = compile_expr(&o, env, DRACEL_COMPILE_ESTIMATE_COST, &prog, &name);
     if (rc < 0) {
+        uint64_t cmin, cmax;
+        dracel_program_cost(prog, &cmin, &cmax);
+        char cost[64];
+        if (cmax == UINT64_MAX)
+            snprintf(cost, sizeof cost, "%llu..unbounded", (unsigned long long)cmin);
+        else
+            snprintf(cost, sizeof cost, "%llu..%llu", (unsigned long long)cmin, (unsigned long long)cmax);
         if (o.format == FMT_JSON) {
             cJSON *root = cJSON_CreateObject();
             cJSON_AddStringToObject(root, "type", dracel_program_type(prog));
+            /* Numbers as strings: uint64 estimates do not fit a JSON double exactly. */
+            char num[32];
+            snprintf(num, sizeof num, "%llu", (unsigned long long)cmin);
+            cJSON_AddStringToObject(root, "costMin", num);
+            if (cmax == UINT64_MAX)
+                cJSON_AddNullToObject(root, "costMax");
+            else {
+                snprintf(num, sizeof num, "%llu", (unsigned long long)cmax);
+                cJSON_AddStringToObject(root, "costMax", num);
+            }
             char *s = cJSON_PrintUnformatted(root);
             if (s)
                 puts(s);
             cJSON_free(s);
             cJSON_Delete(root);
         } else {
-            printf("type: %s\n", dracel_program_type(prog));
+            printf("type: %s\ncost: %s\n", dracel_program_type(prog), cost);
         }
         rc = EXIT_OK;
     }

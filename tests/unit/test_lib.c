@@ -598,7 +598,8 @@ static void test_last_index_of(void **state)
     EXPECT_INT(M(c, "lastIndexOf", 2, S(c, "😀x😀"), S(c, "😀")), 2);
     EXPECT_INT(M(c, "lastIndexOf", 2, S(c, ""), S(c, "")), 0);
     EXPECT_INT(M(c, "lastIndexOf", 3, S(c, "abc"), S(c, ""), I(-4)), -4);
-    EXPECT_ERR(M(c, "lastIndexOf", 2, S(c, ""), S(c, "a")), "index out of range: -1");
+    /* cel-go since 2025 (the conformance suite pins it): a needle longer than the string is -1. */
+    EXPECT_INT(M(c, "lastIndexOf", 2, S(c, ""), S(c, "a")), -1);
     EXPECT_ERR(M(c, "lastIndexOf", 3, taco, S(c, "a"), I(-1)), "index out of range: -1");
     EXPECT_ERR(M(c, "lastIndexOf", 3, taco, S(c, "a"), I(30)), "index out of range: 30");
     EXPECT_ERR(M(c, "lastIndexOf", 3, taco, S(c, "a"), I(7)), "index out of range: 7");
