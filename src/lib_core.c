@@ -90,10 +90,17 @@ static dc_val opt_or(dc_ectx *c, const dc_val *a, uint32_t n)
  * round-robin; dc_ectx_free releases it. */
 #define RE_CACHE 16
 
+#define MEMO_MAX 64  /* subjects up to this long are memoized (attribute values are <= 64) */
+
 typedef struct re_entry {
     char *pat;       /* a copy of the pattern text (the key) */
     size_t len;
     dc_re *re;
+    /* The last subject matched and its answer, compared by content (subject strings may live
+     * in the evaluation arena, whose addresses are reused). */
+    char memo[MEMO_MAX];
+    uint8_t memo_len;
+    int8_t memo_result; /* -1: empty */
 } re_entry;
 
 typedef struct re_cache {
@@ -111,7 +118,18 @@ static void re_cache_free(void *state, const dracel_alloc *a)
     dc_free(a, rc, sizeof *rc);
 }
 
+static dc_val compile_re_entry(dc_ectx *c, dc_val pat, re_entry **out);
+
 static dc_val compile_re(dc_ectx *c, dc_val pat, const dc_re **out)
+{
+    re_entry *e;
+    dc_val r = compile_re_entry(c, pat, &e);
+    if (r.k != DC_K_ERROR)
+        *out = e->re;
+    return r;
+}
+
+static dc_val compile_re_entry(dc_ectx *c, dc_val pat, re_entry **out)
 {
     /* Each string traversal costs 0.1 per byte in cel-go; a regex costs its length * 0.25. */
     if (!dc_cost(c, (pat.u.s->len + 3) / 4))
@@ -130,7 +148,7 @@ static dc_val compile_re(dc_ectx *c, dc_val pat, const dc_re **out)
     size_t n = pat.u.s->len;
     for (int i = 0; rc && i < RE_CACHE; i++)
         if (rc->e[i].re && rc->e[i].len == n && memcmp(rc->e[i].pat, p, n) == 0) {
-            *out = rc->e[i].re;
+            *out = &rc->e[i];
             return dc_null();
         }
     char err[256];
@@ -150,8 +168,9 @@ static dc_val compile_re(dc_ectx *c, dc_val pat, const dc_re **out)
     slot->re = re;
     slot->pat = copy;
     slot->len = n;
+    slot->memo_result = -1;
     rc->next = (rc->next + 1) % RE_CACHE;
-    *out = re;
+    *out = slot;
     return dc_null();
 }
 
@@ -160,12 +179,21 @@ static dc_val re_matches(dc_ectx *c, const dc_val *a, uint32_t n)
     (void)n;
     if (a[0].k != DC_K_STRING || a[1].k != DC_K_STRING)
         return dc_err_no_overload(c);
-    const dc_re *re;
-    dc_val e = compile_re(c, a[1], &re);
+    re_entry *ent;
+    dc_val e = compile_re_entry(c, a[1], &ent);
     if (e.k == DC_K_ERROR)
         return e;
-    dc_cost(c, (a[0].u.s->len + 9) / 10);
-    int r = dc_re_match(re, a[0].u.s->data, a[0].u.s->len);
+    const dc_str *subj = a[0].u.s;
+    dc_cost(c, (subj->len + 9) / 10);
+    if (ent->memo_result >= 0 && ent->memo_len == subj->len &&
+        memcmp(ent->memo, subj->data, subj->len) == 0)
+        return dc_bool(ent->memo_result == 1);
+    int r = dc_re_match(ent->re, subj->data, subj->len);
+    if (r >= 0 && subj->len <= MEMO_MAX) {
+        memcpy(ent->memo, subj->data, subj->len);
+        ent->memo_len = (uint8_t)subj->len;
+        ent->memo_result = (int8_t)r;
+    }
     return r < 0 ? dc_error(c, "regular expression match failed") : dc_bool(r == 1);
 }
 

@@ -83,16 +83,6 @@ dc_val(dc_error)(dc_ectx *c, const char *fmt, ...)
     return dc_errval(e);
 }
 
-bool dc_cost(dc_ectx *c, uint64_t units)
-{
-    c->cost += units;
-    if (c->cost_limit && c->cost > c->cost_limit) {
-        c->cost_exceeded = true;
-        return false;
-    }
-    return true;
-}
-
 dc_str *dc_str_alloc(dc_ectx *c, size_t n)
 {
     if (n > UINT32_MAX - 1) {

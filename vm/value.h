@@ -162,10 +162,7 @@ dc_val dc_err_overflow(dc_ectx *c);          /* "integer overflow" */
 dc_val dc_err_div_zero(dc_ectx *c);          /* "division by zero" */
 dc_val dc_err_mod_zero(dc_ectx *c);          /* "modulus by zero" */
 dc_val dc_oom(dc_ectx *c);                   /* out of memory: aborts the evaluation */
-/* Add run-time cost (cel-go units). Returns false when the budget is exhausted: the caller
- * returns any value, the VM turns the evaluation into "operation cancelled: actual cost limit
- * exceeded". */
-bool dc_cost(dc_ectx *c, uint64_t units);
+/* dc_cost(c, units): add run-time cost, in vm.h (inline: it runs once per instruction). */
 
 /* New objects in the arena; NULL on OOM. */
 dc_str *dc_str_new(dc_ectx *c, const char *p, size_t n);      /* copies; NUL-terminates */

@@ -127,6 +127,19 @@ struct dc_ectx {
     void (*lib_state_free)(void *state, const dracel_alloc *a);
 };
 
+/* Add run-time cost (cel-go units). Returns false when the budget is exhausted: the caller
+ * returns any value, the VM turns the evaluation into "operation cancelled: actual cost limit
+ * exceeded". */
+static inline bool dc_cost(dc_ectx *c, uint64_t units)
+{
+    c->cost += units;
+    if (c->cost_limit && c->cost > c->cost_limit) {
+        c->cost_exceeded = true;
+        return false;
+    }
+    return true;
+}
+
 void dc_ectx_init(dc_ectx *c, const dracel_alloc *a);
 void dc_ectx_free(dc_ectx *c);
 
