@@ -34,7 +34,7 @@ struct dracel_result {
     dc_val value;
 };
 
-static const dc_err err_unbound = {"no such attribute(s): variable not bound"};
+static const dc_err err_unbound = {"no such attribute(s): variable not bound", 0};
 
 dracel_status dracel_env_new(const dracel_config *cfg, dracel_env_kind kind, dracel_env **out)
 {

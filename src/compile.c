@@ -460,6 +460,28 @@ static void compile_opt_map(cg *g, const dc_ast *e, bool flat)
     patch(g, jend2);
 }
 
+/* x.orValue(y) and x.or(y) evaluate y only when x is none, as cel-go's optional library does:
+ *   x STORELOCAL t  LOADLOCAL t  CALL hasValue  TESTCOND E  JFALSE F
+ *   LOADLOCAL t [CALL value]  JMP E   F: y   E: */
+static void compile_opt_or(cg *g, const dc_ast *e, bool or_value)
+{
+    uint32_t t = new_local(g);
+    compile(g, e->u.call.args[0]);
+    emit(g, DC_OP_STORELOCAL, t);
+    emit(g, DC_OP_LOADLOCAL, t);
+    emit_call(g, "hasValue", true, 1);
+    uint32_t jend1 = emit(g, DC_OP_TESTCOND, 0);
+    uint32_t jelse = emit(g, DC_OP_JFALSE, 0);
+    emit(g, DC_OP_LOADLOCAL, t);
+    if (or_value)
+        emit_call(g, "value", true, 1);
+    uint32_t jend2 = emit(g, DC_OP_JMP, 0);
+    patch(g, jelse);
+    compile(g, e->u.call.args[1]);
+    patch(g, jend1);
+    patch(g, jend2);
+}
+
 /* l.sortBy(v, key) = @sortByAssociatedKeys(l, l.map(v, key)) (cel-go's ext.Lists macro). */
 static void compile_sort_by(cg *g, const dc_ast *e)
 {
@@ -494,6 +516,8 @@ static void compile_call(cg *g, const dc_ast *e)
     const char *fn = e->u.call.fn;
     uint32_t n = e->u.call.nargs;
     bool member = e->flags & DC_ASTF_MEMBER;
+    if (member && n == 2 && (strcmp(fn, "orValue") == 0 || strcmp(fn, "or") == 0))
+        return compile_opt_or(g, e, fn[2] == 'V');
     if (member && n == 3 && e->u.call.args[1]->kind == DC_AST_IDENT) {
         if (strcmp(fn, "optMap") == 0)
             return compile_opt_map(g, e, false);
@@ -769,6 +793,9 @@ static void maybe_fold(cg *g, uint32_t start, uint32_t locals0, uint32_t iters0)
         return;
     if (n == 1 && DC_INSN_OP(g->code[start]) == DC_OP_CONST)
         return;
+    if (n == 2 && DC_INSN_OP(g->code[start]) == DC_OP_CHARGE &&
+        DC_INSN_OP(g->code[start + 1]) == DC_OP_CONST)
+        return; /* already folded */
     if (!segment_pure(g, start, locals0, iters0))
         return;
     dc_program tmp;
@@ -804,10 +831,15 @@ static void maybe_fold(cg *g, uint32_t start, uint32_t locals0, uint32_t iters0)
         ok = false;
         g->oom = true;
     }
+    uint64_t cost = c.cost;
     dc_ectx_free(&c);
     if (!ok)
         return;
     g->ncode = start;
+    /* Charge at run time what the folded code would have cost, so that the run-time cost (and
+     * the cost limit) is the same with and without folding. */
+    if (cost)
+        emit(g, DC_OP_CHARGE, (uint32_t)cost);
     emit(g, DC_OP_CONST, add_const(g, copy));
 }
 

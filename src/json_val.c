@@ -420,7 +420,7 @@ static const char *capacity_value(dc_ectx *c, const cJSON *x, dc_val *out, char 
 
 /* Build domain -> id -> value from a JSON object of qualified names. */
 static const char *grouped(dc_ectx *c, const cJSON *obj, const char *driver, bool capacity,
-                           dc_val *out, char *err, size_t cap)
+                           dc_val *out, char *err, size_t cap, dc_val *bad_attr)
 {
     uint32_t n = 0;
     if (obj) {
@@ -471,6 +471,8 @@ static const char *grouped(dc_ectx *c, const cJSON *obj, const char *driver, boo
                                      : attr_value(c, items[j], &iv[ni], err, cap, items[j]->string);
             if (m)
                 return m;
+            if (iv[ni].k == DC_K_ERROR && bad_attr->k != DC_K_ERROR)
+                *bad_attr = dc_error(c, "attribute %s: %s", items[j]->string, iv[ni].u.e->msg);
             ni++;
         }
         /* Attribute values may be error values (bad versions): build the map by hand so that
@@ -530,12 +532,18 @@ const char *dc_json_device(dc_ectx *c, const char *text, size_t len, dc_val *out
             keys[2] = dc_strval(k2);
             keys[3] = dc_strval(k3);
             vals[3] = dc_bool(multi && cJSON_IsTrue(multi));
+            dc_val bad = dc_null();
             m = grouped(c, cJSON_GetObjectItemCaseSensitive(j, "attributes"), driver->valuestring,
-                        false, &vals[1], err, cap);
+                        false, &vals[1], err, cap, &bad);
             if (!m)
                 m = grouped(c, cJSON_GetObjectItemCaseSensitive(j, "capacity"), driver->valuestring,
-                            true, &vals[2], err, cap);
-            if (!m) {
+                            true, &vals[2], err, cap, &bad);
+            if (!m && bad.k == DC_K_ERROR) {
+                /* Kubernetes converts every attribute before it evaluates a selector: a bad
+                 * version fails the evaluation of any selector on this device. */
+                ((dc_err *)bad.u.e)->flags |= DC_ERRF_DEVICE;
+                *out = bad;
+            } else if (!m) {
                 *out = dc_map_build(c, keys, vals, 4);
                 if (out->k == DC_K_ERROR)
                     m = "out of memory";

@@ -373,7 +373,7 @@ static dc_val conv_error(dc_ectx *c, const char *from, const char *to)
 
 static dc_val err_uint_overflow(dc_ectx *c)
 {
-    static const dc_err e = {"unsigned integer overflow"};
+    static const dc_err e = {"unsigned integer overflow", 0};
     return dc_error_static(c, &e);
 }
 

@@ -144,7 +144,7 @@ static dc_val fn_is_sorted(dc_ectx *c, const dc_val *a, uint32_t n)
 
 static dc_val err_uint_overflow(dc_ectx *c)
 {
-    static const dc_err e = {"unsigned integer overflow"};
+    static const dc_err e = {"unsigned integer overflow", 0};
     return dc_error_static(c, &e);
 }
 

@@ -39,11 +39,11 @@ void *dc_ealloc(dc_ectx *c, size_t n)
     return p;
 }
 
-static const dc_err err_oom = {"out of memory"};
-static const dc_err err_no_overload = {"no such overload"};
-static const dc_err err_overflow = {"integer overflow"};
-static const dc_err err_div_zero = {"division by zero"};
-static const dc_err err_mod_zero = {"modulus by zero"};
+static const dc_err err_oom = {"out of memory", 0};
+static const dc_err err_no_overload = {"no such overload", 0};
+static const dc_err err_overflow = {"integer overflow", 0};
+static const dc_err err_div_zero = {"division by zero", 0};
+static const dc_err err_mod_zero = {"modulus by zero", 0};
 
 dc_val dc_error_static(dc_ectx *c, const dc_err *e)
 {

@@ -177,6 +177,7 @@ void dc_program_disasm(const dc_program *p, dc_buf *out)
                 dc_val_text(out, p->consts[a]);
             break;
         case DC_FMT_S: dc_buf_printf(out, " %u", a); break;
+        case DC_FMT_N: dc_buf_printf(out, " %u", a); break;
         case DC_FMT_V: dc_buf_printf(out, " %u", a); break;
         case DC_FMT_COL:
             if (a < p->ncols)

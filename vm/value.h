@@ -124,7 +124,11 @@ struct dc_map {
 
 struct dc_err {
     const char *msg;     /* cel-go's wording where users meet it */
+    unsigned flags;      /* DC_ERRF_* */
 };
+/* The error stands for a device that cannot be presented to CEL at all (a bad attribute): every
+ * selector evaluated on it fails with this error. */
+#define DC_ERRF_DEVICE 1u
 
 /* ---- Constructors of scalars (no allocation). */
 static inline dc_val dc_null(void) { dc_val v; v.k = DC_K_NULL; v.u.i = 0; return v; }

@@ -62,6 +62,9 @@ static dc_val list_concat(dc_ectx *c, const dc_list *a, const dc_list *b)
     return dc_listval(l);
 }
 
+/* cel-go's errUintOverflow. */
+static const dc_err err_uint_overflow = {"unsigned integer overflow", 0};
+
 static dc_val arith(dc_ectx *c, dc_op op, dc_val a, dc_val b)
 {
     if (a.k == DC_K_ERROR)
@@ -92,9 +95,9 @@ static dc_val arith(dc_ectx *c, dc_op op, dc_val a, dc_val b)
     case DC_K_UINT: {
         uint64_t r;
         switch (op) {
-        case DC_OP_ADD: if (__builtin_add_overflow(a.u.u, b.u.u, &r)) return dc_err_overflow(c); return dc_uint(r);
-        case DC_OP_SUB: if (__builtin_sub_overflow(a.u.u, b.u.u, &r)) return dc_err_overflow(c); return dc_uint(r);
-        case DC_OP_MUL: if (__builtin_mul_overflow(a.u.u, b.u.u, &r)) return dc_err_overflow(c); return dc_uint(r);
+        case DC_OP_ADD: if (__builtin_add_overflow(a.u.u, b.u.u, &r)) return dc_errval(&err_uint_overflow); return dc_uint(r);
+        case DC_OP_SUB: if (__builtin_sub_overflow(a.u.u, b.u.u, &r)) return dc_errval(&err_uint_overflow); return dc_uint(r);
+        case DC_OP_MUL: if (__builtin_mul_overflow(a.u.u, b.u.u, &r)) return dc_errval(&err_uint_overflow); return dc_uint(r);
         case DC_OP_DIV: if (b.u.u == 0) return dc_err_div_zero(c); return dc_uint(a.u.u / b.u.u);
         case DC_OP_MOD: if (b.u.u == 0) return dc_err_mod_zero(c); return dc_uint(a.u.u % b.u.u);
         default: break;
@@ -233,7 +236,7 @@ static bool list_pos(dc_ectx *c, const dc_list *l, dc_val k, uint32_t *pos, dc_v
     }
     if (i < 0 || i >= (int64_t)l->n) {
         if (!quiet)
-            *err = dc_error(c, "index out of range: %lld", (long long)i);
+            *err = dc_error(c, "index out of bounds: %lld", (long long)i); /* cel-go's wording */
         return false;
     }
     *pos = (uint32_t)i;
@@ -274,7 +277,8 @@ static dc_val select_val(dc_ectx *c, dc_val x, const dc_str *f)
         bool found;
         return map_lookup(c, x.u.m, dc_strval(f), &found);
     }
-    return dc_error(c, "type '%s' does not support field selection", kind_name(x));
+    /* cel-go qualifies other values with the field as a key: "no such key: f". */
+    return dc_error(c, "no such key: %s", f->data);
 }
 
 static dc_val has_val(dc_ectx *c, dc_val x, const dc_str *f)
@@ -286,8 +290,11 @@ static dc_val has_val(dc_ectx *c, dc_val x, const dc_str *f)
             return dc_bool(false);
         x = *x.u.opt;
     }
+    /* Kubernetes' device.attributes and device.capacity report every domain as present (their
+     * lookups answer an empty map for a missing one): has() is true there. */
     if (x.k == DC_K_MAP)
-        return dc_bool(dc_map_get(x.u.m, dc_strval(f)) != NULL);
+        return dc_bool((x.u.m->flags & DC_MAPF_MISSING_EMPTY) ||
+                       dc_map_get(x.u.m, dc_strval(f)) != NULL);
     return dc_error(c, "type '%s' does not support field selection", kind_name(x));
 }
 
@@ -330,6 +337,8 @@ static dc_val opt_index(dc_ectx *c, dc_val x, dc_val k)
     }
     if (x.k == DC_K_MAP) {
         const dc_val *v = dc_map_get(x.u.m, k);
+        if (!v && (x.u.m->flags & DC_MAPF_MISSING_EMPTY))
+            return dc_optional(c, dc_mapval(&empty_map));
         return v ? dc_optional(c, *v) : dc_optional_none();
     }
     return dc_err_no_overload(c);
@@ -560,7 +569,7 @@ static bool ensure(dc_ectx *c, const dc_program *p)
     return true;
 }
 
-static const dc_err err_cost = {"operation cancelled: actual cost limit exceeded"};
+static const dc_err err_cost = {"operation cancelled: actual cost limit exceeded", 0};
 
 dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
 {
@@ -570,6 +579,11 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
     c->oom = false;
     if (!ensure(c, p))
         return dc_oom(c);
+    /* A device that cannot be presented to CEL (Kubernetes: an attribute that does not convert)
+     * fails every selector evaluated on it, whether or not it reads that attribute. */
+    if (p->device_slot != UINT32_MAX && vars[p->device_slot].k == DC_K_ERROR &&
+        (vars[p->device_slot].u.e->flags & DC_ERRF_DEVICE))
+        return vars[p->device_slot];
     const uint32_t *code = p->code;
     const dc_val *K = p->consts;
     dc_val *sp = c->stack;
@@ -583,6 +597,9 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
             break;
         case DC_OP_CONST:
             *sp++ = K[a];
+            break;
+        case DC_OP_CHARGE:
+            dc_cost(c, a);
             break;
         case DC_OP_LOADVAR:
             *sp++ = vars[a];

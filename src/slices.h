@@ -1,0 +1,149 @@
+/*
+ * slices.h: ResourceSlice objects (resource.k8s.io/v1) as read from files, before they become a
+ * device table. The loader (src/slices.c) reads JSON (cJSON, with exact int64 numbers) and YAML
+ * (libyaml, with line numbers): one object, a `List` (`items`), a YAML stream of documents, or a
+ * directory of such files (files sorted by name; objects of other kinds skipped with a note;
+ * objects without apiVersion/kind but with a ResourceSlice-shaped `spec` accepted). It validates
+ * what Kubernetes' API validation would reject for the fields dracel uses, with a message
+ * naming the file, the line (YAML and JSON), the object and the field.
+ *
+ * Everything lives in the set's arena; strings are NUL-terminated copies.
+ * Change with: src/slices.c, src/table.c (which reads these), tests/unit/test_slices.c.
+ */
+#ifndef DC_SLICES_H
+#define DC_SLICES_H
+
+#include "arena.h"
+
+typedef enum dc_attr_kind {
+    DC_ATTR_INT,
+    DC_ATTR_BOOL,
+    DC_ATTR_STRING,
+    DC_ATTR_VERSION
+} dc_attr_kind;
+
+typedef struct dc_attr_in {
+    const char *name;       /* the QualifiedName as written: "model" or "dom.example.com/id" */
+    dc_attr_kind kind;
+    int64_t i;              /* INT: exact, even beyond 2^53 */
+    bool b;                 /* BOOL */
+    const char *s;          /* STRING, VERSION: the text */
+    uint32_t slen;
+} dc_attr_in;
+
+typedef struct dc_capacity_in {
+    const char *name;       /* QualifiedName as written */
+    const char *value;      /* the Quantity text (validated with dc_qty_parse) */
+} dc_capacity_in;
+
+typedef struct dc_taint_in {
+    const char *key;
+    const char *value;      /* may be NULL */
+    const char *effect;     /* "None", "NoSchedule", "NoExecute" */
+} dc_taint_in;
+
+typedef struct dc_counter_in {
+    const char *name;
+    const char *value;      /* Quantity text */
+} dc_counter_in;
+
+/* A counter set: sharedCounters[] of a slice, or consumesCounters[] of a device. */
+typedef struct dc_counter_set_in {
+    const char *name;       /* counterSet */
+    dc_counter_in *counters;
+    uint32_t n;
+} dc_counter_set_in;
+
+/* A node selector requirement (NodeSelectorRequirement): matchExpressions or matchFields. */
+typedef struct dc_node_req_in {
+    const char *key;
+    const char *op;         /* In, NotIn, Exists, DoesNotExist, Gt, Lt */
+    const char **values;
+    uint32_t nvalues;
+    bool field;             /* from matchFields (only metadata.name is meaningful) */
+} dc_node_req_in;
+
+/* One NodeSelectorTerm: all requirements ANDed. A node selector is terms ORed. */
+typedef struct dc_node_term_in {
+    dc_node_req_in *reqs;
+    uint32_t n;
+} dc_node_term_in;
+
+typedef struct dc_node_selector_in {
+    dc_node_term_in *terms;
+    uint32_t n;
+} dc_node_selector_in;
+
+/* Where a device (or a whole slice) is available: exactly one of these is set. */
+typedef struct dc_node_scope_in {
+    const char *node_name;                 /* nodeName */
+    bool all_nodes;                        /* allNodes: true */
+    const dc_node_selector_in *selector;   /* nodeSelector */
+    bool per_device;                       /* slice only: perDeviceNodeSelection: true */
+} dc_node_scope_in;
+
+typedef struct dc_device_in {
+    const char *name;
+    dc_attr_in *attrs;
+    uint32_t nattrs;
+    dc_capacity_in *caps;
+    uint32_t ncaps;
+    dc_taint_in *taints;
+    uint32_t ntaints;
+    dc_counter_set_in *consumes;           /* consumesCounters[] */
+    uint32_t nconsumes;
+    dc_node_scope_in node;                 /* per-device node selection (all unset otherwise) */
+    bool allow_multiple;                   /* allowMultipleAllocations (false when unset) */
+    uint32_t line;                         /* where the device starts in its file (0: unknown) */
+} dc_device_in;
+
+typedef struct dc_slice_in {
+    const char *file;       /* the file it came from */
+    uint32_t line;          /* the line of the object in the file (0: unknown) */
+    const char *name;       /* metadata.name ("" when absent) */
+    const char *driver;
+    const char *pool;
+    int64_t generation;
+    int64_t slice_count;    /* pool.resourceSliceCount */
+    dc_node_scope_in node;
+    dc_device_in *devices;
+    uint32_t ndevices;
+    dc_counter_set_in *shared_counters;    /* sharedCounters[] */
+    uint32_t nshared;
+} dc_slice_in;
+
+typedef struct dc_slice_set {
+    dc_arena arena;
+    dc_slice_in *slices;
+    uint32_t n, cap;
+    /* Notes for stderr ("FILE: skipped object of kind Pod"), in the arena. */
+    const char **notes;
+    uint32_t nnotes, capnotes;
+} dc_slice_set;
+
+typedef struct dc_slices_limits {
+    size_t max_file_bytes;       /* default 64 MiB per file */
+    uint32_t max_objects;        /* default 1,000,000 */
+    uint32_t max_depth;          /* JSON/YAML nesting; default 64 */
+} dc_slices_limits;
+
+void dc_slice_set_init(dc_slice_set *s, const dracel_alloc *a);
+void dc_slice_set_free(dc_slice_set *s);
+
+/**
+ * Load a file or a directory (its regular files ending in .json, .yaml or .yml, sorted by name;
+ * not recursive) into @p s, appending. On a rejected input, returns DRACEL_EINPUT and writes one
+ * message to err (e.g. "slices/n1.yaml:12: ResourceSlice n1-gpu: spec.devices[3].attributes:
+ * 33 attributes and capacities, more than 32"). DRACEL_ENOMEM on allocation failure; I/O errors
+ * (unreadable file) are DRACEL_EINVAL with a message.
+ */
+dracel_status dc_slices_load(dc_slice_set *s, const char *path, const dc_slices_limits *lim,
+                             char *err, size_t errcap) DC_WUR;
+
+/** Load from a buffer (name is used in messages; format guessed: JSON if it starts with '{' or
+ *  '[' after whitespace, else YAML). */
+dracel_status dc_slices_load_buffer(dc_slice_set *s, const char *name, const char *buf,
+                                    size_t len, const dc_slices_limits *lim, char *err,
+                                    size_t errcap) DC_WUR;
+
+#endif
