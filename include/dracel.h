@@ -10,6 +10,7 @@
 #ifndef DRACEL_H
 #define DRACEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -232,6 +233,77 @@ DRACEL_API char *dracel_result_text(const dracel_result *r);
 /** The run-time cost the evaluation used, in cel-go's units. */
 DRACEL_API uint64_t dracel_result_cost(const dracel_result *r);
 DRACEL_API void dracel_result_free(dracel_result *r);
+
+/* ---------------------------------------------------------------------------------------------
+ * Device tables and selection over a fleet
+ */
+
+/** An immutable, columnar snapshot of a fleet's devices (docs/columnar.md). Opaque; readers
+ *  of a built table never lock. */
+typedef struct dracel_table dracel_table;
+/** A program bound to a table (columns and string constants resolved). Opaque, immutable. */
+typedef struct dracel_bound dracel_bound;
+/** The result of a selection: matched and errored bitmaps over the table's rows. Opaque. */
+typedef struct dracel_selection dracel_selection;
+
+/**
+ * Load ResourceSlices from a file or a directory (JSON or YAML; one object, a List, or a YAML
+ * stream) and build a table. Rejected input: DRACEL_EINPUT with a message naming the file, the
+ * line, the object and the field; unreadable path: DRACEL_EINVAL with a message.
+ */
+DRACEL_API dracel_status dracel_table_load(const dracel_config *cfg, const char *path,
+                                           dracel_table **out, char *err, size_t errcap);
+/** Like dracel_table_load, from a buffer (@p name is used in messages). */
+DRACEL_API dracel_status dracel_table_load_buffer(const dracel_config *cfg, const char *name,
+                                                  const char *buf, size_t len,
+                                                  dracel_table **out, char *err, size_t errcap);
+DRACEL_API void dracel_table_free(dracel_table *t);
+/** Number of rows (devices of the newest generation of every pool). */
+DRACEL_API uint32_t dracel_table_rows(const dracel_table *t);
+/** All memory of the table, in bytes. */
+DRACEL_API size_t dracel_table_bytes(const dracel_table *t);
+/** Notes from loading (objects of other kinds skipped), one line each. */
+DRACEL_API size_t dracel_table_notes(const dracel_table *t);
+DRACEL_API const char *dracel_table_note(const dracel_table *t, size_t i);
+
+/** One row: Kubernetes' device ID parts, the node (NULL unless the device is tied to one node
+ *  by name) and the pool's state ("complete", "incomplete", "invalid"). */
+typedef struct dracel_device_info {
+    const char *driver, *pool, *device, *node, *pool_state;
+} dracel_device_info;
+DRACEL_API dracel_status dracel_table_device(const dracel_table *t, uint32_t row,
+                                             dracel_device_info *out);
+
+/** Bind @p p to @p t. A program of the plain environment (no `device`) runs once per row with
+ *  the same result on every row. */
+DRACEL_API dracel_status dracel_bind(const dracel_program *p, const dracel_table *t,
+                                     dracel_bound **out);
+DRACEL_API void dracel_bound_free(dracel_bound *b);
+
+enum { DRACEL_VM_VECTOR = 0, DRACEL_VM_SCALAR = 1 };
+
+/** Options of a selection. Zero-initialise for the defaults. */
+typedef struct dracel_select_opts {
+    unsigned vm;        /**< DRACEL_VM_VECTOR (default) or DRACEL_VM_SCALAR (row by row) */
+    uint32_t batch;     /**< vector VM lanes per batch (0: 1024) */
+    bool keep_values;   /**< also keep every row's result (dracel_selection_value_json) */
+} dracel_select_opts;
+
+DRACEL_API dracel_status dracel_selection_new(const dracel_config *cfg, dracel_selection **out);
+/**
+ * Evaluate the bound selector on every row of its table, with the other variables of @p env.
+ * Reuses @p sel. The answer is exact CEL: both VMs give the same bitmaps and errors.
+ */
+DRACEL_API dracel_status dracel_select(const dracel_bound *b, const dracel_env *env,
+                                       const dracel_select_opts *o, dracel_selection *sel);
+/** The matched and errored bitmaps: (rows + 63) / 64 words, bit r of word r / 64. */
+DRACEL_API const uint64_t *dracel_selection_matched(const dracel_selection *s);
+DRACEL_API const uint64_t *dracel_selection_errored(const dracel_selection *s);
+/** The error message of an errored row, or NULL. */
+DRACEL_API const char *dracel_selection_error(const dracel_selection *s, uint32_t row);
+/** With keep_values: a row's result as typed JSON (release with dracel_free_string()). */
+DRACEL_API char *dracel_selection_value_json(const dracel_selection *s, uint32_t row);
+DRACEL_API void dracel_selection_free(dracel_selection *s);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "apiint.h"
 #include "check.h"
 #include "compile.h"
 #include "cost.h"
@@ -358,4 +359,37 @@ void dracel_result_free(dracel_result *r)
     const dracel_alloc *a = dc_alloc_of(&r->cfg);
     dc_ectx_free(&r->ectx);
     dc_free(a, r, sizeof *r);
+}
+
+const dc_program *dc_api_program(const dracel_program *p)
+{
+    return p ? p->prog : NULL;
+}
+
+const dracel_config *dc_api_program_cfg(const dracel_program *p)
+{
+    return &p->cfg;
+}
+
+dracel_status dc_api_env_vars(const dracel_env *e, uint32_t n, const dc_val **vars, dc_val **tmp)
+{
+    *tmp = NULL;
+    static const dc_val none[1] = {{DC_K_NULL, {0}}};
+    if (e->nbinds >= n) {
+        *vars = e->nbinds ? e->binds : none;
+        return DRACEL_OK;
+    }
+    dc_val *v = dc_malloc(&e->alloc, n * sizeof *v);
+    if (!v)
+        return DRACEL_ENOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        v[i] = i < e->nbinds ? e->binds[i] : dc_errval(&err_unbound);
+    *vars = v;
+    *tmp = v;
+    return DRACEL_OK;
+}
+
+void dc_api_env_vars_done(const dracel_env *e, uint32_t n, dc_val *tmp)
+{
+    dc_free(&e->alloc, tmp, n * sizeof *tmp);
 }

@@ -146,4 +146,24 @@ dracel_status dc_slices_load_buffer(dc_slice_set *s, const char *name, const cha
                                     size_t len, const dc_slices_limits *lim, char *err,
                                     size_t errcap) DC_WUR;
 
+/* Added with the loader (src/slices.c). */
+
+#define DC_SLICES_DEFAULT_MAX_FILE_BYTES ((size_t)64 << 20)
+#define DC_SLICES_DEFAULT_MAX_OBJECTS 1000000u
+#define DC_SLICES_DEFAULT_MAX_DEPTH 64u
+
+/** Fill @p lim with the defaults. In a dc_slices_limits given to the loaders, a zero field also
+ *  means its default, and a NULL pointer means all defaults. max_depth above 1000 (cJSON's
+ *  compiled-in limit) acts as 1000. max_objects counts the objects of the whole set (loaded
+ *  ResourceSlices plus skipped objects, i.e. s->n + s->nnotes). Exceeding a limit is
+ *  DRACEL_EINPUT like any other rejected input.
+ *
+ *  Both loaders are all-or-nothing: on any error, s->n and s->nnotes are restored to their values
+ *  before the call (the arena keeps what was allocated until dc_slice_set_free). Messages are
+ *  "FILE:LINE: ResourceSlice NAME: FIELD.PATH: what is wrong" ("(unnamed)" when metadata.name is
+ *  absent; LINE is 1-based, for JSON too), or "FILE:LINE: what is wrong" outside an object.
+ *  Notes are "FILE:LINE: skipped object of kind KIND (NAME)" or
+ *  "FILE:LINE: skipped object without kind (NAME)" (" (NAME)" only when there is a name). */
+void dc_slices_limits_default(dc_slices_limits *lim);
+
 #endif

@@ -514,6 +514,15 @@ static const dc_val *map_get_cstr(const dc_map *m, const char *name, size_t n)
 static dc_val load_column(dc_ectx *c, const dc_program *p, const dc_val *vars, uint32_t col)
 {
     const dc_column *cl = &p->cols[col];
+    if (c->rowsrc) {
+        /* A table row: read the packed column. */
+        const dc_rowsrc *rs = c->rowsrc;
+        const dc_tcol *tc = rs->b->colmap[col];
+        dc_val v;
+        if (tc && dc_tcol_get(rs->b->t, tc, rs->row, c, &v))
+            return v;
+        return dc_error(c, "no such key: %s", cl->id->data);
+    }
     if (p->device_slot == UINT32_MAX)
         return dc_error(c, "no such attribute(s): device");
     dc_val dev = vars[p->device_slot];
@@ -530,6 +539,66 @@ static dc_val load_column(dc_ectx *c, const dc_program *p, const dc_val *vars, u
     if (!v)
         return dc_error(c, "no such key: %s", cl->id->data);
     return *v;
+}
+
+/* ---- One instruction on boxed values, for the vector VM's lanes that are not vectorized (the
+ * same code as the loop below, so both VMs agree by construction). args[0..pops) are the
+ * operands in stack order. Control flow, variables, locals and iterators are not accepted. */
+dc_val dc_vm_apply(dc_ectx *c, const dc_program *p, uint32_t pc, dc_val *args)
+{
+    uint32_t w = p->code[pc];
+    uint32_t a = DC_INSN_A(w);
+    const dc_val *K = p->consts;
+    dc_op op = DC_INSN_OP(w);
+    switch (op) {
+    case DC_OP_SELECT: dc_cost(c, 1); return select_val(c, args[0], K[a].u.s);
+    case DC_OP_HAS: dc_cost(c, 1); return has_val(c, args[0], K[a].u.s);
+    case DC_OP_OPTSELECT: dc_cost(c, 1); return opt_select(c, args[0], K[a].u.s);
+    case DC_OP_INDEX: dc_cost(c, 1); return index_val(c, args[0], args[1]);
+    case DC_OP_OPTINDEX: dc_cost(c, 1); return opt_index(c, args[0], args[1]);
+    case DC_OP_EQ: case DC_OP_NE: case DC_OP_LT: case DC_OP_LE: case DC_OP_GT: case DC_OP_GE:
+        dc_cost(c, 1);
+        return compare(c, op, args[0], args[1]);
+    case DC_OP_IN: dc_cost(c, 1); return in_val(c, args[0], args[1]);
+    case DC_OP_ADD: case DC_OP_SUB: case DC_OP_MUL: case DC_OP_DIV: case DC_OP_MOD:
+        dc_cost(c, 1);
+        return arith(c, op, args[0], args[1]);
+    case DC_OP_NEG: dc_cost(c, 1); return negate(c, args[0]);
+    case DC_OP_NOT:
+        dc_cost(c, 1);
+        if (args[0].k == DC_K_BOOL)
+            return dc_bool(!args[0].u.b);
+        return args[0].k == DC_K_ERROR ? args[0] : dc_err_no_overload(c);
+    case DC_OP_AND: case DC_OP_OR: return logic(c, op == DC_OP_AND, args[0], args[1]);
+    case DC_OP_MKLIST: return build_list(c, K[a].u.l, args);
+    case DC_OP_MKMAP: return build_map(c, K[a].u.l, args);
+    case DC_OP_CALL: {
+        uint32_t n = p->code[pc + 1];
+        const dc_builtin *b = p->fns[a];
+        dc_cost(c, 1);
+        if (!(b->flags & DC_BF_NONSTRICT))
+            for (uint32_t i = 0; i < n; i++)
+                if (args[i].k == DC_K_ERROR)
+                    return args[i];
+        return b->fn(c, args, n);
+    }
+    case DC_OP_COUNTIF:
+        if (args[0].k == DC_K_ERROR)
+            return args[0];
+        if (args[1].k == DC_K_ERROR)
+            return args[1];
+        if (args[1].k != DC_K_BOOL)
+            return dc_err_no_overload(c);
+        return args[1].u.b ? dc_int(args[0].u.i + 1) : args[0];
+    default:
+        return dc_error(c, "internal error: %s is not a value instruction", dc_op_info[op].name);
+    }
+}
+
+/* The error a DRA selector's non-bool result becomes (Kubernetes' DeviceMatches). */
+dc_val dc_vm_not_bool(dc_ectx *c, dc_val r)
+{
+    return dc_error(c, "CEL result of type %s could not be converted to bool", kind_name(r));
 }
 
 /* ---- The loop. */
@@ -581,9 +650,16 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
         return dc_oom(c);
     /* A device that cannot be presented to CEL (Kubernetes: an attribute that does not convert)
      * fails every selector evaluated on it, whether or not it reads that attribute. */
-    if (p->device_slot != UINT32_MAX && vars[p->device_slot].k == DC_K_ERROR &&
-        (vars[p->device_slot].u.e->flags & DC_ERRF_DEVICE))
+    dc_val row_device = dc_null();
+    bool have_row_device = false;
+    if (c->rowsrc) {
+        const dc_val *fault = dc_table_fault(c->rowsrc->b->t, c->rowsrc->row);
+        if (fault)
+            return *fault;
+    } else if (p->device_slot != UINT32_MAX && vars[p->device_slot].k == DC_K_ERROR &&
+               (vars[p->device_slot].u.e->flags & DC_ERRF_DEVICE)) {
         return vars[p->device_slot];
+    }
     const uint32_t *code = p->code;
     const dc_val *K = p->consts;
     dc_val *sp = c->stack;
@@ -602,7 +678,16 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
             dc_cost(c, a);
             break;
         case DC_OP_LOADVAR:
-            *sp++ = vars[a];
+            if (c->rowsrc && a == p->device_slot) {
+                /* The device as a whole, built from the row once per evaluation. */
+                if (!have_row_device) {
+                    row_device = dc_table_device(c->rowsrc->b->t, c->rowsrc->row, c);
+                    have_row_device = true;
+                }
+                *sp++ = row_device;
+            } else {
+                *sp++ = vars[a];
+            }
             dc_cost(c, 1);
             break;
         case DC_OP_LOADLOCAL:
@@ -836,8 +921,7 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
             if (c->cost_exceeded)
                 return dc_errval(&err_cost);
             if (p->result_must_be_bool && r.k != DC_K_BOOL && r.k != DC_K_ERROR)
-                return dc_error(c, "CEL result of type %s could not be converted to bool",
-                                kind_name(r));
+                return dc_vm_not_bool(c, r);
             return r;
         }
         default:

@@ -12,6 +12,7 @@
 #define DC_VM_H
 
 #include "arena.h"
+#include "table.h"
 #include "value.h"
 
 typedef enum dc_op {
@@ -92,6 +93,30 @@ typedef struct dc_program {
     bool result_must_be_bool;  /* a DRA selector: a non-bool result is an evaluation error */
 } dc_program;
 
+/* ---- A program bound to a device table: its columns resolved to the table's, its string
+ * constants to dictionary ids. Immutable; shared by the scalar VM (row by row) and the vector
+ * VM (vm/vvm.c). */
+typedef struct dc_bound {
+    dc_arena arena;             /* owns this structure */
+    const dc_program *p;
+    const dc_table *t;
+    const dc_tcol **colmap;     /* per program column: the table's, or NULL (absent everywhere) */
+    uint32_t *const_sid;        /* per constant: its dictionary id if it is a string in the
+                                   table's dictionary, else DC_DICT_NONE */
+    bool uses_device;           /* the program reads `device` as a whole (LOADVAR) */
+    bool loops;                 /* comprehensions: the vector VM runs it lane by lane */
+} dc_bound;
+
+dracel_status dc_bind(const dc_program *p, const dc_table *t, const dracel_alloc *a,
+                      dc_bound **out) DC_WUR;
+void dc_bound_free(dc_bound *b);
+
+/* The row the scalar VM reads LOADATTR/LOADCAP (and `device`) from. */
+typedef struct dc_rowsrc {
+    const dc_bound *b;
+    uint32_t row;
+} dc_rowsrc;
+
 /* ---- Evaluation. */
 
 typedef struct dc_iter {
@@ -125,6 +150,8 @@ struct dc_ectx {
      * regular expressions of src/lib_core.c), released by dc_ectx_free. */
     void *lib_state;
     void (*lib_state_free)(void *state, const dracel_alloc *a);
+    /* Set by the caller to evaluate on a table row instead of a device value. */
+    const dc_rowsrc *rowsrc;
 };
 
 /* Add run-time cost (cel-go units). Returns false when the budget is exhausted: the caller
@@ -152,6 +179,12 @@ void dc_ectx_free(dc_ectx *c);
  * Errors that are not CEL's (OOM, the cost limit) set c->oom / c->cost_exceeded.
  */
 dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars);
+
+/** One value instruction (at pc) on boxed operands: the scalar VM's own semantics, for the
+ *  vector VM's lanes that it does not vectorize. */
+dc_val dc_vm_apply(dc_ectx *c, const dc_program *p, uint32_t pc, dc_val *args);
+/** The evaluation error of a DRA selector whose result is not a bool. */
+dc_val dc_vm_not_bool(dc_ectx *c, dc_val r);
 
 /** Check stack discipline, jump targets and operand ranges; sets p->max_stack. Returns NULL or
  *  a static message naming the problem. */

@@ -1,0 +1,48 @@
+#!/bin/sh
+# bench/run.sh: what `make bench` runs (from the build directory). Not a test: it prints
+# numbers and ratios, and fails only when a VM and the hand-written loop disagree.
+#
+#  1. S1..S4 on the scalar VM over one device activation (bench_scalar).
+#  2. Synthetic fleets (bench/genfleet, cached in bench-data/): 10,000 devices in one file and
+#     100,000 as a directory of files (1,000,000 too with BENCH_LARGE=1): `dra-celc bench` for
+#     S1..S4 on both VMs, with the vector/scalar speed-up.
+#  3. The hand-written C loops for S1 and S3 over the same columns, with the VM/loop ratio and a
+#     check that both produce identical bitmaps.
+set -u
+celc=./dra-celc
+data=bench-data
+mkdir -p "$data"
+status=0
+
+echo "== scalar VM, one device (ns per evaluation)"
+./bench/bench_scalar || status=1
+
+S1='device.attributes["gpu.example.com"].model == "H100"'
+S2='device.attributes["gpu.example.com"].model in ["H100", "A100"] && device.attributes["gpu.example.com"].numaNode == 0'
+S3='device.attributes["gpu.example.com"].model == "H100" && device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0'
+S4='device.attributes["gpu.example.com"].model.startsWith("H") && device.attributes["gpu.example.com"].healthy && device.attributes["gpu.example.com"].driverVersion.matches("^5[3-9][0-9]\\.")'
+
+field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
+
+fleets="10000:$data/fleet-10k.json 100000:$data/fleet-100k/"
+[ "${BENCH_LARGE:-0}" = 1 ] && fleets="$fleets 1000000:$data/fleet-1m/"
+for spec in $fleets; do
+  n=${spec%%:*}; path=${spec#*:}
+  [ -e "$path" ] || ./bench/genfleet "$n" "$path" || { status=1; continue; }
+  echo "== fleet of $n devices ($path)"
+  for s in 1 2 3 4; do
+    eval "expr=\$S$s"
+    sc=$("$celc" bench --slices "$path" -e "$expr" --vm scalar --repeat 3 2>/dev/null)
+    vc=$("$celc" bench --slices "$path" -e "$expr" --vm vector --repeat 7 2>/dev/null)
+    ns_s=$(echo "$sc" | field ns_per_device); ns_v=$(echo "$vc" | field ns_per_device)
+    ms=$(echo "$sc" | field matched); mv=$(echo "$vc" | field matched)
+    es=$(echo "$sc" | field errored); ev=$(echo "$vc" | field errored)
+    ratio=$(awk -v a="$ns_s" -v b="$ns_v" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }')
+    agree=yes; { [ "$ms" = "$mv" ] && [ "$es" = "$ev" ]; } || { agree=NO; status=1; }
+    printf '   S%s  scalar %8s ns/device  vector %8s ns/device  speed-up %6sx  matched %s errored %s  agree %s\n' \
+      "$s" "$ns_s" "$ns_v" "$ratio" "$mv" "$ev" "$agree"
+  done
+  echo "   $(echo "$vc" | sed 's/.*"load_ms"/load_ms/; s/}//')"
+  ./bench/handloop "$path" 7 | sed 's/^/   /' || status=1
+done
+exit $status

@@ -1,0 +1,267 @@
+/*
+ * api_table.c: the public API of device tables, bound programs and selections
+ * (include/dracel.h): loading (src/slices.c), building (src/table_build.c), and running the
+ * vector VM or the scalar VM row by row (vm/vvm.c).
+ */
+#include <string.h>
+
+#include "apiint.h"
+#include "slices.h"
+#include "tablebuild.h"
+#include "vvm.h"
+
+struct dracel_table {
+    dracel_config cfg;
+    dracel_alloc alloc;
+    dc_table *t;
+    char **notes;
+    size_t nnotes;
+};
+
+struct dracel_bound {
+    dracel_config cfg;
+    dc_bound *b;
+    const dracel_program *prog;
+};
+
+struct dracel_selection {
+    dracel_config cfg;
+    dc_selection sel;
+};
+
+static void set_err(char *err, size_t cap, const char *msg)
+{
+    if (err && cap) {
+        strncpy(err, msg, cap - 1);
+        err[cap - 1] = '\0';
+    }
+}
+
+static dracel_status finish_table(const dracel_config *cfg, dc_slice_set *set, dracel_table **out,
+                                  char *err, size_t errcap)
+{
+    const dracel_alloc *a = dc_alloc_of(cfg);
+    dracel_table *tt = dc_malloc(a, sizeof *tt);
+    if (!tt)
+        return DRACEL_ENOMEM;
+    memset(tt, 0, sizeof *tt);
+    if (cfg)
+        tt->cfg = *cfg;
+    else
+        dracel_config_init(&tt->cfg);
+    tt->alloc = *a;
+    tt->cfg.alloc = &tt->alloc;
+    dracel_status st = dc_table_build(set, NULL, &tt->alloc, &tt->t, err, errcap);
+    if (st == DRACEL_OK && set->nnotes) {
+        tt->notes = dc_malloc(a, set->nnotes * sizeof *tt->notes);
+        if (!tt->notes)
+            st = DRACEL_ENOMEM;
+        for (uint32_t i = 0; st == DRACEL_OK && i < set->nnotes; i++) {
+            size_t n = strlen(set->notes[i]);
+            tt->notes[i] = dc_malloc(a, n + 1);
+            if (!tt->notes[i]) {
+                st = DRACEL_ENOMEM;
+                break;
+            }
+            memcpy(tt->notes[i], set->notes[i], n + 1);
+            tt->nnotes++;
+        }
+    }
+    if (st != DRACEL_OK) {
+        dracel_table_free(tt);
+        return st;
+    }
+    *out = tt;
+    return DRACEL_OK;
+}
+
+dracel_status dracel_table_load(const dracel_config *cfg, const char *path, dracel_table **out,
+                                char *err, size_t errcap)
+{
+    if (!path || !out)
+        return DRACEL_EINVAL;
+    *out = NULL;
+    dc_slice_set set;
+    dc_slice_set_init(&set, dc_alloc_of(cfg));
+    dracel_status st = dc_slices_load(&set, path, NULL, err, errcap);
+    if (st == DRACEL_OK)
+        st = finish_table(cfg, &set, out, err, errcap);
+    else if (st == DRACEL_ENOMEM)
+        set_err(err, errcap, "out of memory");
+    dc_slice_set_free(&set);
+    return st;
+}
+
+dracel_status dracel_table_load_buffer(const dracel_config *cfg, const char *name, const char *buf,
+                                       size_t len, dracel_table **out, char *err, size_t errcap)
+{
+    if (!buf || !out)
+        return DRACEL_EINVAL;
+    *out = NULL;
+    dc_slice_set set;
+    dc_slice_set_init(&set, dc_alloc_of(cfg));
+    dracel_status st = dc_slices_load_buffer(&set, name ? name : "<buffer>", buf, len, NULL, err,
+                                             errcap);
+    if (st == DRACEL_OK)
+        st = finish_table(cfg, &set, out, err, errcap);
+    dc_slice_set_free(&set);
+    return st;
+}
+
+void dracel_table_free(dracel_table *t)
+{
+    if (!t)
+        return;
+    dracel_alloc a = t->alloc;
+    for (size_t i = 0; i < t->nnotes; i++)
+        dc_free(&a, t->notes[i], strlen(t->notes[i]) + 1);
+    dc_free(&a, t->notes, t->nnotes * sizeof *t->notes);
+    dc_table_free(t->t);
+    dc_free(&a, t, sizeof *t);
+}
+
+uint32_t dracel_table_rows(const dracel_table *t)
+{
+    return t ? t->t->rows : 0;
+}
+
+size_t dracel_table_bytes(const dracel_table *t)
+{
+    return t ? t->t->bytes : 0;
+}
+
+size_t dracel_table_notes(const dracel_table *t)
+{
+    return t ? t->nnotes : 0;
+}
+
+const char *dracel_table_note(const dracel_table *t, size_t i)
+{
+    return t && i < t->nnotes ? t->notes[i] : NULL;
+}
+
+dracel_status dracel_table_device(const dracel_table *tt, uint32_t row, dracel_device_info *out)
+{
+    if (!tt || !out || row >= tt->t->rows)
+        return DRACEL_EINVAL;
+    const dc_table *t = tt->t;
+    const dc_tpool *p = &t->pools[t->pool[row]];
+    out->driver = dc_dict_str(t->dict, p->driver)->data;
+    out->pool = dc_dict_str(t->dict, p->name)->data;
+    out->device = dc_dict_str(t->dict, t->device_name[row])->data;
+    out->node = t->node_kind[row] == DC_NODE_NAME ? dc_dict_str(t->dict, t->node[row])->data : NULL;
+    out->pool_state = p->state == DC_POOL_COMPLETE     ? "complete"
+                      : p->state == DC_POOL_INCOMPLETE ? "incomplete"
+                                                       : "invalid";
+    return DRACEL_OK;
+}
+
+dracel_status dracel_bind(const dracel_program *p, const dracel_table *t, dracel_bound **out)
+{
+    if (!p || !t || !out)
+        return DRACEL_EINVAL;
+    *out = NULL;
+    const dc_program *prog = dc_api_program(p);
+    const dracel_alloc *a = &t->alloc;
+    dracel_bound *b = dc_malloc(a, sizeof *b);
+    if (!b)
+        return DRACEL_ENOMEM;
+    memset(b, 0, sizeof *b);
+    b->cfg = t->cfg;
+    b->prog = p;
+    dracel_status st = dc_bind(prog, t->t, a, &b->b);
+    if (st != DRACEL_OK) {
+        dc_free(a, b, sizeof *b);
+        return st;
+    }
+    *out = b;
+    return DRACEL_OK;
+}
+
+void dracel_bound_free(dracel_bound *b)
+{
+    if (!b)
+        return;
+    dc_bound_free(b->b);
+    dc_free(dc_alloc_of(&b->cfg), b, sizeof *b);
+}
+
+dracel_status dracel_selection_new(const dracel_config *cfg, dracel_selection **out)
+{
+    if (!out)
+        return DRACEL_EINVAL;
+    const dracel_alloc *a = dc_alloc_of(cfg);
+    dracel_selection *s = dc_malloc(a, sizeof *s);
+    if (!s)
+        return DRACEL_ENOMEM;
+    memset(s, 0, sizeof *s);
+    if (cfg)
+        s->cfg = *cfg;
+    else
+        dracel_config_init(&s->cfg);
+    dc_selection_init(&s->sel, a);
+    *out = s;
+    return DRACEL_OK;
+}
+
+dracel_status dracel_select(const dracel_bound *b, const dracel_env *env,
+                            const dracel_select_opts *o, dracel_selection *sel)
+{
+    if (!b || !env || !sel)
+        return DRACEL_EINVAL;
+    dc_vopts vo = {0};
+    vo.batch = o ? o->batch : 0;
+    vo.scalar = o && o->vm == DRACEL_VM_SCALAR;
+    vo.keep_values = o && o->keep_values;
+    vo.cost_limit = dc_api_program_cfg(b->prog)->cost_limit;
+    vo.mem_limit = dc_api_program_cfg(b->prog)->eval_memory_limit;
+    const dc_val *vars;
+    dc_val *tmp = NULL;
+    uint32_t n = dc_api_program(b->prog)->nvars;
+    dracel_status st = dc_api_env_vars(env, n, &vars, &tmp);
+    if (st != DRACEL_OK)
+        return st;
+    st = dc_vvm_run(b->b, vars, &vo, &sel->sel);
+    dc_api_env_vars_done(env, n, tmp);
+    return st;
+}
+
+const uint64_t *dracel_selection_matched(const dracel_selection *s)
+{
+    return s ? s->sel.matched : NULL;
+}
+
+const uint64_t *dracel_selection_errored(const dracel_selection *s)
+{
+    return s ? s->sel.errored : NULL;
+}
+
+const char *dracel_selection_error(const dracel_selection *s, uint32_t row)
+{
+    const dc_val *e = s ? dc_selection_error(&s->sel, row) : NULL;
+    return e && e->k == DC_K_ERROR ? e->u.e->msg : NULL;
+}
+
+char *dracel_selection_value_json(const dracel_selection *s, uint32_t row)
+{
+    if (!s || !s->sel.values || row >= s->sel.rows)
+        return NULL;
+    dc_buf b;
+    dc_buf_init(&b, dc_alloc_of(&s->cfg));
+    dc_val_json(&b, s->sel.values[row]);
+    dc_buf_puts(&b, "");
+    return dc_buf_take(&b);
+}
+
+void dracel_selection_free(dracel_selection *s)
+{
+    if (!s)
+        return;
+    dc_selection_free(&s->sel);
+    dc_free(dc_alloc_of(&s->cfg), s, sizeof *s);
+}
+
+const dc_table *dc_api_table(const dracel_table *t)
+{
+    return t ? t->t : NULL;
+}

@@ -1,0 +1,20 @@
+/*
+ * apiint.h: what the public API's source files share about each other's opaque types
+ * (src/api_eval.c defines dracel_env and dracel_program; src/api_table.c uses them).
+ */
+#ifndef DC_APIINT_H
+#define DC_APIINT_H
+
+#include "vm.h"
+
+const dc_program *dc_api_program(const dracel_program *p);
+const dracel_config *dc_api_program_cfg(const dracel_program *p);
+/** The activation of env for a program reading n variables: *vars points to it; when some are
+ *  unbound a temporary copy is made (*tmp, released by dc_api_env_vars_done). */
+dracel_status dc_api_env_vars(const dracel_env *env, uint32_t n, const dc_val **vars, dc_val **tmp);
+void dc_api_env_vars_done(const dracel_env *env, uint32_t n, dc_val *tmp);
+
+/** The table inside a public table handle (benchmarks compare against hand-written loops). */
+const dc_table *dc_api_table(const dracel_table *t);
+
+#endif

@@ -1,0 +1,2493 @@
+/*
+ * slices.c: the ResourceSlice loader (see slices.h).
+ *
+ * Both formats are parsed into one small tree of our own (tnode below), which a single decoder
+ * turns into dc_slice_in records while applying Kubernetes' API validation:
+ *   - JSON: cJSON builds the structure; a lexical pre-scan of the same text (our own) checks the
+ *     number grammar, rejects "\u0000" and control characters, bounds the nesting depth, and
+ *     records for every value and every key, in document order, its line and (for numbers) its
+ *     raw token. cJSON keeps document order, so the k-th value of a pre-order walk of its tree is
+ *     the k-th value token of the scan: that gives exact int64 numbers and a line for every node.
+ *   - YAML: libyaml's event API (one document at a time), plain scalars resolved as
+ *     sigs.k8s.io/yaml (goyaml.v2, YAML 1.1) does: yes/no/on/off/y/n/true/false are booleans,
+ *     ~/null/empty are null, 0x/0o/0b/leading-0 integers, '_' separators, YAML-style floats.
+ *     Aliases are rejected (no expansion, hence no billion laughs).
+ *
+ * Decisions:
+ *   - Duplicate keys in a map the loader reads (object fields, attributes, capacities, counters)
+ *     are an error in both formats ("duplicate key"), where Go would silently keep the last.
+ *     Duplicates among fields the loader ignores are not looked at.
+ *   - null is "unset" everywhere (as Go's decoder treats it for pointers, slices and maps).
+ *   - A number with a fraction or an exponent is never an integer (1e3, 2.5, 1.0 are rejected
+ *     for int fields, in YAML too, where Kubernetes would accept 1e3 and 1.0 through float64).
+ *   - Version attributes are kept as text; their semver syntax is not checked here.
+ *   - The first error found stops the load; nothing of the failed call stays in the set.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "slices.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <yaml.h>
+
+#include "quantity.h"
+
+#define HARD_DEPTH 1000u                /* cJSON's compiled-in nesting limit */
+#define MAX_DEVICES 128u                /* ResourceSliceMaxDevices */
+#define MAX_DEVICES_ADV 64u             /* ...WithTaintsOrConsumesCounters */
+#define MAX_ATTRS_CAPS 32u              /* ResourceSliceMaxAttributesAndCapacitiesPerDevice */
+#define MAX_TAINTS 16u                  /* DeviceTaintsMaxLength */
+#define MAX_CONSUMES 2u                 /* ResourceSliceMaxDeviceCounterConsumptionsPerDevice */
+#define MAX_COUNTER_SETS 8u             /* ResourceSliceMaxCounterSets */
+#define MAX_COUNTERS 32u                /* ...PerCounterSet, ...PerDeviceCounterConsumption */
+#define MAX_VALUE_LEN 64u               /* DeviceAttributeMaxValueLength */
+#define MAX_ID_LEN 32u                  /* DeviceMaxIDLength */
+#define MAX_DOMAIN_LEN 63u              /* DeviceMaxDomainLength, DriverNameMaxLength */
+#define MAX_LIST_NEST 4u                /* a List inside a List inside ... */
+#define PATH_SEGS 24
+#define QBUF 112
+#define UNNAMED "(unnamed)"
+
+/* ---------------------------------------------------------------------------------------------
+ * The tree
+ */
+
+enum { T_NULL, T_BOOL, T_INT, T_FLOAT, T_STR, T_MAP, T_SEQ };
+
+typedef struct tent tent;
+
+typedef struct tnode {
+    uint8_t t;
+    uint8_t b;      /* BOOL */
+    uint8_t iok;    /* INT: i is the exact value; else a positive value above INT64_MAX */
+    uint8_t plain;  /* a YAML plain scalar (its type came from YAML 1.1 resolution) */
+    uint32_t line;  /* 1-based */
+    uint32_t n;     /* scalars: length of s; MAP/SEQ: entries */
+    int64_t i;      /* INT (when !iok and from YAML: the uint64 bits, if it fit) */
+    const char *s;  /* scalar text as written, NUL-terminated */
+    tent *kids;     /* MAP/SEQ */
+} tnode;
+
+struct tent {
+    const char *k;  /* MAP: the key (NUL-terminated); SEQ: NULL */
+    uint32_t klen, kline;
+    tnode v;
+};
+
+/* ---------------------------------------------------------------------------------------------
+ * Loader state
+ */
+
+enum { P_FIELD, P_INDEX, P_KEY };
+
+typedef struct pseg {
+    const char *s;
+    uint32_t n, idx;
+    uint8_t kind;
+} pseg;
+
+typedef struct yframe {
+    size_t self;    /* index in scr of the entry holding this container; SIZE_MAX: the root */
+    size_t first;   /* index in scr of its first child */
+    bool map, want_key;
+} yframe;
+
+typedef struct jtok {
+    uint32_t off, len, line;
+} jtok;
+
+typedef struct ld {
+    dc_slice_set *s;
+    const dracel_alloc *a;
+    size_t max_bytes;
+    uint32_t max_objects, max_depth;
+    char *err;
+    size_t errcap;
+    const char *file;       /* for messages and dc_slice_in.file */
+    dc_arena doc;           /* the tree of the current document/file */
+    const char *oname;      /* inside a ResourceSlice: its name for messages; else NULL */
+    pseg path[PATH_SEGS];
+    unsigned np;
+    char q[4][QBUF];
+    /* YAML builder */
+    tent *scr;
+    size_t nscr, capscr;
+    yframe *fr;
+    size_t nfr, capfr;
+    tnode root;
+    /* JSON side tables */
+    jtok *jv;
+    size_t njv, capjv;
+    uint32_t *jk;
+    size_t njk, capjk;
+    /* interned strings of this load (names and values repeat across devices and files) */
+    struct istr *it;
+    size_t nit, capit;
+} ld;
+
+typedef struct istr {
+    const char *s;
+    uint32_t n, h;
+} istr;
+
+#define INTERN_MAX 64 /* longer strings are copied, not interned */
+
+/* ---------------------------------------------------------------------------------------------
+ * Messages
+ */
+
+static void put(ld *c, size_t *pos, const char *fmt, ...) DC_PRINTF(3, 4);
+
+static void vput(ld *c, size_t *pos, const char *fmt, va_list ap)
+{
+    if (*pos + 1 >= c->errcap)
+        return;
+    int k = vsnprintf(c->err + *pos, c->errcap - *pos, fmt, ap);
+    if (k < 0)
+        return;
+    *pos += (size_t)k;
+    if (*pos >= c->errcap)
+        *pos = c->errcap - 1;
+}
+
+static void put(ld *c, size_t *pos, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vput(c, pos, fmt, ap);
+    va_end(ap);
+}
+
+/* s[0..n) for a message: quoted (or not), control bytes escaped, cut after ~80 bytes. */
+static const char *qs(ld *c, int slot, const char *s, size_t n, bool quote)
+{
+    char *o = c->q[slot];
+    size_t k = 0;
+    if (quote)
+        o[k++] = '"';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (k >= QBUF - 12) {
+            while (i > 0 && (ch & 0xC0) == 0x80 && k > 1) { /* do not cut a UTF-8 sequence */
+                k--;
+                ch = (unsigned char)s[--i];
+            }
+            memcpy(o + k, "...", 3);
+            k += 3;
+            break;
+        }
+        if (ch == '"' || ch == '\\') {
+            o[k++] = '\\';
+            o[k++] = (char)ch;
+        } else if (ch < 0x20 || ch == 0x7f) {
+            k += (size_t)snprintf(o + k, QBUF - k, "\\x%02x", ch);
+        } else {
+            o[k++] = (char)ch;
+        }
+    }
+    if (quote)
+        o[k++] = '"';
+    o[k] = '\0';
+    return o;
+}
+
+static dracel_status fail(ld *c, uint32_t line, const char *fmt, ...) DC_PRINTF(3, 4);
+
+static dracel_status fail(ld *c, uint32_t line, const char *fmt, ...)
+{
+    if (!c->err || c->errcap == 0)
+        return DRACEL_EINPUT;
+    size_t pos = 0;
+    put(c, &pos, "%s", c->file ? c->file : "<input>");
+    if (line)
+        put(c, &pos, ":%u", (unsigned)line);
+    put(c, &pos, ": ");
+    if (c->oname)
+        put(c, &pos, "ResourceSlice %s: ", c->oname);
+    if (c->np) {
+        unsigned np = c->np < PATH_SEGS ? c->np : PATH_SEGS;
+        for (unsigned i = 0; i < np; i++) {
+            const pseg *p = &c->path[i];
+            if (p->kind == P_FIELD)
+                put(c, &pos, "%s%s", i ? "." : "", p->s);
+            else if (p->kind == P_INDEX)
+                put(c, &pos, "[%u]", (unsigned)p->idx);
+            else
+                put(c, &pos, "[%s]", qs(c, 3, p->s, p->n, true));
+        }
+        put(c, &pos, ": ");
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vput(c, &pos, fmt, ap);
+    va_end(ap);
+    return DRACEL_EINPUT;
+}
+
+static dracel_status oom(ld *c)
+{
+    if (c->err && c->errcap)
+        snprintf(c->err, c->errcap, "out of memory");
+    return DRACEL_ENOMEM;
+}
+
+static dracel_status io_fail(ld *c, const char *path, const char *what, int e)
+{
+    if (c->err && c->errcap)
+        snprintf(c->err, c->errcap, "%s: %s: %s", path, what, strerror(e));
+    return DRACEL_EINVAL;
+}
+
+static void pf(ld *c, const char *name)
+{
+    if (c->np < PATH_SEGS)
+        c->path[c->np] = (pseg){name, 0, 0, P_FIELD};
+    c->np++;
+}
+
+static void pi(ld *c, uint32_t idx)
+{
+    if (c->np < PATH_SEGS)
+        c->path[c->np] = (pseg){NULL, 0, idx, P_INDEX};
+    c->np++;
+}
+
+static void pk(ld *c, const char *k, uint32_t n)
+{
+    if (c->np < PATH_SEGS)
+        c->path[c->np] = (pseg){k, n, 0, P_KEY};
+    c->np++;
+}
+
+static void pp(ld *c)
+{
+    c->np--;
+}
+
+static uint32_t line_at(const char *buf, size_t len, size_t off)
+{
+    uint32_t line = 1;
+    if (off > len)
+        off = len;
+    const char *p = buf, *end = buf + off;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        line++;
+        p++;
+    }
+    return line;
+}
+
+static const char *tname(const tnode *v)
+{
+    switch (v->t) {
+    case T_NULL: return "null";
+    case T_BOOL: return "a boolean";
+    case T_INT: return "an integer";
+    case T_FLOAT: return "a number";
+    case T_STR: return "a string";
+    case T_MAP: return "an object";
+    default: return "a list";
+    }
+}
+
+static dracel_status type_err(ld *c, const tnode *v, const char *want)
+{
+    if (v->plain && v->t != T_STR && strcmp(want, "a string") == 0)
+        return fail(c, v->line,
+                    "must be a string, not %s (YAML 1.1 reads the plain scalar %s as %s; quote it)",
+                    tname(v), qs(c, 0, v->s, v->n, false), tname(v));
+    return fail(c, v->line, "must be %s, not %s", want, tname(v));
+}
+
+static dracel_status bad_value(ld *c, const tnode *v, const char *why)
+{
+    return fail(c, v->line, "invalid value %s: %s", qs(c, 0, v->s, v->n, true), why);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Name checks (k8s.io/apimachinery pkg/util/validation and the resource validation). Each
+ * returns NULL when valid, else the reason.
+ */
+
+static bool lc_alnum(unsigned char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+}
+
+static bool any_alnum(unsigned char ch)
+{
+    return lc_alnum(ch) || (ch >= 'A' && ch <= 'Z');
+}
+
+static unsigned char fold(unsigned char ch, bool lower)
+{
+    return lower && ch >= 'A' && ch <= 'Z' ? (unsigned char)(ch + 32) : ch;
+}
+
+static const char WHY_LABEL[] =
+    "must be a lowercase RFC 1123 label (at most 63 characters: 'a'-'z', '0'-'9' and '-', "
+    "starting and ending with a letter or digit)";
+static const char WHY_SUBDOMAIN[] =
+    "must be a lowercase RFC 1123 subdomain (at most 253 characters: 'a'-'z', '0'-'9', '-' and "
+    "'.', each dot-separated part starting and ending with a letter or digit)";
+static const char WHY_QUALIFIED[] =
+    "must be a qualified name (an optional DNS subdomain prefix and '/', then at most 63 "
+    "characters: letters, digits, '-', '_' and '.', starting and ending with a letter or digit)";
+static const char WHY_LABEL_VALUE[] =
+    "must be at most 63 characters: letters, digits, '-', '_' and '.', starting and ending with "
+    "a letter or digit";
+
+static bool is_label(const char *s, size_t n)
+{
+    if (n == 0 || n > 63)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (!lc_alnum(ch) && !(ch == '-' && i > 0 && i + 1 < n))
+            return false;
+    }
+    return true;
+}
+
+/* IsDNS1123Subdomain (of the lowercased text when lower): length <= 253, dot-separated parts of
+ * [a-z0-9] and '-', each starting and ending with [a-z0-9]. No per-part length limit. */
+static bool is_subdomain(const char *s, size_t n, bool lower)
+{
+    if (n == 0 || n > 253)
+        return false;
+    size_t start = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i == n || s[i] == '.') {
+            if (i == start || !lc_alnum(fold((unsigned char)s[start], lower)) ||
+                !lc_alnum(fold((unsigned char)s[i - 1], lower)))
+                return false;
+            start = i + 1;
+            continue;
+        }
+        unsigned char ch = fold((unsigned char)s[i], lower);
+        if (!lc_alnum(ch) && ch != '-')
+            return false;
+    }
+    return true;
+}
+
+static const char *label_err(const char *s, size_t n)
+{
+    return is_label(s, n) ? NULL : WHY_LABEL;
+}
+
+static const char *subdomain_err(const char *s, size_t n)
+{
+    return is_subdomain(s, n, false) ? NULL : WHY_SUBDOMAIN;
+}
+
+/* ValidateCSIDriverName: at most 63, a DNS subdomain once lowercased. */
+static const char *driver_err(const char *s, size_t n)
+{
+    if (n > MAX_DOMAIN_LEN)
+        return "longer than 63 characters";
+    return is_subdomain(s, n, true)
+               ? NULL
+               : "must be an RFC 1123 subdomain (letters, digits, '-' and '.', each "
+                 "dot-separated part starting and ending with a letter or digit)";
+}
+
+/* Pool names: at most 253, slash-separated DNS subdomains. */
+static const char *pool_err(const char *s, size_t n)
+{
+    if (n > 253)
+        return "longer than 253 characters";
+    size_t start = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i == n || s[i] == '/') {
+            if (!is_subdomain(s + start, i - start, false))
+                return "must be one or more lowercase RFC 1123 subdomains separated by '/'";
+            start = i + 1;
+        }
+    }
+    return NULL;
+}
+
+static bool is_cident(const char *s, size_t n)
+{
+    if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!any_alnum((unsigned char)s[i]) && s[i] != '_')
+            return false;
+    return true;
+}
+
+/* validateQualifiedName: "id" or "domain/id" (attribute and capacity names). */
+static const char *qualified_err(const char *s, size_t n)
+{
+    const char *slash = memchr(s, '/', n);
+    const char *id = s;
+    size_t idn = n;
+    if (slash) {
+        size_t dn = (size_t)(slash - s);
+        if (memchr(slash + 1, '/', n - dn - 1))
+            return "must not contain more than one slash";
+        if (dn == 0)
+            return "the domain must not be empty";
+        if (dn > MAX_DOMAIN_LEN)
+            return "the domain is longer than 63 characters";
+        if (!is_subdomain(s, dn, true))
+            return "the domain must be an RFC 1123 subdomain (letters, digits, '-' and '.', each "
+                   "dot-separated part starting and ending with a letter or digit)";
+        id = slash + 1;
+        idn = n - dn - 1;
+    }
+    if (idn == 0)
+        return "the name must not be empty";
+    if (idn > MAX_ID_LEN)
+        return "the name is longer than 32 characters";
+    if (!is_cident(id, idn))
+        return "the name must be a C identifier (letters, digits and '_', not starting with a "
+               "digit)";
+    return NULL;
+}
+
+/* The name part of a label key, and label values: ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]. */
+static bool is_label_name_part(const char *s, size_t n)
+{
+    if (n == 0 || n > 63 || !any_alnum((unsigned char)s[0]) ||
+        !any_alnum((unsigned char)s[n - 1]))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (!any_alnum(ch) && ch != '-' && ch != '_' && ch != '.')
+            return false;
+    }
+    return true;
+}
+
+/* IsQualifiedName (label keys, taint keys, node selector keys). */
+static const char *label_key_err(const char *s, size_t n)
+{
+    const char *slash = memchr(s, '/', n);
+    if (!slash)
+        return is_label_name_part(s, n) ? NULL : WHY_QUALIFIED;
+    size_t pn = (size_t)(slash - s);
+    if (memchr(slash + 1, '/', n - pn - 1) || !is_subdomain(s, pn, false) ||
+        !is_label_name_part(slash + 1, n - pn - 1))
+        return WHY_QUALIFIED;
+    return NULL;
+}
+
+static const char *label_value_err(const char *s, size_t n)
+{
+    return n == 0 || is_label_name_part(s, n) ? NULL : WHY_LABEL_VALUE;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Numbers
+ */
+
+/* Exact int64 from a decimal token [-]digits (JSON grammar already checked). false: overflow. */
+static bool dec_i64(const char *s, size_t n, int64_t *out, uint64_t *mag)
+{
+    bool neg = n && s[0] == '-';
+    uint64_t v = 0;
+    bool ovf = false;
+    for (size_t i = neg; i < n; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            ovf = true;
+        else
+            v = v * 10 + d;
+    }
+    *mag = v;
+    if (ovf)
+        return false;
+    if (neg) {
+        if (v > (uint64_t)INT64_MAX + 1)
+            return false;
+        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+        return true;
+    }
+    if (v > (uint64_t)INT64_MAX)
+        return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+/* Go strconv.ParseInt(s, 0, 64) / ParseUint(s, 0, 64) on s (underscores removed).
+ * 0: not an integer for either; 1: fits int64 (*out); 2: ParseUint only (*u). */
+static int go_int(const char *s, size_t n, int64_t *out, uint64_t *u)
+{
+    size_t i = 0;
+    bool neg = false, sign = false;
+    if (i < n && (s[i] == '+' || s[i] == '-')) {
+        neg = s[i] == '-';
+        sign = true;
+        i++;
+    }
+    if (i >= n)
+        return 0;
+    unsigned base = 10;
+    if (s[i] == '0' && i + 1 < n) {
+        char p = (char)(s[i + 1] | 0x20);
+        if (p == 'x')
+            base = 16, i += 2;
+        else if (p == 'o')
+            base = 8, i += 2;
+        else if (p == 'b')
+            base = 2, i += 2;
+        else
+            base = 8, i += 1;
+        if (i >= n)
+            return 0;
+    }
+    uint64_t v = 0;
+    bool ovf = false;
+    for (; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        unsigned d;
+        if (ch >= '0' && ch <= '9')
+            d = ch - '0';
+        else if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f')
+            d = (unsigned)((ch | 0x20) - 'a' + 10);
+        else
+            return 0;
+        if (d >= base)
+            return 0;
+        if (v > (UINT64_MAX - d) / base)
+            ovf = true;
+        else
+            v = v * base + d;
+    }
+    if (ovf)
+        return 0; /* neither ParseInt nor ParseUint: may still be a float */
+    if (neg) {
+        if (v > (uint64_t)INT64_MAX + 1)
+            return 0;
+        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+        return 1;
+    }
+    if (v <= (uint64_t)INT64_MAX) {
+        *out = (int64_t)v;
+        return 1;
+    }
+    if (sign)
+        return 0; /* ParseUint takes no sign */
+    *u = v;
+    return 2;
+}
+
+/* goyaml.v2's yamlStyleFloat: ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$ */
+static bool yaml_float_syntax(const char *s, size_t n)
+{
+    size_t i = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+        i++;
+    size_t d0 = i;
+    if (i < n && s[i] == '.') {
+        i++;
+        d0 = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == d0)
+            return false;
+    } else {
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == d0)
+            return false;
+        if (i < n && s[i] == '.') {
+            i++;
+            while (i < n && s[i] >= '0' && s[i] <= '9')
+                i++;
+        }
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        size_t e0 = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == e0)
+            return false;
+    }
+    return i == n;
+}
+
+/* strconv.ParseFloat succeeds (no overflow to infinity) on a yaml_float_syntax text. */
+static bool float_finite(const char *s)
+{
+    errno = 0;
+    double d = strtod(s, NULL);
+    return !(errno == ERANGE && isinf(d));
+}
+
+static bool eq_any(const char *s, size_t n, const char *const *list)
+{
+    for (; *list; list++)
+        if (strncmp(*list, s, n) == 0 && (*list)[n] == '\0')
+            return true;
+    return false;
+}
+
+static const char *const Y_TRUE[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE",
+                                     "on", "On", "ON", NULL};
+static const char *const Y_FALSE[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE",
+                                      "off", "Off", "OFF", NULL};
+static const char *const Y_NULL[] = {"~", "null", "Null", "NULL", NULL};
+static const char *const Y_SPECIAL_FLOAT[] = {".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF",
+                                              "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf",
+                                              "-.INF", NULL};
+
+/* Resolve a YAML plain scalar (text already in v->s, v->n) as goyaml.v2 does. */
+static dracel_status resolve_plain(ld *c, tnode *v)
+{
+    const char *s = v->s;
+    size_t n = v->n;
+    v->plain = 1;
+    v->t = T_STR;
+    if (n == 0) {
+        v->t = T_NULL;
+        return DRACEL_OK;
+    }
+    char h = s[0];
+    if (n <= 5 && strchr("yYnNtTfFoO~", h)) { /* goyaml.v2's resolve table hint 'M' */
+        if (eq_any(s, n, Y_NULL)) {
+            v->t = T_NULL;
+        } else if (eq_any(s, n, Y_TRUE)) {
+            v->t = T_BOOL;
+            v->b = 1;
+        } else if (eq_any(s, n, Y_FALSE)) {
+            v->t = T_BOOL;
+        }
+        return DRACEL_OK;
+    }
+    if (n <= 5 && (h == '.' || h == '+' || h == '-') && eq_any(s, n, Y_SPECIAL_FLOAT)) {
+        v->t = T_FLOAT;
+        return DRACEL_OK;
+    }
+    if (h == '.') {
+        if (yaml_float_syntax(s, n) && float_finite(s))
+            v->t = T_FLOAT;
+        return DRACEL_OK;
+    }
+    if (!(h == '+' || h == '-' || (h >= '0' && h <= '9')))
+        return DRACEL_OK;
+    const char *plain = s;
+    size_t pn = n;
+    if (memchr(s, '_', n)) {
+        char *p = dc_arena_alloc(&c->doc, n + 1);
+        if (!p)
+            return oom(c);
+        pn = 0;
+        for (size_t i = 0; i < n; i++)
+            if (s[i] != '_')
+                p[pn++] = s[i];
+        p[pn] = '\0';
+        plain = p;
+    }
+    int64_t iv = 0;
+    uint64_t uv = 0;
+    int r = go_int(plain, pn, &iv, &uv);
+    if (r == 1) {
+        v->t = T_INT;
+        v->iok = 1;
+        v->i = iv;
+    } else if (r == 2) {
+        v->t = T_INT;
+        v->iok = 0;
+        v->i = (int64_t)uv;
+    } else if (yaml_float_syntax(plain, pn) && float_finite(plain)) {
+        v->t = T_FLOAT;
+    }
+    return DRACEL_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Growable temporaries (through the set's allocator)
+ */
+
+static bool grow(const dracel_alloc *a, void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t nc = *cap ? *cap : 64;
+    while (nc < need) {
+        if (nc > SIZE_MAX / 2 / elem)
+            return false;
+        nc *= 2;
+    }
+    void *q = dc_realloc(a, *p, *cap * elem, nc * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = nc;
+    return true;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Decoding helpers
+ */
+
+#define MAXF 12
+
+/* Look up the fields of an object-like map in one pass. out[i] is the entry for names[i], or NULL
+ * when absent or null. A key given twice is an error. */
+static dracel_status fields(ld *c, const tnode *m, const char *const *names, unsigned nn,
+                            const tent **out)
+{
+    bool seen[MAXF] = {false};
+    size_t lens[MAXF];
+    for (unsigned j = 0; j < nn; j++) {
+        out[j] = NULL;
+        lens[j] = strlen(names[j]);
+    }
+    for (uint32_t i = 0; i < m->n; i++) {
+        const tent *e = &m->kids[i];
+        for (unsigned j = 0; j < nn; j++) {
+            if (e->klen == lens[j] && memcmp(e->k, names[j], lens[j]) == 0) {
+                if (seen[j])
+                    return fail(c, e->kline, "duplicate key %s", qs(c, 0, e->k, e->klen, true));
+                seen[j] = true;
+                if (e->v.t != T_NULL)
+                    out[j] = e;
+                break;
+            }
+        }
+    }
+    return DRACEL_OK;
+}
+
+/* Keys of a map with user-chosen keys (small: the caller checked its size). */
+static dracel_status map_dups(ld *c, const tnode *m)
+{
+    for (uint32_t i = 1; i < m->n; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (m->kids[i].klen == m->kids[j].klen &&
+                memcmp(m->kids[i].k, m->kids[j].k, m->kids[i].klen) == 0)
+                return fail(c, m->kids[i].kline, "duplicate key %s",
+                            qs(c, 0, m->kids[i].k, m->kids[i].klen, true));
+    return DRACEL_OK;
+}
+
+static dracel_status want(ld *c, const tnode *v, int t)
+{
+    if (v->t == t)
+        return DRACEL_OK;
+    switch (t) {
+    case T_STR: return type_err(c, v, "a string");
+    case T_BOOL: return type_err(c, v, "a boolean");
+    case T_MAP: return type_err(c, v, "an object");
+    case T_SEQ: return type_err(c, v, "a list");
+    default: return type_err(c, v, "an integer");
+    }
+}
+
+static dracel_status want_int(ld *c, const tnode *v, int64_t *out)
+{
+    if (v->t == T_INT) {
+        if (!v->iok)
+            return fail(c, v->line, "%s does not fit in a 64-bit integer",
+                        qs(c, 0, v->s, v->n, false));
+        *out = v->i;
+        return DRACEL_OK;
+    }
+    if (v->t == T_FLOAT)
+        return fail(c, v->line, "%s is not an integer", qs(c, 0, v->s, v->n, false));
+    return type_err(c, v, "an integer");
+}
+
+static uint32_t hash_str(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static bool intern_grow(ld *c)
+{
+    size_t nc = c->capit ? c->capit * 2 : 1024;
+    if (nc > SIZE_MAX / sizeof(istr))
+        return false;
+    istr *t = dc_malloc(c->a, nc * sizeof *t);
+    if (!t)
+        return false;
+    memset(t, 0, nc * sizeof *t);
+    for (size_t i = 0; i < c->capit; i++) {
+        if (!c->it[i].s)
+            continue;
+        size_t j = c->it[i].h & (nc - 1);
+        while (t[j].s)
+            j = (j + 1) & (nc - 1);
+        t[j] = c->it[i];
+    }
+    dc_free(c->a, c->it, c->capit * sizeof *c->it);
+    c->it = t;
+    c->capit = nc;
+    return true;
+}
+
+/* A NUL-terminated copy of s[0..n) in the set's arena; equal short strings share one copy. */
+static dracel_status sdup(ld *c, const char *s, size_t n, const char **out)
+{
+    if (n > INTERN_MAX) {
+        char *p = dc_arena_strndup(&c->s->arena, s, n);
+        if (!p)
+            return oom(c);
+        *out = p;
+        return DRACEL_OK;
+    }
+    if ((c->nit + 1) * 2 > c->capit && !intern_grow(c))
+        return oom(c);
+    uint32_t h = hash_str(s, n);
+    size_t j = h & (c->capit - 1);
+    for (; c->it[j].s; j = (j + 1) & (c->capit - 1)) {
+        if (c->it[j].h == h && c->it[j].n == n && memcmp(c->it[j].s, s, n) == 0) {
+            *out = c->it[j].s;
+            return DRACEL_OK;
+        }
+    }
+    char *p = dc_arena_strndup(&c->s->arena, s, n);
+    if (!p)
+        return oom(c);
+    c->it[j] = (istr){p, (uint32_t)n, h};
+    c->nit++;
+    *out = p;
+    return DRACEL_OK;
+}
+
+static void *szalloc(ld *c, size_t n, size_t elem)
+{
+    if (n == 0)
+        return NULL;
+    return dc_arena_zalloc(&c->s->arena, n * elem);
+}
+
+/* A required, non-empty string field; on success *v is its node. */
+static dracel_status req_str(ld *c, const tent *e, uint32_t mline, const tnode **v)
+{
+    if (!e)
+        return fail(c, mline, "required value");
+    DC_TRY(want(c, &e->v, T_STR));
+    if (e->v.n == 0)
+        return fail(c, e->v.line, "required value");
+    *v = &e->v;
+    return DRACEL_OK;
+}
+
+/* A Quantity: a string, or a number (Quantity's UnmarshalJSON takes both). */
+static dracel_status quantity(ld *c, const tnode *v, const char **out)
+{
+    const char *txt = v->s;
+    size_t n = v->n;
+    char buf[32];
+    if (v->t == T_STR) {
+        while (n && (*txt == ' ' || *txt == '\t' || *txt == '\n' || *txt == '\r')) /* TrimSpace */
+            txt++, n--;
+        while (n && (txt[n - 1] == ' ' || txt[n - 1] == '\t' || txt[n - 1] == '\n' ||
+                     txt[n - 1] == '\r'))
+            n--;
+    } else if (v->t == T_INT && v->plain) {
+        /* YAML: the integer's value as Go would print it into JSON (0x10 -> 16, 1_000 -> 1000) */
+        int k = v->iok ? snprintf(buf, sizeof buf, "%lld", (long long)v->i)
+                       : snprintf(buf, sizeof buf, "%llu", (unsigned long long)(uint64_t)v->i);
+        txt = buf;
+        n = (size_t)k;
+    } else if (v->t == T_FLOAT && v->plain && memchr(v->s, '_', v->n)) {
+        char *p = dc_arena_alloc(&c->doc, v->n + 1);
+        if (!p)
+            return oom(c);
+        n = 0;
+        for (size_t i = 0; i < v->n; i++)
+            if (v->s[i] != '_')
+                p[n++] = v->s[i];
+        txt = p;
+    } else if (v->t != T_INT && v->t != T_FLOAT) {
+        return type_err(c, v, "a quantity (a string or a number)");
+    }
+    dc_qty q;
+    const char *why = dc_qty_parse(txt, n, &q);
+    if (why)
+        return fail(c, v->line, "invalid quantity %s: %s", qs(c, 0, txt, n, true), why);
+    return sdup(c, txt, n, out);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Node selectors (core/v1 NodeSelector)
+ */
+
+static const char *const OPS[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", NULL};
+
+static dracel_status node_req(ld *c, const tnode *m, bool field, dc_node_req_in *r)
+{
+    static const char *const RF[] = {"key", "operator", "values"};
+    const tent *f[3];
+    DC_TRY(want(c, m, T_MAP));
+    DC_TRY(fields(c, m, RF, 3, f));
+    r->field = field;
+    const tnode *v;
+    /* values */
+    uint32_t nv = 0;
+    if (f[2]) {
+        pf(c, "values");
+        DC_TRY(want(c, &f[2]->v, T_SEQ));
+        nv = f[2]->v.n;
+        r->values = szalloc(c, nv, sizeof *r->values);
+        if (nv && !r->values)
+            return oom(c);
+        for (uint32_t i = 0; i < nv; i++) {
+            pi(c, i);
+            const tnode *x = &f[2]->v.kids[i].v;
+            DC_TRY(want(c, x, T_STR));
+            DC_TRY(sdup(c, x->s, x->n, &r->values[i]));
+            pp(c);
+        }
+        r->nvalues = nv;
+        pp(c);
+    }
+    /* operator */
+    pf(c, "operator");
+    DC_TRY(req_str(c, f[1], m->line, &v));
+    if (!eq_any(v->s, v->n, OPS) ||
+        (field && !(strcmp(v->s, "In") == 0 || strcmp(v->s, "NotIn") == 0)))
+        return bad_value(c, v, field ? "not a valid field selector operator (In or NotIn)"
+                                     : "not a valid selector operator (In, NotIn, Exists, "
+                                       "DoesNotExist, Gt or Lt)");
+    DC_TRY(sdup(c, v->s, v->n, &r->op));
+    pp(c);
+    bool in = strcmp(r->op, "In") == 0 || strcmp(r->op, "NotIn") == 0;
+    bool ex = strcmp(r->op, "Exists") == 0 || strcmp(r->op, "DoesNotExist") == 0;
+    uint32_t vline = f[2] ? f[2]->kline : m->line;
+    pf(c, "values");
+    if (field && nv != 1)
+        return fail(c, vline,
+                    "must be only one value when `operator` is 'In' or 'NotIn' for node field "
+                    "selector");
+    if (in && nv == 0)
+        return fail(c, vline, "must be specified when `operator` is 'In' or 'NotIn'");
+    if (ex && nv > 0)
+        return fail(c, vline, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+    if (!in && !ex && nv != 1)
+        return fail(c, vline, "must be specified single value when `operator` is 'Lt' or 'Gt'");
+    if (in) {
+        for (uint32_t i = 0; i < nv; i++) {
+            const tnode *x = &f[2]->v.kids[i].v;
+            const char *why = field ? subdomain_err(x->s, x->n) : label_value_err(x->s, x->n);
+            if (why) {
+                pi(c, i);
+                return bad_value(c, x, why);
+            }
+        }
+    }
+    pp(c);
+    /* key */
+    pf(c, "key");
+    DC_TRY(req_str(c, f[0], m->line, &v));
+    if (field && strcmp(v->s, "metadata.name") != 0)
+        return bad_value(c, v, "not a valid field selector key (only metadata.name is supported)");
+    if (!field) {
+        const char *why = label_key_err(v->s, v->n);
+        if (why)
+            return bad_value(c, v, why);
+    }
+    DC_TRY(sdup(c, v->s, v->n, &r->key));
+    pp(c);
+    return DRACEL_OK;
+}
+
+static dracel_status node_selector(ld *c, const tnode *m, bool slice,
+                                   const dc_node_selector_in **out)
+{
+    static const char *const NF[] = {"nodeSelectorTerms"};
+    static const char *const TF[] = {"matchExpressions", "matchFields"};
+    const tent *f[1];
+    DC_TRY(want(c, m, T_MAP));
+    DC_TRY(fields(c, m, NF, 1, f));
+    pf(c, "nodeSelectorTerms");
+    if (f[0])
+        DC_TRY(want(c, &f[0]->v, T_SEQ));
+    if (!f[0] || f[0]->v.n == 0)
+        return fail(c, f[0] ? f[0]->kline : m->line, "must have at least one node selector term");
+    const tnode *terms = &f[0]->v;
+    if (slice && terms->n != 1)
+        return fail(c, f[0]->kline, "must have exactly one node selector term");
+    dc_node_selector_in *sel = szalloc(c, 1, sizeof *sel);
+    if (!sel)
+        return oom(c);
+    sel->terms = szalloc(c, terms->n, sizeof *sel->terms);
+    if (!sel->terms)
+        return oom(c);
+    sel->n = terms->n;
+    for (uint32_t i = 0; i < terms->n; i++) {
+        pi(c, i);
+        const tnode *t = &terms->kids[i].v;
+        const tent *tf[2];
+        DC_TRY(want(c, t, T_MAP));
+        DC_TRY(fields(c, t, TF, 2, tf));
+        uint32_t total = 0;
+        for (int k = 0; k < 2; k++) {
+            if (tf[k]) {
+                pf(c, TF[k]);
+                DC_TRY(want(c, &tf[k]->v, T_SEQ));
+                pp(c);
+                total += tf[k]->v.n;
+            }
+        }
+        dc_node_term_in *term = &sel->terms[i];
+        term->reqs = szalloc(c, total, sizeof *term->reqs);
+        if (total && !term->reqs)
+            return oom(c);
+        for (int k = 0; k < 2; k++) {
+            if (!tf[k])
+                continue;
+            pf(c, TF[k]);
+            for (uint32_t j = 0; j < tf[k]->v.n; j++) {
+                pi(c, j);
+                DC_TRY(node_req(c, &tf[k]->v.kids[j].v, k == 1, &term->reqs[term->n]));
+                term->n++;
+                pp(c);
+            }
+            pp(c);
+        }
+        pp(c);
+    }
+    pp(c);
+    *out = sel;
+    return DRACEL_OK;
+}
+
+/* "`a`", "`a` and `b`", "`a`, `b` and `c`" */
+static void join_names(char *buf, size_t cap, const char *const *v, unsigned n)
+{
+    size_t pos = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < n && pos < cap; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == n ? " and " : ", ";
+        int k = snprintf(buf + pos, cap - pos, "%s`%s`", sep, v[i]);
+        if (k < 0)
+            break;
+        pos += (size_t)k;
+    }
+}
+
+/* nodeName / nodeSelector / allNodes / perDeviceNodeSelection of a slice (pd != NULL allowed) or
+ * of a device (slice == false). */
+static dracel_status node_scope(ld *c, const tnode *m, const tent *nn, const tent *ns,
+                                const tent *an, const tent *pd, bool slice,
+                                dc_node_scope_in *out)
+{
+    const char *set[4];
+    unsigned k = 0;
+    if (nn) {
+        pf(c, "nodeName");
+        DC_TRY(want(c, &nn->v, T_STR));
+        if (nn->v.n == 0)
+            return fail(c, nn->v.line,
+                        slice ? "must be either unset or set to a non-empty string"
+                              : "must not be empty");
+        const char *why = subdomain_err(nn->v.s, nn->v.n);
+        if (why)
+            return bad_value(c, &nn->v, why);
+        DC_TRY(sdup(c, nn->v.s, nn->v.n, &out->node_name));
+        set[k++] = "nodeName";
+        pp(c);
+    }
+    if (ns) {
+        pf(c, "nodeSelector");
+        DC_TRY(node_selector(c, &ns->v, slice, &out->selector));
+        set[k++] = "nodeSelector";
+        pp(c);
+    }
+    if (an) {
+        pf(c, "allNodes");
+        DC_TRY(want(c, &an->v, T_BOOL));
+        if (!an->v.b)
+            return fail(c, an->v.line, "must be either unset or set to true");
+        out->all_nodes = true;
+        set[k++] = "allNodes";
+        pp(c);
+    }
+    if (pd) {
+        pf(c, "perDeviceNodeSelection");
+        DC_TRY(want(c, &pd->v, T_BOOL));
+        if (!pd->v.b)
+            return fail(c, pd->v.line, "must be either unset or set to true");
+        out->per_device = true;
+        set[k++] = "perDeviceNodeSelection";
+        pp(c);
+    }
+    char names[128];
+    join_names(names, sizeof names, set, k);
+    if (slice) {
+        if (k == 0)
+            return fail(c, m->line,
+                        "exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+                        "`perDeviceNodeSelection` is required");
+        if (k > 1)
+            return fail(c, m->line,
+                        "exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
+                        "`perDeviceNodeSelection` is required, but %s are set",
+                        names);
+    } else {
+        if (k == 0)
+            return fail(c, m->line,
+                        "exactly one of `nodeName`, `nodeSelector` or `allNodes` is required "
+                        "when `perDeviceNodeSelection` is set to true in the ResourceSlice spec");
+        if (k > 1)
+            return fail(c, m->line,
+                        "exactly one of `nodeName`, `nodeSelector` or `allNodes` is required "
+                        "when `perDeviceNodeSelection` is set to true in the ResourceSlice "
+                        "spec, but %s are set",
+                        names);
+    }
+    return DRACEL_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Devices
+ */
+
+static dracel_status attribute(ld *c, const tent *e, dc_attr_in *a)
+{
+    static const char *const AF[] = {"int", "bool", "string", "version",
+                                     "ints", "bools", "strings", "versions"};
+    const tent *f[8];
+    pk(c, e->k, e->klen);
+    const char *why = qualified_err(e->k, e->klen);
+    if (why)
+        return fail(c, e->kline, "%s", why);
+    DC_TRY(sdup(c, e->k, e->klen, &a->name));
+    const tnode *v = &e->v;
+    if (v->t == T_NULL) {
+        for (int j = 0; j < 8; j++)
+            f[j] = NULL;
+    } else {
+        DC_TRY(want(c, v, T_MAP));
+        DC_TRY(fields(c, v, AF, 8, f));
+    }
+    for (int j = 4; j < 8; j++) {
+        if (f[j]) {
+            pf(c, AF[j]);
+            return fail(c, f[j]->kline,
+                        "list-typed attributes (the alpha feature DRAListTypeAttributes) are not "
+                        "supported");
+        }
+    }
+    const char *set[4];
+    unsigned k = 0;
+    for (int j = 0; j < 4; j++)
+        if (f[j])
+            set[k++] = AF[j];
+    if (k != 1) {
+        char names[96];
+        join_names(names, sizeof names, set, k);
+        if (k == 0)
+            return fail(c, v->line,
+                        "exactly one of `int`, `bool`, `string` or `version` is required");
+        return fail(c, v->line,
+                    "exactly one of `int`, `bool`, `string` or `version` is required, but %s are "
+                    "set",
+                    names);
+    }
+    if (f[0]) {
+        pf(c, "int");
+        a->kind = DC_ATTR_INT;
+        DC_TRY(want_int(c, &f[0]->v, &a->i));
+    } else if (f[1]) {
+        pf(c, "bool");
+        a->kind = DC_ATTR_BOOL;
+        DC_TRY(want(c, &f[1]->v, T_BOOL));
+        a->b = f[1]->v.b;
+    } else {
+        const tnode *x = f[2] ? &f[2]->v : &f[3]->v;
+        pf(c, f[2] ? "string" : "version");
+        a->kind = f[2] ? DC_ATTR_STRING : DC_ATTR_VERSION;
+        DC_TRY(want(c, x, T_STR));
+        if (x->n > MAX_VALUE_LEN)
+            return fail(c, x->line, "%u bytes, more than %u", (unsigned)x->n, MAX_VALUE_LEN);
+        DC_TRY(sdup(c, x->s, x->n, &a->s));
+        a->slen = x->n;
+    }
+    pp(c);
+    pp(c);
+    return DRACEL_OK;
+}
+
+static dracel_status capacity(ld *c, const tent *e, dc_capacity_in *cap)
+{
+    static const char *const CF[] = {"value"}; /* requestPolicy is ignored */
+    const tent *f[1] = {NULL};
+    pk(c, e->k, e->klen);
+    const char *why = qualified_err(e->k, e->klen);
+    if (why)
+        return fail(c, e->kline, "%s", why);
+    DC_TRY(sdup(c, e->k, e->klen, &cap->name));
+    if (e->v.t != T_NULL) {
+        DC_TRY(want(c, &e->v, T_MAP));
+        DC_TRY(fields(c, &e->v, CF, 1, f));
+    }
+    pf(c, "value");
+    if (!f[0])
+        return fail(c, e->v.line, "required value");
+    DC_TRY(quantity(c, &f[0]->v, &cap->value));
+    pp(c);
+    pp(c);
+    return DRACEL_OK;
+}
+
+/* The `counters` map of a counter set or of a device's consumption. */
+static dracel_status counters(ld *c, const tent *e, uint32_t mline, dc_counter_set_in *cs)
+{
+    static const char *const VF[] = {"value"};
+    pf(c, "counters");
+    if (!e)
+        return fail(c, mline, "required value");
+    const tnode *m = &e->v;
+    DC_TRY(want(c, m, T_MAP));
+    if (m->n == 0)
+        return fail(c, e->kline, "required value");
+    if (m->n > MAX_COUNTERS)
+        return fail(c, e->kline, "%u counters, more than %u", (unsigned)m->n, MAX_COUNTERS);
+    DC_TRY(map_dups(c, m));
+    cs->counters = szalloc(c, m->n, sizeof *cs->counters);
+    if (!cs->counters)
+        return oom(c);
+    cs->n = m->n;
+    for (uint32_t i = 0; i < m->n; i++) {
+        const tent *x = &m->kids[i];
+        const tent *f[1] = {NULL};
+        pk(c, x->k, x->klen);
+        const char *why = label_err(x->k, x->klen);
+        if (why)
+            return fail(c, x->kline, "invalid counter name: %s", why);
+        DC_TRY(sdup(c, x->k, x->klen, &cs->counters[i].name));
+        if (x->v.t != T_NULL) {
+            DC_TRY(want(c, &x->v, T_MAP));
+            DC_TRY(fields(c, &x->v, VF, 1, f));
+        }
+        pf(c, "value");
+        if (!f[0])
+            return fail(c, x->v.line, "required value");
+        DC_TRY(quantity(c, &f[0]->v, &cs->counters[i].value));
+        pp(c);
+        pp(c);
+    }
+    pp(c);
+    return DRACEL_OK;
+}
+
+/* A named counter set: sharedCounters[i] {name, counters} or consumesCounters[i]
+ * {counterSet, counters}. */
+static dracel_status counter_set(ld *c, const tnode *m, const char *namefield,
+                                 dc_counter_set_in *cs)
+{
+    const char *const F[] = {namefield, "counters"};
+    const tent *f[2];
+    DC_TRY(want(c, m, T_MAP));
+    DC_TRY(fields(c, m, F, 2, f));
+    const tnode *v;
+    pf(c, namefield);
+    DC_TRY(req_str(c, f[0], m->line, &v));
+    const char *why = label_err(v->s, v->n);
+    if (why)
+        return bad_value(c, v, why);
+    DC_TRY(sdup(c, v->s, v->n, &cs->name));
+    pp(c);
+    return counters(c, f[1], m->line, cs);
+}
+
+static dracel_status counter_sets(ld *c, const tent *e, const char *namefield, uint32_t max,
+                                  dc_counter_set_in **out, uint32_t *nout)
+{
+    const tnode *v = &e->v;
+    DC_TRY(want(c, v, T_SEQ));
+    if (v->n > max)
+        return fail(c, e->kline, "%u counter sets, more than %u", (unsigned)v->n, (unsigned)max);
+    dc_counter_set_in *cs = szalloc(c, v->n, sizeof *cs);
+    if (v->n && !cs)
+        return oom(c);
+    for (uint32_t i = 0; i < v->n; i++) {
+        pi(c, i);
+        DC_TRY(counter_set(c, &v->kids[i].v, namefield, &cs[i]));
+        for (uint32_t j = 0; j < i; j++) {
+            if (strcmp(cs[j].name, cs[i].name) == 0) {
+                pf(c, namefield);
+                return fail(c, v->kids[i].v.line, "duplicate value %s",
+                            qs(c, 0, cs[i].name, strlen(cs[i].name), true));
+            }
+        }
+        pp(c);
+    }
+    *out = cs;
+    *nout = v->n;
+    return DRACEL_OK;
+}
+
+static dracel_status taints(ld *c, const tent *e, dc_device_in *d)
+{
+    static const char *const TF[] = {"key", "value", "effect"}; /* timeAdded is ignored */
+    static const char *const EFFECTS[] = {"None", "NoSchedule", "NoExecute", NULL};
+    const tnode *v = &e->v;
+    DC_TRY(want(c, v, T_SEQ));
+    if (v->n > MAX_TAINTS)
+        return fail(c, e->kline, "%u taints, more than %u", (unsigned)v->n, MAX_TAINTS);
+    d->taints = szalloc(c, v->n, sizeof *d->taints);
+    if (v->n && !d->taints)
+        return oom(c);
+    d->ntaints = v->n;
+    for (uint32_t i = 0; i < v->n; i++) {
+        const tnode *m = &v->kids[i].v;
+        const tent *f[3];
+        dc_taint_in *t = &d->taints[i];
+        const tnode *x;
+        const char *why;
+        pi(c, i);
+        DC_TRY(want(c, m, T_MAP));
+        DC_TRY(fields(c, m, TF, 3, f));
+        pf(c, "key");
+        DC_TRY(req_str(c, f[0], m->line, &x));
+        if ((why = label_key_err(x->s, x->n)) != NULL)
+            return bad_value(c, x, why);
+        DC_TRY(sdup(c, x->s, x->n, &t->key));
+        pp(c);
+        if (f[1]) {
+            pf(c, "value");
+            x = &f[1]->v;
+            DC_TRY(want(c, x, T_STR));
+            if ((why = label_value_err(x->s, x->n)) != NULL)
+                return bad_value(c, x, why);
+            if (x->n)
+                DC_TRY(sdup(c, x->s, x->n, &t->value));
+            pp(c);
+        }
+        pf(c, "effect");
+        DC_TRY(req_str(c, f[2], m->line, &x));
+        if (!eq_any(x->s, x->n, EFFECTS))
+            return fail(c, x->line,
+                        "unsupported value %s: supported values: \"NoExecute\", \"NoSchedule\", "
+                        "\"None\"",
+                        qs(c, 0, x->s, x->n, true));
+        DC_TRY(sdup(c, x->s, x->n, &t->effect));
+        pp(c);
+        pp(c);
+    }
+    return DRACEL_OK;
+}
+
+enum { D_NAME, D_ATTRS, D_CAPS, D_CONSUMES, D_NODENAME, D_NODESEL, D_ALLNODES, D_TAINTS,
+       D_MULTI, D_BASIC, D_N };
+
+static dracel_status device(ld *c, const tnode *m, bool per_device, dc_device_in *d)
+{
+    static const char *const DF[D_N] = {"name",     "attributes",   "capacity",
+                                        "consumesCounters", "nodeName", "nodeSelector",
+                                        "allNodes", "taints",       "allowMultipleAllocations",
+                                        "basic"};
+    const tent *f[D_N];
+    DC_TRY(want(c, m, T_MAP));
+    DC_TRY(fields(c, m, DF, D_N, f));
+    d->line = m->line;
+    const tnode *v;
+    pf(c, "name");
+    DC_TRY(req_str(c, f[D_NAME], m->line, &v));
+    const char *why = label_err(v->s, v->n);
+    if (why)
+        return bad_value(c, v, why);
+    DC_TRY(sdup(c, v->s, v->n, &d->name));
+    pp(c);
+    if (f[D_BASIC]) {
+        pf(c, "basic");
+        return fail(c, f[D_BASIC]->kline,
+                    "the resource.k8s.io/v1beta1 device shape is not supported (use "
+                    "resource.k8s.io/v1: attributes and capacity directly in the device)");
+    }
+    uint32_t na = 0, nc = 0;
+    if (f[D_ATTRS]) {
+        pf(c, "attributes");
+        DC_TRY(want(c, &f[D_ATTRS]->v, T_MAP));
+        na = f[D_ATTRS]->v.n;
+        pp(c);
+    }
+    if (f[D_CAPS]) {
+        pf(c, "capacity");
+        DC_TRY(want(c, &f[D_CAPS]->v, T_MAP));
+        nc = f[D_CAPS]->v.n;
+        pp(c);
+    }
+    if ((uint64_t)na + nc > MAX_ATTRS_CAPS) {
+        const tent *at = f[D_ATTRS] ? f[D_ATTRS] : f[D_CAPS];
+        pf(c, f[D_ATTRS] ? "attributes" : "capacity");
+        return fail(c, at->kline, "%llu attributes and capacities, more than %u",
+                    (unsigned long long)na + nc, MAX_ATTRS_CAPS);
+    }
+    if (na) {
+        const tnode *am = &f[D_ATTRS]->v;
+        pf(c, "attributes");
+        DC_TRY(map_dups(c, am));
+        d->attrs = szalloc(c, na, sizeof *d->attrs);
+        if (!d->attrs)
+            return oom(c);
+        d->nattrs = na;
+        for (uint32_t i = 0; i < na; i++)
+            DC_TRY(attribute(c, &am->kids[i], &d->attrs[i]));
+        pp(c);
+    }
+    if (nc) {
+        const tnode *cm = &f[D_CAPS]->v;
+        pf(c, "capacity");
+        DC_TRY(map_dups(c, cm));
+        d->caps = szalloc(c, nc, sizeof *d->caps);
+        if (!d->caps)
+            return oom(c);
+        d->ncaps = nc;
+        for (uint32_t i = 0; i < nc; i++)
+            DC_TRY(capacity(c, &cm->kids[i], &d->caps[i]));
+        pp(c);
+    }
+    if (f[D_TAINTS]) {
+        pf(c, "taints");
+        DC_TRY(taints(c, f[D_TAINTS], d));
+        pp(c);
+    }
+    if (f[D_CONSUMES]) {
+        pf(c, "consumesCounters");
+        DC_TRY(counter_sets(c, f[D_CONSUMES], "counterSet", MAX_CONSUMES, &d->consumes,
+                            &d->nconsumes));
+        pp(c);
+    }
+    if (!per_device && (f[D_NODENAME] || f[D_NODESEL] || f[D_ALLNODES])) {
+        const tent *x = f[D_NODENAME] ? f[D_NODENAME] : f[D_NODESEL] ? f[D_NODESEL] : f[D_ALLNODES];
+        return fail(c, x->kline,
+                    "`nodeName`, `nodeSelector` and `allNodes` can only be set if "
+                    "`perDeviceNodeSelection` is set to true in the ResourceSlice spec");
+    }
+    if (per_device)
+        DC_TRY(node_scope(c, m, f[D_NODENAME], f[D_NODESEL], f[D_ALLNODES], NULL, false,
+                          &d->node));
+    if (f[D_MULTI]) {
+        pf(c, "allowMultipleAllocations");
+        DC_TRY(want(c, &f[D_MULTI]->v, T_BOOL));
+        d->allow_multiple = f[D_MULTI]->v.b;
+        pp(c);
+    }
+    return DRACEL_OK;
+}
+
+static bool nonempty_seq_field(const tnode *m, const char *name)
+{
+    size_t n = strlen(name);
+    if (m->t != T_MAP)
+        return false;
+    for (uint32_t i = 0; i < m->n; i++)
+        if (m->kids[i].klen == n && memcmp(m->kids[i].k, name, n) == 0 &&
+            m->kids[i].v.t == T_SEQ && m->kids[i].v.n > 0)
+            return true;
+    return false;
+}
+
+static dracel_status devices(ld *c, const tent *e, dc_slice_in *sl)
+{
+    const tnode *v = &e->v;
+    DC_TRY(want(c, v, T_SEQ));
+    if (v->n > MAX_DEVICES)
+        return fail(c, e->kline, "%u devices, more than %u", (unsigned)v->n, MAX_DEVICES);
+    if (v->n > MAX_DEVICES_ADV) {
+        for (uint32_t i = 0; i < v->n; i++)
+            if (nonempty_seq_field(&v->kids[i].v, "taints") ||
+                nonempty_seq_field(&v->kids[i].v, "consumesCounters"))
+                return fail(c, e->kline,
+                            "%u devices, more than %u (the limit when a device has taints or "
+                            "consumesCounters)",
+                            (unsigned)v->n, MAX_DEVICES_ADV);
+    }
+    sl->devices = szalloc(c, v->n, sizeof *sl->devices);
+    if (v->n && !sl->devices)
+        return oom(c);
+    sl->ndevices = v->n;
+    for (uint32_t i = 0; i < v->n; i++) {
+        pi(c, i);
+        DC_TRY(device(c, &v->kids[i].v, sl->node.per_device, &sl->devices[i]));
+        for (uint32_t j = 0; j < i; j++) {
+            if (strcmp(sl->devices[j].name, sl->devices[i].name) == 0) {
+                pf(c, "name");
+                return fail(c, sl->devices[i].line,
+                            "duplicate device name %s (also spec.devices[%u])",
+                            qs(c, 0, sl->devices[i].name, strlen(sl->devices[i].name), true),
+                            (unsigned)j);
+            }
+        }
+        pp(c);
+    }
+    return DRACEL_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * ResourceSlice
+ */
+
+enum { S_DRIVER, S_POOL, S_NODENAME, S_NODESEL, S_ALLNODES, S_PERDEV, S_DEVICES, S_SHARED, S_N };
+
+static dracel_status push_slice(ld *c, const dc_slice_in *sl)
+{
+    dc_slice_set *s = c->s;
+    if (s->n == s->cap) {
+        if (s->cap > UINT32_MAX / 2)
+            return oom(c);
+        uint32_t nc = s->cap ? s->cap * 2 : 16;
+        dc_slice_in *p = dc_arena_alloc(&s->arena, (size_t)nc * sizeof *p);
+        if (!p)
+            return oom(c);
+        if (s->n)
+            memcpy(p, s->slices, (size_t)s->n * sizeof *p);
+        s->slices = p;
+        s->cap = nc;
+    }
+    s->slices[s->n++] = *sl;
+    return DRACEL_OK;
+}
+
+static dracel_status slice(ld *c, const tnode *obj, const tent *meta, const tent *spec)
+{
+    static const char *const MF[] = {"name"};
+    static const char *const SF[S_N] = {"driver",   "pool",  "nodeName",
+                                        "nodeSelector", "allNodes", "perDeviceNodeSelection",
+                                        "devices",  "sharedCounters"};
+    static const char *const PF[] = {"name", "generation", "resourceSliceCount"};
+    dc_slice_in sl;
+    memset(&sl, 0, sizeof sl);
+    sl.file = c->file;
+    sl.line = obj->line;
+    sl.name = "";
+    c->oname = UNNAMED;
+    c->np = 0;
+    const tnode *v;
+    const char *why;
+    if (meta) {
+        const tent *f[1];
+        pf(c, "metadata");
+        DC_TRY(want(c, &meta->v, T_MAP));
+        DC_TRY(fields(c, &meta->v, MF, 1, f));
+        if (f[0]) {
+            pf(c, "name");
+            v = &f[0]->v;
+            DC_TRY(want(c, v, T_STR));
+            if (v->n) {
+                if ((why = subdomain_err(v->s, v->n)) != NULL)
+                    return bad_value(c, v, why);
+                DC_TRY(sdup(c, v->s, v->n, &sl.name));
+                c->oname = sl.name;
+            }
+            pp(c);
+        }
+        pp(c);
+    }
+    pf(c, "spec");
+    if (!spec)
+        return fail(c, obj->line, "required value");
+    const tnode *sp = &spec->v;
+    const tent *f[S_N];
+    DC_TRY(want(c, sp, T_MAP));
+    DC_TRY(fields(c, sp, SF, S_N, f));
+
+    pf(c, "driver");
+    DC_TRY(req_str(c, f[S_DRIVER], sp->line, &v));
+    if ((why = driver_err(v->s, v->n)) != NULL)
+        return bad_value(c, v, why);
+    DC_TRY(sdup(c, v->s, v->n, &sl.driver));
+    pp(c);
+
+    pf(c, "pool");
+    if (!f[S_POOL])
+        return fail(c, sp->line, "required value");
+    const tnode *pm = &f[S_POOL]->v;
+    const tent *pfl[3];
+    DC_TRY(want(c, pm, T_MAP));
+    DC_TRY(fields(c, pm, PF, 3, pfl));
+    pf(c, "name");
+    DC_TRY(req_str(c, pfl[0], pm->line, &v));
+    if ((why = pool_err(v->s, v->n)) != NULL)
+        return bad_value(c, v, why);
+    DC_TRY(sdup(c, v->s, v->n, &sl.pool));
+    pp(c);
+    if (pfl[1]) {
+        pf(c, "generation");
+        DC_TRY(want_int(c, &pfl[1]->v, &sl.generation));
+        if (sl.generation < 0)
+            return fail(c, pfl[1]->v.line, "invalid value %lld: must be greater than or equal to zero",
+                        (long long)sl.generation);
+        pp(c);
+    }
+    pf(c, "resourceSliceCount");
+    if (!pfl[2])
+        return fail(c, pm->line, "required value");
+    DC_TRY(want_int(c, &pfl[2]->v, &sl.slice_count));
+    if (sl.slice_count <= 0)
+        return fail(c, pfl[2]->v.line, "invalid value %lld: must be greater than zero",
+                    (long long)sl.slice_count);
+    pp(c);
+    pp(c); /* pool */
+
+    DC_TRY(node_scope(c, sp, f[S_NODENAME], f[S_NODESEL], f[S_ALLNODES], f[S_PERDEV], true,
+                      &sl.node));
+    if (f[S_DEVICES] && f[S_SHARED])
+        return fail(c, f[S_DEVICES]->kline > f[S_SHARED]->kline ? f[S_DEVICES]->kline
+                                                                  : f[S_SHARED]->kline,
+                    "only one of `sharedCounters` or `devices` is allowed");
+    if (f[S_DEVICES]) {
+        pf(c, "devices");
+        DC_TRY(devices(c, f[S_DEVICES], &sl));
+        pp(c);
+    }
+    if (f[S_SHARED]) {
+        pf(c, "sharedCounters");
+        DC_TRY(counter_sets(c, f[S_SHARED], "name", MAX_COUNTER_SETS, &sl.shared_counters,
+                            &sl.nshared));
+        pp(c);
+    }
+    pp(c); /* spec */
+    c->oname = NULL;
+    return push_slice(c, &sl);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Objects: ResourceSlice, List, other kinds
+ */
+
+static bool str_is(const tnode *v, const char *s)
+{
+    size_t n = strlen(s);
+    return v->t == T_STR && v->n == n && memcmp(v->s, s, n) == 0;
+}
+
+static dracel_status add_note(ld *c, uint32_t line, const char *what, const tnode *kind,
+                              const tnode *name)
+{
+    dc_slice_set *s = c->s;
+    if (s->nnotes == s->capnotes) {
+        if (s->capnotes > UINT32_MAX / 2)
+            return oom(c);
+        uint32_t nc = s->capnotes ? s->capnotes * 2 : 16;
+        const char **p = dc_arena_alloc(&s->arena, (size_t)nc * sizeof *p);
+        if (!p)
+            return oom(c);
+        if (s->nnotes)
+            memcpy(p, s->notes, (size_t)s->nnotes * sizeof *p);
+        s->notes = p;
+        s->capnotes = nc;
+    }
+    const char *k = kind ? qs(c, 0, kind->s, kind->n, false) : "";
+    const char *nm = name ? qs(c, 1, name->s, name->n, false) : "";
+    char *t = dc_arena_printf(&s->arena, "%s:%u: %s%s%s%s%s", c->file, (unsigned)line, what, k,
+                              name ? " (" : "", nm, name ? ")" : "");
+    if (!t)
+        return oom(c);
+    s->notes[s->nnotes++] = t;
+    return DRACEL_OK;
+}
+
+static bool slice_shaped(const tent *spec)
+{
+    if (!spec || spec->v.t != T_MAP)
+        return false;
+    bool drv = false, pool = false;
+    for (uint32_t i = 0; i < spec->v.n; i++) {
+        const tent *e = &spec->v.kids[i];
+        if (e->v.t == T_NULL)
+            continue;
+        if (e->klen == 6 && memcmp(e->k, "driver", 6) == 0)
+            drv = true;
+        else if (e->klen == 4 && memcmp(e->k, "pool", 4) == 0)
+            pool = true;
+    }
+    return drv && pool;
+}
+
+static dracel_status object(ld *c, const tnode *v, unsigned nest)
+{
+    static const char *const OF[] = {"apiVersion", "kind", "metadata", "spec", "items"};
+    const tent *f[5];
+    c->oname = NULL;
+    c->np = 0;
+    if (v->t == T_NULL)
+        return DRACEL_OK;
+    if (v->t == T_SEQ) {
+        if (nest >= MAX_LIST_NEST)
+            return fail(c, v->line, "lists nested more than %u deep", MAX_LIST_NEST);
+        for (uint32_t i = 0; i < v->n; i++)
+            DC_TRY(object(c, &v->kids[i].v, nest + 1));
+        return DRACEL_OK;
+    }
+    if (v->t != T_MAP)
+        return fail(c, v->line, "expected an object, found %s", tname(v));
+    DC_TRY(fields(c, v, OF, 5, f));
+    const tnode *kind = NULL, *name = NULL;
+    if (f[1]) {
+        pf(c, "kind");
+        DC_TRY(want(c, &f[1]->v, T_STR));
+        pp(c);
+        kind = &f[1]->v;
+    }
+    if (f[2] && f[2]->v.t == T_MAP) {
+        for (uint32_t i = 0; i < f[2]->v.n; i++) {
+            const tent *e = &f[2]->v.kids[i];
+            if (e->klen == 4 && memcmp(e->k, "name", 4) == 0 && e->v.t == T_STR && e->v.n)
+                name = &e->v;
+        }
+    }
+    bool is_list = kind ? (kind->n >= 4 && memcmp(kind->s + kind->n - 4, "List", 4) == 0)
+                        : f[4] != NULL;
+    if (is_list) {
+        if (!f[4])
+            return DRACEL_OK;
+        pf(c, "items");
+        DC_TRY(want(c, &f[4]->v, T_SEQ));
+        pp(c);
+        if (nest >= MAX_LIST_NEST)
+            return fail(c, v->line, "lists nested more than %u deep", MAX_LIST_NEST);
+        const tnode *items = &f[4]->v;
+        for (uint32_t i = 0; i < items->n; i++)
+            DC_TRY(object(c, &items->kids[i].v, nest + 1));
+        return DRACEL_OK;
+    }
+    if ((uint64_t)c->s->n + c->s->nnotes >= c->max_objects)
+        return fail(c, v->line, "more than %u objects (the configured limit)", c->max_objects);
+    if (kind && str_is(kind, "ResourceSlice")) {
+        if (f[0]) {
+            const tnode *av = &f[0]->v;
+            pf(c, "apiVersion");
+            DC_TRY(want(c, av, T_STR));
+            if (!str_is(av, "resource.k8s.io/v1") && !str_is(av, "resource.k8s.io/v1beta2"))
+                return fail(c, av->line,
+                            "%s is not supported (resource.k8s.io/v1 or resource.k8s.io/v1beta2, "
+                            "which has the same shape)",
+                            qs(c, 0, av->s, av->n, true));
+            pp(c);
+        }
+        return slice(c, v, f[2], f[3]);
+    }
+    if (!kind) {
+        if (slice_shaped(f[3]))
+            return slice(c, v, f[2], f[3]);
+        return add_note(c, v->line, "skipped object without kind", NULL, name);
+    }
+    return add_note(c, v->line, "skipped object of kind ", kind, name);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * JSON
+ */
+
+static dracel_status jv_push(ld *c, uint32_t off, uint32_t len, uint32_t line)
+{
+    if (!grow(c->a, (void **)&c->jv, &c->capjv, c->njv + 1, sizeof *c->jv))
+        return oom(c);
+    c->jv[c->njv++] = (jtok){off, len, line};
+    return DRACEL_OK;
+}
+
+static dracel_status jk_push(ld *c, uint32_t line)
+{
+    if (!grow(c->a, (void **)&c->jk, &c->capjk, c->njk + 1, sizeof *c->jk))
+        return oom(c);
+    c->jk[c->njk++] = line;
+    return DRACEL_OK;
+}
+
+static bool is_hex(char ch)
+{
+    return (ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f');
+}
+
+/* The lexical pre-scan (see the file comment). */
+static dracel_status json_scan(ld *c, const char *p, size_t len)
+{
+    size_t i = 0;
+    uint32_t line = 1, depth = 0;
+    while (i < len) {
+        char ch = p[i];
+        switch (ch) {
+        case '\n':
+            line++;
+            /* fallthrough */
+        case ' ':
+        case '\t':
+        case '\r':
+        case ',':
+        case ':':
+            i++;
+            break;
+        case '{':
+        case '[':
+            if (++depth > c->max_depth)
+                return fail(c, line, "nesting deeper than %u", c->max_depth);
+            DC_TRY(jv_push(c, (uint32_t)i, 1, line));
+            i++;
+            break;
+        case '}':
+        case ']':
+            if (depth)
+                depth--;
+            i++;
+            break;
+        case '"': {
+            size_t st = i++;
+            for (;;) {
+                if (i >= len)
+                    return fail(c, line, "JSON syntax error: unterminated string");
+                unsigned char x = (unsigned char)p[i];
+                if (x == '"') {
+                    i++;
+                    break;
+                }
+                if (x == '\\') {
+                    char e = i + 1 < len ? p[i + 1] : '\0';
+                    if (e == 'u') {
+                        if (i + 5 >= len || !is_hex(p[i + 2]) || !is_hex(p[i + 3]) ||
+                            !is_hex(p[i + 4]) || !is_hex(p[i + 5]))
+                            return fail(c, line, "JSON syntax error: invalid \\u escape");
+                        if (memcmp(p + i + 2, "0000", 4) == 0)
+                            return fail(c, line, "JSON string contains \\u0000 (not supported)");
+                        i += 6;
+                    } else if (e && strchr("\"\\/bfnrt", e)) {
+                        i += 2;
+                    } else {
+                        return fail(c, line, "JSON syntax error: invalid escape in string");
+                    }
+                } else if (x < 0x20) {
+                    return fail(c, line, "JSON syntax error: control character in string");
+                } else {
+                    i++;
+                }
+            }
+            size_t j = i;
+            while (j < len && (p[j] == ' ' || p[j] == '\t' || p[j] == '\r' || p[j] == '\n'))
+                j++;
+            if (j < len && p[j] == ':')
+                DC_TRY(jk_push(c, line));
+            else
+                DC_TRY(jv_push(c, (uint32_t)st, (uint32_t)(i - st), line));
+            break;
+        }
+        case 't':
+        case 'f':
+        case 'n': {
+            const char *lit = ch == 't' ? "true" : ch == 'f' ? "false" : "null";
+            size_t n = strlen(lit);
+            if (len - i < n || memcmp(p + i, lit, n) != 0)
+                return fail(c, line, "JSON syntax error: unexpected %s",
+                            qs(c, 0, p + i, len - i < 8 ? len - i : 8, true));
+            DC_TRY(jv_push(c, (uint32_t)i, (uint32_t)n, line));
+            i += n;
+            break;
+        }
+        default: {
+            if (ch != '-' && !(ch >= '0' && ch <= '9'))
+                return fail(c, line, "JSON syntax error: unexpected %s",
+                            qs(c, 0, p + i, 1, true));
+            size_t st = i;
+            if (p[i] == '-')
+                i++;
+            if (i < len && p[i] == '0') {
+                i++;
+            } else if (i < len && p[i] >= '1' && p[i] <= '9') {
+                while (i < len && p[i] >= '0' && p[i] <= '9')
+                    i++;
+            } else {
+                return fail(c, line, "JSON syntax error: invalid number");
+            }
+            if (i < len && p[i] == '.') {
+                size_t d = ++i;
+                while (i < len && p[i] >= '0' && p[i] <= '9')
+                    i++;
+                if (i == d)
+                    return fail(c, line, "JSON syntax error: invalid number");
+            }
+            if (i < len && (p[i] == 'e' || p[i] == 'E')) {
+                i++;
+                if (i < len && (p[i] == '+' || p[i] == '-'))
+                    i++;
+                size_t d = i;
+                while (i < len && p[i] >= '0' && p[i] <= '9')
+                    i++;
+                if (i == d)
+                    return fail(c, line, "JSON syntax error: invalid number");
+            }
+            if (i < len && (p[i] == '.' || (p[i] >= '0' && p[i] <= '9')))
+                return fail(c, line, "JSON syntax error: invalid number");
+            DC_TRY(jv_push(c, (uint32_t)st, (uint32_t)(i - st), line));
+            break;
+        }
+        }
+    }
+    return DRACEL_OK;
+}
+
+typedef struct jwalk {
+    const char *base;
+    size_t vi, ki;
+} jwalk;
+
+static dracel_status jconv(ld *c, jwalk *w, const cJSON *x, tnode *out)
+{
+    if (w->vi >= c->njv)
+        return fail(c, 0, "internal error: JSON token mismatch");
+    const jtok *t = &c->jv[w->vi++];
+    memset(out, 0, sizeof *out);
+    out->line = t->line;
+    char first = w->base[t->off];
+    switch (x->type & 0xFF) {
+    case cJSON_False:
+    case cJSON_True:
+        if (first != 't' && first != 'f')
+            break;
+        out->t = T_BOOL;
+        out->b = (x->type & 0xFF) == cJSON_True;
+        out->s = first == 't' ? "true" : "false";
+        out->n = (uint32_t)strlen(out->s);
+        return DRACEL_OK;
+    case cJSON_NULL:
+        if (first != 'n')
+            break;
+        out->t = T_NULL;
+        out->s = "null";
+        out->n = 4;
+        return DRACEL_OK;
+    case cJSON_Number: {
+        if (first != '-' && !(first >= '0' && first <= '9'))
+            break;
+        char *z = dc_arena_strndup(&c->doc, w->base + t->off, t->len); /* the raw token */
+        if (!z)
+            return oom(c);
+        out->s = z;
+        out->n = t->len;
+        if (memchr(z, '.', t->len) || memchr(z, 'e', t->len) || memchr(z, 'E', t->len)) {
+            out->t = T_FLOAT;
+        } else {
+            uint64_t mag;
+            out->t = T_INT;
+            out->iok = dec_i64(z, t->len, &out->i, &mag);
+        }
+        return DRACEL_OK;
+    }
+    case cJSON_String:
+        if (first != '"' || !x->valuestring)
+            break;
+        out->t = T_STR;
+        out->s = x->valuestring;
+        out->n = (uint32_t)strlen(x->valuestring);
+        return DRACEL_OK;
+    case cJSON_Array:
+    case cJSON_Object: {
+        bool obj = (x->type & 0xFF) == cJSON_Object;
+        if (first != (obj ? '{' : '['))
+            break;
+        uint32_t n = 0;
+        for (const cJSON *k = x->child; k; k = k->next)
+            n++;
+        out->t = obj ? T_MAP : T_SEQ;
+        out->n = n;
+        if (n) {
+            out->kids = dc_arena_alloc(&c->doc, (size_t)n * sizeof *out->kids);
+            if (!out->kids)
+                return oom(c);
+        }
+        uint32_t i = 0;
+        for (const cJSON *k = x->child; k; k = k->next, i++) {
+            tent *e = &out->kids[i];
+            e->k = NULL;
+            e->klen = e->kline = 0;
+            if (obj) {
+                if (!k->string || w->ki >= c->njk)
+                    return fail(c, 0, "internal error: JSON key mismatch");
+                e->k = k->string;
+                e->klen = (uint32_t)strlen(k->string);
+                e->kline = c->jk[w->ki++];
+            }
+            DC_TRY(jconv(c, w, k, &e->v));
+        }
+        return DRACEL_OK;
+    }
+    default:
+        break;
+    }
+    return fail(c, t->line, "internal error: JSON token mismatch");
+}
+
+/* buf[len] is '\0'. */
+static dracel_status load_json(ld *c, const char *buf, size_t len)
+{
+    size_t bad = dc_utf8_check((const unsigned char *)buf, len);
+    if (bad < len)
+        return fail(c, line_at(buf, len, bad), buf[bad] ? "invalid UTF-8 in JSON text"
+                                                        : "NUL byte in JSON text");
+    c->njv = c->njk = 0;
+    DC_TRY(json_scan(c, buf, len));
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
+    if (!root) {
+        size_t off = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : len;
+        if (off >= len)
+            return fail(c, line_at(buf, len, len), "JSON syntax error: unexpected end of input");
+        return fail(c, line_at(buf, len, off), "JSON syntax error near %s",
+                    qs(c, 0, buf + off, len - off < 16 ? len - off : 16, true));
+    }
+    jwalk w = {buf, 0, 0};
+    tnode tree;
+    dracel_status st = jconv(c, &w, root, &tree);
+    if (st == DRACEL_OK && (w.vi != c->njv || w.ki != c->njk))
+        st = fail(c, 0, "internal error: JSON token mismatch");
+    if (st == DRACEL_OK)
+        st = object(c, &tree, 0);
+    cJSON_Delete(root);
+    return st;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * YAML
+ */
+
+static const char *const Y_STR_TAGS[] = {"tag:yaml.org,2002:str", "!", NULL};
+
+/* Place a finished node at the current position of the builder. */
+static dracel_status y_place(ld *c, const tnode *v, size_t *where)
+{
+    if (c->nfr == 0) {
+        c->root = *v;
+        *where = SIZE_MAX;
+        return DRACEL_OK;
+    }
+    yframe *f = &c->fr[c->nfr - 1];
+    if (f->map && !f->want_key) {
+        c->scr[c->nscr - 1].v = *v;
+        f->want_key = true;
+        *where = c->nscr - 1;
+        return DRACEL_OK;
+    }
+    if (!grow(c->a, (void **)&c->scr, &c->capscr, c->nscr + 1, sizeof *c->scr))
+        return oom(c);
+    tent *e = &c->scr[c->nscr++];
+    e->k = NULL;
+    e->klen = e->kline = 0;
+    e->v = *v;
+    *where = c->nscr - 1;
+    return DRACEL_OK;
+}
+
+static dracel_status y_scalar(ld *c, const yaml_event_t *ev)
+{
+    size_t len = ev->data.scalar.length;
+    const char *txt = (const char *)ev->data.scalar.value;
+    uint32_t line = (uint32_t)ev->start_mark.line + 1;
+    if (memchr(txt, '\0', len))
+        return fail(c, line, "YAML string contains a NUL character (not supported)");
+    char *s = dc_arena_strndup(&c->doc, txt, len);
+    if (!s)
+        return oom(c);
+    tnode v;
+    memset(&v, 0, sizeof v);
+    v.t = T_STR;
+    v.line = line;
+    v.s = s;
+    v.n = (uint32_t)len;
+    const char *tag = (const char *)ev->data.scalar.tag;
+    if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !(tag && eq_any(tag, strlen(tag), Y_STR_TAGS)))
+        DC_TRY(resolve_plain(c, &v));
+    if (c->nfr && c->fr[c->nfr - 1].map && c->fr[c->nfr - 1].want_key) {
+        /* a key: as sigs.k8s.io/yaml turns it into a JSON object key */
+        const char *k = v.s;
+        char buf[32];
+        if (v.t == T_BOOL)
+            k = v.b ? "true" : "false";
+        else if (v.t == T_NULL)
+            k = "null";
+        else if (v.t == T_INT) {
+            if (v.iok)
+                snprintf(buf, sizeof buf, "%lld", (long long)v.i);
+            else
+                snprintf(buf, sizeof buf, "%llu", (unsigned long long)(uint64_t)v.i);
+            k = buf;
+        }
+        if (k != v.s && !(k = dc_arena_strndup(&c->doc, k, strlen(k))))
+            return oom(c);
+        if (!grow(c->a, (void **)&c->scr, &c->capscr, c->nscr + 1, sizeof *c->scr))
+            return oom(c);
+        tent *e = &c->scr[c->nscr++];
+        memset(e, 0, sizeof *e);
+        e->k = k;
+        e->klen = (uint32_t)strlen(k);
+        e->kline = line;
+        c->fr[c->nfr - 1].want_key = false;
+        return DRACEL_OK;
+    }
+    size_t where;
+    return y_place(c, &v, &where);
+}
+
+static dracel_status y_open(ld *c, const yaml_event_t *ev, bool map)
+{
+    uint32_t line = (uint32_t)ev->start_mark.line + 1;
+    if (c->nfr && c->fr[c->nfr - 1].map && c->fr[c->nfr - 1].want_key)
+        return fail(c, line, "YAML mapping keys must be scalars");
+    if (c->nfr + 1 > c->max_depth)
+        return fail(c, line, "nesting deeper than %u", c->max_depth);
+    tnode v;
+    memset(&v, 0, sizeof v);
+    v.t = map ? T_MAP : T_SEQ;
+    v.line = line;
+    size_t where;
+    DC_TRY(y_place(c, &v, &where));
+    if (!grow(c->a, (void **)&c->fr, &c->capfr, c->nfr + 1, sizeof *c->fr))
+        return oom(c);
+    c->fr[c->nfr++] = (yframe){where, c->nscr, map, true};
+    return DRACEL_OK;
+}
+
+static dracel_status y_close(ld *c)
+{
+    if (c->nfr == 0)
+        return fail(c, 0, "internal error: unbalanced YAML events");
+    yframe f = c->fr[--c->nfr];
+    size_t n = c->nscr - f.first;
+    tent *kids = NULL;
+    if (n) {
+        kids = dc_arena_alloc(&c->doc, n * sizeof *kids);
+        if (!kids)
+            return oom(c);
+        memcpy(kids, c->scr + f.first, n * sizeof *kids);
+    }
+    tnode *node = f.self == SIZE_MAX ? &c->root : &c->scr[f.self].v;
+    node->kids = kids;
+    node->n = (uint32_t)n;
+    c->nscr = f.first;
+    return DRACEL_OK;
+}
+
+static dracel_status yaml_error(ld *c, const yaml_parser_t *p, const char *buf, size_t len)
+{
+    if (p->error == YAML_MEMORY_ERROR)
+        return oom(c);
+    uint32_t line = p->error == YAML_READER_ERROR ? line_at(buf, len, p->problem_offset)
+                                                  : (uint32_t)p->problem_mark.line + 1;
+    if (p->context)
+        return fail(c, line, "YAML syntax error: %s (%s at line %u)",
+                    p->problem ? p->problem : "invalid input", p->context,
+                    (unsigned)p->context_mark.line + 1);
+    return fail(c, line, "YAML syntax error: %s", p->problem ? p->problem : "invalid input");
+}
+
+static dracel_status load_yaml(ld *c, const char *buf, size_t len)
+{
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p))
+        return oom(c);
+    yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+    dracel_status st = DRACEL_OK;
+    uint64_t events = 0, max_events = 4 * (uint64_t)len + 64;
+    bool done = false;
+    while (!done && st == DRACEL_OK) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev)) {
+            st = yaml_error(c, &p, buf, len);
+            break;
+        }
+        if (++events > max_events) {
+            st = fail(c, (uint32_t)ev.start_mark.line + 1, "too many YAML events");
+        } else {
+            switch (ev.type) {
+            case YAML_STREAM_END_EVENT:
+                done = true;
+                break;
+            case YAML_DOCUMENT_START_EVENT:
+                memset(&c->root, 0, sizeof c->root);
+                c->root.t = T_NULL;
+                c->nscr = c->nfr = 0;
+                break;
+            case YAML_DOCUMENT_END_EVENT:
+                st = object(c, &c->root, 0);
+                dc_arena_reset(&c->doc);
+                break;
+            case YAML_ALIAS_EVENT:
+                st = fail(c, (uint32_t)ev.start_mark.line + 1,
+                          "YAML aliases are not supported");
+                break;
+            case YAML_SCALAR_EVENT:
+                st = y_scalar(c, &ev);
+                break;
+            case YAML_SEQUENCE_START_EVENT:
+                st = y_open(c, &ev, false);
+                break;
+            case YAML_MAPPING_START_EVENT:
+                st = y_open(c, &ev, true);
+                break;
+            case YAML_SEQUENCE_END_EVENT:
+            case YAML_MAPPING_END_EVENT:
+                st = y_close(c);
+                break;
+            default:
+                break;
+            }
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    return st;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Buffers, files, directories
+ */
+
+/* buf[len] is '\0'. */
+static dracel_status load_text(ld *c, const char *buf, size_t len)
+{
+    if (len > c->max_bytes)
+        return fail(c, 0, "%zu bytes, more than the limit of %zu", len, c->max_bytes);
+    size_t i = 0;
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+        i = 3;
+    size_t j = i;
+    while (j < len && (buf[j] == ' ' || buf[j] == '\t' || buf[j] == '\r' || buf[j] == '\n'))
+        j++;
+    dracel_status st;
+    if (j < len && (buf[j] == '{' || buf[j] == '[')) {
+        /* a BOM holds no newline: skipping it keeps the line numbers */
+        st = load_json(c, buf + i, len - i);
+    } else {
+        st = load_yaml(c, buf, len);
+    }
+    dc_arena_free(&c->doc);
+    return st;
+}
+
+static dracel_status set_file(ld *c, const char *name)
+{
+    c->file = name;
+    char *p = dc_arena_strndup(&c->s->arena, name, strlen(name));
+    if (!p)
+        return oom(c);
+    c->file = p;
+    return DRACEL_OK;
+}
+
+static dracel_status load_file(ld *c, const char *path)
+{
+    c->file = path;
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return io_fail(c, path, "cannot open", errno);
+    struct stat st;
+    if (fstat(fileno(fp), &st) != 0) {
+        int e = errno;
+        fclose(fp);
+        return io_fail(c, path, "cannot stat", e);
+    }
+    if (st.st_size < 0 || (uint64_t)st.st_size > c->max_bytes) {
+        fclose(fp);
+        return fail(c, 0, "%llu bytes, more than the limit of %zu",
+                    (unsigned long long)st.st_size, c->max_bytes);
+    }
+    size_t size = (size_t)st.st_size, cap = size + 1;
+    char *buf = dc_malloc(c->a, cap);
+    if (!buf) {
+        fclose(fp);
+        return oom(c);
+    }
+    size_t got = size ? fread(buf, 1, size, fp) : 0;
+    int rerr = ferror(fp) ? errno : 0;
+    fclose(fp);
+    if (rerr || got < size) {
+        dc_free(c->a, buf, cap);
+        return io_fail(c, path, "read error", rerr ? rerr : EIO);
+    }
+    buf[got] = '\0';
+    dracel_status s = set_file(c, path);
+    if (s == DRACEL_OK)
+        s = load_text(c, buf, got);
+    dc_free(c->a, buf, cap);
+    return s;
+}
+
+static bool wanted_name(const char *n)
+{
+    size_t l = strlen(n);
+    return (l >= 5 && strcmp(n + l - 5, ".json") == 0) ||
+           (l >= 5 && strcmp(n + l - 5, ".yaml") == 0) || (l >= 4 && strcmp(n + l - 4, ".yml") == 0);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static dracel_status load_dir(ld *c, const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return io_fail(c, path, "cannot open directory", errno);
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    dracel_status st = DRACEL_OK;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!wanted_name(de->d_name))
+            continue;
+        size_t l = strlen(de->d_name) + 1;
+        char *copy = dc_malloc(c->a, l);
+        if (!copy || !grow(c->a, (void **)&names, &cap, n + 1, sizeof *names)) {
+            dc_free(c->a, copy, l);
+            st = oom(c);
+            break;
+        }
+        memcpy(copy, de->d_name, l);
+        names[n++] = copy;
+    }
+    closedir(d);
+    if (st == DRACEL_OK && n > 1)
+        qsort(names, n, sizeof *names, cmp_names);
+    size_t plen = strlen(path);
+    bool slash = plen > 0 && path[plen - 1] == '/';
+    for (size_t i = 0; i < n && st == DRACEL_OK; i++) {
+        size_t fl = plen + (slash ? 0 : 1) + strlen(names[i]) + 1;
+        char *full = dc_malloc(c->a, fl);
+        if (!full) {
+            st = oom(c);
+            break;
+        }
+        snprintf(full, fl, "%s%s%s", path, slash ? "" : "/", names[i]);
+        struct stat sb;
+        if (stat(full, &sb) == 0 && S_ISREG(sb.st_mode))
+            st = load_file(c, full);
+        dc_free(c->a, full, fl);
+    }
+    for (size_t i = 0; i < n; i++)
+        dc_free(c->a, names[i], strlen(names[i]) + 1);
+    dc_free(c->a, names, cap * sizeof *names);
+    return st;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Public functions
+ */
+
+void dc_slices_limits_default(dc_slices_limits *lim)
+{
+    lim->max_file_bytes = DC_SLICES_DEFAULT_MAX_FILE_BYTES;
+    lim->max_objects = DC_SLICES_DEFAULT_MAX_OBJECTS;
+    lim->max_depth = DC_SLICES_DEFAULT_MAX_DEPTH;
+}
+
+void dc_slice_set_init(dc_slice_set *s, const dracel_alloc *a)
+{
+    memset(s, 0, sizeof *s);
+    dc_arena_init(&s->arena, a ? a : &dc_default_alloc);
+}
+
+void dc_slice_set_free(dc_slice_set *s)
+{
+    const dracel_alloc *a = s->arena.alloc;
+    dc_arena_free(&s->arena);
+    memset(s, 0, sizeof *s);
+    dc_arena_init(&s->arena, a);
+}
+
+static void ld_init(ld *c, dc_slice_set *s, const dc_slices_limits *lim, char *err, size_t errcap)
+{
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->a = s->arena.alloc ? s->arena.alloc : &dc_default_alloc;
+    c->err = err;
+    c->errcap = err ? errcap : 0;
+    c->max_bytes = lim && lim->max_file_bytes ? lim->max_file_bytes
+                                               : DC_SLICES_DEFAULT_MAX_FILE_BYTES;
+    if (c->max_bytes > (size_t)UINT32_MAX - 1)
+        c->max_bytes = (size_t)UINT32_MAX - 1;
+    c->max_objects = lim && lim->max_objects ? lim->max_objects : DC_SLICES_DEFAULT_MAX_OBJECTS;
+    c->max_depth = lim && lim->max_depth ? lim->max_depth : DC_SLICES_DEFAULT_MAX_DEPTH;
+    if (c->max_depth > HARD_DEPTH)
+        c->max_depth = HARD_DEPTH;
+    dc_arena_init(&c->doc, c->a);
+    if (err && errcap)
+        err[0] = '\0';
+}
+
+static void ld_free(ld *c)
+{
+    dc_arena_free(&c->doc);
+    dc_free(c->a, c->scr, c->capscr * sizeof *c->scr);
+    dc_free(c->a, c->fr, c->capfr * sizeof *c->fr);
+    dc_free(c->a, c->jv, c->capjv * sizeof *c->jv);
+    dc_free(c->a, c->jk, c->capjk * sizeof *c->jk);
+    dc_free(c->a, c->it, c->capit * sizeof *c->it);
+}
+
+dracel_status dc_slices_load(dc_slice_set *s, const char *path, const dc_slices_limits *lim,
+                             char *err, size_t errcap)
+{
+    if (err && errcap)
+        err[0] = '\0';
+    if (!s || !path)
+        return DRACEL_EINVAL;
+    ld c;
+    ld_init(&c, s, lim, err, errcap);
+    uint32_t n0 = s->n, nn0 = s->nnotes;
+    struct stat sb;
+    dracel_status st;
+    if (stat(path, &sb) != 0)
+        st = io_fail(&c, path, "cannot open", errno);
+    else if (S_ISDIR(sb.st_mode))
+        st = load_dir(&c, path);
+    else if (S_ISREG(sb.st_mode))
+        st = load_file(&c, path);
+    else
+        st = io_fail(&c, path, "not a regular file or directory", EINVAL);
+    ld_free(&c);
+    if (st != DRACEL_OK) {
+        s->n = n0;
+        s->nnotes = nn0;
+    }
+    return st;
+}
+
+dracel_status dc_slices_load_buffer(dc_slice_set *s, const char *name, const char *buf,
+                                    size_t len, const dc_slices_limits *lim, char *err,
+                                    size_t errcap)
+{
+    if (err && errcap)
+        err[0] = '\0';
+    if (!s || (!buf && len))
+        return DRACEL_EINVAL;
+    ld c;
+    ld_init(&c, s, lim, err, errcap);
+    uint32_t n0 = s->n, nn0 = s->nnotes;
+    dracel_status st;
+    c.file = name ? name : "<input>";
+    if (len > c.max_bytes) {
+        st = fail(&c, 0, "%zu bytes, more than the limit of %zu", len, c.max_bytes);
+    } else {
+        char *copy = dc_malloc(c.a, len + 1);
+        if (!copy) {
+            st = oom(&c);
+        } else {
+            if (len)
+                memcpy(copy, buf, len);
+            copy[len] = '\0';
+            st = set_file(&c, c.file);
+            if (st == DRACEL_OK)
+                st = load_text(&c, copy, len);
+            dc_free(c.a, copy, len + 1);
+        }
+    }
+    ld_free(&c);
+    if (st != DRACEL_OK) {
+        s->n = n0;
+        s->nnotes = nn0;
+    }
+    return st;
+}

@@ -1,0 +1,57 @@
+/*
+ * bind.c: binding a program to a device table (vm/vm.h, dc_bound): column loads resolved to the
+ * table's columns, string constants to dictionary ids. Done once per (program, table snapshot);
+ * evaluations then read columns directly.
+ */
+#include <string.h>
+
+#include "vm.h"
+
+dracel_status dc_bind(const dc_program *p, const dc_table *t, const dracel_alloc *a,
+                      dc_bound **out)
+{
+    *out = NULL;
+    dc_arena arena;
+    dc_arena_init(&arena, a ? a : &dc_default_alloc);
+    dc_bound *b = dc_arena_zalloc(&arena, sizeof *b);
+    const dc_tcol **colmap = dc_arena_zalloc(&arena, (p->ncols + 1) * sizeof *colmap);
+    uint32_t *sid = dc_arena_zalloc(&arena, (p->nconsts + 1) * sizeof *sid);
+    if (!b || !colmap || !sid) {
+        dc_arena_free(&arena);
+        return DRACEL_ENOMEM;
+    }
+    b->p = p;
+    b->t = t;
+    for (uint32_t i = 0; i < p->ncols; i++) {
+        const dc_column *c = &p->cols[i];
+        colmap[i] = dc_table_col(t, c->capacity, c->domain->data, c->domain->len, c->id->data,
+                                 c->id->len);
+    }
+    for (uint32_t i = 0; i < p->nconsts; i++) {
+        const dc_val *k = &p->consts[i];
+        sid[i] = k->k == DC_K_STRING
+                     ? dc_dict_find(t->dict, k->u.s->data, k->u.s->len, t->dict_limit)
+                     : DC_DICT_NONE;
+    }
+    for (uint32_t pc = 0; pc < p->ncode;) {
+        dc_op op = DC_INSN_OP(p->code[pc]);
+        if (op == DC_OP_LOADVAR && DC_INSN_A(p->code[pc]) == p->device_slot)
+            b->uses_device = true;
+        if (op == DC_OP_ITERINIT || op == DC_OP_ITERINIT2)
+            b->loops = true;
+        pc += dc_fmt_words(dc_op_info[op].fmt);
+    }
+    b->colmap = colmap;
+    b->const_sid = sid;
+    b->arena = arena;
+    *out = b;
+    return DRACEL_OK;
+}
+
+void dc_bound_free(dc_bound *b)
+{
+    if (!b)
+        return;
+    dc_arena a = b->arena;
+    dc_arena_free(&a);
+}

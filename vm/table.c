@@ -1,0 +1,287 @@
+/*
+ * table.c: the dictionary and the read side of device tables (column lookup, boxed reads, the
+ * device map for whole-map uses). Building a table from ResourceSlices is src/table_build.c.
+ */
+#include "table.h"
+
+#include <string.h>
+
+#include "vm.h"
+
+/* ---- Dictionary. */
+
+dc_dict *dc_dict_new(const dracel_alloc *a)
+{
+    dc_dict *d = dc_malloc(a, sizeof *d);
+    if (!d)
+        return NULL;
+    memset(d, 0, sizeof *d);
+    if (pthread_mutex_init(&d->lock, NULL) != 0) {
+        dc_free(a, d, sizeof *d);
+        return NULL;
+    }
+    d->alloc = a;
+    d->refs = 1;
+    dc_arena_init(&d->strings, a);
+    return d;
+}
+
+void dc_dict_ref(dc_dict *d)
+{
+    pthread_mutex_lock(&d->lock);
+    d->refs++;
+    pthread_mutex_unlock(&d->lock);
+}
+
+void dc_dict_unref(dc_dict *d)
+{
+    if (!d)
+        return;
+    pthread_mutex_lock(&d->lock);
+    uint32_t left = --d->refs;
+    pthread_mutex_unlock(&d->lock);
+    if (left)
+        return;
+    const dracel_alloc *a = d->alloc;
+    for (uint32_t i = 0; i < d->npages; i++)
+        dc_free(a, (void *)d->pages[i], DC_DICT_PAGE * sizeof(dc_str *));
+    dc_free(a, d->pages, d->cap_pages * sizeof *d->pages);
+    dc_free(a, d->index, d->index_cap * sizeof *d->index);
+    dc_arena_free(&d->strings);
+    pthread_mutex_destroy(&d->lock);
+    dc_free(a, d, sizeof *d);
+}
+
+static uint64_t str_hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h ^ (h >> 29);
+}
+
+static bool dict_grow_index(dc_dict *d)
+{
+    uint32_t cap = d->index_cap ? d->index_cap * 2 : 1024;
+    uint32_t *ix = dc_malloc(d->alloc, cap * sizeof *ix);
+    if (!ix)
+        return false;
+    memset(ix, 0, cap * sizeof *ix);
+    for (uint32_t id = 0; id < d->count; id++) {
+        const dc_str *s = dc_dict_str(d, id);
+        uint32_t j = (uint32_t)str_hash(s->data, s->len) & (cap - 1);
+        while (ix[j])
+            j = (j + 1) & (cap - 1);
+        ix[j] = id + 1;
+    }
+    dc_free(d->alloc, d->index, d->index_cap * sizeof *d->index);
+    d->index = ix;
+    d->index_cap = cap;
+    return true;
+}
+
+uint32_t dc_dict_find(const dc_dict *d, const char *s, size_t n, uint32_t limit)
+{
+    if (!d->index_cap)
+        return DC_DICT_NONE;
+    uint32_t mask = d->index_cap - 1;
+    for (uint32_t j = (uint32_t)str_hash(s, n) & mask; d->index[j]; j = (j + 1) & mask) {
+        uint32_t id = d->index[j] - 1;
+        const dc_str *x = dc_dict_str(d, id);
+        if (x->len == n && memcmp(x->data, s, n) == 0)
+            return id < limit ? id : DC_DICT_NONE;
+    }
+    return DC_DICT_NONE;
+}
+
+uint32_t dc_dict_intern(dc_dict *d, const char *s, size_t n)
+{
+    uint32_t id = dc_dict_find(d, s, n, UINT32_MAX);
+    if (id != DC_DICT_NONE)
+        return id;
+    if ((d->count + 1) * 2 > d->index_cap && !dict_grow_index(d))
+        return DC_DICT_NONE;
+    if (d->count / DC_DICT_PAGE >= d->npages) {
+        if (d->npages == d->cap_pages) {
+            uint32_t cap = d->cap_pages ? d->cap_pages * 2 : 16;
+            const dc_str ***p = dc_realloc(d->alloc, d->pages, d->cap_pages * sizeof *p, cap * sizeof *p);
+            if (!p)
+                return DC_DICT_NONE;
+            d->pages = p;
+            d->cap_pages = cap;
+        }
+        const dc_str **page = dc_malloc(d->alloc, DC_DICT_PAGE * sizeof *page);
+        if (!page)
+            return DC_DICT_NONE;
+        d->pages[d->npages++] = page;
+    }
+    dc_str *x = dc_arena_alloc(&d->strings, sizeof *x + n + 1);
+    if (!x)
+        return DC_DICT_NONE;
+    x->len = (uint32_t)n;
+    memcpy(x->data, s, n);
+    x->data[n] = '\0';
+    id = d->count;
+    d->pages[id / DC_DICT_PAGE][id % DC_DICT_PAGE] = x;
+    uint32_t mask = d->index_cap - 1;
+    uint32_t j = (uint32_t)str_hash(s, n) & mask;
+    while (d->index[j])
+        j = (j + 1) & mask;
+    d->index[j] = id + 1;
+    d->count++;
+    return id;
+}
+
+/* ---- Reads. */
+
+static int cmp_name(const dc_tcol *c, bool capacity, const char *domain, size_t dn,
+                    const char *id, size_t in)
+{
+    if (c->capacity != capacity)
+        return c->capacity < capacity ? -1 : 1;
+    size_t m = c->domain->len < dn ? c->domain->len : dn;
+    int r = memcmp(c->domain->data, domain, m);
+    if (r || c->domain->len != dn)
+        return r ? r : (c->domain->len < dn ? -1 : 1);
+    m = c->id->len < in ? c->id->len : in;
+    r = memcmp(c->id->data, id, m);
+    if (r || c->id->len != in)
+        return r ? r : (c->id->len < in ? -1 : 1);
+    return 0;
+}
+
+const dc_tcol *dc_table_col(const dc_table *t, bool capacity, const char *domain, size_t dn,
+                            const char *id, size_t in)
+{
+    uint32_t lo = 0, hi = t->ncols;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int r = cmp_name(&t->cols[mid], capacity, domain, dn, id, in);
+        if (r == 0)
+            return &t->cols[mid];
+        if (r < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static const dc_foreign *find_row(const dc_foreign *v, uint32_t n, uint32_t row)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v[mid].row == row)
+            return &v[mid];
+        if (v[mid].row < row)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+const dc_val *dc_table_fault(const dc_table *t, uint32_t row)
+{
+    const dc_foreign *f = t->nfaults ? find_row(t->faults, t->nfaults, row) : NULL;
+    return f ? &f->v : NULL;
+}
+
+bool dc_tcol_get(const dc_table *t, const dc_tcol *col, uint32_t row, dc_ectx *c, dc_val *out)
+{
+    (void)c;
+    if (dc_bit(col->present, row)) {
+        switch (col->kind) {
+        case DC_COL_STRING: *out = dc_strval(dc_dict_str(t->dict, col->v.sid[row])); return true;
+        case DC_COL_INT: *out = dc_int(col->v.i[row]); return true;
+        case DC_COL_BOOL: *out = dc_bool(dc_bit(col->v.bits, row)); return true;
+        case DC_COL_VERSION:
+        case DC_COL_QUANTITY: *out = col->distinct[col->v.vid[row]]; return true;
+        }
+    }
+    const dc_foreign *f = col->nforeign ? find_row(col->foreign, col->nforeign, row) : NULL;
+    if (f) {
+        *out = f->v;
+        return true;
+    }
+    return false;
+}
+
+/* The device as a map: driver, attributes (domain -> id -> value; missing domains are empty
+ * maps), capacity, allowMultipleAllocations. Built on demand, only for programs that use the
+ * device as a whole (a dynamic key, `in`, size(), a macro over domains). */
+dc_val dc_table_device(const dc_table *t, uint32_t row, dc_ectx *c)
+{
+    const dc_val *fault = dc_table_fault(t, row);
+    if (fault)
+        return *fault;
+    dc_val groups[2];
+    for (int g = 0; g < 2; g++) {
+        bool capacity = g == 1;
+        /* Columns are sorted by (capacity, domain, id): domains are runs. */
+        dc_val *dk = dc_ealloc(c, (t->ncols + 1) * sizeof *dk);
+        dc_val *dv = dc_ealloc(c, (t->ncols + 1) * sizeof *dv);
+        if (!dk || !dv)
+            return dc_oom(c);
+        uint32_t nd = 0;
+        for (uint32_t i = 0; i < t->ncols;) {
+            const dc_tcol *col = &t->cols[i];
+            uint32_t j = i;
+            while (j < t->ncols && t->cols[j].capacity == col->capacity &&
+                   t->cols[j].domain == col->domain)
+                j++;
+            if (col->capacity == capacity) {
+                dc_val *ik = dc_ealloc(c, (j - i) * sizeof *ik);
+                dc_val *iv = dc_ealloc(c, (j - i) * sizeof *iv);
+                dc_map *m = dc_ealloc(c, sizeof *m);
+                if (!ik || !iv || !m)
+                    return dc_oom(c);
+                uint32_t n = 0;
+                for (uint32_t k = i; k < j; k++)
+                    if (dc_tcol_get(t, &t->cols[k], row, c, &iv[n])) {
+                        ik[n] = dc_strval(t->cols[k].id);
+                        n++;
+                    }
+                if (n) {
+                    memset(m, 0, sizeof *m);
+                    m->n = n;
+                    m->keys = ik;
+                    m->vals = iv;
+                    dk[nd] = dc_strval(col->domain);
+                    dv[nd] = dc_mapval(m);
+                    nd++;
+                }
+            }
+            i = j;
+        }
+        groups[g] = dc_map_build(c, dk, dv, nd);
+        if (groups[g].k == DC_K_ERROR)
+            return groups[g];
+        ((dc_map *)groups[g].u.m)->flags |= DC_MAPF_MISSING_EMPTY;
+    }
+    const dc_tpool *pool = &t->pools[t->pool[row]];
+    dc_val keys[4], vals[4];
+    dc_str *k0 = dc_str_new(c, "driver", 6), *k1 = dc_str_new(c, "attributes", 10),
+           *k2 = dc_str_new(c, "capacity", 8), *k3 = dc_str_new(c, "allowMultipleAllocations", 24);
+    if (!k0 || !k1 || !k2 || !k3)
+        return dc_oom(c);
+    keys[0] = dc_strval(k0);
+    vals[0] = dc_strval(dc_dict_str(t->dict, pool->driver));
+    keys[1] = dc_strval(k1);
+    vals[1] = groups[0];
+    keys[2] = dc_strval(k2);
+    vals[2] = groups[1];
+    keys[3] = dc_strval(k3);
+    vals[3] = dc_bool(dc_bit(t->multi, row));
+    return dc_map_build(c, keys, vals, 4);
+}
+
+void dc_table_free(dc_table *t)
+{
+    if (!t)
+        return;
+    dc_dict_unref(t->dict);
+    dc_arena a = t->arena;
+    dc_arena_free(&a);
+}

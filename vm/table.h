@@ -1,0 +1,165 @@
+/*
+ * table.h: the device table, a packed columnar snapshot of a fleet's devices, and the string
+ * dictionary its columns share.
+ *
+ * Rows are devices in Kubernetes' allocator order: pools by driver then pool name, slices by
+ * name, devices in published order. Every attribute or capacity name (qualified, as CEL sees it:
+ * domain + id) has one column; a column stores its values in the representation of its dominant
+ * kind (string: 32-bit dictionary ids; int: int64; bool: a bitmap; version and quantity: 32-bit
+ * ids into per-column tables of distinct values), with a presence bitmap; rows whose value has
+ * another kind (rare: one name published with different kinds) are kept in a side list of
+ * boxed values. Sparse things (taints, counters, per-device node selection) live in side tables.
+ *
+ * Invariants: a table is immutable once built, so readers never lock; bitmaps are LSB-first
+ * uint64_t words (Arrow's order) with the bits past `rows` zero; the dictionary is append-only
+ * and shared by successive snapshots (a snapshot never sees ids it did not create or inherit).
+ *
+ * Change with: src/table.c (building), vm/vvm.c (the vector VM), vm/vm.c (row reads),
+ * docs/columnar.md.
+ */
+#ifndef DC_TABLE_H
+#define DC_TABLE_H
+
+#include <pthread.h>
+
+#include "arena.h"
+#include "value.h"
+
+/* ---- Bitmaps. */
+#define DC_BITS_WORDS(n) (((size_t)(n) + 63) / 64)
+static inline bool dc_bit(const uint64_t *b, uint32_t i)
+{
+    return (b[i >> 6] >> (i & 63)) & 1u;
+}
+static inline void dc_bit_set(uint64_t *b, uint32_t i)
+{
+    b[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+/* ---- The dictionary: interned strings, ids from 0, append-only, shared by snapshots.
+ * Appends happen under `lock` (one writer builds a snapshot at a time); lookups by readers of
+ * a built snapshot need no lock: the entries a snapshot uses were published before it was, and
+ * entries never move (they live in fixed-size pages). */
+#define DC_DICT_PAGE 4096u
+
+typedef struct dc_dict {
+    pthread_mutex_t lock;
+    const dracel_alloc *alloc;
+    dc_arena strings;            /* the dc_str bodies */
+    const dc_str ***pages;       /* pages[id / PAGE][id % PAGE] */
+    uint32_t npages, cap_pages;
+    uint32_t count;
+    uint32_t *index;             /* open addressing: id + 1, 0 empty; owned by the writer */
+    uint32_t index_cap;
+    uint32_t refs;               /* snapshots holding it */
+} dc_dict;
+
+#define DC_DICT_NONE UINT32_MAX
+
+dc_dict *dc_dict_new(const dracel_alloc *a);
+void dc_dict_ref(dc_dict *d);
+void dc_dict_unref(dc_dict *d);
+/** The id of s, adding it (writer only). DC_DICT_NONE on ENOMEM. */
+uint32_t dc_dict_intern(dc_dict *d, const char *s, size_t n);
+/** The id of s if present among the first `limit` ids, else DC_DICT_NONE. Safe for readers
+ *  only when `limit` ids were published to them; used when binding programs (writer side) too. */
+uint32_t dc_dict_find(const dc_dict *d, const char *s, size_t n, uint32_t limit);
+static inline const dc_str *dc_dict_str(const dc_dict *d, uint32_t id)
+{
+    return d->pages[id / DC_DICT_PAGE][id % DC_DICT_PAGE];
+}
+
+/* ---- Columns. */
+typedef enum dc_colkind {
+    DC_COL_STRING,
+    DC_COL_INT,
+    DC_COL_BOOL,
+    DC_COL_VERSION,
+    DC_COL_QUANTITY
+} dc_colkind;
+
+typedef struct dc_foreign {
+    uint32_t row;
+    dc_val v;                    /* a value of another kind than the column's */
+} dc_foreign;
+
+typedef struct dc_tcol {
+    const dc_str *domain, *id;   /* dictionary strings */
+    bool capacity;
+    dc_colkind kind;
+    uint64_t *present;           /* rows whose value is of `kind` */
+    union {
+        uint32_t *sid;           /* STRING: dictionary ids */
+        int64_t *i;              /* INT */
+        uint64_t *bits;          /* BOOL: a bitmap of the values */
+        uint32_t *vid;           /* VERSION, QUANTITY: ids into `distinct` */
+    } v;
+    dc_val *distinct;            /* VERSION, QUANTITY: the distinct values */
+    uint32_t ndistinct;
+    dc_foreign *foreign;         /* sorted by row */
+    uint32_t nforeign;
+} dc_tcol;
+
+/* Pool state, as Kubernetes' allocator judges it. */
+typedef enum dc_pool_state {
+    DC_POOL_COMPLETE,
+    DC_POOL_INCOMPLETE,          /* fewer slices of the newest generation than resourceSliceCount */
+    DC_POOL_INVALID              /* a device name published twice in the pool */
+} dc_pool_state;
+
+typedef struct dc_tpool {
+    uint32_t driver, name;       /* dictionary ids */
+    int64_t generation;
+    int64_t slice_count;
+    uint32_t slices;             /* slices of the newest generation seen */
+    dc_pool_state state;
+    uint32_t first_row, rows;    /* its devices are rows [first_row, first_row + rows) */
+} dc_tpool;
+
+/* How a row is tied to nodes (the slice's scope, or the device's own). */
+typedef enum dc_node_kind {
+    DC_NODE_NAME,                /* node: dictionary id of the node name */
+    DC_NODE_ALL,                 /* allNodes */
+    DC_NODE_SELECTOR             /* node selector: selectors[node] */
+} dc_node_kind;
+
+typedef struct dc_table {
+    const dracel_alloc *alloc;
+    dc_arena arena;              /* everything of this snapshot except the dictionary */
+    dc_dict *dict;
+    uint32_t dict_limit;         /* ids this snapshot may use */
+    uint32_t rows;
+    /* Per row. */
+    uint32_t *device_name;       /* dictionary id */
+    uint32_t *pool;              /* index into pools */
+    uint8_t *node_kind;          /* dc_node_kind */
+    uint32_t *node;              /* node name id or selector index */
+    uint64_t *multi;             /* bitmap: allowMultipleAllocations */
+    /* Rows Kubernetes cannot present to CEL at all (an attribute that does not convert, such as
+     * an invalid version): every selector on them fails with this error. Sorted by row. */
+    dc_foreign *faults;
+    uint32_t nfaults;
+    /* Columns, sorted by (capacity, domain, id). */
+    dc_tcol *cols;
+    uint32_t ncols;
+    dc_tpool *pools;
+    uint32_t npools;
+    /* Side tables (sparse). Each is indexed by row through a sorted (row, offset) list. */
+    const void *const *node_selectors;  /* dc_node_selector_in copies (src/slices.h) */
+    uint32_t nselectors;
+    const void *side;            /* taints and counters, src/table.c's own layout */
+    size_t bytes;                /* all memory of this snapshot, for bytes_per_device */
+} dc_table;
+
+/** The error of a faulty row (see `faults`), or NULL. */
+const dc_val *dc_table_fault(const dc_table *t, uint32_t row);
+/** The column of (domain, id) (capacity or attribute), or NULL. Binary search. */
+const dc_tcol *dc_table_col(const dc_table *t, bool capacity, const char *domain, size_t dn,
+                            const char *id, size_t in);
+/** The value of a column at a row, boxed (allocated in c when needed), or false when absent. */
+bool dc_tcol_get(const dc_table *t, const dc_tcol *col, uint32_t row, dc_ectx *c, dc_val *out);
+/** The device at a row as the map `device` reads as in CEL (for whole-map uses). */
+dc_val dc_table_device(const dc_table *t, uint32_t row, dc_ectx *c);
+void dc_table_free(dc_table *t);
+
+#endif

@@ -1,0 +1,952 @@
+/*
+ * vvm.c: the vector VM (vm/vvm.h).
+ *
+ * One batch of n lanes (rows row0 .. row0+n-1) runs through the program once. At every
+ * instruction the stack depth is the static one the verifier found, so operands are found by
+ * position. A register holds n lanes of one representation (`kind`) plus an error mask whose
+ * lanes hold an error value in box[]. Instructions write only the active lanes of their result:
+ * a result of the register's kind is merged lane by lane; a result of another kind turns the
+ * register into boxed values first, so lanes parked by a jump keep their values. Jumps move
+ * lanes from the active mask to a pending mask at their target; the pending lanes join again
+ * when execution reaches the target.
+ *
+ * Exactness: every operator's semantics is the scalar VM's (dc_vm_apply) except the fast paths
+ * below, each of which computes the same value: id equality against an interned constant
+ * (equal strings have equal ids; a constant absent from the dictionary equals no row), int64
+ * comparison against an int constant, bool logic with cel-go's error absorption, and
+ * per-distinct-value memos (a pure function of a value gives one answer per distinct value).
+ * Cost: a program whose worst-case cost per row is within the limit needs no per-lane
+ * accounting; any other program runs lane by lane on the scalar VM, which counts exactly.
+ */
+#include "vvm.h"
+
+#include <string.h>
+
+enum { VK_CONST, VK_BOOL, VK_INT, VK_SID, VK_VID, VK_BOX };
+
+typedef struct vreg {
+    int kind;
+    uint64_t *err;        /* W words */
+    uint64_t *bits;       /* VK_BOOL: W words */
+    int64_t *i;           /* VK_INT: B */
+    uint32_t *id;         /* VK_SID, VK_VID: B */
+    dc_val *box;          /* B: VK_BOX values, and the values of error lanes of any kind */
+    const dc_tcol *col;   /* VK_VID: distinct values */
+    dc_val k;             /* VK_CONST */
+    uint32_t kidx;        /* VK_CONST: constant index, or UINT32_MAX when computed */
+} vreg;
+
+typedef struct vm {
+    const dc_bound *b;
+    const dc_program *p;
+    const dc_table *t;
+    const dc_val *vars;
+    bool keep;
+    uint32_t B, W;        /* lanes, words per mask */
+    vreg *regs;           /* max_stack + 2 (two scratch) */
+    uint32_t nregs;
+    int32_t *depth;       /* stack depth at each pc (-1: unreachable) */
+    uint64_t **pend;      /* per pc: pending lanes (W words), lazily allocated */
+    uint8_t *has_pend;
+    dc_val **memo;        /* per pc: per distinct value (dictionary id or distinct id) */
+    uint8_t *memo_kind;   /* per pc: VK_SID or VK_VID the memo is keyed by (0: none) */
+    dc_val *absent;       /* per program column: the "no such key: id" error */
+    dc_ectx run;          /* persists for the whole run: memos, column errors */
+    dc_ectx lane;         /* reset per batch: per-lane fallback allocations */
+    dc_selection *out;
+    uint32_t row0, n;
+    uint64_t *active, *tmpmask;
+    bool oom;
+} vm;
+
+static inline uint64_t lane_mask_word(uint32_t n, uint32_t w)
+{
+    if ((w + 1) * 64 <= n)
+        return ~(uint64_t)0;
+    if (w * 64 >= n)
+        return 0;
+    return ((uint64_t)1 << (n - w * 64)) - 1;
+}
+
+static bool mask_empty(const vm *m, const uint64_t *a)
+{
+    for (uint32_t w = 0; w < m->W; w++)
+        if (a[w])
+            return false;
+    return true;
+}
+
+static bool mask_full(const vm *m, const uint64_t *a)
+{
+    for (uint32_t w = 0; w < m->W; w++)
+        if (a[w] != lane_mask_word(m->n, w))
+            return false;
+    return true;
+}
+
+/* Box lane l of a register. */
+static dc_val get(const vm *m, const vreg *r, uint32_t l)
+{
+    if (dc_bit(r->err, l))
+        return r->box[l];
+    switch (r->kind) {
+    case VK_CONST: return r->k;
+    case VK_BOOL: return dc_bool(dc_bit(r->bits, l));
+    case VK_INT: return dc_int(r->i[l]);
+    /* Lanes parked or never written may hold stale ids: never index past the tables. */
+    case VK_SID: return r->id[l] < m->t->dict_limit ? dc_strval(dc_dict_str(m->t->dict, r->id[l])) : dc_null();
+    case VK_VID: return r->id[l] < r->col->ndistinct ? r->col->distinct[r->id[l]] : dc_null();
+    default: return r->box[l];
+    }
+}
+
+/* Turn a register into boxed values (all n lanes). */
+static void to_box(vm *m, vreg *r)
+{
+    if (r->kind == VK_BOX)
+        return;
+    for (uint32_t l = 0; l < m->n; l++)
+        if (!dc_bit(r->err, l))
+            r->box[l] = get(m, r, l);
+    r->kind = VK_BOX;
+}
+
+static void swap_regs(vreg *a, vreg *b)
+{
+    vreg t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Write the active lanes of `res` into `dst` (see the header comment). */
+static void commit(vm *m, vreg *dst, vreg *res)
+{
+    const uint64_t *A = m->active;
+    if (mask_full(m, A)) {
+        swap_regs(dst, res);
+        return;
+    }
+    bool same = dst->kind == res->kind && res->kind != VK_CONST &&
+                (res->kind != VK_VID || dst->col == res->col);
+    if (!same) {
+        to_box(m, dst);
+        for (uint32_t w = 0; w < m->W; w++) {
+            uint64_t a = A[w];
+            while (a) {
+                uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(a);
+                a &= a - 1;
+                dst->box[l] = get(m, res, l);
+            }
+            dst->err[w] = (dst->err[w] & ~A[w]) | (res->err[w] & A[w]);
+        }
+        return;
+    }
+    for (uint32_t w = 0; w < m->W; w++) {
+        uint64_t a = A[w];
+        dst->err[w] = (dst->err[w] & ~a) | (res->err[w] & a);
+        if (res->kind == VK_BOOL)
+            dst->bits[w] = (dst->bits[w] & ~a) | (res->bits[w] & a);
+        while (a) {
+            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(a);
+            a &= a - 1;
+            switch (res->kind) {
+            case VK_INT: dst->i[l] = res->i[l]; break;
+            case VK_SID:
+            case VK_VID: dst->id[l] = res->id[l]; break;
+            case VK_BOX: dst->box[l] = res->box[l]; break;
+            default: break;
+            }
+            if (dc_bit(res->err, l))
+                dst->box[l] = res->box[l];
+        }
+    }
+}
+
+static void clear_err(vm *m, vreg *r)
+{
+    memset(r->err, 0, m->W * sizeof *r->err);
+}
+
+static void set_err(vreg *r, uint32_t l, dc_val e)
+{
+    dc_bit_set(r->err, l);
+    r->box[l] = e;
+}
+
+/* ---- Loading a column for the batch. */
+
+static void extract_bits(const uint64_t *src, uint32_t start, uint32_t n, uint64_t *dst, uint32_t W)
+{
+    for (uint32_t w = 0; w < W; w++) {
+        uint32_t bit = start + w * 64;
+        uint64_t lo = src[bit >> 6] >> (bit & 63);
+        if ((bit & 63) && w * 64 + (64 - (bit & 63)) < n)
+            lo |= src[(bit >> 6) + 1] << (64 - (bit & 63));
+        dst[w] = lo & lane_mask_word(n, w);
+    }
+}
+
+static void load_column(vm *m, uint32_t pc, vreg *res)
+{
+    uint32_t col = DC_INSN_A(m->p->code[pc]);
+    const dc_tcol *tc = m->b->colmap[col];
+    clear_err(m, res);
+    if (!tc) {
+        res->kind = VK_BOX;
+        for (uint32_t l = 0; l < m->n; l++)
+            set_err(res, l, m->absent[col]);
+        return;
+    }
+    if (tc->nforeign) {
+        /* Values of several kinds in this column: box them. */
+        res->kind = VK_BOX;
+        for (uint32_t l = 0; l < m->n; l++)
+            if (!dc_tcol_get(m->t, tc, m->row0 + l, &m->lane, &res->box[l]))
+                set_err(res, l, m->absent[col]);
+        return;
+    }
+    uint32_t r0 = m->row0, n = m->n;
+    switch (tc->kind) {
+    case DC_COL_STRING:
+        res->kind = VK_SID;
+        memcpy(res->id, tc->v.sid + r0, n * sizeof *res->id);
+        break;
+    case DC_COL_INT:
+        res->kind = VK_INT;
+        memcpy(res->i, tc->v.i + r0, n * sizeof *res->i);
+        break;
+    case DC_COL_BOOL:
+        res->kind = VK_BOOL;
+        extract_bits(tc->v.bits, r0, n, res->bits, m->W);
+        break;
+    default:
+        res->kind = VK_VID;
+        res->col = tc;
+        memcpy(res->id, tc->v.vid + r0, n * sizeof *res->id);
+        break;
+    }
+    /* Absent lanes: "no such key: id". */
+    extract_bits(tc->present, r0, n, m->tmpmask, m->W);
+    for (uint32_t w = 0; w < m->W; w++) {
+        uint64_t missing = ~m->tmpmask[w] & lane_mask_word(n, w);
+        while (missing) {
+            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(missing);
+            missing &= missing - 1;
+            set_err(res, l, m->absent[col]);
+        }
+    }
+}
+
+/* ---- Per-distinct-value memos: op(x, constants...) where x is a SID or VID register. */
+
+/* Operand registers of the instruction at pc (stack order). */
+static vreg *operand(vm *m, uint32_t pc, int pops, int i)
+{
+    return &m->regs[m->depth[pc] - pops + i];
+}
+
+static int pops_of(const dc_program *p, uint32_t pc)
+{
+    dc_op op = DC_INSN_OP(p->code[pc]);
+    if (dc_op_info[op].pop >= 0)
+        return dc_op_info[op].pop;
+    if (op == DC_OP_CALL)
+        return (int)p->code[pc + 1];
+    int64_t n = p->consts[DC_INSN_A(p->code[pc])].u.l->v[0].u.i;
+    return (int)(op == DC_OP_MKMAP ? 2 * n : n);
+}
+
+/* Is the instruction at pc a candidate for a memo: one SID/VID operand, the others constants? */
+static int memo_operand(vm *m, uint32_t pc, int pops)
+{
+    int which = -1;
+    if (pops > 8)
+        return -1;
+    for (int i = 0; i < pops; i++) {
+        vreg *r = operand(m, pc, pops, i);
+        if (r->kind == VK_CONST)
+            continue;
+        if ((r->kind != VK_SID && r->kind != VK_VID) || which >= 0)
+            return -1;
+        which = i;
+    }
+    return which;
+}
+
+static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
+{
+    vreg *x = operand(m, pc, pops, which);
+    uint32_t size = x->kind == VK_SID ? m->t->dict_limit : x->col->ndistinct;
+    if (m->memo[pc] && m->memo_kind[pc] != (uint8_t)(x->kind + 1))
+        return false; /* the operand changed representation: not memoizable here */
+    if (!m->memo[pc]) {
+        m->memo[pc] = dc_ealloc(&m->run, (size_t)(size ? size : 1) * sizeof(dc_val));
+        if (!m->memo[pc]) {
+            m->oom = true;
+            return false;
+        }
+        for (uint32_t i = 0; i < size; i++)
+            m->memo[pc][i].k = DC_K__COUNT; /* not computed */
+        m->memo_kind[pc] = (uint8_t)(x->kind + 1);
+    }
+    dc_val *memo = m->memo[pc];
+    dc_val args[8];
+    clear_err(m, res);
+    res->kind = VK_BOOL;
+    memset(res->bits, 0, m->W * sizeof *res->bits);
+    bool all_bool = true;
+    for (uint32_t w = 0; w < m->W; w++) {
+        uint64_t a = m->active[w];
+        while (a) {
+            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(a);
+            a &= a - 1;
+            if (dc_bit(x->err, l)) {
+                set_err(res, l, x->box[l]);
+                continue;
+            }
+            uint32_t key = x->id[l];
+            if (memo[key].k == DC_K__COUNT) {
+                for (int i = 0; i < pops; i++)
+                    args[i] = get(m, operand(m, pc, pops, i), l);
+                /* Values computed once for the whole run live in the run's arena. */
+                memo[key] = dc_vm_apply(&m->run, m->p, pc, args);
+                if (m->run.oom) {
+                    m->oom = true;
+                    return false;
+                }
+            }
+            dc_val v = memo[key];
+            if (v.k == DC_K_ERROR)
+                set_err(res, l, v);
+            else if (v.k == DC_K_BOOL) {
+                if (v.u.b)
+                    dc_bit_set(res->bits, l);
+            } else {
+                all_bool = false;
+                res->box[l] = v;
+            }
+        }
+    }
+    if (!all_bool) {
+        /* Mixed results: box the bool lanes too. */
+        for (uint32_t w = 0; w < m->W; w++) {
+            uint64_t a = m->active[w];
+            while (a) {
+                uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(a);
+                a &= a - 1;
+                if (!dc_bit(res->err, l) && memo[x->id[l]].k == DC_K_BOOL)
+                    res->box[l] = memo[x->id[l]];
+            }
+        }
+        res->kind = VK_BOX;
+    }
+    return true;
+}
+
+/* ---- Generic: lane by lane through the scalar VM's code. */
+
+static void per_lane(vm *m, uint32_t pc, int pops, vreg *res)
+{
+    dc_val args[256];
+    clear_err(m, res);
+    res->kind = VK_BOX;
+    for (uint32_t w = 0; w < m->W; w++) {
+        uint64_t a = m->active[w];
+        while (a) {
+            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(a);
+            a &= a - 1;
+            for (int i = 0; i < pops; i++)
+                args[i] = get(m, operand(m, pc, pops, i), l);
+            dc_val v = dc_vm_apply(&m->lane, m->p, pc, args);
+            if (v.k == DC_K_ERROR)
+                set_err(res, l, v);
+            else
+                res->box[l] = v;
+        }
+    }
+    if (m->lane.oom)
+        m->oom = true;
+}
+
+/* ---- Fast paths. */
+
+static bool is_const_kind(const vreg *r, dc_kind k)
+{
+    return r->kind == VK_CONST && r->k.k == k;
+}
+
+/* EQ/NE of a SID register against a string constant: id equality. */
+static bool eq_sid(vm *m, vreg *x, vreg *k, bool ne, vreg *res)
+{
+    if (x->kind != VK_SID || !is_const_kind(k, DC_K_STRING) || k->kidx == UINT32_MAX)
+        return false;
+    uint32_t want = m->b->const_sid[k->kidx];
+    clear_err(m, res);
+    res->kind = VK_BOOL;
+    for (uint32_t w = 0; w < m->W; w++) {
+        uint64_t bits = 0;
+        uint32_t base = w * 64, end = base + 64 < m->n ? base + 64 : m->n;
+        for (uint32_t l = base; l < end; l++)
+            bits |= (uint64_t)(x->id[l] == want) << (l - base);
+        res->err[w] = x->err[w];
+        res->bits[w] = (ne ? ~bits : bits) & lane_mask_word(m->n, w);
+    }
+    for (uint32_t w = 0; w < m->W; w++) {
+        uint64_t e = x->err[w];
+        while (e) {
+            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(e);
+            e &= e - 1;
+            res->box[l] = x->box[l];
+        }
+    }
+    return true;
+}
+
+/* Ordering and equality of an INT register against an int constant. */
+static bool cmp_int(vm *m, dc_op op, vreg *x, vreg *k, bool swapped, vreg *res)
+{
+    if (x->kind != VK_INT || !is_const_kind(k, DC_K_INT))
+        return false;
+    int64_t c = k->k.u.i;
+    clear_err(m, res);
+    res->kind = VK_BOOL;
+    for (uint32_t w = 0; w < m->W; w++) {
+        uint64_t bits = 0;
+        uint32_t base = w * 64, end = base + 64 < m->n ? base + 64 : m->n;
+        for (uint32_t l = base; l < end; l++) {
+            int64_t a = swapped ? c : x->i[l], b = swapped ? x->i[l] : c;
+            bool r;
+            switch (op) {
+            case DC_OP_EQ: r = a == b; break;
+            case DC_OP_NE: r = a != b; break;
+            case DC_OP_LT: r = a < b; break;
+            case DC_OP_LE: r = a <= b; break;
+            case DC_OP_GT: r = a > b; break;
+            default: r = a >= b; break;
+            }
+            bits |= (uint64_t)r << (l - base);
+        }
+        res->err[w] = x->err[w];
+        res->bits[w] = bits;
+    }
+    for (uint32_t w = 0; w < m->W; w++) {
+        uint64_t e = x->err[w];
+        while (e) {
+            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(e);
+            e &= e - 1;
+            res->box[l] = x->box[l];
+        }
+    }
+    return true;
+}
+
+/* && and || of two BOOL registers, with cel-go's error absorption. */
+static bool logic_bool(vm *m, bool is_and, vreg *a, vreg *b, vreg *res)
+{
+    if (a->kind != VK_BOOL || b->kind != VK_BOOL)
+        return false;
+    clear_err(m, res);
+    res->kind = VK_BOOL;
+    for (uint32_t w = 0; w < m->W; w++) {
+        /* The deciding value: false for &&, true for ||. */
+        uint64_t ad = ~a->err[w] & (is_and ? ~a->bits[w] : a->bits[w]);
+        uint64_t bd = ~b->err[w] & (is_and ? ~b->bits[w] : b->bits[w]);
+        uint64_t decided = ad | bd;
+        uint64_t err = ~decided & (a->err[w] | b->err[w]);
+        res->err[w] = err;
+        res->bits[w] = is_and ? (~decided & ~err) : decided;
+        res->bits[w] &= lane_mask_word(m->n, w);
+        while (err) {
+            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(err);
+            err &= err - 1;
+            res->box[l] = dc_bit(a->err, l) ? a->box[l] : b->box[l];
+        }
+    }
+    return true;
+}
+
+/* ---- Control flow. */
+
+static uint64_t *pend_mask(vm *m, uint32_t target)
+{
+    if (!m->pend[target]) {
+        m->pend[target] = dc_ealloc(&m->run, m->W * sizeof(uint64_t));
+        if (!m->pend[target]) {
+            m->oom = true;
+            return NULL;
+        }
+        memset(m->pend[target], 0, m->W * sizeof(uint64_t));
+    }
+    m->has_pend[target] = 1;
+    return m->pend[target];
+}
+
+/* Move the active lanes selected by `take(lane value)` to the jump target. */
+static void jump_lanes(vm *m, uint32_t target, const uint64_t *taken)
+{
+    uint64_t *pm = pend_mask(m, target);
+    if (!pm)
+        return;
+    for (uint32_t w = 0; w < m->W; w++) {
+        pm[w] |= taken[w];
+        m->active[w] &= ~taken[w];
+    }
+}
+
+/* Lanes (active) whose value in r is the bool `want`. */
+static void bool_lanes(vm *m, const vreg *r, bool want, uint64_t *out)
+{
+    for (uint32_t w = 0; w < m->W; w++) {
+        if (r->kind == VK_BOOL) {
+            out[w] = m->active[w] & ~r->err[w] & (want ? r->bits[w] : ~r->bits[w]);
+            continue;
+        }
+        out[w] = 0;
+        uint64_t a = m->active[w];
+        while (a) {
+            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(a);
+            a &= a - 1;
+            dc_val v = get(m, r, l);
+            if (v.k == DC_K_BOOL && v.u.b == want)
+                out[w] |= (uint64_t)1 << (l & 63);
+        }
+    }
+}
+
+/* ---- Results. */
+
+static bool record_error(vm *m, uint32_t row, dc_val e)
+{
+    dc_selection *s = m->out;
+    if (s->nerrors == s->caperrors) {
+        uint32_t cap = s->caperrors ? s->caperrors * 2 : 64;
+        dc_foreign *f = dc_arena_alloc(&s->arena, cap * sizeof *f);
+        if (!f)
+            return false;
+        if (s->nerrors)
+            memcpy(f, s->errors, s->nerrors * sizeof *f);
+        s->errors = f;
+        s->caperrors = cap;
+    }
+    dc_val copy;
+    if (!dc_val_copy(&s->arena, e, &copy, 0))
+        return false;
+    s->errors[s->nerrors].row = row;
+    s->errors[s->nerrors].v = copy;
+    s->nerrors++;
+    dc_bit_set(s->errored, row);
+    return true;
+}
+
+static void finish_lanes(vm *m, const vreg *r)
+{
+    for (uint32_t w = 0; w < m->W && !m->oom; w++) {
+        uint64_t a = m->active[w];
+        while (a) {
+            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(a);
+            a &= a - 1;
+            uint32_t row = m->row0 + l;
+            dc_val v = get(m, r, l);
+            if (v.k != DC_K_BOOL && v.k != DC_K_ERROR && m->p->result_must_be_bool)
+                v = dc_vm_not_bool(&m->lane, v);
+            if (m->keep && !dc_val_copy(&m->out->arena, v, &m->out->values[row], 0))
+                m->oom = true;
+            if (v.k == DC_K_BOOL) {
+                if (v.u.b)
+                    dc_bit_set(m->out->matched, row);
+            } else if (v.k == DC_K_ERROR && !record_error(m, row, v)) {
+                m->oom = true;
+            }
+        }
+    }
+}
+
+/* One row on the scalar VM (the reference), reading the table row. */
+static void scalar_row(vm *m, dc_ectx *c, uint32_t row)
+{
+    dc_rowsrc rs = {m->b, row};
+    c->rowsrc = &rs;
+    dc_val v = dc_vm_exec(m->p, c, m->vars);
+    c->rowsrc = NULL;
+    m->out->lanes_scalar++;
+    if (m->keep && !dc_val_copy(&m->out->arena, v, &m->out->values[row], 0))
+        m->oom = true;
+    if (v.k == DC_K_BOOL) {
+        if (v.u.b)
+            dc_bit_set(m->out->matched, row);
+    } else if (v.k == DC_K_ERROR && !record_error(m, row, v)) {
+        m->oom = true;
+    }
+}
+
+/* ---- One batch. */
+
+static void run_batch(vm *m)
+{
+    const dc_program *p = m->p;
+    for (uint32_t w = 0; w < m->W; w++)
+        m->active[w] = lane_mask_word(m->n, w);
+    memset(m->has_pend, 0, p->ncode);
+    /* Rows Kubernetes cannot present to CEL fail at once. */
+    for (uint32_t l = 0; l < m->n && m->t->nfaults; l++) {
+        const dc_val *f = dc_table_fault(m->t, m->row0 + l);
+        if (f) {
+            if (!record_error(m, m->row0 + l, *f))
+                m->oom = true;
+            if (m->keep && !dc_val_copy(&m->out->arena, *f, &m->out->values[m->row0 + l], 0))
+                m->oom = true;
+            m->active[l >> 6] &= ~((uint64_t)1 << (l & 63));
+        }
+    }
+    vreg *res = &m->regs[m->nregs - 1];
+    uint32_t pc = 0;
+    while (pc < p->ncode && !m->oom) {
+        if (m->has_pend[pc]) {
+            for (uint32_t w = 0; w < m->W; w++) {
+                m->active[w] |= m->pend[pc][w];
+                m->pend[pc][w] = 0;
+            }
+            m->has_pend[pc] = 0;
+        }
+        uint32_t word = p->code[pc];
+        dc_op op = DC_INSN_OP(word);
+        unsigned words = dc_fmt_words(dc_op_info[op].fmt);
+        if (mask_empty(m, m->active)) {
+            /* Nothing runs here: go to the next place lanes wait at. */
+            uint32_t next = pc + words;
+            while (next < p->ncode && !m->has_pend[next])
+                next++;
+            pc = next;
+            continue;
+        }
+        int d = m->depth[pc];
+        uint32_t a = DC_INSN_A(word);
+        int pops = pops_of(p, pc);
+        vreg *top = d > 0 ? &m->regs[d - 1] : NULL;
+        switch (op) {
+        case DC_OP_NOP:
+        case DC_OP_CHARGE:
+            break;
+        case DC_OP_CONST:
+            res->kind = VK_CONST;
+            res->k = p->consts[a];
+            res->kidx = a;
+            clear_err(m, res);
+            if (p->consts[a].k == DC_K_ERROR) {
+                res->kind = VK_BOX;
+                for (uint32_t l = 0; l < m->n; l++)
+                    set_err(res, l, p->consts[a]);
+            }
+            commit(m, &m->regs[d], res);
+            break;
+        case DC_OP_LOADATTR:
+        case DC_OP_LOADCAP:
+            load_column(m, pc, res);
+            commit(m, &m->regs[d], res);
+            break;
+        case DC_OP_LOADVAR:
+            res->kind = VK_CONST;
+            res->k = m->vars[a];
+            res->kidx = UINT32_MAX;
+            clear_err(m, res);
+            if (res->k.k == DC_K_ERROR) {
+                res->kind = VK_BOX;
+                for (uint32_t l = 0; l < m->n; l++)
+                    set_err(res, l, m->vars[a]);
+            }
+            commit(m, &m->regs[d], res);
+            break;
+        case DC_OP_ANDJ:
+        case DC_OP_ORJ: {
+            bool_lanes(m, top, op == DC_OP_ORJ, m->tmpmask);
+            jump_lanes(m, (uint32_t)((int32_t)pc + 1 + DC_INSN_SA(word)), m->tmpmask);
+            break;
+        }
+        case DC_OP_TESTCOND: {
+            /* Lanes whose condition is not a bool become errors and jump to the end. */
+            for (uint32_t w = 0; w < m->W; w++) {
+                uint64_t av = m->active[w];
+                m->tmpmask[w] = 0;
+                while (av) {
+                    uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(av);
+                    av &= av - 1;
+                    dc_val v = get(m, top, l);
+                    if (v.k == DC_K_BOOL)
+                        continue;
+                    if (v.k != DC_K_ERROR)
+                        set_err(top, l, dc_err_no_overload(&m->lane));
+                    m->tmpmask[w] |= (uint64_t)1 << (l & 63);
+                }
+            }
+            jump_lanes(m, (uint32_t)((int32_t)pc + 1 + DC_INSN_SA(word)), m->tmpmask);
+            break;
+        }
+        case DC_OP_JFALSE:
+        case DC_OP_JTRUE:
+            bool_lanes(m, top, op == DC_OP_JTRUE, m->tmpmask);
+            jump_lanes(m, (uint32_t)((int32_t)pc + 1 + DC_INSN_SA(word)), m->tmpmask);
+            break;
+        case DC_OP_JMP:
+            jump_lanes(m, (uint32_t)((int32_t)pc + 1 + DC_INSN_SA(word)), m->active);
+            break;
+        case DC_OP_RETURN:
+            finish_lanes(m, top);
+            for (uint32_t w = 0; w < m->W; w++)
+                m->active[w] = 0;
+            break;
+        case DC_OP_AND:
+        case DC_OP_OR: {
+            vreg *x = operand(m, pc, 2, 0), *y = operand(m, pc, 2, 1);
+            if (!logic_bool(m, op == DC_OP_AND, x, y, res))
+                per_lane(m, pc, 2, res);
+            commit(m, x, res);
+            break;
+        }
+        case DC_OP_EQ:
+        case DC_OP_NE:
+        case DC_OP_LT:
+        case DC_OP_LE:
+        case DC_OP_GT:
+        case DC_OP_GE: {
+            vreg *x = operand(m, pc, 2, 0), *y = operand(m, pc, 2, 1);
+            bool done = false;
+            if (op == DC_OP_EQ || op == DC_OP_NE)
+                done = eq_sid(m, x, y, op == DC_OP_NE, res) || eq_sid(m, y, x, op == DC_OP_NE, res);
+            if (!done)
+                done = cmp_int(m, op, x, y, false, res) || cmp_int(m, op, y, x, true, res);
+            if (!done) {
+                int which = memo_operand(m, pc, 2);
+                done = which >= 0 && memo_run(m, pc, 2, which, res);
+            }
+            if (!done)
+                per_lane(m, pc, 2, res);
+            commit(m, x, res);
+            break;
+        }
+        case DC_OP_NOT:
+            if (top->kind == VK_BOOL) {
+                clear_err(m, res);
+                res->kind = VK_BOOL;
+                for (uint32_t w = 0; w < m->W; w++) {
+                    res->err[w] = top->err[w];
+                    res->bits[w] = ~top->bits[w] & lane_mask_word(m->n, w);
+                }
+                for (uint32_t l = 0; l < m->n; l++)
+                    if (dc_bit(top->err, l))
+                        res->box[l] = top->box[l];
+            } else {
+                per_lane(m, pc, 1, res);
+            }
+            commit(m, top, res);
+            break;
+        default: {
+            /* Everything else: a memo when one operand is dictionary-encoded and the others
+             * constant (startsWith, matches, compareTo, in, ...), else lane by lane. */
+            if (pops > 255) {
+                m->oom = true;
+                break;
+            }
+            int which = pops > 0 ? memo_operand(m, pc, pops) : -1;
+            if (!(which >= 0 && memo_run(m, pc, pops, which, res)))
+                per_lane(m, pc, pops, res);
+            commit(m, &m->regs[d - pops], res);
+            break;
+        }
+        }
+        pc += words;
+    }
+}
+
+/* Depth of the stack at each pc, as the verifier walks it. */
+static bool depths(vm *m)
+{
+    const dc_program *p = m->p;
+    for (uint32_t i = 0; i < p->ncode; i++)
+        m->depth[i] = -1;
+    m->depth[0] = 0;
+    int d = 0;
+    bool reachable = true;
+    for (uint32_t pc = 0; pc < p->ncode;) {
+        dc_op op = DC_INSN_OP(p->code[pc]);
+        unsigned words = dc_fmt_words(dc_op_info[op].fmt);
+        if (m->depth[pc] >= 0) {
+            d = m->depth[pc];
+            reachable = true;
+        } else if (!reachable) {
+            pc += words;
+            continue;
+        }
+        m->depth[pc] = d;
+        int np = pops_of(p, pc);
+        int nd = d - np + dc_op_info[op].push;
+        if (dc_op_info[op].fmt == DC_FMT_J) {
+            int32_t t = (int32_t)pc + (int32_t)words + DC_INSN_SA(p->code[pc]);
+            int at = op == DC_OP_JMP ? d : (op == DC_OP_JFALSE || op == DC_OP_JTRUE) ? d - 1 : d;
+            if (t >= 0 && (uint32_t)t < p->ncode && m->depth[t] < 0)
+                m->depth[t] = at;
+        }
+        d = nd;
+        if (op == DC_OP_JMP || op == DC_OP_RETURN)
+            reachable = false;
+        pc += words;
+    }
+    return true;
+}
+
+static bool alloc_regs(vm *m)
+{
+    m->nregs = m->p->max_stack + 2;
+    m->regs = dc_ealloc(&m->run, m->nregs * sizeof *m->regs);
+    if (!m->regs)
+        return false;
+    for (uint32_t r = 0; r < m->nregs; r++) {
+        vreg *x = &m->regs[r];
+        memset(x, 0, sizeof *x);
+        x->err = dc_ealloc(&m->run, m->W * sizeof(uint64_t));
+        x->bits = dc_ealloc(&m->run, m->W * sizeof(uint64_t));
+        x->i = dc_ealloc(&m->run, m->B * sizeof(int64_t));
+        x->id = dc_ealloc(&m->run, m->B * sizeof(uint32_t));
+        x->box = dc_ealloc(&m->run, m->B * sizeof(dc_val));
+        if (!x->err || !x->bits || !x->i || !x->id || !x->box)
+            return false;
+        memset(x->err, 0, m->W * sizeof(uint64_t));
+        memset(x->bits, 0, m->W * sizeof(uint64_t));
+        x->kind = VK_CONST;
+        x->k = dc_null();
+        x->kidx = UINT32_MAX;
+    }
+    return true;
+}
+
+/* The worst-case cost of one row of a loop-free program: every instruction once, the folded
+ * charges, and for calls what the libraries can charge for the longest strings involved. */
+static uint64_t cost_bound(const dc_bound *b)
+{
+    const dc_program *p = b->p;
+    uint64_t longest = 0;
+    for (uint32_t i = 0; i < b->t->dict_limit; i++)
+        if (dc_dict_str(b->t->dict, i)->len > longest)
+            longest = dc_dict_str(b->t->dict, i)->len;
+    for (uint32_t i = 0; i < p->nconsts; i++)
+        if (p->consts[i].k == DC_K_STRING && p->consts[i].u.s->len > longest)
+            longest = p->consts[i].u.s->len;
+    uint64_t total = 0;
+    for (uint32_t pc = 0; pc < p->ncode;) {
+        dc_op op = DC_INSN_OP(p->code[pc]);
+        total += 1;
+        if (op == DC_OP_CHARGE)
+            total += DC_INSN_A(p->code[pc]);
+        if (op == DC_OP_CALL)
+            total += 16 + (longest + 1) * (longest + 1); /* matches: subject x pattern sizes */
+        pc += dc_fmt_words(dc_op_info[op].fmt);
+    }
+    return total;
+}
+
+void dc_selection_init(dc_selection *s, const dracel_alloc *a)
+{
+    memset(s, 0, sizeof *s);
+    dc_arena_init(&s->arena, a ? a : &dc_default_alloc);
+}
+
+void dc_selection_free(dc_selection *s)
+{
+    dc_arena_free(&s->arena);
+    memset(s, 0, sizeof *s);
+}
+
+const dc_val *dc_selection_error(const dc_selection *s, uint32_t row)
+{
+    uint32_t lo = 0, hi = s->nerrors;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->errors[mid].row == row)
+            return &s->errors[mid].v;
+        if (s->errors[mid].row < row)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *o,
+                         dc_selection *out)
+{
+    const dracel_alloc *a = out->arena.alloc;
+    const dc_table *t = b->t;
+    dc_arena_reset(&out->arena);
+    out->rows = t->rows;
+    out->nerrors = out->caperrors = 0;
+    out->errors = NULL;
+    out->lanes_scalar = 0;
+    size_t words = DC_BITS_WORDS(t->rows);
+    out->values = o->keep_values ? dc_arena_zalloc(&out->arena, (t->rows + 1) * sizeof(dc_val)) : NULL;
+    if (o->keep_values && !out->values)
+        return DRACEL_ENOMEM;
+    out->matched = dc_arena_zalloc(&out->arena, (words ? words : 1) * sizeof(uint64_t));
+    out->errored = dc_arena_zalloc(&out->arena, (words ? words : 1) * sizeof(uint64_t));
+    if (!out->matched || !out->errored)
+        return DRACEL_ENOMEM;
+
+    vm m;
+    memset(&m, 0, sizeof m);
+    m.b = b;
+    m.p = b->p;
+    m.t = t;
+    m.vars = vars;
+    m.out = out;
+    m.keep = o->keep_values;
+    dc_ectx_init(&m.run, a);
+    dc_ectx_init(&m.lane, a);
+    m.lane.cost_limit = m.run.cost_limit = 0;
+    m.lane.mem_limit = o->mem_limit;
+    bool scalar = o->scalar || b->loops || b->uses_device ||
+                  (o->cost_limit && cost_bound(b) > o->cost_limit);
+    dracel_status st = DRACEL_OK;
+    if (scalar) {
+        dc_ectx c;
+        dc_ectx_init(&c, a);
+        c.cost_limit = o->cost_limit;
+        c.mem_limit = o->mem_limit;
+        for (uint32_t row = 0; row < t->rows && !m.oom; row++)
+            scalar_row(&m, &c, row);
+        dc_ectx_free(&c);
+    } else {
+        m.B = o->batch ? o->batch : DC_VVM_DEFAULT_BATCH;
+        m.W = (m.B + 63) / 64;
+        const dc_program *p = b->p;
+        m.depth = dc_ealloc(&m.run, p->ncode * sizeof *m.depth);
+        m.pend = dc_ealloc(&m.run, p->ncode * sizeof *m.pend);
+        m.has_pend = dc_ealloc(&m.run, p->ncode);
+        m.memo = dc_ealloc(&m.run, p->ncode * sizeof *m.memo);
+        m.memo_kind = dc_ealloc(&m.run, p->ncode);
+        m.absent = dc_ealloc(&m.run, (p->ncols + 1) * sizeof *m.absent);
+        m.active = dc_ealloc(&m.run, m.W * sizeof(uint64_t));
+        m.tmpmask = dc_ealloc(&m.run, m.W * sizeof(uint64_t));
+        if (!m.depth || !m.pend || !m.has_pend || !m.memo || !m.memo_kind || !m.absent ||
+            !m.active || !m.tmpmask || !alloc_regs(&m)) {
+            m.oom = true;
+        } else {
+            memset(m.pend, 0, p->ncode * sizeof *m.pend);
+            memset(m.memo, 0, p->ncode * sizeof *m.memo);
+            memset(m.memo_kind, 0, p->ncode);
+            for (uint32_t i = 0; i < p->ncols && !m.oom; i++) {
+                m.absent[i] = dc_error(&m.run, "no such key: %s", p->cols[i].id->data);
+                m.oom = m.run.oom;
+            }
+            depths(&m);
+        }
+        for (uint32_t row0 = 0; row0 < t->rows && !m.oom; row0 += m.B) {
+            dc_arena_reset(&m.lane.arena);
+            m.row0 = row0;
+            m.n = t->rows - row0 < m.B ? t->rows - row0 : m.B;
+            run_batch(&m);
+        }
+    }
+    if (m.oom)
+        st = DRACEL_ENOMEM;
+    dc_ectx_free(&m.lane);
+    dc_ectx_free(&m.run);
+    return st;
+}

@@ -1,0 +1,53 @@
+/*
+ * vvm.h: the vector VM. It runs a bound program (vm/vm.h, dc_bound) over a device table, a
+ * batch of rows (lanes) per instruction, and produces two bitmaps over all rows: matched and
+ * errored (with each errored row's error).
+ *
+ * Registers are typed batches (bools as bitmaps, ints, dictionary ids, distinct-value ids,
+ * broadcast constants, or boxed values) with an error mask; control flow narrows an active
+ * mask. Pure functions of a dictionary-encoded value with constant other operands are
+ * computed once per distinct value. Anything else runs lane by lane through the scalar VM's
+ * own code (dc_vm_apply), and programs with comprehensions or whole-device uses run entirely
+ * lane by lane on the scalar VM: the two VMs agree by construction.
+ *
+ * Change with: vm/vvm.c, vm/opcodes.def (every opcode must be handled or fall back),
+ * docs/columnar.md.
+ */
+#ifndef DC_VVM_H
+#define DC_VVM_H
+
+#include "vm.h"
+
+/* The result of a run over a table. */
+typedef struct dc_selection {
+    dc_arena arena;              /* the bitmaps and the error values */
+    uint32_t rows;
+    uint64_t *matched, *errored; /* DC_BITS_WORDS(rows) words each */
+    dc_foreign *errors;          /* (row, error value), sorted by row */
+    uint32_t nerrors, caperrors;
+    uint64_t lanes_scalar;       /* rows evaluated lane by lane on the scalar VM (statistics) */
+    dc_val *values;              /* with dc_vopts.keep_values: every row's result (tests) */
+} dc_selection;
+
+enum { DC_VVM_DEFAULT_BATCH = 1024 };
+
+typedef struct dc_vopts {
+    uint32_t batch;              /* lanes per batch (0: DC_VVM_DEFAULT_BATCH); any value >= 1 */
+    bool scalar;                 /* run every row on the scalar VM (the reference) */
+    uint64_t cost_limit;         /* per-row run-time cost budget (0: unlimited) */
+    size_t mem_limit;            /* per-evaluation memory of the scalar fallback */
+    bool keep_values;            /* also keep every row's result value (differential tests) */
+} dc_vopts;
+
+void dc_selection_init(dc_selection *s, const dracel_alloc *a);
+void dc_selection_free(dc_selection *s);
+
+/** Run @p b over all rows of its table with activation @p vars (the `device` slot is the
+ *  row). Reuses @p out's memory. DRACEL_OK or DRACEL_ENOMEM. */
+dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *o,
+                         dc_selection *out) DC_WUR;
+
+/** The error of an errored row, or NULL. */
+const dc_val *dc_selection_error(const dc_selection *s, uint32_t row);
+
+#endif
