@@ -1805,93 +1805,143 @@ static bool is_hex(char ch)
     return (ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f');
 }
 
-/* The lexical pre-scan (see the file comment). */
+/* JSON grammar states of the pre-scan */
+enum { J_VALUE, J_VALUE_OR_CLOSE, J_KEY, J_KEY_OR_CLOSE, J_COLON, J_COMMA_OR_CLOSE, J_END };
+
+#define JSON_MAX_NUMBER 63 /* cJSON copies at most 63 characters of a number */
+
+static dracel_status jsyntax(ld *c, uint32_t line, const char *what)
+{
+    return fail(c, line, "JSON syntax error: %s", what);
+}
+
+static unsigned hex4(const char *p)
+{
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) {
+        char ch = p[k];
+        v = v * 16 + (unsigned)(ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10);
+    }
+    return v;
+}
+
+/* The pre-scan (see the file comment): the whole JSON grammar, so that cJSON only ever sees valid
+ * JSON, plus the side tables (value tokens and key lines in document order). */
 static dracel_status json_scan(ld *c, const char *p, size_t len)
 {
     size_t i = 0;
     uint32_t line = 1, depth = 0;
+    int state = J_VALUE;
+    unsigned char stack[HARD_DEPTH + 1]; /* per depth: 1 object, 0 array */
     while (i < len) {
         char ch = p[i];
-        switch (ch) {
-        case '\n':
+        if (ch == '\n') {
             line++;
-            /* fallthrough */
-        case ' ':
-        case '\t':
-        case '\r':
-        case ',':
-        case ':':
             i++;
-            break;
-        case '{':
-        case '[':
+            continue;
+        }
+        if (ch == ' ' || ch == '\t' || ch == '\r') {
+            i++;
+            continue;
+        }
+        if (state == J_END)
+            return jsyntax(c, line, "unexpected data after the JSON value");
+        if (ch == '}' || ch == ']') {
+            bool obj = ch == '}';
+            if (!(state == J_COMMA_OR_CLOSE || (obj && state == J_KEY_OR_CLOSE) ||
+                  (!obj && state == J_VALUE_OR_CLOSE)) ||
+                depth == 0 || stack[depth] != obj)
+                return jsyntax(c, line, obj ? "unexpected '}'" : "unexpected ']'");
+            depth--;
+            state = depth ? J_COMMA_OR_CLOSE : J_END;
+            i++;
+            continue;
+        }
+        if (ch == ',') {
+            if (state != J_COMMA_OR_CLOSE)
+                return jsyntax(c, line, "unexpected ','");
+            state = stack[depth] ? J_KEY : J_VALUE;
+            i++;
+            continue;
+        }
+        if (ch == ':') {
+            if (state != J_COLON)
+                return jsyntax(c, line, "unexpected ':'");
+            state = J_VALUE;
+            i++;
+            continue;
+        }
+        bool key = state == J_KEY || state == J_KEY_OR_CLOSE;
+        if (state == J_COLON)
+            return jsyntax(c, line, "expected ':' after an object key");
+        if (state == J_COMMA_OR_CLOSE)
+            return jsyntax(c, line, stack[depth] ? "expected ',' or '}'" : "expected ',' or ']'");
+        if (key && ch != '"')
+            return jsyntax(c, line, "expected a string (an object key)");
+        /* a value (or a key) starts here */
+        if (ch == '{' || ch == '[') {
             if (++depth > c->max_depth)
                 return fail(c, line, "nesting deeper than %u", c->max_depth);
+            stack[depth] = ch == '{';
             DC_TRY(jv_push(c, (uint32_t)i, 1, line));
+            state = ch == '{' ? J_KEY_OR_CLOSE : J_VALUE_OR_CLOSE;
             i++;
-            break;
-        case '}':
-        case ']':
-            if (depth)
-                depth--;
+            continue;
+        }
+        size_t st = i;
+        if (ch == '"') {
             i++;
-            break;
-        case '"': {
-            size_t st = i++;
             for (;;) {
                 if (i >= len)
-                    return fail(c, line, "JSON syntax error: unterminated string");
+                    return jsyntax(c, line, "unterminated string");
                 unsigned char x = (unsigned char)p[i];
                 if (x == '"') {
                     i++;
                     break;
                 }
-                if (x == '\\') {
-                    char e = i + 1 < len ? p[i + 1] : '\0';
-                    if (e == 'u') {
-                        if (i + 5 >= len || !is_hex(p[i + 2]) || !is_hex(p[i + 3]) ||
-                            !is_hex(p[i + 4]) || !is_hex(p[i + 5]))
-                            return fail(c, line, "JSON syntax error: invalid \\u escape");
-                        if (memcmp(p + i + 2, "0000", 4) == 0)
-                            return fail(c, line, "JSON string contains \\u0000 (not supported)");
-                        i += 6;
-                    } else if (e && strchr("\"\\/bfnrt", e)) {
-                        i += 2;
-                    } else {
-                        return fail(c, line, "JSON syntax error: invalid escape in string");
-                    }
-                } else if (x < 0x20) {
-                    return fail(c, line, "JSON syntax error: control character in string");
-                } else {
+                if (x < 0x20)
+                    return jsyntax(c, line, "control character in string");
+                if (x != '\\') {
                     i++;
+                    continue;
+                }
+                char e = i + 1 < len ? p[i + 1] : '\0';
+                if (e != 'u') {
+                    if (!e || !strchr("\"\\/bfnrt", e))
+                        return jsyntax(c, line, "invalid escape in string");
+                    i += 2;
+                    continue;
+                }
+                if (i + 5 >= len || !is_hex(p[i + 2]) || !is_hex(p[i + 3]) || !is_hex(p[i + 4]) ||
+                    !is_hex(p[i + 5]))
+                    return jsyntax(c, line, "invalid \\u escape");
+                unsigned u = hex4(p + i + 2);
+                if (u == 0)
+                    return fail(c, line, "JSON string contains \\u0000 (not supported)");
+                if (u >= 0xDC00 && u <= 0xDFFF)
+                    return jsyntax(c, line, "invalid \\u escape (a lone low surrogate)");
+                i += 6;
+                if (u >= 0xD800 && u <= 0xDBFF) {
+                    if (i + 5 >= len || p[i] != '\\' || p[i + 1] != 'u' || !is_hex(p[i + 2]) ||
+                        !is_hex(p[i + 3]) || !is_hex(p[i + 4]) || !is_hex(p[i + 5]) ||
+                        hex4(p + i + 2) < 0xDC00 || hex4(p + i + 2) > 0xDFFF)
+                        return jsyntax(c, line, "invalid \\u escape (a lone high surrogate)");
+                    i += 6;
                 }
             }
-            size_t j = i;
-            while (j < len && (p[j] == ' ' || p[j] == '\t' || p[j] == '\r' || p[j] == '\n'))
-                j++;
-            if (j < len && p[j] == ':')
+            if (key) {
                 DC_TRY(jk_push(c, line));
-            else
-                DC_TRY(jv_push(c, (uint32_t)st, (uint32_t)(i - st), line));
-            break;
-        }
-        case 't':
-        case 'f':
-        case 'n': {
+                state = J_COLON;
+                continue;
+            }
+        } else if (ch == 't' || ch == 'f' || ch == 'n') {
             const char *lit = ch == 't' ? "true" : ch == 'f' ? "false" : "null";
             size_t n = strlen(lit);
             if (len - i < n || memcmp(p + i, lit, n) != 0)
                 return fail(c, line, "JSON syntax error: unexpected %s",
                             qs(c, 0, p + i, len - i < 8 ? len - i : 8, true));
-            DC_TRY(jv_push(c, (uint32_t)i, (uint32_t)n, line));
             i += n;
-            break;
-        }
-        default: {
-            if (ch != '-' && !(ch >= '0' && ch <= '9'))
-                return fail(c, line, "JSON syntax error: unexpected %s",
-                            qs(c, 0, p + i, 1, true));
-            size_t st = i;
+        } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
             if (p[i] == '-')
                 i++;
             if (i < len && p[i] == '0') {
@@ -1900,14 +1950,14 @@ static dracel_status json_scan(ld *c, const char *p, size_t len)
                 while (i < len && p[i] >= '0' && p[i] <= '9')
                     i++;
             } else {
-                return fail(c, line, "JSON syntax error: invalid number");
+                return jsyntax(c, line, "invalid number");
             }
             if (i < len && p[i] == '.') {
                 size_t d = ++i;
                 while (i < len && p[i] >= '0' && p[i] <= '9')
                     i++;
                 if (i == d)
-                    return fail(c, line, "JSON syntax error: invalid number");
+                    return jsyntax(c, line, "invalid number");
             }
             if (i < len && (p[i] == 'e' || p[i] == 'E')) {
                 i++;
@@ -1917,15 +1967,21 @@ static dracel_status json_scan(ld *c, const char *p, size_t len)
                 while (i < len && p[i] >= '0' && p[i] <= '9')
                     i++;
                 if (i == d)
-                    return fail(c, line, "JSON syntax error: invalid number");
+                    return jsyntax(c, line, "invalid number");
             }
             if (i < len && (p[i] == '.' || (p[i] >= '0' && p[i] <= '9')))
-                return fail(c, line, "JSON syntax error: invalid number");
-            DC_TRY(jv_push(c, (uint32_t)st, (uint32_t)(i - st), line));
-            break;
+                return jsyntax(c, line, "invalid number");
+            if (i - st > JSON_MAX_NUMBER)
+                return fail(c, line, "JSON number longer than %u characters (not supported)",
+                            JSON_MAX_NUMBER);
+        } else {
+            return fail(c, line, "JSON syntax error: unexpected %s", qs(c, 0, p + i, 1, true));
         }
-        }
+        DC_TRY(jv_push(c, (uint32_t)st, (uint32_t)(i - st), line));
+        state = depth ? J_COMMA_OR_CLOSE : J_END;
     }
+    if (state != J_END)
+        return jsyntax(c, line, "unexpected end of input");
     return DRACEL_OK;
 }
 
@@ -2029,15 +2085,9 @@ static dracel_status load_json(ld *c, const char *buf, size_t len)
                                                         : "NUL byte in JSON text");
     c->njv = c->njk = 0;
     DC_TRY(json_scan(c, buf, len));
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
-    if (!root) {
-        size_t off = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : len;
-        if (off >= len)
-            return fail(c, line_at(buf, len, len), "JSON syntax error: unexpected end of input");
-        return fail(c, line_at(buf, len, off), "JSON syntax error near %s",
-                    qs(c, 0, buf + off, len - off < 16 ? len - off : 16, true));
-    }
+    cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, NULL, 1);
+    if (!root) /* the text passed the full grammar check: cJSON ran out of memory */
+        return oom(c);
     jwalk w = {buf, 0, 0};
     tnode tree;
     dracel_status st = jconv(c, &w, root, &tree);

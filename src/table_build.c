@@ -559,6 +559,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
                         uint32_t sid = intern(&b, at->s, at->slen);
                         if (b.oom)
                             continue;
+                        if (at->slen > t->max_strlen)
+                            t->max_strlen = at->slen;
                         v = dc_strval(dc_dict_str(dict, sid));
                         if (col->kind == kind) {
                             col->v.sid[row] = sid;
@@ -572,6 +574,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
                         uint32_t vid = distinct_of(&b, ci, at->s, at->slen, &v, &bad);
                         if (b.oom)
                             continue;
+                        if (at->slen > t->max_strlen)
+                            t->max_strlen = at->slen;
                         if (bad) {
                             /* Kubernetes cannot present this device to CEL at all. */
                             if (nfaults == capfaults) {

@@ -149,6 +149,7 @@ typedef struct dc_table {
     uint32_t nselectors;
     const void *side;            /* taints and counters, src/table.c's own layout */
     size_t bytes;                /* all memory of this snapshot, for bytes_per_device */
+    uint32_t max_strlen;         /* the longest string value of any column (cost bounds) */
 } dc_table;
 
 /** The error of a faulty row (see `faults`), or NULL. */

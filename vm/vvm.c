@@ -118,11 +118,21 @@ static void swap_regs(vreg *a, vreg *b)
     *b = t;
 }
 
+/* Do lanes parked at a jump target still need stack slot `slot` (the target's depth covers
+ * it)? Lanes that finished, or are parked where the stack is shallower, never read it again. */
+static bool slot_needed(const vm *m, uint32_t slot)
+{
+    for (uint32_t pc = 0; pc < m->p->ncode; pc++)
+        if (m->has_pend[pc] && m->depth[pc] > (int32_t)slot)
+            return true;
+    return false;
+}
+
 /* Write the active lanes of `res` into `dst` (see the header comment). */
 static void commit(vm *m, vreg *dst, vreg *res)
 {
     const uint64_t *A = m->active;
-    if (mask_full(m, A)) {
+    if (mask_full(m, A) || !slot_needed(m, (uint32_t)(dst - m->regs))) {
         swap_regs(dst, res);
         return;
     }
@@ -143,22 +153,36 @@ static void commit(vm *m, vreg *dst, vreg *res)
     }
     for (uint32_t w = 0; w < m->W; w++) {
         uint64_t a = A[w];
-        dst->err[w] = (dst->err[w] & ~a) | (res->err[w] & a);
+        uint64_t e = res->err[w] & a;
+        dst->err[w] = (dst->err[w] & ~a) | e;
         if (res->kind == VK_BOOL)
             dst->bits[w] = (dst->bits[w] & ~a) | (res->bits[w] & a);
-        while (a) {
-            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(a);
-            a &= a - 1;
-            switch (res->kind) {
-            case VK_INT: dst->i[l] = res->i[l]; break;
-            case VK_SID:
-            case VK_VID: dst->id[l] = res->id[l]; break;
-            case VK_BOX: dst->box[l] = res->box[l]; break;
-            default: break;
-            }
-            if (dc_bit(res->err, l))
-                dst->box[l] = res->box[l];
+        while (e) {
+            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(e);
+            e &= e - 1;
+            dst->box[l] = res->box[l];
         }
+    }
+    uint32_t n = m->n;
+    switch (res->kind) {
+    case VK_INT:
+        for (uint32_t l = 0; l < n; l++)
+            if (dc_bit(A, l))
+                dst->i[l] = res->i[l];
+        break;
+    case VK_SID:
+    case VK_VID:
+        for (uint32_t l = 0; l < n; l++)
+            if (dc_bit(A, l))
+                dst->id[l] = res->id[l];
+        break;
+    case VK_BOX:
+        for (uint32_t l = 0; l < n; l++)
+            if (dc_bit(A, l) && !dc_bit(res->err, l))
+                dst->box[l] = res->box[l];
+        break;
+    default:
+        break;
     }
 }
 
@@ -291,54 +315,59 @@ static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
     }
     dc_val *memo = m->memo[pc];
     dc_val args[8];
-    clear_err(m, res);
-    res->kind = VK_BOOL;
-    memset(res->bits, 0, m->W * sizeof *res->bits);
-    bool all_bool = true;
-    for (uint32_t w = 0; w < m->W; w++) {
-        uint64_t a = m->active[w];
-        while (a) {
-            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(a);
-            a &= a - 1;
-            if (dc_bit(x->err, l)) {
-                set_err(res, l, x->box[l]);
-                continue;
-            }
-            uint32_t key = x->id[l];
-            if (memo[key].k == DC_K__COUNT) {
-                for (int i = 0; i < pops; i++)
-                    args[i] = get(m, operand(m, pc, pops, i), l);
-                /* Values computed once for the whole run live in the run's arena. */
-                memo[key] = dc_vm_apply(&m->run, m->p, pc, args);
-                if (m->run.oom) {
-                    m->oom = true;
-                    return false;
-                }
-            }
-            dc_val v = memo[key];
-            if (v.k == DC_K_ERROR)
-                set_err(res, l, v);
-            else if (v.k == DC_K_BOOL) {
-                if (v.u.b)
-                    dc_bit_set(res->bits, l);
-            } else {
-                all_bool = false;
-                res->box[l] = v;
+    uint32_t n = m->n;
+    const uint64_t *A = m->active;
+    /* 1. Compute the entries the active lanes need (each distinct value once per run), and
+     *    find which kinds of results they have. */
+    unsigned kinds = 0;
+    for (uint32_t l = 0; l < n; l++) {
+        if (!dc_bit(A, l) || dc_bit(x->err, l))
+            continue;
+        uint32_t key = x->id[l];
+        if (key >= size)
+            continue;
+        if (memo[key].k == DC_K__COUNT) {
+            for (int i = 0; i < pops; i++)
+                args[i] = get(m, operand(m, pc, pops, i), l);
+            /* Values computed once for the whole run live in the run's arena. */
+            memo[key] = dc_vm_apply(&m->run, m->p, pc, args);
+            if (m->run.oom) {
+                m->oom = true;
+                return false;
             }
         }
+        kinds |= 1u << memo[key].k;
     }
-    if (!all_bool) {
-        /* Mixed results: box the bool lanes too. */
-        for (uint32_t w = 0; w < m->W; w++) {
-            uint64_t a = m->active[w];
-            while (a) {
-                uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(a);
-                a &= a - 1;
-                if (!dc_bit(res->err, l) && memo[x->id[l]].k == DC_K_BOOL)
-                    res->box[l] = memo[x->id[l]];
-            }
+    /* 2. Fill the result in the representation the results allow. */
+    clear_err(m, res);
+    unsigned errk = 1u << DC_K_ERROR;
+    int kind = (kinds & ~errk) == (1u << DC_K_BOOL) ? VK_BOOL
+               : (kinds & ~errk) == (1u << DC_K_INT) ? VK_INT
+               : (kinds & ~errk) == 0                ? VK_BOOL
+                                                     : VK_BOX;
+    res->kind = kind;
+    if (kind == VK_BOOL)
+        memset(res->bits, 0, m->W * sizeof *res->bits);
+    for (uint32_t l = 0; l < n; l++) {
+        if (!dc_bit(A, l))
+            continue;
+        if (dc_bit(x->err, l)) {
+            set_err(res, l, x->box[l]);
+            continue;
         }
-        res->kind = VK_BOX;
+        uint32_t key = x->id[l];
+        const dc_val *v = key < size ? &memo[key] : NULL;
+        if (!v || v->k == DC_K_ERROR) {
+            set_err(res, l, v ? *v : dc_err_no_overload(&m->lane));
+            continue;
+        }
+        switch (kind) {
+        case VK_BOOL:
+            res->bits[l >> 6] |= (uint64_t)v->u.b << (l & 63);
+            break;
+        case VK_INT: res->i[l] = v->u.i; break;
+        default: res->box[l] = *v; break;
+        }
     }
     return true;
 }
@@ -540,6 +569,22 @@ static bool record_error(vm *m, uint32_t row, dc_val e)
 
 static void finish_lanes(vm *m, const vreg *r)
 {
+    if (r->kind == VK_BOOL && !m->keep && (m->row0 & 63) == 0) {
+        /* The common case: bools and errors, rows aligned on words. */
+        uint64_t *matched = m->out->matched + (m->row0 >> 6);
+        for (uint32_t w = 0; w < m->W; w++) {
+            uint64_t a = m->active[w];
+            matched[w] |= a & ~r->err[w] & r->bits[w];
+            uint64_t e = a & r->err[w];
+            while (e && !m->oom) {
+                uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(e);
+                e &= e - 1;
+                if (!record_error(m, m->row0 + l, r->box[l]))
+                    m->oom = true;
+            }
+        }
+        return;
+    }
     for (uint32_t w = 0; w < m->W && !m->oom; w++) {
         uint64_t a = m->active[w];
         while (a) {
@@ -823,10 +868,7 @@ static bool alloc_regs(vm *m)
 static uint64_t cost_bound(const dc_bound *b)
 {
     const dc_program *p = b->p;
-    uint64_t longest = 0;
-    for (uint32_t i = 0; i < b->t->dict_limit; i++)
-        if (dc_dict_str(b->t->dict, i)->len > longest)
-            longest = dc_dict_str(b->t->dict, i)->len;
+    uint64_t longest = b->t->max_strlen;
     for (uint32_t i = 0; i < p->nconsts; i++)
         if (p->consts[i].k == DC_K_STRING && p->consts[i].u.s->len > longest)
             longest = p->consts[i].u.s->len;
