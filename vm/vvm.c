@@ -23,6 +23,8 @@
 #include <string.h>
 
 enum { VK_CONST, VK_BOOL, VK_INT, VK_SID, VK_VID, VK_BOX };
+/* memo_state values */
+enum { MS_UNKNOWN, MS_FALSE, MS_TRUE, MS_INT, MS_OTHER, MS_ERROR };
 
 typedef struct vreg {
     int kind;
@@ -49,6 +51,8 @@ typedef struct vm {
     uint64_t **pend;      /* per pc: pending lanes (W words), lazily allocated */
     uint8_t *has_pend;
     dc_val **memo;        /* per pc: per distinct value (dictionary id or distinct id) */
+    uint8_t **memo_state; /* per pc, per key: MS_* (what memo[key] is, for branch-free fills) */
+    int64_t **memo_i;     /* per pc, per key: the int value (MS_INT) */
     uint8_t *memo_kind;   /* per pc: VK_SID or VK_VID the memo is keyed by (0: none) */
     dc_val *absent;       /* per program column: the "no such key: id" error */
     dc_ectx run;          /* persists for the whole run: memos, column errors */
@@ -303,70 +307,99 @@ static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
     uint32_t size = x->kind == VK_SID ? m->t->dict_limit : x->col->ndistinct;
     if (m->memo[pc] && m->memo_kind[pc] != (uint8_t)(x->kind + 1))
         return false; /* the operand changed representation: not memoizable here */
+    if (size == 0)
+        return false;
     if (!m->memo[pc]) {
-        m->memo[pc] = dc_ealloc(&m->run, (size_t)(size ? size : 1) * sizeof(dc_val));
-        if (!m->memo[pc]) {
+        m->memo[pc] = dc_ealloc(&m->run, (size_t)size * sizeof(dc_val));
+        m->memo_state[pc] = dc_ealloc(&m->run, size);
+        m->memo_i[pc] = dc_ealloc(&m->run, (size_t)size * sizeof(int64_t));
+        if (!m->memo[pc] || !m->memo_state[pc] || !m->memo_i[pc]) {
             m->oom = true;
             return false;
         }
-        for (uint32_t i = 0; i < size; i++)
-            m->memo[pc][i].k = DC_K__COUNT; /* not computed */
+        memset(m->memo_state[pc], MS_UNKNOWN, size);
         m->memo_kind[pc] = (uint8_t)(x->kind + 1);
     }
     dc_val *memo = m->memo[pc];
+    uint8_t *state = m->memo_state[pc];
+    int64_t *mi = m->memo_i[pc];
     dc_val args[8];
     uint32_t n = m->n;
     const uint64_t *A = m->active;
     /* 1. Compute the entries the active lanes need (each distinct value once per run), and
-     *    find which kinds of results they have. */
-    unsigned kinds = 0;
+     *    find which kinds of results they have. A lane holding a stale id (parked, or an error
+     *    lane) reads key 0, whose answer is then discarded. */
+    unsigned seen = 0;
     for (uint32_t l = 0; l < n; l++) {
-        if (!dc_bit(A, l) || dc_bit(x->err, l))
-            continue;
-        uint32_t key = x->id[l];
-        if (key >= size)
-            continue;
-        if (memo[key].k == DC_K__COUNT) {
+        uint32_t key = x->id[l] < size ? x->id[l] : 0;
+        uint8_t st = state[key];
+        if (st == MS_UNKNOWN) {
+            if (!dc_bit(A, l) || dc_bit(x->err, l) || x->id[l] >= size)
+                continue;
             for (int i = 0; i < pops; i++)
                 args[i] = get(m, operand(m, pc, pops, i), l);
             /* Values computed once for the whole run live in the run's arena. */
-            memo[key] = dc_vm_apply(&m->run, m->p, pc, args);
+            dc_val v = dc_vm_apply(&m->run, m->p, pc, args);
             if (m->run.oom) {
                 m->oom = true;
                 return false;
             }
+            memo[key] = v;
+            st = v.k == DC_K_ERROR  ? MS_ERROR
+                 : v.k == DC_K_BOOL ? (v.u.b ? MS_TRUE : MS_FALSE)
+                 : v.k == DC_K_INT  ? MS_INT
+                                    : MS_OTHER;
+            if (st == MS_INT)
+                mi[key] = v.u.i;
+            state[key] = st;
         }
-        kinds |= 1u << memo[key].k;
+        seen |= 1u << st;
     }
-    /* 2. Fill the result in the representation the results allow. */
-    clear_err(m, res);
-    unsigned errk = 1u << DC_K_ERROR;
-    int kind = (kinds & ~errk) == (1u << DC_K_BOOL) ? VK_BOOL
-               : (kinds & ~errk) == (1u << DC_K_INT) ? VK_INT
-               : (kinds & ~errk) == 0                ? VK_BOOL
-                                                     : VK_BOX;
+    /* 2. Fill the result in the representation the results allow, without a branch per lane
+     *    in the common cases. */
+    unsigned vals = seen & ~((1u << MS_ERROR) | (1u << MS_UNKNOWN));
+    int kind = (vals & ~((1u << MS_TRUE) | (1u << MS_FALSE))) == 0 ? VK_BOOL
+               : vals == (1u << MS_INT)                             ? VK_INT
+                                                                    : VK_BOX;
     res->kind = kind;
-    if (kind == VK_BOOL)
-        memset(res->bits, 0, m->W * sizeof *res->bits);
-    for (uint32_t l = 0; l < n; l++) {
-        if (!dc_bit(A, l))
-            continue;
-        if (dc_bit(x->err, l)) {
-            set_err(res, l, x->box[l]);
-            continue;
+    if (kind == VK_BOOL) {
+        for (uint32_t w = 0; w < m->W; w++) {
+            uint64_t bits = 0;
+            uint32_t base = w * 64, end = base + 64 < n ? base + 64 : n;
+            for (uint32_t l = base; l < end; l++) {
+                uint32_t key = x->id[l] < size ? x->id[l] : 0;
+                bits |= (uint64_t)(state[key] == MS_TRUE) << (l - base);
+            }
+            res->bits[w] = bits;
         }
-        uint32_t key = x->id[l];
-        const dc_val *v = key < size ? &memo[key] : NULL;
-        if (!v || v->k == DC_K_ERROR) {
-            set_err(res, l, v ? *v : dc_err_no_overload(&m->lane));
-            continue;
+    } else if (kind == VK_INT) {
+        for (uint32_t l = 0; l < n; l++) {
+            uint32_t key = x->id[l] < size ? x->id[l] : 0;
+            res->i[l] = mi[key];
         }
-        switch (kind) {
-        case VK_BOOL:
-            res->bits[l >> 6] |= (uint64_t)v->u.b << (l & 63);
-            break;
-        case VK_INT: res->i[l] = v->u.i; break;
-        default: res->box[l] = *v; break;
+    } else {
+        for (uint32_t l = 0; l < n; l++) {
+            uint32_t key = x->id[l] < size ? x->id[l] : 0;
+            if (state[key] != MS_UNKNOWN)
+                res->box[l] = memo[key];
+        }
+    }
+    /* Errors: the operand's, and the memo's error answers. */
+    for (uint32_t w = 0; w < m->W; w++)
+        res->err[w] = x->err[w];
+    if (seen & (1u << MS_ERROR)) {
+        for (uint32_t l = 0; l < n; l++) {
+            uint32_t key = x->id[l] < size ? x->id[l] : 0;
+            if (dc_bit(A, l) && !dc_bit(x->err, l) && state[key] == MS_ERROR)
+                set_err(res, l, memo[key]);
+        }
+    }
+    for (uint32_t w = 0; w < m->W; w++) {
+        uint64_t e = x->err[w] & A[w];
+        while (e) {
+            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(e);
+            e &= e - 1;
+            res->box[l] = x->box[l];
         }
     }
     return true;
@@ -963,10 +996,13 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
         m.has_pend = dc_ealloc(&m.run, p->ncode);
         m.memo = dc_ealloc(&m.run, p->ncode * sizeof *m.memo);
         m.memo_kind = dc_ealloc(&m.run, p->ncode);
+        m.memo_state = dc_ealloc(&m.run, p->ncode * sizeof *m.memo_state);
+        m.memo_i = dc_ealloc(&m.run, p->ncode * sizeof *m.memo_i);
         m.absent = dc_ealloc(&m.run, (p->ncols + 1) * sizeof *m.absent);
         m.active = dc_ealloc(&m.run, m.W * sizeof(uint64_t));
         m.tmpmask = dc_ealloc(&m.run, m.W * sizeof(uint64_t));
         if (!m.depth || !m.pend || !m.has_pend || !m.memo || !m.memo_kind || !m.absent ||
+            !m.memo_state || !m.memo_i ||
             !m.active || !m.tmpmask || !alloc_regs(&m)) {
             m.oom = true;
         } else {
