@@ -71,7 +71,7 @@ typedef struct tnode {
     uint32_t line;  /* 1-based */
     uint32_t n;     /* scalars: length of s; MAP/SEQ: entries */
     int64_t i;      /* INT (when !iok and from YAML: the uint64 bits, if it fit) */
-    const char *s;  /* scalar text as written, NUL-terminated */
+    const char *s;  /* scalar text as written; NUL-terminated except JSON numbers */
     tent *kids;     /* MAP/SEQ */
 } tnode;
 
@@ -1784,8 +1784,16 @@ static dracel_status object(ld *c, const tnode *v, unsigned nest)
  * JSON
  */
 
+static dracel_status too_many_values(ld *c, uint32_t line)
+{
+    return fail(c, line, "more than %u values in one file (the loader's limit; split the file)",
+                (unsigned)DC_SLICES_MAX_VALUES_PER_FILE);
+}
+
 static dracel_status jv_push(ld *c, uint32_t off, uint32_t len, uint32_t line)
 {
+    if (c->njv >= DC_SLICES_MAX_VALUES_PER_FILE)
+        return too_many_values(c, line);
     if (!grow(c->a, (void **)&c->jv, &c->capjv, c->njv + 1, sizeof *c->jv))
         return oom(c);
     c->jv[c->njv++] = (jtok){off, len, line};
@@ -2018,9 +2026,7 @@ static dracel_status jconv(ld *c, jwalk *w, const cJSON *x, tnode *out)
     case cJSON_Number: {
         if (first != '-' && !(first >= '0' && first <= '9'))
             break;
-        char *z = dc_arena_strndup(&c->doc, w->base + t->off, t->len); /* the raw token */
-        if (!z)
-            return oom(c);
+        const char *z = w->base + t->off; /* the raw token (not NUL-terminated) */
         out->s = z;
         out->n = t->len;
         if (memchr(z, '.', t->len) || memchr(z, 'e', t->len) || memchr(z, 'E', t->len)) {
@@ -2239,7 +2245,7 @@ static dracel_status load_yaml(ld *c, const char *buf, size_t len)
         return oom(c);
     yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
     dracel_status st = DRACEL_OK;
-    uint64_t events = 0, max_events = 4 * (uint64_t)len + 64;
+    uint64_t values = 0;
     bool done = false;
     while (!done && st == DRACEL_OK) {
         yaml_event_t ev;
@@ -2247,8 +2253,10 @@ static dracel_status load_yaml(ld *c, const char *buf, size_t len)
             st = yaml_error(c, &p, buf, len);
             break;
         }
-        if (++events > max_events) {
-            st = fail(c, (uint32_t)ev.start_mark.line + 1, "too many YAML events");
+        if ((ev.type == YAML_SCALAR_EVENT || ev.type == YAML_SEQUENCE_START_EVENT ||
+             ev.type == YAML_MAPPING_START_EVENT || ev.type == YAML_ALIAS_EVENT) &&
+            ++values > DC_SLICES_MAX_VALUES_PER_FILE) {
+            st = too_many_values(c, (uint32_t)ev.start_mark.line + 1);
         } else {
             switch (ev.type) {
             case YAML_STREAM_END_EVENT:

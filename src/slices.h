@@ -151,6 +151,10 @@ dracel_status dc_slices_load_buffer(dc_slice_set *s, const char *name, const cha
 #define DC_SLICES_DEFAULT_MAX_FILE_BYTES ((size_t)64 << 20)
 #define DC_SLICES_DEFAULT_MAX_OBJECTS 1000000u
 #define DC_SLICES_DEFAULT_MAX_DEPTH 64u
+/* A fixed cap on the values (scalars, objects, lists; object keys not counted) of one file,
+ * checked before anything is built: it bounds the memory of pathological input such as
+ * [0,0,0,...] (about 170 bytes per value). Real ResourceSlice files use 20-40 bytes per value. */
+#define DC_SLICES_MAX_VALUES_PER_FILE (1u << 22)
 
 /** Fill @p lim with the defaults. In a dc_slices_limits given to the loaders, a zero field also
  *  means its default, and a NULL pointer means all defaults. max_depth above 1000 (cJSON's
