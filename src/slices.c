@@ -3,11 +3,13 @@
  *
  * Both formats are parsed into one small tree of our own (tnode below), which a single decoder
  * turns into dc_slice_in records while applying Kubernetes' API validation:
- *   - JSON: cJSON builds the structure; a lexical pre-scan of the same text (our own) checks the
- *     number grammar, rejects "\u0000" and control characters, bounds the nesting depth, and
- *     records for every value and every key, in document order, its line and (for numbers) its
- *     raw token. cJSON keeps document order, so the k-th value of a pre-order walk of its tree is
- *     the k-th value token of the scan: that gives exact int64 numbers and a line for every node.
+ *   - JSON: a pre-scan of our own checks the whole JSON grammar (strict numbers, no "\u0000", no
+ *     lone surrogates, no control characters; precise messages with lines), bounds the nesting
+ *     depth and the number of values, and records for every value and every key, in document
+ *     order, its line and (for values) its raw token. Only then does cJSON build the structure
+ *     (cJSON_ParseWithLengthOpts on the NUL-terminated text, length + 1, NUL required). cJSON
+ *     keeps document order, so the k-th value of a pre-order walk of its tree is the k-th value
+ *     token of the scan: that gives exact int64 numbers and a line for every node and key.
  *   - YAML: libyaml's event API (one document at a time), plain scalars resolved as
  *     sigs.k8s.io/yaml (goyaml.v2, YAML 1.1) does: yes/no/on/off/y/n/true/false are booleans,
  *     ~/null/empty are null, 0x/0o/0b/leading-0 integers, '_' separators, YAML-style floats.
@@ -22,6 +24,8 @@
  *     for int fields, in YAML too, where Kubernetes would accept 1e3 and 1.0 through float64).
  *   - Version attributes are kept as text; their semver syntax is not checked here.
  *   - The first error found stops the load; nothing of the failed call stays in the set.
+ *   - Short strings stored in the set are interned per load call (device and attribute names
+ *     repeat across thousands of devices): equal strings may share one copy.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -492,7 +496,7 @@ static const char *label_value_err(const char *s, size_t n)
  */
 
 /* Exact int64 from a decimal token [-]digits (JSON grammar already checked). false: overflow. */
-static bool dec_i64(const char *s, size_t n, int64_t *out, uint64_t *mag)
+static bool dec_i64(const char *s, size_t n, int64_t *out)
 {
     bool neg = n && s[0] == '-';
     uint64_t v = 0;
@@ -504,7 +508,6 @@ static bool dec_i64(const char *s, size_t n, int64_t *out, uint64_t *mag)
         else
             v = v * 10 + d;
     }
-    *mag = v;
     if (ovf)
         return false;
     if (neg) {
@@ -2032,9 +2035,8 @@ static dracel_status jconv(ld *c, jwalk *w, const cJSON *x, tnode *out)
         if (memchr(z, '.', t->len) || memchr(z, 'e', t->len) || memchr(z, 'E', t->len)) {
             out->t = T_FLOAT;
         } else {
-            uint64_t mag;
             out->t = T_INT;
-            out->iok = dec_i64(z, t->len, &out->i, &mag);
+            out->iok = dec_i64(z, t->len, &out->i);
         }
         return DRACEL_OK;
     }

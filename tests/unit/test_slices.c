@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #include "slices.h"
+#include "arena.h"
+#include "common.h"
 
 #define DATA "tests/data/slices/"
 
@@ -1095,6 +1097,96 @@ static void test_errors_syntax(void **state)
     }
 }
 
+static void test_edges(void **state)
+{
+    (void)state;
+    dc_slice_set j, y;
+    dc_slice_set_init(&j, NULL);
+    dc_slice_set_init(&y, NULL);
+    /* null is unset, in JSON and YAML alike */
+    assert_int_equal(load_text(&j, "t.json",
+                               "{\"kind\": \"ResourceSlice\", \"metadata\": {\"name\": \"s\", "
+                               "\"labels\": null}, \"spec\": {\"driver\": \"d\", \"pool\": {\"name\": "
+                               "\"p\", \"generation\": null, \"resourceSliceCount\": 1}, \"nodeName\": "
+                               "null, \"allNodes\": true, \"sharedCounters\": null, \"devices\": "
+                               "[{\"name\": \"x\", \"attributes\": null, \"capacity\": {\"c\": "
+                               "{\"value\": \"1\", \"requestPolicy\": null}}, \"taints\": null}]}}",
+                               NULL),
+                     DRACEL_OK);
+    assert_int_equal(load_text(&y, "t.yaml",
+                               "kind: ResourceSlice\nmetadata: {name: s, labels: ~}\nspec:\n"
+                               "  driver: d\n  pool: {name: p, generation: null, resourceSliceCount: 1}\n"
+                               "  nodeName:\n  allNodes: true\n  sharedCounters: ~\n  devices:\n"
+                               "  - name: x\n    attributes:\n    capacity: {c: {value: '1', "
+                               "requestPolicy: }}\n    taints: null\n",
+                               NULL),
+                     DRACEL_OK);
+    same_sets(&j, &y);
+    assert_null(j.slices[0].node.node_name);
+    assert_int_equal(j.slices[0].generation, 0);
+    assert_int_equal(j.slices[0].nshared, 0);
+    assert_null(j.slices[0].shared_counters);
+    assert_int_equal(j.slices[0].devices[0].nattrs, 0);
+    assert_null(j.slices[0].devices[0].attrs);
+    dc_slice_set_free(&j);
+    dc_slice_set_free(&y);
+
+    /* long strings (not interned) and the pool name limit */
+    char doc[1024], name[300];
+    memset(name, 'a', 253);
+    name[253] = '\0';
+    name[100] = '.';
+    snprintf(doc, sizeof doc, "kind: ResourceSlice\nspec: {driver: d, pool: {name: %s, "
+                              "resourceSliceCount: 1}, nodeName: %s}\n", name, name);
+    dc_slice_set_init(&j, NULL);
+    assert_int_equal(load_text(&j, "t.yaml", doc, NULL), DRACEL_OK);
+    assert_string_equal(j.slices[0].pool, name);
+    assert_string_equal(j.slices[0].node.node_name, name);
+    dc_slice_set_free(&j);
+    strcat(name, "a");
+    snprintf(doc, sizeof doc, "kind: ResourceSlice\nspec: {driver: d, pool: {name: %s, "
+                              "resourceSliceCount: 1}, nodeName: n}\n", name);
+    dc_slice_set_init(&j, NULL);
+    assert_int_equal(load_text(&j, "t.yaml", doc, NULL), DRACEL_EINPUT);
+    assert_non_null(strstr(err, "spec.pool.name: invalid value \"aaaa"));
+    assert_non_null(strstr(err, "aaa...\": longer than 253 characters"));
+    /* messages cut long non-ASCII text at a character boundary */
+    strcpy(doc, "kind: ResourceSlice\nspec: {driver: d, pool: {name: ");
+    for (int i = 0; i < 80; i++)
+        strcat(doc, "\xc3\xa9");
+    strcat(doc, ", resourceSliceCount: 1}}\n");
+    assert_int_equal(load_text(&j, "t.yaml", doc, NULL), DRACEL_EINPUT);
+    assert_int_equal(dc_utf8_check((const unsigned char *)err, strlen(err)), strlen(err));
+    assert_non_null(strstr(err, "\xc3\xa9...\": must be one or more lowercase"));
+    dc_slice_set_free(&j);
+
+    /* YAML numbers and keys */
+    CHECK_OK("t.yaml", DEVS "  - name: x\n    capacity:\n      a: {value: 1_000.5}\n"
+                       "      b: {value: .5}\n");
+    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      18446744073709551615: {int: 1}\n",
+              PRE "10" S1 "spec.devices[0].attributes[\"18446744073709551615\"]: the name must be a "
+                  "C identifier (letters, digits and '_', not starting with a digit)");
+    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {int: 18446744073709551615}\n",
+              PRE "10" S1 "spec.devices[0].attributes[\"a\"].int: 18446744073709551615 does not fit "
+                  "in a 64-bit integer");
+    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {int: +18446744073709551615}\n",
+              PRE "10" S1 "spec.devices[0].attributes[\"a\"].int: +18446744073709551615 is not an "
+                  "integer");
+    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {int: -0x8000000000000001}\n",
+              PRE "10" S1 "spec.devices[0].attributes[\"a\"].int: must be an integer, not a string");
+    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {string: .inf}\n",
+              PRE "10" S1 "spec.devices[0].attributes[\"a\"].string: must be a string, not a number "
+                  "(YAML 1.1 reads the plain scalar .inf as a number; quote it)");
+    /* 1e400 overflows float64, so goyaml.v2 keeps it a string */
+    CHECK_OK("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {string: 1e400}\n");
+    /* Lists inside Lists, up to 4 deep */
+    CHECK_OK("t.json", "{\"kind\": \"List\", \"items\": [{\"kind\": \"List\", \"items\": "
+                       "[[[{\"kind\": \"Pod\"}]]]}]}");
+    CHECK_ERR("t.json", "{\"kind\": \"List\", \"items\": [{\"kind\": \"List\", \"items\": "
+                        "[[[[{\"kind\": \"Pod\"}]]]]}]}",
+              "t.json:1: lists nested more than 4 deep");
+}
+
 /* Lines of errors deep in a JSON document come from the byte offsets of the tokens. */
 static void test_errors_json_lines(void **state)
 {
@@ -1300,6 +1392,11 @@ static void test_hostile(void **state)
         CHECK_ERR("t.yaml", p, "t.yaml:65: nesting deeper than 64");
         free(p);
     }
+    /* the per-file value cap stops dense input before cJSON builds anything */
+    p = repeat("[0", ",0", DC_SLICES_MAX_VALUES_PER_FILE, "]");
+    CHECK_ERR("t.json", p, "t.json:1: more than 4194304 values in one file (the loader's limit; "
+                           "split the file)");
+    free(p);
     /* a huge string (10 MiB) in an attribute, in JSON and YAML */
     p = repeat(YHEAD "    attributes:\n      a: {string: \"", "x", 10u << 20, "\"}\n");
     CHECK_ERR("t.yaml", p,
@@ -1494,6 +1591,61 @@ static void test_alloc_failures(void **state)
             break;
     }
     assert_true(failures > 20);
+    print_message("      %ld allocation failures injected, each ENOMEM without a leak\n", failures);
+    free(ytext);
+    free(jtext);
+}
+
+/* The arena asks for memory in growing chunks, so few allocation calls happen per load: shifting
+ * the arena's fill level before the load moves those calls to other sites of the loader. */
+static void test_alloc_failures_shifted(void **state)
+{
+    (void)state;
+    size_t ylen, jlen;
+    char *ytext = slurp(DATA "basic.yaml", &ylen);
+    char *jtext = slurp(DATA "basic.json", &jlen);
+    static const char bad[] = DEVS "  - name: x\n    attributes: {a: {int: 1}}\n"
+                              "  - name: x\n";
+    long failures = 0;
+    for (size_t shift = 0; shift <= 4096 + 512; shift += 24) {
+        for (long at = 1;; at++) {
+            fail_alloc fa = {0, 0, 0, 0};
+            dracel_alloc a = {fa_malloc, fa_realloc, fa_free, &fa};
+            dc_slice_set s;
+            dc_slice_set_init(&s, &a);
+            if (shift)
+                assert_non_null(dc_arena_alloc(&s.arena, shift));
+            fa.fail_at = fa.calls + at;
+            dracel_status st =
+                dc_slices_load_buffer(&s, "basic.yaml", ytext, ylen, NULL, err, sizeof err);
+            if (st == DRACEL_OK)
+                st = dc_slices_load_buffer(&s, "basic.json", jtext, jlen, NULL, err, sizeof err);
+            if (st == DRACEL_OK) {
+                st = dc_slices_load_buffer(&s, "bad.yaml", bad, strlen(bad), NULL, err,
+                                           sizeof err);
+                if (st == DRACEL_EINPUT) {
+                    assert_string_equal(err, "bad.yaml:10: ResourceSlice s1: spec.devices[1].name: "
+                                             "duplicate device name \"x\" (also spec.devices[0])");
+                    st = DRACEL_OK;
+                }
+            }
+            bool done = fa.calls < fa.fail_at;
+            if (st != DRACEL_OK) {
+                if (st != DRACEL_ENOMEM)
+                    fail_msg("shift %zu, allocation %ld: status %d: %s", shift, at, st, err);
+                failures++;
+            } else {
+                assert_int_equal(s.n, 10);
+                assert_true(done);
+            }
+            dc_slice_set_free(&s);
+            assert_int_equal(fa.live_blocks, 0);
+            assert_int_equal(fa.live_bytes, 0);
+            if (done)
+                break;
+        }
+    }
+    print_message("      %ld allocation failures injected\n", failures);
     free(ytext);
     free(jtext);
 }
@@ -1609,6 +1761,12 @@ static void test_fleet_yaml(void **state)
 
 int main(void)
 {
+    /* The data paths are relative to the source tree: make check runs in the build tree. */
+    const char *top = getenv("top_srcdir");
+    if (top && chdir(top) != 0) {
+        perror(top);
+        return 1;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic_content),
         cmocka_unit_test(test_json_yaml_same),
@@ -1618,6 +1776,7 @@ int main(void)
         cmocka_unit_test(test_exact_int64),
         cmocka_unit_test(test_int_errors),
         cmocka_unit_test(test_yaml_resolution),
+        cmocka_unit_test(test_edges),
         cmocka_unit_test(test_errors_slice),
         cmocka_unit_test(test_errors_selectors),
         cmocka_unit_test(test_errors_devices),
@@ -1630,6 +1789,7 @@ int main(void)
         cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_fuzz),
         cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_alloc_failures_shifted),
         cmocka_unit_test(test_fleet_json),
         cmocka_unit_test(test_fleet_yaml),
     };
