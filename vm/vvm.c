@@ -206,6 +206,10 @@ static void set_err(vreg *r, uint32_t l, dc_val e)
 static void extract_bits(const uint64_t *src, uint32_t start, uint32_t n, uint64_t *dst, uint32_t W)
 {
     for (uint32_t w = 0; w < W; w++) {
+        if (w * 64 >= n) {
+            dst[w] = 0; /* past the batch: never read the source beyond its rows */
+            continue;
+        }
         uint32_t bit = start + w * 64;
         uint64_t lo = src[bit >> 6] >> (bit & 63);
         if ((bit & 63) && w * 64 + (64 - (bit & 63)) < n)
