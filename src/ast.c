@@ -189,3 +189,46 @@ dc_ast *dc_ast_comprehension(dc_ast_ctx *c, dracel_span sp, dc_macro m, const ch
     }
     return e;
 }
+
+uint32_t dc_ast_max_id(const dc_ast *e)
+{
+    if (!e)
+        return 0;
+    uint32_t m = e->id, k;
+#define MAXOF(x)                   \
+    do {                           \
+        k = dc_ast_max_id(x);      \
+        if (k > m)                 \
+            m = k;                 \
+    } while (0)
+    switch (e->kind) {
+    case DC_AST_CONST:
+    case DC_AST_IDENT:
+        break;
+    case DC_AST_SELECT:
+        MAXOF(e->u.sel.operand);
+        break;
+    case DC_AST_CALL:
+        for (uint32_t i = 0; i < e->u.call.nargs; i++)
+            MAXOF(e->u.call.args[i]);
+        break;
+    case DC_AST_LIST:
+        for (uint32_t i = 0; i < e->u.list.n; i++)
+            MAXOF(e->u.list.elems[i]);
+        break;
+    case DC_AST_MAP:
+    case DC_AST_STRUCT:
+        for (uint32_t i = 0; i < e->u.map.n; i++) {
+            MAXOF(e->u.map.entries[i].key);
+            MAXOF(e->u.map.entries[i].value);
+        }
+        break;
+    case DC_AST_COMPREHENSION:
+        MAXOF(e->u.comp.range);
+        MAXOF(e->u.comp.arg1);
+        MAXOF(e->u.comp.arg2);
+        break;
+    }
+#undef MAXOF
+    return m;
+}

@@ -174,6 +174,9 @@ dc_ast *dc_ast_string(dc_ast_ctx *c, dracel_span sp, const char *s, size_t len);
  *  returned unchanged so that checking can go on. */
 dc_ast *dc_macro_expand(dc_ast_ctx *c, dc_ast *call);
 
+/** The largest node id in the tree (passes that keep per-node data index arrays by id). */
+uint32_t dc_ast_max_id(const dc_ast *e);
+
 /** Print @p e in the s-expression form of docs/ast.md. */
 void dc_ast_print(dc_buf *b, const dc_ast *e);
 

@@ -1234,49 +1234,6 @@ static const dc_type *check(ck *c, const dc_ast *e)
 
 /* ---- Passes over the checked tree. */
 
-static uint32_t max_id(const dc_ast *e)
-{
-    if (!e)
-        return 0;
-    uint32_t m = e->id, k;
-#define MAXOF(x)              \
-    do {                      \
-        k = max_id(x);        \
-        if (k > m)            \
-            m = k;            \
-    } while (0)
-    switch (e->kind) {
-    case DC_AST_CONST:
-    case DC_AST_IDENT:
-        break;
-    case DC_AST_SELECT:
-        MAXOF(e->u.sel.operand);
-        break;
-    case DC_AST_CALL:
-        for (uint32_t i = 0; i < e->u.call.nargs; i++)
-            MAXOF(e->u.call.args[i]);
-        break;
-    case DC_AST_LIST:
-        for (uint32_t i = 0; i < e->u.list.n; i++)
-            MAXOF(e->u.list.elems[i]);
-        break;
-    case DC_AST_MAP:
-    case DC_AST_STRUCT:
-        for (uint32_t i = 0; i < e->u.map.n; i++) {
-            MAXOF(e->u.map.entries[i].key);
-            MAXOF(e->u.map.entries[i].value);
-        }
-        break;
-    case DC_AST_COMPREHENSION:
-        MAXOF(e->u.comp.range);
-        MAXOF(e->u.comp.arg1);
-        MAXOF(e->u.comp.arg2);
-        break;
-    }
-#undef MAXOF
-    return m;
-}
-
 static const dc_type *type_of(const ck *c, const dc_ast *e)
 {
     return e && e->id < c->ntypes ? c->types[e->id] : NULL;
@@ -1457,7 +1414,7 @@ const dc_type *dc_check_ex(const dc_env *env, dc_arena *a, dc_diags *d, const dc
     for (uint32_t i = 0; i < env->nvars; i++)
         if (strchr(env->vars[i].name, '.'))
             c.dotted_vars = true;
-    uint32_t mid = max_id(e);
+    uint32_t mid = dc_ast_max_id(e);
     if (mid == UINT32_MAX) {
         d->oom = true;
         return NULL;

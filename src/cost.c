@@ -230,48 +230,6 @@ static const dc_type *ty(const cc *c, const dc_ast *e)
     return c->ck->types[e->id];
 }
 
-static uint32_t max_id(const dc_ast *e)
-{
-    if (!e)
-        return 0;
-    uint32_t m = e->id, k;
-#define MAXW(x)                \
-    do {                       \
-        k = max_id(x);         \
-        if (k > m)             \
-            m = k;             \
-    } while (0)
-    switch (e->kind) {
-    case DC_AST_SELECT:
-        MAXW(e->u.sel.operand);
-        break;
-    case DC_AST_CALL:
-        for (uint32_t i = 0; i < e->u.call.nargs; i++)
-            MAXW(e->u.call.args[i]);
-        break;
-    case DC_AST_LIST:
-        for (uint32_t i = 0; i < e->u.list.n; i++)
-            MAXW(e->u.list.elems[i]);
-        break;
-    case DC_AST_MAP:
-    case DC_AST_STRUCT:
-        for (uint32_t i = 0; i < e->u.map.n; i++) {
-            MAXW(e->u.map.entries[i].key);
-            MAXW(e->u.map.entries[i].value);
-        }
-        break;
-    case DC_AST_COMPREHENSION:
-        MAXW(e->u.comp.range);
-        MAXW(e->u.comp.arg1);
-        MAXW(e->u.comp.arg2);
-        break;
-    default:
-        break;
-    }
-#undef MAXW
-    return m;
-}
-
 /* ---- Node constructors (synthetic nodes get fresh ids). */
 
 static xn *mk(cc *c, int kind, const dc_type *t, uint32_t id)
@@ -1590,7 +1548,7 @@ dracel_status dc_cost_estimate_ex(const dc_env *env, const dc_ast *e, const dc_c
     bool one = pr == DC_COST_PRESENCE_ONE || (pr == DC_COST_PRESENCE_DEFAULT && !c.dra);
     c.presence = one ? E(1, 1) : E(0, 0);
     dc_arena_init(&c.a, env->arena.alloc);
-    uint32_t maxid = max_id(e);
+    uint32_t maxid = dc_ast_max_id(e);
     if (maxid == UINT32_MAX) {
         dc_arena_free(&c.a);
         return DRACEL_EINVAL;
