@@ -45,8 +45,9 @@ typedef struct vm {
     const dc_val *vars;
     bool keep;
     uint32_t B, W;        /* lanes, words per mask */
-    vreg *regs;           /* max_stack + 2 (two scratch) */
+    vreg *regs;           /* max_stack + 2 (two scratch), then the locals */
     uint32_t nregs;
+    vreg *locals;         /* nlocals registers (cel.bind, optional helpers) */
     int32_t *depth;       /* stack depth at each pc (-1: unreachable) */
     uint64_t **pend;      /* per pc: pending lanes (W words), lazily allocated */
     uint8_t *has_pend;
@@ -132,11 +133,12 @@ static bool slot_needed(const vm *m, uint32_t slot)
     return false;
 }
 
-/* Write the active lanes of `res` into `dst` (see the header comment). */
-static void commit(vm *m, vreg *dst, vreg *res)
+/* Write the active lanes of `res` into `dst` (see the header comment); `res` is scratch and
+ * may take dst's buffers. With `overwrite`, lanes that are not active do not matter. */
+static void commit_to(vm *m, vreg *dst, vreg *res, bool overwrite)
 {
     const uint64_t *A = m->active;
-    if (mask_full(m, A) || !slot_needed(m, (uint32_t)(dst - m->regs))) {
+    if (overwrite || mask_full(m, A)) {
         swap_regs(dst, res);
         return;
     }
@@ -188,6 +190,31 @@ static void commit(vm *m, vreg *dst, vreg *res)
     default:
         break;
     }
+}
+
+/* A stack slot: overwrite it when no parked lane will read it again. */
+static void commit(vm *m, vreg *dst, vreg *res)
+{
+    commit_to(m, dst, res, !slot_needed(m, (uint32_t)(dst - m->regs)));
+}
+
+/* Copy all lanes of src into the scratch register res (src keeps its buffers). */
+static void clone(vm *m, vreg *res, const vreg *src)
+{
+    res->kind = src->kind;
+    res->k = src->k;
+    res->kidx = src->kidx;
+    res->col = src->col;
+    memcpy(res->err, src->err, m->W * sizeof *res->err);
+    memcpy(res->bits, src->bits, m->W * sizeof *res->bits);
+    switch (src->kind) {
+    case VK_INT: memcpy(res->i, src->i, m->n * sizeof *res->i); break;
+    case VK_SID:
+    case VK_VID: memcpy(res->id, src->id, m->n * sizeof *res->id); break;
+    default: break;
+    }
+    /* Boxed values, and the error values of any kind. */
+    memcpy(res->box, src->box, m->n * sizeof *res->box);
 }
 
 static void clear_err(vm *m, vreg *r)
@@ -680,7 +707,7 @@ static void run_batch(vm *m)
             m->active[l >> 6] &= ~((uint64_t)1 << (l & 63));
         }
     }
-    vreg *res = &m->regs[m->nregs - 1];
+    vreg *res = &m->regs[m->p->max_stack + 1];
     uint32_t pc = 0;
     while (pc < p->ncode && !m->oom) {
         if (m->has_pend[pc]) {
@@ -737,6 +764,15 @@ static void run_batch(vm *m)
                     set_err(res, l, m->vars[a]);
             }
             commit(m, &m->regs[d], res);
+            break;
+        case DC_OP_LOADLOCAL:
+            clone(m, res, &m->locals[a]);
+            commit(m, &m->regs[d], res);
+            break;
+        case DC_OP_STORELOCAL:
+            /* Blend the active lanes into the local: parked lanes keep theirs. The stack slot
+             * is dead after the store, so it can give its buffers. */
+            commit_to(m, &m->locals[a], top, false);
             break;
         case DC_OP_ANDJ:
         case DC_OP_ORJ: {
@@ -877,7 +913,7 @@ static bool depths(vm *m)
 
 static bool alloc_regs(vm *m)
 {
-    m->nregs = m->p->max_stack + 2;
+    m->nregs = m->p->max_stack + 2 + m->p->nlocals;
     m->regs = dc_ealloc(&m->run, m->nregs * sizeof *m->regs);
     if (!m->regs)
         return false;
@@ -897,6 +933,7 @@ static bool alloc_regs(vm *m)
         x->k = dc_null();
         x->kidx = UINT32_MAX;
     }
+    m->locals = m->regs + m->p->max_stack + 2;
     return true;
 }
 

@@ -22,6 +22,8 @@
  *   DIFF_SEED=N        the seed (default 20250101)
  *   DIFF_ROUNDS=N      rounds (default 300: about 13 s under ASan)
  *   DIFF_EXPRS=N       selectors per round (default 24)
+ *   DIFF_FIRST_ROUND=N start at round N (rounds are independent: a failure of round R
+ *                      reproduces with DIFF_FIRST_ROUND=R DIFF_ROUNDS=1)
  *   DIFF_KEEP_GOING=1  report every disagreement (shrunk) and fail only at the end
  *   DIFF_VERBOSE=1     print statistics (2: and every selector)
  */
@@ -37,6 +39,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include "dracel.h"
 
@@ -56,6 +60,17 @@ static uint64_t rnd(void)
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
+}
+
+/* The state of round `round` of seed `seed`: independent streams. */
+static void rng_seed(uint64_t seed, uint64_t round)
+{
+    rng = seed;
+    uint64_t a = rnd();
+    rng = round ^ 0xD1B54A32D192ED03ull;
+    uint64_t b = rnd();
+    rng = a ^ (b * 0x9E3779B97F4A7C15ull);
+    (void)rnd();
 }
 
 /* A number in [0, n). */
@@ -812,6 +827,52 @@ typedef struct stats {
 
 static stats st;
 
+/* What is running, for a crash inside the library (reported, then the default action). */
+static volatile unsigned long crash_seed, crash_round;
+static const char *volatile crash_src;
+static const char *volatile crash_fleet;
+static volatile long crash_batch;
+
+static void put(const char *s)
+{
+    ssize_t k = write(2, s, strlen(s));
+    (void)k;
+}
+
+static void put_num(unsigned long v)
+{
+    char buf[24], *p = buf + sizeof buf;
+    *--p = '\0';
+    do
+        *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    put(p);
+}
+
+static void on_crash(int sig)
+{
+    if (crash_src) {
+        put("\n==== CRASH (signal ");
+        put_num((unsigned long)sig);
+        put(") in dracel_select, seed ");
+        put_num(crash_seed);
+        put(" round ");
+        put_num(crash_round);
+        put(crash_batch < 0 ? ", scalar VM" : ", vector VM batch ");
+        if (crash_batch >= 0)
+            put_num((unsigned long)crash_batch);
+        put("\nexpression: ");
+        put(crash_src);
+        if (crash_fleet) {
+            put("\nfleet: ");
+            put(crash_fleet);
+        }
+        put("\n");
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 /* Compile src and compare every run on t. -1: not compiled; 0: agree; 1: disagree (m set,
  * release its strings with free). */
 static int check_expr(const dracel_config *cfg, const dracel_env *env, const dracel_table *t,
@@ -846,7 +907,10 @@ static int check_expr(const dracel_config *cfg, const dracel_env *env, const dra
                                 run == 0 ? 0 : BATCHES[run - 1], true};
         if (run == NRUNS - 1)
             o.batch = rand_batch;
+        crash_src = src;
+        crash_batch = run == 0 ? -1 : (long)o.batch;
         s = dracel_select(bnd, env, &o, sel);
+        crash_src = NULL;
         if (s != DRACEL_OK)
             fail_msg("dracel_select failed with status %d (run %zu) for %s", s, run, src);
         for (uint32_t r = 0; r < rows && !rc; r++) {
@@ -1048,9 +1112,20 @@ static void test_vms_agree(void **state)
     unsigned long verbose = env_num("DIFF_VERBOSE", 0);
     memset(&st, 0, sizeof st);
     sbuf src = {0};
-    for (unsigned long round = 0; round < rounds; round++) {
-        rng = seed * 0x100000001B3ull + round * 0x9E3779B97F4A7C15ull;
-        (void)rnd();
+    unsigned long first = env_num("DIFF_FIRST_ROUND", 0);
+    static char failure[16384];
+    failure[0] = '\0';
+    crash_seed = seed;
+    struct sigaction sa, old_segv, old_bus, old_abrt;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_crash;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &old_segv);
+    sigaction(SIGBUS, &sa, &old_bus);
+    sigaction(SIGABRT, &sa, &old_abrt);
+    for (unsigned long round = first; round < first + rounds; round++) {
+        crash_round = round;
+        rng_seed(seed, round);
         dracel_config cfg;
         dracel_config_init(&cfg);
         if (pm(150))
@@ -1066,7 +1141,7 @@ static void test_vms_agree(void **state)
         if (s != DRACEL_OK)
             fail_msg("seed %lu round %lu: the generated fleet was rejected: %s\n%s", seed, round,
                      err, js);
-        free(js);
+        crash_fleet = js;
         st.rows += dracel_table_rows(t);
         for (unsigned long e = 0; e < nexprs; e++) {
             bool nocheck = rn(2) == 0;
@@ -1096,20 +1171,32 @@ static void test_vms_agree(void **state)
                 report(&cfg, env, &f, t, root, flags, rand_batch, seed, round, src.p, &m);
                 if (!keep_going) {
                     const devrec *dv = row_device(&f, t, m.row);
-                    fail_msg("seed %lu round %lu: the VMs disagree on %s\nrow %u: %s\n"
+                    snprintf(failure, sizeof failure,
+                             "seed %lu round %lu: the VMs disagree on %s\nrow %u: %s\n"
                              "scalar VM: %s\n%s: %s",
                              seed, round, src.p, (unsigned)m.row, dv ? dv->json : "?", m.want,
                              m.run, m.got);
                 }
                 mismatch_free(&m);
+                if (failure[0])
+                    break;
             }
         }
         nodes_reset();
         dracel_table_free(t);
         dracel_env_free(env);
         fleet_free(&f);
+        crash_fleet = NULL;
+        free(js);
+        if (failure[0])
+            break;
     }
+    sigaction(SIGSEGV, &old_segv, NULL);
+    sigaction(SIGBUS, &old_bus, NULL);
+    sigaction(SIGABRT, &old_abrt, NULL);
     free(src.p);
+    if (failure[0])
+        fail_msg("%s", failure);
     if (verbose || st.disagreements)
         fprintf(stderr,
                 "seed %lu: %lu rounds, %lu rows, %lu selectors (%lu compiled, %lu skipped, %lu "
