@@ -347,8 +347,51 @@ static void compile_ident(cg *g, const dc_ast *e)
     emit(g, DC_OP_CONST, error_const(g, "no such attribute(s): ", name));
 }
 
+/* has(device.attributes["d"].id): the presence of a column. */
+static bool try_has_column(cg *g, const dc_ast *e)
+{
+    const dc_const *dk;
+    bool capacity;
+    if (!domain_access(g, e->u.sel.operand, &dk, &capacity))
+        return false;
+    const char *id = e->u.sel.field;
+    emit(g, DC_OP_HASCOL, add_col(g, dk->v.s.ptr, dk->v.s.len, id, strlen(id), capacity));
+    return true;
+}
+
+/* device.attributes["d"].?id.orValue(c) with a constant c: the column's value or c, one
+ * instruction (the idiom Kubernetes recommends for attributes some devices lack). */
+static bool try_column_default(cg *g, const dc_ast *e)
+{
+    if (!(e->flags & DC_ASTF_MEMBER) || e->u.call.nargs != 2 ||
+        strcmp(e->u.call.fn, "orValue") != 0 || e->u.call.args[1]->kind != DC_AST_CONST)
+        return false;
+    const dc_ast *opt = e->u.call.args[0];
+    if (opt->kind != DC_AST_CALL || (opt->flags & DC_ASTF_MEMBER) ||
+        strcmp(opt->u.call.fn, "_?._") != 0 || opt->u.call.nargs != 2 ||
+        !string_const(opt->u.call.args[1]))
+        return false;
+    const dc_const *dk;
+    bool capacity;
+    if (!domain_access(g, opt->u.call.args[0], &dk, &capacity))
+        return false;
+    const dc_const *id = &opt->u.call.args[1]->u.c;
+    uint32_t col = add_col(g, dk->v.s.ptr, dk->v.s.len, id->v.s.ptr, id->v.s.len, capacity);
+    /* The default as a constant: compile it and take its index back. */
+    uint32_t at = g->ncode;
+    compile_const(g, e->u.call.args[1]);
+    if (g->oom)
+        return true;
+    uint32_t k = DC_INSN_A(g->code[at]);
+    g->ncode = at;
+    emit2(g, DC_OP_LOADCOLDEF, col, k);
+    return true;
+}
+
 static void compile_select(cg *g, const dc_ast *e)
 {
+    if ((e->flags & DC_ASTF_TEST_ONLY) && try_has_column(g, e))
+        return;
     if (e->flags & DC_ASTF_TEST_ONLY) {
         compile(g, e->u.sel.operand);
         emit(g, DC_OP_HAS, str_const(g, e->u.sel.field));
@@ -516,6 +559,8 @@ static void compile_call(cg *g, const dc_ast *e)
     const char *fn = e->u.call.fn;
     uint32_t n = e->u.call.nargs;
     bool member = e->flags & DC_ASTF_MEMBER;
+    if (try_column_default(g, e))
+        return;
     if (member && n == 2 && (strcmp(fn, "orValue") == 0 || strcmp(fn, "or") == 0))
         return compile_opt_or(g, e, fn[2] == 'V');
     if (member && n == 3 && e->u.call.args[1]->kind == DC_AST_IDENT) {
@@ -775,7 +820,8 @@ static bool segment_pure(const cg *g, uint32_t start, uint32_t locals0, uint32_t
         dc_op op = DC_INSN_OP(w);
         const dc_opinfo *in = &dc_op_info[op];
         uint32_t a = DC_INSN_A(w);
-        if (op == DC_OP_LOADVAR || op == DC_OP_LOADATTR || op == DC_OP_LOADCAP)
+        if (op == DC_OP_LOADVAR || op == DC_OP_LOADATTR || op == DC_OP_LOADCAP ||
+            op == DC_OP_LOADCOLDEF || op == DC_OP_HASCOL)
             return false;
         if (in->fmt == DC_FMT_S && a < locals0)
             return false;

@@ -27,12 +27,32 @@ dracel_status dc_bind(const dc_program *p, const dc_table *t, const dracel_alloc
         colmap[i] = dc_table_col(t, c->capacity, c->domain->data, c->domain->len, c->id->data,
                                  c->id->len);
     }
+    const dc_str **extra = dc_arena_zalloc(&arena, (p->nconsts + 1) * sizeof *extra);
+    if (!extra) {
+        dc_arena_free(&arena);
+        return DRACEL_ENOMEM;
+    }
+    uint32_t nextra = 0;
     for (uint32_t i = 0; i < p->nconsts; i++) {
         const dc_val *k = &p->consts[i];
-        sid[i] = k->k == DC_K_STRING
-                     ? dc_dict_find(t->dict, k->u.s->data, k->u.s->len, t->dict_limit)
-                     : DC_DICT_NONE;
+        if (k->k != DC_K_STRING) {
+            sid[i] = DC_DICT_NONE;
+            continue;
+        }
+        sid[i] = dc_dict_find(t->dict, k->u.s->data, k->u.s->len, t->dict_limit);
+        if (sid[i] != DC_DICT_NONE)
+            continue;
+        /* Not in the dictionary: an id of its own past it (shared by equal constants). */
+        uint32_t e = 0;
+        while (e < nextra && !(extra[e]->len == k->u.s->len &&
+                               memcmp(extra[e]->data, k->u.s->data, k->u.s->len) == 0))
+            e++;
+        if (e == nextra)
+            extra[nextra++] = k->u.s;
+        sid[i] = t->dict_limit + e;
     }
+    b->extra = extra;
+    b->nextra = nextra;
     for (uint32_t pc = 0; pc < p->ncode;) {
         dc_op op = DC_INSN_OP(p->code[pc]);
         if (op == DC_OP_LOADVAR && DC_INSN_A(p->code[pc]) == p->device_slot)

@@ -99,6 +99,9 @@ const char *dc_program_verify(dc_program *p)
                 err = "argument count differs from the function's";
             break;
         case DC_FMT_IJ: if (a >= p->niters) err = "iterator slot out of range"; break;
+        case DC_FMT_CK:
+            if (a >= p->ncols || p->code[pc + 1] >= p->nconsts) err = "column or constant out of range";
+            break;
         default: break;
         }
         if (err)
@@ -178,12 +181,22 @@ void dc_program_disasm(const dc_program *p, dc_buf *out)
             break;
         case DC_FMT_S: dc_buf_printf(out, " %u", a); break;
         case DC_FMT_N: dc_buf_printf(out, " %u", a); break;
+        case DC_FMT_CK:
+            if (a < p->ncols && p->code[pc + 1] < p->nconsts) {
+                dc_buf_printf(out, " %u, %u  ; %s[\"%s\"].?%s.orValue(", a, p->code[pc + 1],
+                              p->cols[a].capacity ? "capacity" : "attributes",
+                              p->cols[a].domain->data, p->cols[a].id->data);
+                dc_val_text(out, p->consts[p->code[pc + 1]]);
+                dc_buf_putc(out, ')');
+            }
+            break;
         case DC_FMT_V: dc_buf_printf(out, " %u", a); break;
         case DC_FMT_COL:
             if (a < p->ncols)
-                dc_buf_printf(out, " %u  ; %s[\"%s\"].%s", a,
+                dc_buf_printf(out, " %u  ; %s%s[\"%s\"].%s%s", a, op == DC_OP_HASCOL ? "has(" : "",
                               p->cols[a].capacity ? "capacity" : "attributes",
-                              p->cols[a].domain->data, p->cols[a].id->data);
+                              p->cols[a].domain->data, p->cols[a].id->data,
+                              op == DC_OP_HASCOL ? ")" : "");
             break;
         case DC_FMT_J:
             dc_buf_printf(out, " %+d  ; -> %d", DC_INSN_SA(w), (int)(pc + 1 + DC_INSN_SA(w)));

@@ -509,6 +509,41 @@ static const dc_val *map_get_cstr(const dc_map *m, const char *name, size_t n)
     return NULL;
 }
 
+/* The value of column `col` for the current device (a table row, or the activation's device):
+ * true and *out, false when the device has no such attribute (the error of a device that is
+ * not a map goes to *out with true). */
+static bool find_column(dc_ectx *c, const dc_program *p, const dc_val *vars, uint32_t col,
+                        dc_val *out)
+{
+    const dc_column *cl = &p->cols[col];
+    if (c->rowsrc) {
+        const dc_rowsrc *rs = c->rowsrc;
+        const dc_tcol *tc = rs->b->colmap[col];
+        return tc && dc_tcol_get(rs->b->t, tc, rs->row, c, out);
+    }
+    if (p->device_slot == UINT32_MAX) {
+        *out = dc_error(c, "no such attribute(s): device");
+        return true;
+    }
+    dc_val dev = vars[p->device_slot];
+    if (dev.k != DC_K_MAP) {
+        *out = dev.k == DC_K_ERROR ? dev : dc_err_no_overload(c);
+        return true;
+    }
+    const dc_val *group = cl->capacity ? map_get_cstr(dev.u.m, "capacity", 8)
+                                       : map_get_cstr(dev.u.m, "attributes", 10);
+    if (!group || group->k != DC_K_MAP)
+        return false;
+    const dc_val *domain = map_get_cstr(group->u.m, cl->domain->data, cl->domain->len);
+    const dc_val *v = domain && domain->k == DC_K_MAP
+                          ? map_get_cstr(domain->u.m, cl->id->data, cl->id->len)
+                          : NULL;
+    if (!v)
+        return false;
+    *out = *v;
+    return true;
+}
+
 /* device.attributes[domain][id] or device.capacity[domain][id] of the activation's device: an
  * unknown domain is an empty map, an unknown id is "no such key: id". */
 static dc_val load_column(dc_ectx *c, const dc_program *p, const dc_val *vars, uint32_t col)
@@ -704,6 +739,23 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
             *sp++ = load_column(c, p, vars, a);
             dc_cost(c, 1);
             break;
+        case DC_OP_LOADCOLDEF: {
+            uint32_t k = code[pc++];
+            dc_val v;
+            *sp++ = find_column(c, p, vars, a, &v) ? v : K[k];
+            dc_cost(c, 3); /* the selection, .? and orValue */
+            break;
+        }
+        case DC_OP_HASCOL: {
+            dc_val v;
+            bool found = find_column(c, p, vars, a, &v);
+            *sp++ = found && v.k == DC_K_ERROR && !c->rowsrc && v.u.e->flags == 0 &&
+                            vars[p->device_slot].k == DC_K_ERROR
+                        ? v
+                        : dc_bool(found);
+            dc_cost(c, 1);
+            break;
+        }
         case DC_OP_SELECT:
             sp[-1] = select_val(c, sp[-1], K[a].u.s);
             dc_cost(c, 1);

@@ -45,7 +45,7 @@ extern const dc_opinfo dc_op_info[DC_OP__COUNT];
 /** Words taken by an instruction of format f (1 or 2). */
 static inline unsigned dc_fmt_words(dc_opfmt f)
 {
-    return f == DC_FMT_FN || f == DC_FMT_IJ ? 2u : 1u;
+    return f == DC_FMT_FN || f == DC_FMT_IJ || f == DC_FMT_CK ? 2u : 1u;
 }
 #define DC_INSN(op, a) ((uint32_t)(op) | ((uint32_t)(a) << 8))
 #define DC_INSN_OP(w) ((dc_op)((w)&0xFFu))
@@ -101,8 +101,12 @@ typedef struct dc_bound {
     const dc_program *p;
     const dc_table *t;
     const dc_tcol **colmap;     /* per program column: the table's, or NULL (absent everywhere) */
-    uint32_t *const_sid;        /* per constant: its dictionary id if it is a string in the
-                                   table's dictionary, else DC_DICT_NONE */
+    uint32_t *const_sid;        /* per constant: for a string, its dictionary id, or an id past
+                                   the dictionary (t->dict_limit + i, text extra[i]) when the
+                                   dictionary does not hold it, so that equal ids mean equal
+                                   strings; DC_DICT_NONE for other constants */
+    const dc_str **extra;       /* strings of the ids past the dictionary */
+    uint32_t nextra;
     bool uses_device;           /* the program reads `device` as a whole (LOADVAR) */
     bool loops;                 /* comprehensions: the vector VM runs it lane by lane */
 } dc_bound;

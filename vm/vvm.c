@@ -98,8 +98,14 @@ static dc_val get(const vm *m, const vreg *r, uint32_t l)
     case VK_CONST: return r->k;
     case VK_BOOL: return dc_bool(dc_bit(r->bits, l));
     case VK_INT: return dc_int(r->i[l]);
-    /* Lanes parked or never written may hold stale ids: never index past the tables. */
-    case VK_SID: return r->id[l] < m->t->dict_limit ? dc_strval(dc_dict_str(m->t->dict, r->id[l])) : dc_null();
+    /* Lanes parked or never written may hold stale ids: never index past the tables. Ids past
+     * the dictionary are the bound program's own constants (dc_bound.extra). */
+    case VK_SID:
+        if (r->id[l] < m->t->dict_limit)
+            return dc_strval(dc_dict_str(m->t->dict, r->id[l]));
+        return r->id[l] - m->t->dict_limit < m->b->nextra
+                   ? dc_strval(m->b->extra[r->id[l] - m->t->dict_limit])
+                   : dc_null();
     case VK_VID: return r->id[l] < r->col->ndistinct ? r->col->distinct[r->id[l]] : dc_null();
     default: return r->box[l];
     }
@@ -296,6 +302,74 @@ static void load_column(vm *m, uint32_t pc, vreg *res)
     }
 }
 
+/* has(device.attributes["d"].id): the presence bitmap (and rows of another kind). */
+static void has_column(vm *m, uint32_t pc, vreg *res)
+{
+    const dc_tcol *tc = m->b->colmap[DC_INSN_A(m->p->code[pc])];
+    clear_err(m, res);
+    res->kind = VK_BOOL;
+    if (!tc) {
+        memset(res->bits, 0, m->W * sizeof *res->bits);
+        return;
+    }
+    extract_bits(tc->present, m->row0, m->n, res->bits, m->W);
+    for (uint32_t i = 0; i < tc->nforeign; i++) {
+        uint32_t r = tc->foreign[i].row;
+        if (r >= m->row0 && r < m->row0 + m->n)
+            dc_bit_set(res->bits, r - m->row0);
+    }
+}
+
+/* device.attributes["d"].?id.orValue(c): the column, with c where a device has no value. */
+static void load_column_default(vm *m, uint32_t pc, vreg *res)
+{
+    uint32_t word = m->p->code[pc];
+    uint32_t col = DC_INSN_A(word), k = m->p->code[pc + 1];
+    const dc_val *def = &m->p->consts[k];
+    const dc_tcol *tc = m->b->colmap[col];
+    clear_err(m, res);
+    if (!tc) {
+        res->kind = VK_CONST;
+        res->k = *def;
+        res->kidx = k;
+        return;
+    }
+    uint32_t r0 = m->row0, n = m->n;
+    extract_bits(tc->present, r0, n, m->tmpmask, m->W);
+    bool typed = !tc->nforeign &&
+                 ((tc->kind == DC_COL_STRING && def->k == DC_K_STRING) ||
+                  (tc->kind == DC_COL_INT && def->k == DC_K_INT) ||
+                  (tc->kind == DC_COL_BOOL && def->k == DC_K_BOOL));
+    if (!typed) {
+        res->kind = VK_BOX;
+        for (uint32_t l = 0; l < n; l++)
+            if (!dc_tcol_get(m->t, tc, r0 + l, &m->lane, &res->box[l]))
+                res->box[l] = *def;
+        return;
+    }
+    switch (tc->kind) {
+    case DC_COL_STRING: {
+        res->kind = VK_SID;
+        uint32_t d = m->b->const_sid[k];
+        for (uint32_t l = 0; l < n; l++)
+            res->id[l] = dc_bit(m->tmpmask, l) ? tc->v.sid[r0 + l] : d;
+        break;
+    }
+    case DC_COL_INT:
+        res->kind = VK_INT;
+        for (uint32_t l = 0; l < n; l++)
+            res->i[l] = dc_bit(m->tmpmask, l) ? tc->v.i[r0 + l] : def->u.i;
+        break;
+    default:
+        res->kind = VK_BOOL;
+        extract_bits(tc->v.bits, r0, n, res->bits, m->W);
+        for (uint32_t w = 0; w < m->W; w++)
+            res->bits[w] = (res->bits[w] & m->tmpmask[w]) |
+                           (def->u.b ? ~m->tmpmask[w] & lane_mask_word(n, w) : 0);
+        break;
+    }
+}
+
 /* ---- Per-distinct-value memos: op(x, constants...) where x is a SID or VID register. */
 
 /* Operand registers of the instruction at pc (stack order). */
@@ -335,7 +409,7 @@ static int memo_operand(vm *m, uint32_t pc, int pops)
 static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
 {
     vreg *x = operand(m, pc, pops, which);
-    uint32_t size = x->kind == VK_SID ? m->t->dict_limit : x->col->ndistinct;
+    uint32_t size = x->kind == VK_SID ? m->t->dict_limit + m->b->nextra : x->col->ndistinct;
     if (m->memo[pc] && m->memo_kind[pc] != (uint8_t)(x->kind + 1))
         return false; /* the operand changed representation: not memoizable here */
     if (size == 0)
@@ -751,6 +825,14 @@ static void run_batch(vm *m)
         case DC_OP_LOADATTR:
         case DC_OP_LOADCAP:
             load_column(m, pc, res);
+            commit(m, &m->regs[d], res);
+            break;
+        case DC_OP_HASCOL:
+            has_column(m, pc, res);
+            commit(m, &m->regs[d], res);
+            break;
+        case DC_OP_LOADCOLDEF:
+            load_column_default(m, pc, res);
             commit(m, &m->regs[d], res);
             break;
         case DC_OP_LOADVAR:
