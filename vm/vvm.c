@@ -53,6 +53,8 @@ typedef struct vm {
     uint8_t *has_pend;
     dc_val **memo;        /* per pc: per distinct value (dictionary id or distinct id) */
     uint8_t **memo_state; /* per pc, per key: MS_* (what memo[key] is, for branch-free fills) */
+    uint64_t *memo_sig;   /* per pc: what the memo was computed for (operand column, constants) */
+    uint32_t *memo_size;
     int64_t **memo_i;     /* per pc, per key: the int value (MS_INT) */
     uint8_t *memo_kind;   /* per pc: VK_SID or VK_VID the memo is keyed by (0: none) */
     dc_val *absent;       /* per program column: the "no such key: id" error */
@@ -389,6 +391,18 @@ static int pops_of(const dc_program *p, uint32_t pc)
     return (int)(op == DC_OP_MKMAP ? 2 * n : n);
 }
 
+/* A constant register none of whose lanes was turned into an error (a ?: condition can mark
+ * error lanes on a constant in place). */
+static bool const_clean(const vm *m, const vreg *r)
+{
+    if (r->kind != VK_CONST)
+        return false;
+    for (uint32_t w = 0; w < m->W; w++)
+        if (r->err[w])
+            return false;
+    return true;
+}
+
 /* Is the instruction at pc a candidate for a memo: one SID/VID operand, the others constants? */
 static int memo_operand(vm *m, uint32_t pc, int pops)
 {
@@ -397,8 +411,11 @@ static int memo_operand(vm *m, uint32_t pc, int pops)
         return -1;
     for (int i = 0; i < pops; i++) {
         vreg *r = operand(m, pc, pops, i);
-        if (r->kind == VK_CONST)
+        if (r->kind == VK_CONST) {
+            if (!const_clean(m, r) || r->kidx == UINT32_MAX)
+                return -1;
             continue;
+        }
         if ((r->kind != VK_SID && r->kind != VK_VID) || which >= 0)
             return -1;
         which = i;
@@ -410,10 +427,20 @@ static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
 {
     vreg *x = operand(m, pc, pops, which);
     uint32_t size = x->kind == VK_SID ? m->t->dict_limit + m->b->nextra : x->col->ndistinct;
-    if (m->memo[pc] && m->memo_kind[pc] != (uint8_t)(x->kind + 1))
-        return false; /* the operand changed representation: not memoizable here */
     if (size == 0)
         return false;
+    /* The memo answers for one operand column and one set of constants: a program can reach
+     * an instruction with another column (c ? a.fw : a.m) or other constants (s.startsWith(
+     * c ? "x" : "y")) in another batch. Then it starts again. */
+    uint64_t sig = 1469598103934665603ULL ^ (uint64_t)(x->kind + 1);
+    sig = (sig ^ (uint64_t)(uintptr_t)(x->kind == VK_VID ? x->col : NULL)) * 1099511628211ULL;
+    for (int i = 0; i < pops; i++)
+        if (i != which)
+            sig = (sig ^ operand(m, pc, pops, i)->kidx) * 1099511628211ULL;
+    if (m->memo[pc] && (m->memo_kind[pc] != (uint8_t)(x->kind + 1) || m->memo_sig[pc] != sig ||
+                        m->memo_size[pc] != size)) {
+        m->memo[pc] = NULL; /* the old one stays in the run's arena */
+    }
     if (!m->memo[pc]) {
         m->memo[pc] = dc_ealloc(&m->run, (size_t)size * sizeof(dc_val));
         m->memo_state[pc] = dc_ealloc(&m->run, size);
@@ -424,6 +451,8 @@ static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
         }
         memset(m->memo_state[pc], MS_UNKNOWN, size);
         m->memo_kind[pc] = (uint8_t)(x->kind + 1);
+        m->memo_sig[pc] = sig;
+        m->memo_size[pc] = size;
     }
     dc_val *memo = m->memo[pc];
     uint8_t *state = m->memo_state[pc];
@@ -537,15 +566,15 @@ static void per_lane(vm *m, uint32_t pc, int pops, vreg *res)
 
 /* ---- Fast paths. */
 
-static bool is_const_kind(const vreg *r, dc_kind k)
+static bool is_const_kind(const vm *m, const vreg *r, dc_kind k)
 {
-    return r->kind == VK_CONST && r->k.k == k;
+    return const_clean(m, r) && r->k.k == k;
 }
 
 /* EQ/NE of a SID register against a string constant: id equality. */
 static bool eq_sid(vm *m, vreg *x, vreg *k, bool ne, vreg *res)
 {
-    if (x->kind != VK_SID || !is_const_kind(k, DC_K_STRING) || k->kidx == UINT32_MAX)
+    if (x->kind != VK_SID || !is_const_kind(m, k, DC_K_STRING) || k->kidx == UINT32_MAX)
         return false;
     uint32_t want = m->b->const_sid[k->kidx];
     clear_err(m, res);
@@ -572,7 +601,7 @@ static bool eq_sid(vm *m, vreg *x, vreg *k, bool ne, vreg *res)
 /* Ordering and equality of an INT register against an int constant. */
 static bool cmp_int(vm *m, dc_op op, vreg *x, vreg *k, bool swapped, vreg *res)
 {
-    if (x->kind != VK_INT || !is_const_kind(k, DC_K_INT))
+    if (x->kind != VK_INT || !is_const_kind(m, k, DC_K_INT))
         return false;
     int64_t c = k->k.u.i;
     clear_err(m, res);
@@ -1028,14 +1057,28 @@ static uint64_t cost_bound(const dc_bound *b)
     for (uint32_t i = 0; i < p->nconsts; i++)
         if (p->consts[i].k == DC_K_STRING && p->consts[i].u.s->len > longest)
             longest = p->consts[i].u.s->len;
+    uint64_t biglist = 64;
+    for (uint32_t i = 0; i < p->nconsts; i++)
+        if (p->consts[i].k == DC_K_LIST && p->consts[i].u.l->n > biglist)
+            biglist = p->consts[i].u.l->n;
     uint64_t total = 0;
     for (uint32_t pc = 0; pc < p->ncode;) {
         dc_op op = DC_INSN_OP(p->code[pc]);
-        total += 1;
+        total += 3; /* an instruction, and the selections a column load stands for */
         if (op == DC_OP_CHARGE)
             total += DC_INSN_A(p->code[pc]);
         if (op == DC_OP_CALL)
             total += 16 + (longest + 1) * (longest + 1); /* matches: subject x pattern sizes */
+        if (op == DC_OP_IN)
+            total += biglist;
+        if (op == DC_OP_ADD || op == DC_OP_MKLIST) {
+            /* Concatenations can double the longest string (and list) each time. */
+            longest = longest * 2 + 1;
+            biglist = biglist * 2 + 1;
+            total += longest;
+        }
+        if (total > ((uint64_t)1 << 62))
+            return UINT64_MAX;
         pc += dc_fmt_words(dc_op_info[op].fmt);
     }
     return total;
@@ -1121,11 +1164,13 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
         m.memo_kind = dc_ealloc(&m.run, p->ncode);
         m.memo_state = dc_ealloc(&m.run, p->ncode * sizeof *m.memo_state);
         m.memo_i = dc_ealloc(&m.run, p->ncode * sizeof *m.memo_i);
+        m.memo_sig = dc_ealloc(&m.run, p->ncode * sizeof *m.memo_sig);
+        m.memo_size = dc_ealloc(&m.run, p->ncode * sizeof *m.memo_size);
         m.absent = dc_ealloc(&m.run, (p->ncols + 1) * sizeof *m.absent);
         m.active = dc_ealloc(&m.run, m.W * sizeof(uint64_t));
         m.tmpmask = dc_ealloc(&m.run, m.W * sizeof(uint64_t));
         if (!m.depth || !m.pend || !m.has_pend || !m.memo || !m.memo_kind || !m.absent ||
-            !m.memo_state || !m.memo_i ||
+            !m.memo_state || !m.memo_i || !m.memo_sig || !m.memo_size ||
             !m.active || !m.tmpmask || !alloc_regs(&m)) {
             m.oom = true;
         } else {

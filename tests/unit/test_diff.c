@@ -16,7 +16,13 @@
  * On a disagreement the expression is shrunk (subtrees replaced by their children or by
  * constants) and the fleet reduced (devices dropped) while the disagreement persists; the test
  * fails with the seed, the round, the original and the shrunk expression, the row, the
- * device's JSON, the reduced fleet and both values.
+ * device's JSON, the reduced fleet and both values. A crash inside dracel_select is reported
+ * (seed, round, batch, expression, fleet) before the signal's default action.
+ *
+ * Most selectors (3 in 4) use only forms the vector VM runs as vectors (attributes and
+ * capacities read by field, no `device` as a whole, no comprehensions); the others also use
+ * the index and optional forms, has(), `in device.attributes[...]`, device.driver,
+ * allowMultipleAllocations and comprehensions, which run row by row.
  *
  * Uses only the public API (include/dracel.h). Environment:
  *   DIFF_SEED=N        the seed (default 20250101)
