@@ -499,6 +499,20 @@ static int compile_expr(const options *o, dracel_env *env, unsigned flags, drace
     return rc;
 }
 
+/* The environment (kind, --bind, --device) and the compiled expression of a command.
+ * Returns -1 on success, else an exit status (the caller still frees *env and *prog). */
+static int env_and_program(const options *o, dracel_env_kind kind, unsigned flags,
+                           dracel_env **env, dracel_program **prog)
+{
+    const char *name = "<input>";
+    *env = NULL;
+    *prog = NULL;
+    int rc = make_env(o, kind, env);
+    if (rc < 0)
+        rc = compile_expr(o, *env, flags, prog, &name);
+    return rc;
+}
+
 static double now_ms(void)
 {
     struct timespec ts;
@@ -534,12 +548,9 @@ static int eval_slices(const options *o)
     int rc = load_table(o, &t);
     if (rc >= 0)
         return rc;
-    dracel_env *env = NULL;
-    rc = make_env(o, DRACEL_ENV_DRA, &env);
-    dracel_program *prog = NULL;
-    const char *name = "<input>";
-    if (rc < 0)
-        rc = compile_expr(o, env, o->no_check ? DRACEL_COMPILE_NO_CHECK : 0, &prog, &name);
+    dracel_env *env;
+    dracel_program *prog;
+    rc = env_and_program(o, DRACEL_ENV_DRA, o->no_check ? DRACEL_COMPILE_NO_CHECK : 0, &env, &prog);
     dracel_bound *b = NULL;
     dracel_selection *sel = NULL;
     if (rc < 0 && (dracel_bind(prog, t, &b) != DRACEL_OK || dracel_selection_new(&o->cfg, &sel) != DRACEL_OK ||
@@ -663,12 +674,9 @@ static int cmd_bench(int argc, char **argv)
     if (rc >= 0)
         return rc;
     double load_ms = now_ms() - t0;
-    dracel_env *env = NULL;
-    rc = make_env(&o, DRACEL_ENV_DRA, &env);
-    dracel_program *prog = NULL;
-    const char *name = "<input>";
-    if (rc < 0)
-        rc = compile_expr(&o, env, o.no_check ? DRACEL_COMPILE_NO_CHECK : 0, &prog, &name);
+    dracel_env *env;
+    dracel_program *prog;
+    rc = env_and_program(&o, DRACEL_ENV_DRA, o.no_check ? DRACEL_COMPILE_NO_CHECK : 0, &env, &prog);
     dracel_bound *b = NULL;
     dracel_selection *sel = NULL;
     if (rc < 0 && (dracel_bind(prog, t, &b) != DRACEL_OK || dracel_selection_new(&o.cfg, &sel) != DRACEL_OK)) {
@@ -723,13 +731,12 @@ static int cmd_eval(int argc, char **argv)
         return eval_slices(&o);
     if (o.value && !o.device)
         return usage_error(usage_eval, "%s", "--value goes with --device");
-    dracel_env *env = NULL;
-    rc = make_env(&o, o.device ? DRACEL_ENV_DRA : DRACEL_ENV_PLAIN, &env);
-    dracel_program *prog = NULL;
-    const char *name = "<input>";
-    unsigned flags = (o.no_check ? DRACEL_COMPILE_NO_CHECK : 0) | (o.value ? DRACEL_COMPILE_ANY_RESULT : 0);
-    if (rc < 0)
-        rc = compile_expr(&o, env, flags, &prog, &name);
+    dracel_env *env;
+    dracel_program *prog;
+    rc = env_and_program(&o, o.device ? DRACEL_ENV_DRA : DRACEL_ENV_PLAIN,
+                         (o.no_check ? DRACEL_COMPILE_NO_CHECK : 0) |
+                             (o.value ? DRACEL_COMPILE_ANY_RESULT : 0),
+                         &env, &prog);
     if (rc < 0) {
         dracel_result *r = NULL;
         if (dracel_eval(prog, env, &r) != DRACEL_OK) {
@@ -760,12 +767,10 @@ static int cmd_check(int argc, char **argv)
     int rc = parse_options(&o, argc, argv, usage_check, false);
     if (rc >= 0)
         return rc;
-    dracel_env *env = NULL;
-    rc = make_env(&o, o.env < 0 ? DRACEL_ENV_DRA : (dracel_env_kind)o.env, &env);
-    dracel_program *prog = NULL;
-    const char *name = "<input>";
-    if (rc < 0)
-        rc = compile_expr(&o, env, DRACEL_COMPILE_ESTIMATE_COST, &prog, &name);
+    dracel_env *env;
+    dracel_program *prog;
+    rc = env_and_program(&o, o.env < 0 ? DRACEL_ENV_DRA : (dracel_env_kind)o.env,
+                         DRACEL_COMPILE_ESTIMATE_COST, &env, &prog);
     if (rc < 0) {
         uint64_t cmin, cmax;
         dracel_program_cost(prog, &cmin, &cmax);
@@ -808,13 +813,11 @@ static int cmd_disasm(int argc, char **argv)
     int rc = parse_options(&o, argc, argv, usage_disasm, false);
     if (rc >= 0)
         return rc;
-    dracel_env *env = NULL;
-    rc = make_env(&o, o.env < 0 ? DRACEL_ENV_DRA : (dracel_env_kind)o.env, &env);
-    dracel_program *prog = NULL;
-    const char *name = "<input>";
-    unsigned flags = DRACEL_COMPILE_ANY_RESULT | (o.no_check ? DRACEL_COMPILE_NO_CHECK : 0);
-    if (rc < 0)
-        rc = compile_expr(&o, env, flags, &prog, &name);
+    dracel_env *env;
+    dracel_program *prog;
+    rc = env_and_program(&o, o.env < 0 ? DRACEL_ENV_DRA : (dracel_env_kind)o.env,
+                         DRACEL_COMPILE_ANY_RESULT | (o.no_check ? DRACEL_COMPILE_NO_CHECK : 0),
+                         &env, &prog);
     if (rc < 0) {
         char *text = dracel_program_disasm(prog);
         if (text)
