@@ -321,6 +321,53 @@ static const dc_node_selector_in *copy_selector(builder *b, const dc_node_select
     return d;
 }
 
+/* Growable side tables in the table's arena (rows arrive in order, so they stay sorted). */
+static bool push_taint(builder *b, dc_ttaint **v, uint32_t *n, uint32_t *cap, dc_ttaint x)
+{
+    if (*n == *cap) {
+        uint32_t c = *cap ? *cap * 2 : 16;
+        dc_ttaint *nv = dc_arena_alloc(b->ta, c * sizeof *nv);
+        if (!nv)
+            return false;
+        if (*n)
+            memcpy(nv, *v, *n * sizeof *nv);
+        *v = nv;
+        *cap = c;
+    }
+    (*v)[(*n)++] = x;
+    return true;
+}
+
+static bool push_counters(builder *b, dc_tcounter **v, uint32_t *n, uint32_t *cap, uint32_t owner,
+                          const dc_counter_set_in *sets, uint32_t nsets)
+{
+    for (uint32_t i = 0; i < nsets; i++)
+        for (uint32_t k = 0; k < sets[i].n; k++) {
+            if (*n == *cap) {
+                uint32_t c = *cap ? *cap * 2 : 16;
+                dc_tcounter *nv = dc_arena_alloc(b->ta, c * sizeof *nv);
+                if (!nv)
+                    return false;
+                if (*n)
+                    memcpy(nv, *v, *n * sizeof *nv);
+                *v = nv;
+                *cap = c;
+            }
+            const char *q = sets[i].counters[k].value;
+            dc_qtyobj *o = dc_arena_alloc(b->ta, sizeof *o);
+            if (!o || dc_qty_parse(q, strlen(q), &o->q))
+                return false; /* the loader validated the quantity: only memory can fail */
+            uint32_t tid = intern(b, q, strlen(q));
+            uint32_t set = intern(b, sets[i].name, strlen(sets[i].name));
+            uint32_t name = intern(b, sets[i].counters[k].name, strlen(sets[i].counters[k].name));
+            if (b->oom)
+                return false;
+            o->text = dc_dict_str(b->dict, tid);
+            (*v)[(*n)++] = (dc_tcounter){owner, set, name, o};
+        }
+    return true;
+}
+
 static int cmp_col(const void *a, const void *b)
 {
     const dc_tcol *x = a, *y = b;
@@ -495,6 +542,10 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     uint32_t nsels = 0, capsels = 0;
     dc_foreign *faults = NULL;
     uint32_t nfaults = 0, capfaults = 0;
+    dc_ttaint *taints = NULL;
+    uint32_t ntaints = 0, captaints = 0;
+    dc_tcounter *consumes = NULL, *shared = NULL;
+    uint32_t nconsumes = 0, capconsumes = 0, nshared = 0, capshared = 0;
     uint32_t row = 0, pool_index = 0;
     for (uint32_t i = 0; i < s->n && !b.oom; i++) {
         while (pool_index + 1 < npools && row >= t->pools[pool_index].first_row + t->pools[pool_index].rows)
@@ -502,6 +553,15 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
         if (!keep[i])
             continue;
         const dc_slice_in *sl = order[i];
+        /* The pool's shared counters (sharedCounters are published in slices without devices,
+         * so the pool is found by name). */
+        if (sl->nshared) {
+            uint32_t dn = intern(&b, sl->driver, strlen(sl->driver)), pn = intern(&b, sl->pool, strlen(sl->pool));
+            for (uint32_t p = 0; p < npools && !b.oom; p++)
+                if (t->pools[p].driver == dn && t->pools[p].name == pn &&
+                    !push_counters(&b, &shared, &nshared, &capshared, p, sl->shared_counters, sl->nshared))
+                    b.oom = true;
+        }
         for (uint32_t d = 0; d < sl->ndevices && !b.oom; d++, row++) {
             while (pool_index + 1 < npools && row >= t->pools[pool_index].first_row + t->pools[pool_index].rows)
                 pool_index++;
@@ -512,6 +572,17 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
                 dc_bit_set(t->multi, row);
             const dc_node_scope_in *scope = sl->node.per_device ? &dev->node : &sl->node;
             set_node(&b, row, scope, &sels, &nsels, &capsels);
+            for (uint32_t k = 0; k < dev->ntaints && !b.oom; k++) {
+                const dc_taint_in *ti = &dev->taints[k];
+                dc_ttaint x = {row, intern(&b, ti->key, strlen(ti->key)),
+                               ti->value ? intern(&b, ti->value, strlen(ti->value)) : DC_DICT_NONE,
+                               intern(&b, ti->effect, strlen(ti->effect))};
+                if (!push_taint(&b, &taints, &ntaints, &captaints, x))
+                    b.oom = true;
+            }
+            if (dev->nconsumes &&
+                !push_counters(&b, &consumes, &nconsumes, &capconsumes, row, dev->consumes, dev->nconsumes))
+                b.oom = true;
             for (uint32_t k = 0; k < dev->nattrs + dev->ncaps && !b.oom; k++) {
                 bool cap = k >= dev->nattrs;
                 const char *name = cap ? dev->caps[k - dev->nattrs].name : dev->attrs[k].name;
@@ -623,6 +694,12 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     }
     t->faults = faults;
     t->nfaults = nfaults;
+    t->taints = taints;
+    t->ntaints = ntaints;
+    t->consumes = consumes;
+    t->nconsumes = nconsumes;
+    t->shared = shared;
+    t->nshared = nshared;
     t->node_selectors = (const void *const *)sels;
     t->nselectors = nsels;
 

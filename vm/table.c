@@ -182,6 +182,34 @@ static const dc_foreign *find_row(const dc_foreign *v, uint32_t n, uint32_t row)
     return NULL;
 }
 
+/* The run of entries of `row` in a row-sorted side table (binary search for the first). */
+#define SIDE_RANGE(arr, count, field)                                        \
+    do {                                                                     \
+        uint32_t lo = 0, hi = (count);                                       \
+        while (lo < hi) {                                                    \
+            uint32_t mid = lo + (hi - lo) / 2;                               \
+            if ((arr)[mid].field < row)                                      \
+                lo = mid + 1;                                                \
+            else                                                             \
+                hi = mid;                                                    \
+        }                                                                    \
+        uint32_t end = lo;                                                   \
+        while (end < (count) && (arr)[end].field == row)                     \
+            end++;                                                           \
+        *n = end - lo;                                                       \
+        return *n ? &(arr)[lo] : NULL;                                       \
+    } while (0)
+
+const dc_ttaint *dc_table_taints(const dc_table *t, uint32_t row, uint32_t *n)
+{
+    SIDE_RANGE(t->taints, t->ntaints, row);
+}
+
+const dc_tcounter *dc_table_consumes(const dc_table *t, uint32_t row, uint32_t *n)
+{
+    SIDE_RANGE(t->consumes, t->nconsumes, owner);
+}
+
 const dc_val *dc_table_fault(const dc_table *t, uint32_t row)
 {
     const dc_foreign *f = t->nfaults ? find_row(t->faults, t->nfaults, row) : NULL;

@@ -116,6 +116,20 @@ typedef struct dc_tpool {
     uint32_t first_row, rows;    /* its devices are rows [first_row, first_row + rows) */
 } dc_tpool;
 
+/* A device taint (side table, sorted by row). Strings are dictionary ids; value may be
+ * DC_DICT_NONE. */
+typedef struct dc_ttaint {
+    uint32_t row;
+    uint32_t key, value, effect;
+} dc_ttaint;
+
+/* A counter a device consumes, or a pool's shared counter (side tables). */
+typedef struct dc_tcounter {
+    uint32_t owner;              /* the row (consumesCounters) or the pool (sharedCounters) */
+    uint32_t set, name;          /* dictionary ids: counterSet, counter name */
+    const dc_qtyobj *value;      /* in the table's arena */
+} dc_tcounter;
+
 /* How a row is tied to nodes (the slice's scope, or the device's own). */
 typedef enum dc_node_kind {
     DC_NODE_NAME,                /* node: dictionary id of the node name */
@@ -147,11 +161,20 @@ typedef struct dc_table {
     /* Side tables (sparse). Each is indexed by row through a sorted (row, offset) list. */
     const void *const *node_selectors;  /* dc_node_selector_in copies (src/slices.h) */
     uint32_t nselectors;
-    const void *side;            /* taints and counters, src/table.c's own layout */
+    dc_ttaint *taints;           /* sorted by row */
+    uint32_t ntaints;
+    dc_tcounter *consumes;       /* devices' consumesCounters, sorted by row */
+    uint32_t nconsumes;
+    dc_tcounter *shared;         /* pools' sharedCounters, sorted by pool */
+    uint32_t nshared;
     size_t bytes;                /* all memory of this snapshot, for bytes_per_device */
     uint32_t max_strlen;         /* the longest string value of any column (cost bounds) */
 } dc_table;
 
+/** The taints of a row: *n entries from the returned pointer (NULL when none). */
+const dc_ttaint *dc_table_taints(const dc_table *t, uint32_t row, uint32_t *n);
+/** The counters a row consumes: *n entries (NULL when none). */
+const dc_tcounter *dc_table_consumes(const dc_table *t, uint32_t row, uint32_t *n);
 /** The error of a faulty row (see `faults`), or NULL. */
 const dc_val *dc_table_fault(const dc_table *t, uint32_t row);
 /** The column of (domain, id) (capacity or attribute), or NULL. Binary search. */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "slices.h"
+#include "tablebuild.h"
 #include "arena.h"
 #include "common.h"
 
@@ -1521,6 +1522,71 @@ typedef struct fail_alloc {
     size_t live_bytes;
 } fail_alloc;
 
+/* The table's side tables: taints and consumed counters by row, shared counters by pool. */
+static uint32_t row_of(const dc_table *t, const char *name)
+{
+    for (uint32_t r = 0; r < t->rows; r++) {
+        const dc_str *s = dc_dict_str(t->dict, t->device_name[r]);
+        if (s->len == strlen(name) && !memcmp(s->data, name, s->len))
+            return r;
+    }
+    fail_msg("no row %s", name);
+    return 0;
+}
+
+static void same_id(const dc_table *t, uint32_t id, const char *want)
+{
+    const dc_str *s = dc_dict_str(t->dict, id);
+    assert_int_equal(s->len, strlen(want));
+    assert_memory_equal(s->data, want, s->len);
+}
+
+static void test_table_side(void **state)
+{
+    (void)state;
+    dc_slice_set s;
+    dc_slice_set_init(&s, NULL);
+    assert_int_equal(dc_slices_load(&s, DATA "basic.yaml", NULL, err, sizeof err), DRACEL_OK);
+    dc_table *t = NULL;
+    assert_int_equal(dc_table_build(&s, NULL, NULL, &t, err, sizeof err), DRACEL_OK);
+    dc_slice_set_free(&s);
+
+    uint32_t n = 9;
+    assert_null(dc_table_taints(t, row_of(t, "gpu-0"), &n));
+    assert_int_equal(n, 0);
+    const dc_ttaint *tt = dc_table_taints(t, row_of(t, "gpu-1"), &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(tt[0].row, row_of(t, "gpu-1"));
+    same_id(t, tt[0].key, "example.com/unhealthy");
+    same_id(t, tt[0].value, "true");
+    same_id(t, tt[0].effect, "NoSchedule");
+    same_id(t, tt[1].key, "maintenance");
+    assert_int_equal(tt[1].value, DC_DICT_NONE);
+
+    const dc_tcounter *c = dc_table_consumes(t, row_of(t, "gpu-0-mig-1"), &n);
+    assert_int_equal(n, 2);
+    same_id(t, c[0].set, "gpu-0-counters");
+    same_id(t, c[0].name, "memory");
+    assert_true(c[0].value->text->len == 4 && !memcmp(c[0].value->text->data, "40Gi", 4));
+    same_id(t, c[1].name, "sm");
+    c = dc_table_consumes(t, row_of(t, "gpu-0-mig-2"), &n);
+    assert_int_equal(n, 1);
+    assert_null(dc_table_consumes(t, row_of(t, "gpu-0-mig-3"), &n));
+    assert_int_equal(n, 0);
+
+    /* The counters slice has no devices; its counters belong to the pool of the partitions. */
+    assert_int_equal(t->nshared, 2);
+    const dc_tpool *p = &t->pools[t->shared[0].owner];
+    same_id(t, p->name, "node-a/partitions");
+    same_id(t, t->shared[0].set, "gpu-0-counters");
+    same_id(t, t->shared[1].name, "sm");
+    for (uint32_t i = 1; i < t->ntaints; i++)
+        assert_true(t->taints[i - 1].row <= t->taints[i].row);
+    for (uint32_t i = 1; i < t->nconsumes; i++)
+        assert_true(t->consumes[i - 1].owner <= t->consumes[i].owner);
+    dc_table_free(t);
+}
+
 static void *fa_malloc(void *ctx, size_t n)
 {
     fail_alloc *f = ctx;
@@ -1769,6 +1835,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic_content),
+        cmocka_unit_test(test_table_side),
         cmocka_unit_test(test_json_yaml_same),
         cmocka_unit_test(test_line_numbers),
         cmocka_unit_test(test_directory),
