@@ -321,19 +321,30 @@ static const dc_node_selector_in *copy_selector(builder *b, const dc_node_select
     return d;
 }
 
-/* Growable side tables in the table's arena (rows arrive in order, so they stay sorted). */
+/* Room for one more element in a vector kept in the table's arena: v itself, or a copy twice
+ * as large (the old copy stays in the arena until the snapshot is freed: doubling keeps that
+ * waste below the final size). NULL when memory runs out; *cap changes only on success. */
+static void *arena_room(dc_arena *a, void *v, uint32_t n, uint32_t *cap, size_t size)
+{
+    if (n < *cap)
+        return v;
+    uint32_t c = *cap ? *cap * 2 : 8;
+    void *nv = dc_arena_alloc(a, (size_t)c * size);
+    if (!nv)
+        return NULL;
+    if (n)
+        memcpy(nv, v, (size_t)n * size);
+    *cap = c;
+    return nv;
+}
+
+/* Rows arrive in order, so the side tables stay sorted by row (or pool). */
 static bool push_taint(builder *b, dc_ttaint **v, uint32_t *n, uint32_t *cap, dc_ttaint x)
 {
-    if (*n == *cap) {
-        uint32_t c = *cap ? *cap * 2 : 16;
-        dc_ttaint *nv = dc_arena_alloc(b->ta, c * sizeof *nv);
-        if (!nv)
-            return false;
-        if (*n)
-            memcpy(nv, *v, *n * sizeof *nv);
-        *v = nv;
-        *cap = c;
-    }
+    dc_ttaint *nv = arena_room(b->ta, *v, *n, cap, sizeof *nv);
+    if (!nv)
+        return false;
+    *v = nv;
     (*v)[(*n)++] = x;
     return true;
 }
@@ -343,16 +354,10 @@ static bool push_counters(builder *b, dc_tcounter **v, uint32_t *n, uint32_t *ca
 {
     for (uint32_t i = 0; i < nsets; i++)
         for (uint32_t k = 0; k < sets[i].n; k++) {
-            if (*n == *cap) {
-                uint32_t c = *cap ? *cap * 2 : 16;
-                dc_tcounter *nv = dc_arena_alloc(b->ta, c * sizeof *nv);
-                if (!nv)
-                    return false;
-                if (*n)
-                    memcpy(nv, *v, *n * sizeof *nv);
-                *v = nv;
-                *cap = c;
-            }
+            dc_tcounter *nv = arena_room(b->ta, *v, *n, cap, sizeof *nv);
+            if (!nv)
+                return false;
+            *v = nv;
             const char *q = sets[i].counters[k].value;
             dc_qtyobj *o = dc_arena_alloc(b->ta, sizeof *o);
             if (!o || dc_qty_parse(q, strlen(q), &o->q))
@@ -390,18 +395,12 @@ static void set_node(builder *b, uint32_t row, const dc_node_scope_in *scope,
         t->node_kind[row] = DC_NODE_NAME;
         t->node[row] = intern(b, scope->node_name, strlen(scope->node_name));
     } else if (scope->selector) {
-        if (*nsels == *capsels) {
-            uint32_t cap = *capsels ? *capsels * 2 : 8;
-            const dc_node_selector_in **s = dc_arena_alloc(b->ta, cap * sizeof *s);
-            if (!s) {
-                b->oom = true;
-                return;
-            }
-            if (*nsels)
-                memcpy(s, *sels, *nsels * sizeof *s);
-            *sels = s;
-            *capsels = cap;
+        const dc_node_selector_in **s = arena_room(b->ta, (void *)*sels, *nsels, capsels, sizeof *s);
+        if (!s) {
+            b->oom = true;
+            return;
         }
+        *sels = s;
         (*sels)[*nsels] = copy_selector(b, scope->selector);
         t->node_kind[row] = DC_NODE_SELECTOR;
         t->node[row] = (*nsels)++;
@@ -649,18 +648,12 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
                             t->max_strlen = at->slen;
                         if (bad) {
                             /* Kubernetes cannot present this device to CEL at all. */
-                            if (nfaults == capfaults) {
-                                uint32_t capn = capfaults ? capfaults * 2 : 8;
-                                dc_foreign *f = dc_arena_alloc(&arena, capn * sizeof *f);
-                                if (!f) {
-                                    b.oom = true;
-                                    continue;
-                                }
-                                if (nfaults)
-                                    memcpy(f, faults, nfaults * sizeof *f);
-                                faults = f;
-                                capfaults = capn;
+                            dc_foreign *f = arena_room(&arena, faults, nfaults, &capfaults, sizeof *f);
+                            if (!f) {
+                                b.oom = true;
+                                continue;
                             }
+                            faults = f;
                             if (nfaults && faults[nfaults - 1].row == row)
                                 continue; /* the first bad attribute names the fault */
                             dc_err *e = dc_arena_alloc(&arena, sizeof *e);
