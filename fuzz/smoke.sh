@@ -1,6 +1,7 @@
 #!/bin/sh
 # fuzz/smoke.sh: `make fuzz-smoke` (a build configured with --enable-fuzzing). Runs each libFuzzer
-# harness for FUZZ_SECONDS (default 30) from a copy of its seed corpus, with the CEL dictionary.
+# harness for FUZZ_SECONDS (default 30) from a copy of its seed corpus, with its dictionary
+# (cel.dict for the CEL harnesses, slices.dict for the ResourceSlice loader).
 # A crash, a sanitizer report or (fuzz_eval) a disagreement between the VMs fails the harness;
 # the reproducer is left in fuzz-artifacts/. Ends with "N passed, N failed".
 set -u
@@ -8,11 +9,12 @@ top=${1:-..}
 secs=${FUZZ_SECONDS:-30}
 pass=0; fail=0
 mkdir -p fuzz-artifacts
-for h in parse eval; do
+for h in parse eval slices; do
+  dict=cel.dict; [ "$h" = slices ] && dict=slices.dict
   bin=./fuzz/fuzz_$h
   corpus=$(mktemp -d)
   cp "$top"/fuzz/corpus/"$h"/* "$corpus"/ 2>/dev/null
-  if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -dict="$top/fuzz/cel.dict" \
+  if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -dict="$top/fuzz/$dict" \
        -artifact_prefix=fuzz-artifacts/ "$corpus" >fuzz-$h.log 2>&1; then
     runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' fuzz-$h.log)
     echo "ok fuzz_$h ($runs runs in ${secs}s)"

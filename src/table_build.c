@@ -166,6 +166,23 @@ static dc_colkind attr_kind(dc_attr_kind k)
     }
 }
 
+/* Room for one more element in a vector kept in the table's arena: v itself, or a copy twice
+ * as large (the old copy stays in the arena until the snapshot is freed: doubling keeps that
+ * waste below the final size). NULL when memory runs out; *cap changes only on success. */
+static void *arena_room(dc_arena *a, void *v, uint32_t n, uint32_t *cap, size_t size)
+{
+    if (n < *cap)
+        return v;
+    uint32_t c = *cap ? *cap * 2 : 8;
+    void *nv = dc_arena_alloc(a, (size_t)c * size);
+    if (!nv)
+        return NULL;
+    if (n)
+        memcpy(nv, v, (size_t)n * size);
+    *cap = c;
+    return nv;
+}
+
 /* A distinct VERSION or QUANTITY value of a column, by its text. */
 static uint32_t distinct_of(builder *b, colinfo *c, const char *text, size_t n, dc_val *value,
                             const char **bad)
@@ -237,18 +254,12 @@ static uint32_t distinct_of(builder *b, colinfo *c, const char *text, size_t n, 
         v.k = DC_K_SEMVER;
         v.u.sv = o;
     }
-    if (c->ndistinct == c->capdistinct) {
-        uint32_t cap = c->capdistinct ? c->capdistinct * 2 : 16;
-        dc_val *d = dc_arena_alloc(b->ta, cap * sizeof *d);
-        if (!d) {
-            b->oom = true;
-            return 0;
-        }
-        if (c->ndistinct)
-            memcpy(d, c->distinct, c->ndistinct * sizeof *d);
-        c->distinct = d;
-        c->capdistinct = cap;
+    dc_val *d = arena_room(b->ta, c->distinct, c->ndistinct, &c->capdistinct, sizeof *d);
+    if (!d) {
+        b->oom = true;
+        return 0;
     }
+    c->distinct = d;
     c->distinct[c->ndistinct] = v;
     c->dkeys[j] = tid + 1;
     c->dvals[j] = c->ndistinct;
@@ -258,16 +269,10 @@ static uint32_t distinct_of(builder *b, colinfo *c, const char *text, size_t n, 
 
 static bool add_foreign(builder *b, colinfo *c, uint32_t row, dc_val v)
 {
-    if (c->nforeign == c->capforeign) {
-        uint32_t cap = c->capforeign ? c->capforeign * 2 : 8;
-        dc_foreign *f = dc_arena_alloc(b->ta, cap * sizeof *f);
-        if (!f)
-            return false;
-        if (c->nforeign)
-            memcpy(f, c->foreign, c->nforeign * sizeof *f);
-        c->foreign = f;
-        c->capforeign = cap;
-    }
+    dc_foreign *f = arena_room(b->ta, c->foreign, c->nforeign, &c->capforeign, sizeof *f);
+    if (!f)
+        return false;
+    c->foreign = f;
     c->foreign[c->nforeign].row = row;
     c->foreign[c->nforeign].v = v;
     c->nforeign++;
@@ -319,23 +324,6 @@ static const dc_node_selector_in *copy_selector(builder *b, const dc_node_select
         }
     }
     return d;
-}
-
-/* Room for one more element in a vector kept in the table's arena: v itself, or a copy twice
- * as large (the old copy stays in the arena until the snapshot is freed: doubling keeps that
- * waste below the final size). NULL when memory runs out; *cap changes only on success. */
-static void *arena_room(dc_arena *a, void *v, uint32_t n, uint32_t *cap, size_t size)
-{
-    if (n < *cap)
-        return v;
-    uint32_t c = *cap ? *cap * 2 : 8;
-    void *nv = dc_arena_alloc(a, (size_t)c * size);
-    if (!nv)
-        return NULL;
-    if (n)
-        memcpy(nv, v, (size_t)n * size);
-    *cap = c;
-    return nv;
 }
 
 /* Rows arrive in order, so the side tables stay sorted by row (or pool). */
@@ -445,7 +433,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
 
     for (uint32_t i = 0; i < s->n; i++)
         order[i] = &s->slices[i];
-    qsort(order, s->n, sizeof *order, cmp_slice);
+    if (s->n > 1) /* qsort's base may not be NULL, even for no elements */
+        qsort(order, s->n, sizeof *order, cmp_slice);
 
     /* Pools: runs of (driver, pool); keep the newest generation. */
     uint32_t npools = 0;

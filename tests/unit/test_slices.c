@@ -1585,6 +1585,16 @@ static void test_table_side(void **state)
     for (uint32_t i = 1; i < t->nconsumes; i++)
         assert_true(t->consumes[i - 1].owner <= t->consumes[i].owner);
     dc_table_free(t);
+
+    /* No slices at all (an empty file): an empty table, not undefined behaviour. */
+    dc_slice_set_init(&s, NULL);
+    assert_int_equal(load_text(&s, "empty.yaml", "", NULL), DRACEL_OK);
+    assert_int_equal(dc_table_build(&s, NULL, NULL, &t, err, sizeof err), DRACEL_OK);
+    assert_int_equal(t->rows, 0);
+    assert_int_equal(t->npools, 0);
+    assert_int_equal(t->ntaints + t->nconsumes + t->nshared, 0);
+    dc_table_free(t);
+    dc_slice_set_free(&s);
 }
 
 static void *fa_malloc(void *ctx, size_t n)
