@@ -97,5 +97,13 @@ for f in "$src"/examples/selectors/*.cel; do
   check "sample selector $(basename "$f") parses" "$(is "$rc" 0)"
 done
 
+# A full stdout is an I/O error (exit 2), not a silent success.
+if [ -w /dev/full ]; then
+  for fmt in text json; do
+    "$celc" check -e 'device.driver == "x"' --format $fmt >/dev/full 2>/dev/null; rc=$?
+    check "check --format $fmt to a full disk exits 2" "$(is "$rc" 2)"
+  done
+fi
+
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -774,33 +774,35 @@ static int cmd_check(int argc, char **argv)
     if (rc < 0) {
         uint64_t cmin, cmax;
         dracel_program_cost(prog, &cmin, &cmax);
-        char cost[64];
-        if (cmax == UINT64_MAX)
-            snprintf(cost, sizeof cost, "%llu..unbounded", (unsigned long long)cmin);
-        else
-            snprintf(cost, sizeof cost, "%llu..%llu", (unsigned long long)cmin, (unsigned long long)cmax);
+        rc = EXIT_OK;
         if (o.format == FMT_JSON) {
+            /* Numbers as strings: uint64 estimates do not fit a JSON double exactly. Nothing is
+             * printed unless the whole object was built. */
+            char lo[32], hi[32];
+            snprintf(lo, sizeof lo, "%llu", (unsigned long long)cmin);
+            snprintf(hi, sizeof hi, "%llu", (unsigned long long)cmax);
             cJSON *root = cJSON_CreateObject();
-            cJSON_AddStringToObject(root, "type", dracel_program_type(prog));
-            /* Numbers as strings: uint64 estimates do not fit a JSON double exactly. */
-            char num[32];
-            snprintf(num, sizeof num, "%llu", (unsigned long long)cmin);
-            cJSON_AddStringToObject(root, "costMin", num);
-            if (cmax == UINT64_MAX)
-                cJSON_AddNullToObject(root, "costMax");
-            else {
-                snprintf(num, sizeof num, "%llu", (unsigned long long)cmax);
-                cJSON_AddStringToObject(root, "costMax", num);
-            }
-            char *s = cJSON_PrintUnformatted(root);
+            bool built = root && cJSON_AddStringToObject(root, "type", dracel_program_type(prog)) &&
+                         cJSON_AddStringToObject(root, "costMin", lo) &&
+                         (cmax == UINT64_MAX ? cJSON_AddNullToObject(root, "costMax") != NULL
+                                             : cJSON_AddStringToObject(root, "costMax", hi) != NULL);
+            char *s = built ? cJSON_PrintUnformatted(root) : NULL;
             if (s)
                 puts(s);
+            else {
+                fprintf(stderr, "%s: out of memory\n", progname);
+                rc = EXIT_USAGE;
+            }
             cJSON_free(s);
             cJSON_Delete(root);
+        } else if (cmax == UINT64_MAX) {
+            printf("type: %s\ncost: %llu..unbounded\n", dracel_program_type(prog), (unsigned long long)cmin);
         } else {
-            printf("type: %s\ncost: %s\n", dracel_program_type(prog), cost);
+            printf("type: %s\ncost: %llu..%llu\n", dracel_program_type(prog), (unsigned long long)cmin,
+                   (unsigned long long)cmax);
         }
-        rc = EXIT_OK;
+        if (fflush(stdout) != 0)
+            rc = EXIT_USAGE;
     }
     dracel_program_free(prog);
     dracel_env_free(env);
