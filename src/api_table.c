@@ -75,6 +75,16 @@ static dracel_status finish_table(const dracel_config *cfg, dc_slice_set *set, d
     return DRACEL_OK;
 }
 
+dracel_status dc_api_table_build(const dracel_config *cfg, dc_slice_set *set, dracel_table **out,
+                                 char *err, size_t errcap)
+{
+    *out = NULL;
+    dracel_status st = finish_table(cfg, set, out, err, errcap);
+    if (st == DRACEL_ENOMEM)
+        set_err(err, errcap, "out of memory");
+    return st;
+}
+
 dracel_status dracel_table_load(const dracel_config *cfg, const char *path, dracel_table **out,
                                 char *err, size_t errcap)
 {

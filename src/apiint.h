@@ -17,4 +17,9 @@ void dc_api_env_vars_done(const dracel_env *env, uint32_t n, dc_val *tmp);
 /** The table inside a public table handle (benchmarks compare against hand-written loops). */
 const dc_table *dc_api_table(const dracel_table *t);
 
+/** Build a public table from loaded slices (the set can be freed after). */
+struct dc_slice_set;
+dracel_status dc_api_table_build(const dracel_config *cfg, struct dc_slice_set *set,
+                                 dracel_table **out, char *err, size_t errcap);
+
 #endif

@@ -483,6 +483,12 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     t->node_kind = tzalloc(&b, rows);
     t->node = tzalloc(&b, rows * sizeof *t->node);
     t->multi = tzalloc(&b, words * sizeof *t->multi);
+    /* Slices of the newest generations, in row order (the allocator's slice boundaries). */
+    uint32_t nkept = 0;
+    for (uint32_t i = 0; i < s->n; i++)
+        nkept += keep && keep[i];
+    t->slice_first = tzalloc(&b, (nkept + 1) * sizeof *t->slice_first);
+    t->slice_per_device = tzalloc(&b, DC_BITS_WORDS(nkept + 1) * sizeof(uint64_t));
 
     /* Pass 1: columns and their kinds. */
     for (uint32_t i = 0; i < s->n && !b.oom; i++) {
@@ -541,6 +547,9 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
         if (!keep[i])
             continue;
         const dc_slice_in *sl = order[i];
+        if (sl->node.per_device)
+            dc_bit_set(t->slice_per_device, t->nslices);
+        t->slice_first[t->nslices++] = row;
         /* The pool's shared counters (sharedCounters are published in slices without devices,
          * so the pool is found by name). */
         if (sl->nshared) {
@@ -681,6 +690,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     t->consumes = consumes;
     t->nconsumes = nconsumes;
     t->shared = shared;
+    if (!b.oom)
+        t->slice_first[t->nslices] = rows;
     t->nshared = nshared;
     t->node_selectors = (const void *const *)sels;
     t->nselectors = nsels;

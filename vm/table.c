@@ -210,6 +210,22 @@ const dc_tcounter *dc_table_consumes(const dc_table *t, uint32_t row, uint32_t *
     SIDE_RANGE(t->consumes, t->nconsumes, owner);
 }
 
+uint32_t dc_table_slice_of(const dc_table *t, uint32_t row)
+{
+    /* the last slice whose first row is <= row and that is not empty */
+    uint32_t lo = 0, hi = t->nslices;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t->slice_first[mid] <= row)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    while (lo + 1 < t->nslices && t->slice_first[lo + 1] <= row)
+        lo++;
+    return lo;
+}
+
 const dc_val *dc_table_fault(const dc_table *t, uint32_t row)
 {
     const dc_foreign *f = t->nfaults ? find_row(t->faults, t->nfaults, row) : NULL;

@@ -149,6 +149,12 @@ typedef struct dc_table {
     uint8_t *node_kind;          /* dc_node_kind */
     uint32_t *node;              /* node name id or selector index */
     uint64_t *multi;             /* bitmap: allowMultipleAllocations */
+    /* Slices (newest generation only), in row order: slice k holds rows [slice_first[k],
+     * slice_first[k + 1]) (slice_first[nslices] == rows); a slice without devices is an empty
+     * range. slice_per_device: bit k when slice k has perDeviceNodeSelection. */
+    uint32_t *slice_first;
+    uint64_t *slice_per_device;
+    uint32_t nslices;
     /* Rows Kubernetes cannot present to CEL at all (an attribute that does not convert, such as
      * an invalid version): every selector on them fails with this error. Sorted by row. */
     dc_foreign *faults;
@@ -175,6 +181,8 @@ typedef struct dc_table {
 const dc_ttaint *dc_table_taints(const dc_table *t, uint32_t row, uint32_t *n);
 /** The counters a row consumes: *n entries (NULL when none). */
 const dc_tcounter *dc_table_consumes(const dc_table *t, uint32_t row, uint32_t *n);
+/** The slice (index into slice_first) holding a row. Binary search. */
+uint32_t dc_table_slice_of(const dc_table *t, uint32_t row);
 /** The error of a faulty row (see `faults`), or NULL. */
 const dc_val *dc_table_fault(const dc_table *t, uint32_t row);
 /** The column of (domain, id) (capacity or attribute), or NULL. Binary search. */

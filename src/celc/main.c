@@ -1,6 +1,7 @@
 /*
- * dra-celc: the command-line front of libdracel. It uses only the public header (dracel.h),
- * as jq's main.c uses only jv.h and jq.h.
+ * dra-celc: the command-line front of libdracel. This file uses only the public header
+ * (dracel.h), as jq's main.c uses only jv.h and jq.h; the placement commands (allocate,
+ * explain: src/celc/place.c) use the library's internal allocator interface.
  *
  * Contracts (docs/dra-celc.md, DESIGN.md): results on stdout, diagnostics on stderr in cel-go's
  * format; with --format json, stdout also gets {"error":..., "diagnostics":[...]}. Exit status:
@@ -19,6 +20,7 @@
 #include <time.h>
 
 #include "dracel.h"
+#include "place.h"
 
 enum { EXIT_OK = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2 };
 
@@ -57,6 +59,8 @@ static void usage_main(FILE *f)
             "  eval     evaluate an expression (plain CEL, or a selector on a device)\n"
             "  disasm   compile an expression and print its bytecode\n"
             "  bench    time a selector over a fleet (vector or scalar VM)\n"
+            "  allocate allocate one pod's claims on one node (a scenario file)\n"
+            "  explain  the tier every node would give a pod's claims, and why\n"
             "  version  print the version\n"
             "\n"
             "Run '%s COMMAND --help' for the options of a command. See dra-celc(1).\n",
@@ -851,6 +855,8 @@ static const command commands[] = {
     {"eval", cmd_eval},
     {"disasm", cmd_disasm},
     {"bench", cmd_bench},
+    {"allocate", celc_allocate},
+    {"explain", celc_explain},
     {"version", cmd_version},
 };
 

@@ -1,0 +1,2181 @@
+/*
+ * alloc.c: policies (claims + classes bound to a table) and the per-node search (see alloc.h).
+ *
+ * The search follows Kubernetes' incubating structured allocator step for step, because its
+ * answer, its errors and the order it meets them are the contract (reference/k8s-dra.md §3):
+ *   - requests are validated claim by claim before searching (features, selector kinds, class,
+ *     allocation mode; `All` gathers its devices here, so its CEL errors come first), then the
+ *     32-result limit per claim;
+ *   - the search is depth-first: claims, requests, a firstAvailable request's subrequests in
+ *     order, then one device slot after the other; within a request only combinations are
+ *     tried (a slot starts after the device of the previous slot);
+ *   - a device is tried when its pool is complete and valid; then (cheapest first) not in use,
+ *     selectable (class selectors, then the request's; the first false stops, the first error
+ *     aborts; per-device node selection), counters, taints, constraints;
+ *   - a branch that would exceed 32 results is cut, and a firstAvailable request moves on to
+ *     its next subrequest.
+ * One deliberate difference: when a device passes the counter check but fails a taint or a
+ * constraint, its counters are given back (the allocator we follow keeps them consumed for the
+ * rest of the attempt, which can hide solutions); docs/allocation.md records it.
+ *
+ * Per node, every array is indexed by the device's position in the node's visible rows ("local
+ * index"), so a run over 5,000 nodes never touches a fleet-sized array per node.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "alloc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "apiint.h"
+#include "quantity.h"
+#include "table.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * Policy
+ */
+
+typedef struct gsel {
+    const char *expr;
+    uint32_t len;
+    dracel_program *prog;
+    dracel_bound *bound;
+    dracel_selection *sel;
+    const char *compile_err;    /* in the policy arena; NULL when it compiled */
+    bool empty;                 /* no `cel` in the selector */
+    const uint64_t *matched, *errored;
+} gsel;
+
+/* A request or a subrequest, as the search sees it (Kubernetes' requestData). */
+typedef struct preq {
+    const dc_claim_in *claim;
+    const dc_request_in *req;
+    const dc_subreq_in *sub;
+    uint32_t ci, ri, si;
+    bool has_parent;            /* a firstAvailable subrequest */
+    bool all;                   /* allocationMode All */
+    bool mode_ok;               /* ExactCount or All */
+    const dc_class_in *cls;     /* NULL when not found */
+    uint32_t *sels;             /* gsel indexes: the class's, then the request's */
+    uint32_t nclass_sels, nsels;
+    const char *name;           /* "req" or "req/sub" */
+} preq;
+
+typedef struct pclaim {
+    const dc_claim_in *in;
+    const char *kobj;           /* "namespace/name" or "name", as klog.KObj prints it */
+    uint32_t *req_first;        /* per request: its first preq */
+    uint32_t cons_first;        /* its first constraint in the policy's flat list */
+} pclaim;
+
+struct dc_policy {
+    dracel_config cfg;
+    const dracel_alloc *a;
+    dc_arena arena;
+    const dracel_table *tt;
+    const dc_table *t;
+    const dc_objects *o;
+    gsel *sels;
+    uint32_t nsels;
+    preq *preqs;
+    uint32_t npreqs;
+    pclaim *claims;
+    uint32_t nclaims;
+    uint32_t nreqs_total;       /* requests of all claims (selected-subrequest slots) */
+    uint32_t *req_slot;         /* per preq: its request's slot */
+    uint32_t ncons;
+    const dc_constraint_in **cons;
+    uint32_t *cons_claim;
+    /* The fleet. */
+    uint64_t *allocated;        /* bitmap over rows */
+    uint32_t *shared_first;     /* per pool: its first entry in t->shared; [npools] = nshared */
+    dc_qty *avail;              /* per shared counter: value minus allocated devices' use */
+    uint32_t *cons_k;           /* per t->consumes entry: its shared counter, or UINT32_MAX */
+    /* Slices by node: (node name id, slice) sorted, and the slices every node must check. */
+    uint64_t *named;            /* (node id << 32) | slice */
+    uint32_t nnamed;
+    uint32_t *general;
+    uint32_t ngeneral;
+    char version[24];
+};
+
+static void *pz(dc_policy *p, size_t n)
+{
+    return dc_arena_zalloc(&p->arena, n ? n : 1);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static const dc_class_in *find_class(const dc_objects *o, const char *name)
+{
+    for (uint32_t i = 0; i < o->nclasses; i++)
+        if (strcmp(o->classes[i].name, name) == 0)
+            return &o->classes[i];
+    return NULL;
+}
+
+static uint32_t intern_sel(dc_policy *p, const dc_sel_in *s, uint32_t *cap, bool *oom)
+{
+    const char *e = s->expr ? s->expr : "";
+    uint32_t len = s->expr ? s->len : 0;
+    for (uint32_t i = 0; i < p->nsels; i++)
+        if (p->sels[i].empty == !s->expr && p->sels[i].len == len &&
+            memcmp(p->sels[i].expr, e, len) == 0)
+            return i;
+    if (p->nsels == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 16;
+        gsel *ns = dc_arena_zalloc(&p->arena, nc * sizeof *ns);
+        if (!ns) {
+            *oom = true;
+            return 0;
+        }
+        if (p->nsels)
+            memcpy(ns, p->sels, p->nsels * sizeof *ns);
+        p->sels = ns;
+        *cap = nc;
+    }
+    gsel *g = &p->sels[p->nsels];
+    memset(g, 0, sizeof *g);
+    g->expr = e;
+    g->len = len;
+    g->empty = !s->expr;
+    if (!s->expr)
+        g->compile_err = "CEL expression empty (unsupported selector type?)";
+    return p->nsels++;
+}
+
+/* Compile, bind and evaluate one selector over the whole table. */
+static dracel_status eval_sel(dc_policy *p, dracel_env *env, gsel *g)
+{
+    if (g->compile_err)
+        return DRACEL_OK;
+    dracel_diags *d = NULL;
+    dracel_status st = dracel_compile(env, g->expr, g->len, 0, &g->prog, &d);
+    if (st == DRACEL_EINPUT || st == DRACEL_ELIMIT) {
+        dracel_diag_info info;
+        const char *msg = "invalid expression";
+        char buf[512];
+        if (d && dracel_diags_count(d) && dracel_diags_get(d, 0, &info) == DRACEL_OK) {
+            snprintf(buf, sizeof buf, "<input>:%u:%u: %s", (unsigned)info.line,
+                     (unsigned)info.column, info.message);
+            msg = buf;
+        }
+        g->compile_err = dc_arena_strndup(&p->arena, msg, strlen(msg));
+        dracel_diags_free(d);
+        return g->compile_err ? DRACEL_OK : DRACEL_ENOMEM;
+    }
+    dracel_diags_free(d);
+    if (st != DRACEL_OK)
+        return st;
+    DC_TRY(dracel_bind(g->prog, p->tt, &g->bound));
+    DC_TRY(dracel_selection_new(&p->cfg, &g->sel));
+    dracel_select_opts so;
+    memset(&so, 0, sizeof so);
+    DC_TRY(dracel_select(g->bound, env, &so, g->sel));
+    g->matched = dracel_selection_matched(g->sel);
+    g->errored = dracel_selection_errored(g->sel);
+    return DRACEL_OK;
+}
+
+static uint32_t device_row(const dc_table *t, const dc_device_id *id)
+{
+    uint32_t lim = t->dict_limit;
+    uint32_t d = dc_dict_find(t->dict, id->driver, strlen(id->driver), lim);
+    uint32_t pn = dc_dict_find(t->dict, id->pool, strlen(id->pool), lim);
+    uint32_t dn = dc_dict_find(t->dict, id->device, strlen(id->device), lim);
+    if (d == DC_DICT_NONE || pn == DC_DICT_NONE || dn == DC_DICT_NONE)
+        return UINT32_MAX;
+    for (uint32_t k = 0; k < t->npools; k++) {
+        const dc_tpool *pl = &t->pools[k];
+        if (pl->driver != d || pl->name != pn)
+            continue;
+        for (uint32_t r = pl->first_row; r < pl->first_row + pl->rows; r++)
+            if (t->device_name[r] == dn)
+                return r;
+    }
+    return UINT32_MAX;
+}
+
+/* FNV-1a over the decisive parts of the policy. */
+typedef struct fnv {
+    uint64_t h;
+} fnv;
+static void fnv_bytes(fnv *f, const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++) {
+        f->h ^= s[i];
+        f->h *= 0x100000001b3ull;
+    }
+}
+static void fnv_str(fnv *f, const char *s)
+{
+    if (s)
+        fnv_bytes(f, s, strlen(s) + 1);
+    else
+        fnv_bytes(f, "\xff", 1);
+}
+static void fnv_int(fnv *f, int64_t v)
+{
+    fnv_bytes(f, &v, sizeof v);
+}
+
+static int cmp_class_ptr(const void *a, const void *b)
+{
+    const dc_class_in *x = *(const dc_class_in *const *)a, *y = *(const dc_class_in *const *)b;
+    return strcmp(x->name, y->name);
+}
+
+static void policy_version(dc_policy *p)
+{
+    fnv f = {0xcbf29ce484222325ull};
+    /* the classes the claims use, by name */
+    const dc_class_in **cl = p->npreqs ? dc_arena_alloc(&p->arena, p->npreqs * sizeof *cl) : NULL;
+    uint32_t ncl = 0;
+    for (uint32_t i = 0; cl && i < p->npreqs; i++) {
+        const dc_class_in *c = p->preqs[i].cls;
+        bool seen = false;
+        for (uint32_t j = 0; c && j < ncl; j++)
+            seen |= cl[j] == c;
+        if (c && !seen)
+            cl[ncl++] = c;
+    }
+    if (ncl > 1)
+        qsort(cl, ncl, sizeof *cl, cmp_class_ptr);
+    for (uint32_t i = 0; i < ncl; i++) {
+        fnv_str(&f, "class");
+        fnv_str(&f, cl[i]->name);
+        for (uint32_t j = 0; j < cl[i]->nsels; j++)
+            fnv_str(&f, cl[i]->sels[j].expr);
+        for (uint32_t j = 0; j < cl[i]->nconfig; j++) {
+            fnv_str(&f, cl[i]->config[j].driver);
+            fnv_str(&f, cl[i]->config[j].parameters);
+        }
+    }
+    for (uint32_t c = 0; c < p->nclaims; c++) {
+        const dc_claim_in *ci = p->claims[c].in;
+        fnv_str(&f, "claim");
+        for (uint32_t r = 0; r < ci->nreqs; r++) {
+            const dc_request_in *rq = &ci->reqs[r];
+            fnv_str(&f, rq->name);
+            fnv_int(&f, rq->first_available);
+            for (uint32_t s = 0; s < rq->nsubs; s++) {
+                const dc_subreq_in *sr = &rq->subs[s];
+                fnv_str(&f, sr->name);
+                fnv_str(&f, sr->class_name);
+                fnv_str(&f, sr->mode);
+                fnv_int(&f, sr->count);
+                fnv_int(&f, sr->admin_access);
+                for (uint32_t k = 0; k < sr->nsels; k++)
+                    fnv_str(&f, sr->sels[k].expr);
+                for (uint32_t k = 0; k < sr->ntols; k++) {
+                    fnv_str(&f, sr->tols[k].key);
+                    fnv_str(&f, sr->tols[k].op);
+                    fnv_str(&f, sr->tols[k].value);
+                    fnv_str(&f, sr->tols[k].effect);
+                }
+            }
+        }
+        for (uint32_t k = 0; k < ci->ncons; k++) {
+            for (uint32_t j = 0; j < ci->cons[k].nrequests; j++)
+                fnv_str(&f, ci->cons[k].requests[j]);
+            fnv_str(&f, ci->cons[k].match_attribute);
+            fnv_str(&f, ci->cons[k].distinct_attribute);
+        }
+        for (uint32_t k = 0; k < ci->nconfig; k++) {
+            for (uint32_t j = 0; j < ci->config[k].nrequests; j++)
+                fnv_str(&f, ci->config[k].requests[j]);
+            fnv_str(&f, ci->config[k].opaque.driver);
+            fnv_str(&f, ci->config[k].opaque.parameters);
+        }
+    }
+    snprintf(p->version, sizeof p->version, "pv1-%016llx", (unsigned long long)f.h);
+}
+
+static dracel_status build_fleet(dc_policy *p, const dc_device_id *allocated, uint32_t nallocated)
+{
+    const dc_table *t = p->t;
+    p->allocated = pz(p, DC_BITS_WORDS(t->rows) * sizeof(uint64_t));
+    if (!p->allocated)
+        return DRACEL_ENOMEM;
+    for (uint32_t i = 0; i < nallocated; i++) {
+        uint32_t r = device_row(t, &allocated[i]);
+        if (r != UINT32_MAX)
+            dc_bit_set(p->allocated, r);
+    }
+    /* Shared counters per pool; what allocated devices already use. */
+    p->shared_first = pz(p, (t->npools + 1) * sizeof *p->shared_first);
+    p->avail = pz(p, t->nshared * sizeof *p->avail);
+    p->cons_k = pz(p, t->nconsumes * sizeof *p->cons_k);
+    if (!p->shared_first || !p->avail || !p->cons_k)
+        return DRACEL_ENOMEM;
+    uint32_t k = 0;
+    for (uint32_t pl = 0; pl <= t->npools; pl++) {
+        while (k < t->nshared && t->shared[k].owner < pl)
+            k++;
+        p->shared_first[pl] = k;
+    }
+    for (uint32_t i = 0; i < t->nshared; i++)
+        p->avail[i] = t->shared[i].value->q;
+    for (uint32_t j = 0; j < t->nconsumes; j++) {
+        const dc_tcounter *c = &t->consumes[j];
+        uint32_t pl = t->pool[c->owner];
+        p->cons_k[j] = UINT32_MAX;
+        for (uint32_t x = p->shared_first[pl]; x < p->shared_first[pl + 1]; x++)
+            if (t->shared[x].set == c->set && t->shared[x].name == c->name) {
+                p->cons_k[j] = x;
+                break;
+            }
+        if (p->cons_k[j] != UINT32_MAX && dc_bit(p->allocated, c->owner)) {
+            dc_qty out;
+            if (!dc_qty_sub(&p->avail[p->cons_k[j]], &c->value->q, &out))
+                p->avail[p->cons_k[j]] = out;
+        }
+    }
+    /* Slices by node. */
+    uint32_t nn = 0, ng = 0;
+    for (uint32_t s = 0; s < t->nslices; s++) {
+        uint32_t r = t->slice_first[s];
+        if (r == t->slice_first[s + 1])
+            continue;
+        if (!dc_bit(t->slice_per_device, s) && t->node_kind[r] == DC_NODE_NAME)
+            nn++;
+        else
+            ng++;
+    }
+    p->named = pz(p, nn * sizeof *p->named);
+    p->general = pz(p, ng * sizeof *p->general);
+    if (!p->named || !p->general)
+        return DRACEL_ENOMEM;
+    for (uint32_t s = 0; s < t->nslices; s++) {
+        uint32_t r = t->slice_first[s];
+        if (r == t->slice_first[s + 1])
+            continue;
+        if (!dc_bit(t->slice_per_device, s) && t->node_kind[r] == DC_NODE_NAME)
+            p->named[p->nnamed++] = ((uint64_t)t->node[r] << 32) | s;
+        else
+            p->general[p->ngeneral++] = s;
+    }
+    if (p->nnamed > 1)
+        qsort(p->named, p->nnamed, sizeof *p->named, cmp_u64);
+    return DRACEL_OK;
+}
+
+static const char *kobj(dc_policy *p, const dc_claim_in *c)
+{
+    if (c->namespace && c->namespace[0])
+        return dc_arena_printf(&p->arena, "%s/%s", c->namespace, c->name);
+    return c->name;
+}
+
+dracel_status dc_policy_new(const dracel_config *cfg, const dracel_table *tt, const dc_objects *o,
+                            const dc_device_id *allocated, uint32_t nallocated,
+                            dc_policy **out, char *err, size_t errcap)
+{
+    if (err && errcap)
+        err[0] = '\0';
+    if (!tt || !o || !out)
+        return DRACEL_EINVAL;
+    *out = NULL;
+    const dracel_alloc *a = dc_alloc_of(cfg);
+    dc_policy *p = dc_malloc(a, sizeof *p);
+    if (!p)
+        goto nomem_early;
+    memset(p, 0, sizeof *p);
+    if (cfg)
+        p->cfg = *cfg;
+    else
+        dracel_config_init(&p->cfg);
+    p->a = a;
+    dc_arena_init(&p->arena, a);
+    p->tt = tt;
+    p->t = dc_api_table(tt);
+    p->o = o;
+    dracel_status st = DRACEL_OK;
+    bool oom = false;
+    uint32_t capsels = 0;
+
+    /* Requests and subrequests. */
+    p->nclaims = o->nclaims;
+    p->claims = pz(p, o->nclaims * sizeof *p->claims);
+    uint32_t npre = 0, ncons = 0;
+    for (uint32_t c = 0; c < o->nclaims; c++) {
+        for (uint32_t r = 0; r < o->claims[c].nreqs; r++)
+            npre += o->claims[c].reqs[r].nsubs;
+        p->nreqs_total += o->claims[c].nreqs;
+        ncons += o->claims[c].ncons;
+    }
+    p->preqs = pz(p, npre * sizeof *p->preqs);
+    p->req_slot = pz(p, npre * sizeof *p->req_slot);
+    p->cons = pz(p, ncons * sizeof *p->cons);
+    p->cons_claim = pz(p, ncons * sizeof *p->cons_claim);
+    if (!p->claims || !p->preqs || !p->req_slot || !p->cons || !p->cons_claim)
+        goto nomem;
+    uint32_t slot = 0;
+    for (uint32_t c = 0; c < o->nclaims && !oom; c++) {
+        const dc_claim_in *ci = &o->claims[c];
+        pclaim *pc = &p->claims[c];
+        pc->in = ci;
+        pc->kobj = kobj(p, ci);
+        pc->req_first = pz(p, ci->nreqs * sizeof *pc->req_first);
+        pc->cons_first = p->ncons;
+        if (!pc->kobj || !pc->req_first)
+            goto nomem;
+        for (uint32_t k = 0; k < ci->ncons; k++) {
+            p->cons[p->ncons] = &ci->cons[k];
+            p->cons_claim[p->ncons++] = c;
+        }
+        for (uint32_t r = 0; r < ci->nreqs && !oom; r++, slot++) {
+            const dc_request_in *rq = &ci->reqs[r];
+            pc->req_first[r] = p->npreqs;
+            for (uint32_t s = 0; s < rq->nsubs && !oom; s++) {
+                preq *q = &p->preqs[p->npreqs];
+                p->req_slot[p->npreqs++] = slot;
+                const dc_subreq_in *sr = &rq->subs[s];
+                q->claim = ci;
+                q->req = rq;
+                q->sub = sr;
+                q->ci = c;
+                q->ri = r;
+                q->si = s;
+                q->has_parent = rq->first_available;
+                q->all = sr->mode && strcmp(sr->mode, "All") == 0;
+                q->mode_ok = !sr->mode || q->all || strcmp(sr->mode, "ExactCount") == 0;
+                q->name = q->has_parent ? dc_arena_printf(&p->arena, "%s/%s", rq->name, sr->name)
+                                        : rq->name;
+                q->cls = sr->class_name && sr->class_name[0] ? find_class(o, sr->class_name) : NULL;
+                uint32_t ncs = q->cls ? q->cls->nsels : 0;
+                q->sels = pz(p, (ncs + sr->nsels) * sizeof *q->sels);
+                if (!q->name || !q->sels)
+                    goto nomem;
+                for (uint32_t k = 0; k < ncs && !oom; k++)
+                    q->sels[q->nsels++] = intern_sel(p, &q->cls->sels[k], &capsels, &oom);
+                q->nclass_sels = q->nsels;
+                for (uint32_t k = 0; k < sr->nsels && !oom; k++)
+                    q->sels[q->nsels++] = intern_sel(p, &sr->sels[k], &capsels, &oom);
+            }
+        }
+    }
+    if (oom)
+        goto nomem;
+
+    /* Evaluate every selector over the table. */
+    dracel_env *env = NULL;
+    st = dracel_env_new(&p->cfg, DRACEL_ENV_DRA, &env);
+    for (uint32_t i = 0; st == DRACEL_OK && i < p->nsels; i++)
+        st = eval_sel(p, env, &p->sels[i]);
+    dracel_env_free(env);
+    if (st == DRACEL_OK)
+        st = build_fleet(p, allocated, nallocated);
+    if (st != DRACEL_OK) {
+        dc_policy_free(p);
+        if (err && errcap)
+            snprintf(err, errcap, "%s", st == DRACEL_ENOMEM ? "out of memory" : "cannot build the policy");
+        return st;
+    }
+    policy_version(p);
+    *out = p;
+    return DRACEL_OK;
+nomem:
+    dc_policy_free(p);
+nomem_early:
+    if (err && errcap)
+        snprintf(err, errcap, "out of memory");
+    return DRACEL_ENOMEM;
+}
+
+void dc_policy_free(dc_policy *p)
+{
+    if (!p)
+        return;
+    for (uint32_t i = 0; i < p->nsels; i++) {
+        dracel_selection_free(p->sels[i].sel);
+        dracel_bound_free(p->sels[i].bound);
+        dracel_program_free(p->sels[i].prog);
+    }
+    const dracel_alloc *a = p->a;
+    dc_arena_free(&p->arena);
+    dc_free(a, p, sizeof *p);
+}
+
+const char *dc_policy_version(const dc_policy *p)
+{
+    return p->version;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Node selection
+ */
+
+static const char *label_of(const dc_node_in *n, const char *key)
+{
+    uint32_t lo = 0, hi = n->nlabels;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(n->labels[mid].key, key);
+        if (c == 0)
+            return n->labels[mid].value;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static bool parse_i64(const char *s, int64_t *out)
+{
+    if (!s || !*s)
+        return false;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (*end)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* One NodeSelectorRequirement, as k8s.io/component-helpers' nodeaffinity matches it. */
+static bool req_matches(const dc_node_req_in *rq, const dc_node_in *n)
+{
+    const char *v;
+    if (rq->field)
+        v = strcmp(rq->key, "metadata.name") == 0 ? n->name : NULL;
+    else
+        v = label_of(n, rq->key);
+    const char *op = rq->op;
+    if (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0) {
+        bool in = false;
+        for (uint32_t i = 0; v && i < rq->nvalues; i++)
+            in |= strcmp(rq->values[i], v) == 0;
+        return op[0] == 'I' ? in : !in;
+    }
+    if (strcmp(op, "Exists") == 0)
+        return v != NULL;
+    if (strcmp(op, "DoesNotExist") == 0)
+        return v == NULL;
+    if (strcmp(op, "Gt") == 0 || strcmp(op, "Lt") == 0) {
+        int64_t have, want;
+        if (!v || rq->nvalues != 1 || !parse_i64(v, &have) || !parse_i64(rq->values[0], &want))
+            return false;
+        return op[0] == 'G' ? have > want : have < want;
+    }
+    return false;
+}
+
+static bool selector_matches(const dc_node_selector_in *s, const dc_node_in *n)
+{
+    for (uint32_t i = 0; i < s->n; i++) {
+        const dc_node_term_in *term = &s->terms[i];
+        if (term->n == 0)
+            continue; /* an empty term matches nothing */
+        bool ok = true;
+        for (uint32_t j = 0; ok && j < term->n; j++)
+            ok = req_matches(&term->reqs[j], n);
+        if (ok)
+            return true;
+    }
+    return false;
+}
+
+static bool row_on_node(const dc_table *t, uint32_t row, const dc_node_in *n, uint32_t name_id)
+{
+    switch ((dc_node_kind)t->node_kind[row]) {
+    case DC_NODE_NAME: return name_id != DC_DICT_NONE && t->node[row] == name_id;
+    case DC_NODE_ALL: return true;
+    case DC_NODE_SELECTOR:
+        return selector_matches((const dc_node_selector_in *)t->node_selectors[t->node[row]], n);
+    }
+    return false;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The run
+ */
+
+enum { R_NOT = 0, R_DONE = 1, R_ERR = -1, R_MAXSIZE = -2, R_TIMEOUT = -3 };
+
+typedef struct rdata {
+    uint32_t num;               /* devices to allocate */
+    uint32_t *all;              /* All: local indexes */
+    uint32_t nall;
+} rdata;
+
+typedef struct result {
+    uint32_t li;                /* local index */
+    uint32_t pq;                /* preq */
+    bool admin;
+} result;
+
+typedef struct cstate {
+    uint32_t n;                 /* devices in the set (match) */
+    dc_val v;                   /* match: the first device's value */
+    dc_val *vals;               /* distinct: the values in the set */
+    uint32_t nvals, capvals;
+} cstate;
+
+typedef struct pstat {          /* explanation, per preq */
+    uint32_t visible, pool_incomplete, pool_invalid, node, candidates;
+    uint32_t allocated, tainted, counters, available;
+    uint32_t *rejected, *errored;       /* per selector */
+    uint32_t (*examples)[DC_ALLOC_MAX_EXAMPLES];
+    uint32_t *nexamples;
+    bool sel_error;                     /* a selector did not compile */
+} pstat;
+
+struct dc_alloc_run {
+    const dc_policy *p;
+    const dracel_alloc *a;
+    dc_arena scratch;           /* per node */
+    dc_ectx ectx;
+    const dc_node_in *node;
+    dc_alloc_opts o;
+    /* visible rows */
+    uint32_t *rows;
+    uint32_t nrows;
+    uint32_t *vpools;           /* visible pools */
+    uint32_t nvpools;
+    /* search state */
+    rdata *rd;
+    uint32_t *selected;         /* per request slot: the chosen subrequest */
+    uint16_t *using;            /* per local index: claims allocating it */
+    result **res;               /* per claim */
+    uint32_t *nres;
+    cstate *cs;                 /* per constraint */
+    dc_qty *consumed;           /* per shared counter */
+    uint64_t steps, backtracks;
+    uint64_t deadline_ns;
+    /* answer */
+    dc_alloc_outcome outcome;
+    bool node_local, timed_out, oom;
+    char msg[2048];
+    char tiers[1024];
+    int score;
+    pstat *stats;               /* explain */
+    bool explained;
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *sz(dc_alloc_run *r, size_t n)
+{
+    return dc_arena_zalloc(&r->scratch, n ? n : 1);
+}
+
+dracel_status dc_alloc_run_new(const dc_policy *p, dc_alloc_run **out)
+{
+    dc_alloc_run *r = dc_malloc(p->a, sizeof *r);
+    if (!r)
+        return DRACEL_ENOMEM;
+    memset(r, 0, sizeof *r);
+    r->p = p;
+    r->a = p->a;
+    dc_arena_init(&r->scratch, p->a);
+    dc_ectx_init(&r->ectx, p->a);
+    *out = r;
+    return DRACEL_OK;
+}
+
+void dc_alloc_run_free(dc_alloc_run *r)
+{
+    if (!r)
+        return;
+    dc_arena_free(&r->scratch);
+    dc_ectx_free(&r->ectx);
+    dc_free(r->a, r, sizeof *r);
+}
+
+static int fail(dc_alloc_run *r, const char *fmt, ...) DC_PRINTF(2, 3);
+static int fail(dc_alloc_run *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->msg, sizeof r->msg, fmt, ap);
+    va_end(ap);
+    return R_ERR;
+}
+
+static void dev_id(const dc_table *t, uint32_t row, char *buf, size_t cap)
+{
+    const dc_tpool *pl = &t->pools[t->pool[row]];
+    snprintf(buf, cap, "%s/%s/%s", dc_dict_str(t->dict, pl->driver)->data,
+             dc_dict_str(t->dict, pl->name)->data, dc_dict_str(t->dict, t->device_name[row])->data);
+}
+
+/* The node's rows: slices tied to it by name, and the others whose selection matches. */
+static dracel_status gather(dc_alloc_run *r)
+{
+    const dc_policy *p = r->p;
+    const dc_table *t = p->t;
+    const dc_node_in *n = r->node;
+    uint32_t name_id = n->name ? dc_dict_find(t->dict, n->name, strlen(n->name), t->dict_limit)
+                               : DC_DICT_NONE;
+    /* the named slices of this node: a range of p->named */
+    uint32_t lo = 0, hi = p->nnamed;
+    uint64_t key = (uint64_t)name_id << 32;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->named[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t end = lo;
+    while (name_id != DC_DICT_NONE && end < p->nnamed && (p->named[end] >> 32) == name_id)
+        end++;
+    if (name_id == DC_DICT_NONE)
+        end = lo;
+    /* merge with the general slices, in slice order */
+    uint32_t cap = 0;
+    for (uint32_t i = lo; i < end; i++) {
+        uint32_t s = (uint32_t)p->named[i];
+        cap += t->slice_first[s + 1] - t->slice_first[s];
+    }
+    for (uint32_t i = 0; i < p->ngeneral; i++) {
+        uint32_t s = p->general[i];
+        cap += t->slice_first[s + 1] - t->slice_first[s];
+    }
+    r->rows = sz(r, cap * sizeof *r->rows);
+    r->vpools = sz(r, cap * sizeof *r->vpools);
+    if (!r->rows || !r->vpools)
+        return DRACEL_ENOMEM;
+    r->nrows = r->nvpools = 0;
+    uint32_t i = lo, g = 0;
+    bool partitionable = r->o.features & DC_FEAT_PARTITIONABLE;
+    while (i < end || g < p->ngeneral) {
+        uint32_t s;
+        bool visible;
+        if (g >= p->ngeneral || (i < end && (uint32_t)p->named[i] < p->general[g])) {
+            s = (uint32_t)p->named[i++];
+            visible = true;
+        } else {
+            s = p->general[g++];
+            uint32_t a = t->slice_first[s], b = t->slice_first[s + 1];
+            visible = false;
+            if (dc_bit(t->slice_per_device, s)) {
+                for (uint32_t x = a; partitionable && !visible && x < b; x++)
+                    visible = row_on_node(t, x, n, name_id);
+            } else {
+                visible = row_on_node(t, a, n, name_id);
+            }
+        }
+        if (!visible)
+            continue;
+        for (uint32_t x = t->slice_first[s]; x < t->slice_first[s + 1]; x++) {
+            uint32_t pl = t->pool[x];
+            if (!r->nvpools || r->vpools[r->nvpools - 1] != pl)
+                r->vpools[r->nvpools++] = pl;
+            r->rows[r->nrows++] = x;
+        }
+    }
+    return DRACEL_OK;
+}
+
+static bool pool_usable(const dc_table *t, uint32_t row)
+{
+    return t->pools[t->pool[row]].state == DC_POOL_COMPLETE;
+}
+
+/* Kubernetes' isSelectable: 1, 0, or R_ERR with the message. */
+static int selectable(dc_alloc_run *r, uint32_t pq, uint32_t li)
+{
+    const dc_policy *p = r->p;
+    const preq *q = &p->preqs[pq];
+    uint32_t row = r->rows[li];
+    for (uint32_t k = 0; k < q->nsels; k++) {
+        const gsel *g = &p->sels[q->sels[k]];
+        bool cls = k < q->nclass_sels;
+        uint32_t idx = cls ? k : k - q->nclass_sels;
+        if (g->compile_err) {
+            if (cls)
+                return fail(r, "class %s: selector #%u: CEL compile error: %s", q->cls->name, idx,
+                            g->compile_err);
+            return fail(r, "claim %s: selector #%u: CEL compile error: %s",
+                        p->claims[q->ci].kobj, idx, g->compile_err);
+        }
+        if (dc_bit(g->errored, row)) {
+            char id[800];
+            dev_id(p->t, row, id, sizeof id);
+            const char *e = dracel_selection_error(g->sel, row);
+            if (cls)
+                return fail(r, "class %s: selector #%u on device %s: CEL runtime error: %s",
+                            q->cls->name, idx, id, e ? e : "error");
+            return fail(r, "claim %s: selector #%u on device %s: CEL runtime error: %s",
+                        p->claims[q->ci].kobj, idx, id, e ? e : "error");
+        }
+        if (!dc_bit(g->matched, row))
+            return 0;
+    }
+    const dc_table *t = p->t;
+    if (dc_bit(t->slice_per_device, dc_table_slice_of(t, row)) &&
+        !row_on_node(t, row, r->node,
+                     r->node->name ? dc_dict_find(t->dict, r->node->name, strlen(r->node->name),
+                                                  t->dict_limit)
+                                   : DC_DICT_NONE))
+        return 0;
+    return 1;
+}
+
+static bool in_use(const dc_alloc_run *r, uint32_t li)
+{
+    return dc_bit(r->p->allocated, r->rows[li]) || r->using[li] > 0;
+}
+
+static bool allocating_for_claim(const dc_alloc_run *r, uint32_t li, uint32_t ci)
+{
+    for (uint32_t i = 0; i < r->nres[ci]; i++)
+        if (r->res[ci][i].li == li)
+            return true;
+    return false;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* resourceclaim.ToleratesTaint */
+static bool tolerates(const dc_toleration_in *tol, const dc_table *t, const dc_ttaint *x)
+{
+    const char *key = dc_dict_str(t->dict, x->key)->data;
+    const char *value = x->value == DC_DICT_NONE ? "" : dc_dict_str(t->dict, x->value)->data;
+    const char *effect = dc_dict_str(t->dict, x->effect)->data;
+    if (tol->effect && tol->effect[0] && strcmp(tol->effect, effect) != 0)
+        return false;
+    if (tol->key && tol->key[0] && strcmp(tol->key, key) != 0)
+        return false;
+    if (!tol->op || !tol->op[0] || strcmp(tol->op, "Equal") == 0)
+        return str_eq(tol->value, value);
+    return strcmp(tol->op, "Exists") == 0;
+}
+
+static bool tainted(const dc_alloc_run *r, const preq *q, uint32_t row)
+{
+    const dc_table *t = r->p->t;
+    uint32_t n;
+    const dc_ttaint *x = dc_table_taints(t, row, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *effect = dc_dict_str(t->dict, x[i].effect)->data;
+        if (strcmp(effect, "NoSchedule") != 0 && strcmp(effect, "NoExecute") != 0)
+            continue;
+        bool ok = false;
+        for (uint32_t k = 0; !ok && k < q->sub->ntols; k++)
+            ok = tolerates(&q->sub->tols[k], t, &x[i]);
+        if (!ok)
+            return true;
+    }
+    return false;
+}
+
+/* Counters: add the device's consumption; undo it and fail when some counter of the pool is
+ * exceeded. */
+static void counters_add(dc_alloc_run *r, uint32_t row, bool add)
+{
+    const dc_policy *p = r->p;
+    uint32_t n;
+    const dc_tcounter *c = dc_table_consumes(p->t, row, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = p->cons_k[c - p->t->consumes + i];
+        if (k == UINT32_MAX)
+            continue;
+        dc_qty out;
+        const char *e = add ? dc_qty_add(&r->consumed[k], &c[i].value->q, &out)
+                            : dc_qty_sub(&r->consumed[k], &c[i].value->q, &out);
+        if (!e)
+            r->consumed[k] = out;
+    }
+}
+
+static bool counters_take(dc_alloc_run *r, uint32_t row)
+{
+    const dc_policy *p = r->p;
+    counters_add(r, row, true);
+    uint32_t pl = p->t->pool[row];
+    for (uint32_t k = p->shared_first[pl]; k < p->shared_first[pl + 1]; k++)
+        if (dc_qty_cmp(&p->avail[k], &r->consumed[k]) < 0) {
+            counters_add(r, row, false);
+            return false;
+        }
+    return true;
+}
+
+/* The value of a fully qualified attribute for a row (Kubernetes' lookupAttribute: the column
+ * of (domain, id) holds both "domain/id" and, for the driver's domain, the bare id). */
+static bool attribute(dc_alloc_run *r, const char *name, uint32_t row, dc_val *out)
+{
+    const char *slash = strchr(name, '/');
+    if (!slash)
+        return false;
+    const dc_tcol *col = dc_table_col(r->p->t, false, name, (size_t)(slash - name), slash + 1,
+                                      strlen(slash + 1));
+    return col && dc_tcol_get(r->p->t, col, row, &r->ectx, out);
+}
+
+static bool attr_eq(dc_val a, dc_val b)
+{
+    if (a.k != b.k)
+        return false;
+    switch (a.k) {
+    case DC_K_STRING: return a.u.s->len == b.u.s->len && !memcmp(a.u.s->data, b.u.s->data, a.u.s->len);
+    case DC_K_INT: return a.u.i == b.u.i;
+    case DC_K_BOOL: return a.u.b == b.u.b;
+    case DC_K_SEMVER:
+        /* versions are compared as exact strings */
+        return a.u.sv->text->len == b.u.sv->text->len &&
+               !memcmp(a.u.sv->text->data, b.u.sv->text->data, a.u.sv->text->len);
+    default: return false;
+    }
+}
+
+static bool cons_applies(const dc_constraint_in *c, const preq *q)
+{
+    if (!c->nrequests)
+        return true;
+    for (uint32_t i = 0; i < c->nrequests; i++) {
+        if (strcmp(c->requests[i], q->req->name) == 0)
+            return true;
+        if (q->has_parent && strcmp(c->requests[i], q->name) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool cons_add(dc_alloc_run *r, uint32_t k, const preq *q, uint32_t row)
+{
+    const dc_constraint_in *c = r->p->cons[k];
+    cstate *s = &r->cs[k];
+    if (!cons_applies(c, q))
+        return true;
+    dc_val v;
+    if (c->match_attribute) {
+        if (!attribute(r, c->match_attribute, row, &v))
+            return false;
+        if (s->n == 0) {
+            s->v = v;
+            s->n = 1;
+            return true;
+        }
+        if (!attr_eq(s->v, v))
+            return false;
+        s->n++;
+        return true;
+    }
+    if (!attribute(r, c->distinct_attribute, row, &v))
+        return false;
+    for (uint32_t i = 0; i < s->nvals; i++)
+        if (attr_eq(s->vals[i], v))
+            return false;
+    if (s->nvals == s->capvals)
+        return false; /* not reached: a set holds at most the claim's results */
+    s->vals[s->nvals++] = v;
+    return true;
+}
+
+static void cons_remove(dc_alloc_run *r, uint32_t k, const preq *q)
+{
+    const dc_constraint_in *c = r->p->cons[k];
+    cstate *s = &r->cs[k];
+    if (!cons_applies(c, q))
+        return;
+    if (c->match_attribute)
+        s->n--;
+    else if (s->nvals)
+        s->nvals--;     /* devices leave in the reverse order they came */
+}
+
+/* Kubernetes' allocateDevice: 1 allocated, 0 not usable, R_ERR. */
+static int allocate_device(dc_alloc_run *r, uint32_t ci, uint32_t pq, uint32_t li, bool must)
+{
+    const dc_policy *p = r->p;
+    const preq *q = &p->preqs[pq];
+    uint32_t row = r->rows[li];
+    bool admin = q->sub->admin_access;
+    if (admin && allocating_for_claim(r, li, ci))
+        return 0;
+    if (!admin && in_use(r, li))
+        return 0;
+    uint32_t ncons;
+    dc_table_consumes(p->t, row, &ncons);
+    if (ncons && !(r->o.features & DC_FEAT_PARTITIONABLE))
+        return 0;
+    if (ncons && !counters_take(r, row))
+        return 0;
+    if ((r->o.features & DC_FEAT_DEVICE_TAINTS) && tainted(r, q, row)) {
+        if (ncons)
+            counters_add(r, row, false);
+        return 0;
+    }
+    const pclaim *pc = &p->claims[ci];
+    uint32_t k0 = pc->cons_first, k1 = k0 + pc->in->ncons;
+    for (uint32_t k = k0; k < k1; k++) {
+        if (cons_add(r, k, q, row))
+            continue;
+        for (uint32_t e = k0; e < k; e++)
+            cons_remove(r, e, q);
+        if (ncons)
+            counters_add(r, row, false);
+        if (must) {
+            char id[800];
+            dev_id(p->t, row, id, sizeof id);
+            return fail(r, "claim %s, request %s: cannot add device %s because a claim constraint "
+                        "would not be satisfied", pc->kobj, q->sub->name ? q->sub->name : q->req->name, id);
+        }
+        return 0;
+    }
+    r->using[li]++;
+    result *x = &r->res[ci][r->nres[ci]++];
+    x->li = li;
+    x->pq = pq;
+    x->admin = admin;
+    return 1;
+}
+
+static void deallocate(dc_alloc_run *r, uint32_t ci)
+{
+    const dc_policy *p = r->p;
+    result x = r->res[ci][--r->nres[ci]];
+    const preq *q = &p->preqs[x.pq];
+    const pclaim *pc = &p->claims[ci];
+    for (uint32_t k = pc->cons_first; k < pc->cons_first + pc->in->ncons; k++)
+        cons_remove(r, k, q);
+    r->using[x.li]--;
+    uint32_t ncons;
+    dc_table_consumes(p->t, r->rows[x.li], &ncons);
+    if (ncons)
+        counters_add(r, r->rows[x.li], false);
+    r->backtracks++;
+}
+
+static int allocate_one(dc_alloc_run *r, uint32_t ci, uint32_t ri, uint32_t si, uint32_t di,
+                        bool in_sub, uint32_t start)
+{
+    const dc_policy *p = r->p;
+    r->steps++;
+    if (r->deadline_ns && (r->steps & 255) == 0 && now_ns() > r->deadline_ns)
+        return R_TIMEOUT;
+    if (ci >= p->nclaims)
+        return R_DONE;
+    const pclaim *pc = &p->claims[ci];
+    if (ri >= pc->in->nreqs) {
+        int x = allocate_one(r, ci + 1, 0, 0, 0, false, 0);
+        return x == R_MAXSIZE ? R_NOT : x;
+    }
+    const dc_request_in *rq = &pc->in->reqs[ri];
+    if (!in_sub && rq->first_available) {
+        bool all_exceeded = true;
+        for (uint32_t s = 0; s < rq->nsubs; s++) {
+            int x = allocate_one(r, ci, ri, s, 0, true, 0);
+            if (x == R_MAXSIZE)
+                continue;
+            all_exceeded = false;
+            if (x < 0)
+                return x;
+            if (x == R_DONE) {
+                r->selected[p->req_slot[pc->req_first[ri]]] = s;
+                return R_DONE;
+            }
+        }
+        return all_exceeded ? R_MAXSIZE : R_NOT;
+    }
+    uint32_t pq = pc->req_first[ri] + si;
+    const preq *q = &p->preqs[pq];
+    const rdata *d = &r->rd[pq];
+    if (q->all && d->nall == 0)
+        return R_NOT;
+    if (di >= d->num)
+        return allocate_one(r, ci, ri + 1, 0, 0, false, 0);
+    if (r->nres[ci] + d->num - di > DC_ALLOC_MAX_RESULTS)
+        return R_MAXSIZE;
+    if (q->all) {
+        int ok = allocate_device(r, ci, pq, d->all[di], true);
+        if (ok <= 0)
+            return ok < 0 ? ok : R_NOT;
+        int x = allocate_one(r, ci, ri, si, di + 1, in_sub, 0);
+        if (x != R_DONE) {
+            deallocate(r, ci);
+            return x;
+        }
+        return R_DONE;
+    }
+    const dc_table *t = p->t;
+    for (uint32_t li = start; li < r->nrows; li++) {
+        uint32_t row = r->rows[li];
+        if (!pool_usable(t, row))
+            continue;
+        if (q->sub->admin_access ? allocating_for_claim(r, li, ci) : in_use(r, li))
+            continue;
+        int s = selectable(r, pq, li);
+        if (s < 0)
+            return s;
+        if (!s)
+            continue;
+        int ok = allocate_device(r, ci, pq, li, false);
+        if (ok < 0)
+            return ok;
+        if (!ok)
+            continue;
+        int x = allocate_one(r, ci, ri, si, di + 1, in_sub, li + 1);
+        if (x == R_DONE)
+            return R_DONE;
+        deallocate(r, ci);
+        if (x < 0)
+            return x;
+    }
+    return R_NOT;
+}
+
+/* Kubernetes' validateDeviceRequest. */
+static int validate(dc_alloc_run *r, uint32_t pq)
+{
+    const dc_policy *p = r->p;
+    const preq *q = &p->preqs[pq];
+    const char *ko = p->claims[q->ci].kobj;
+    const char *name = q->sub->name ? q->sub->name : q->req->name;
+    rdata *d = &r->rd[pq];
+    for (uint32_t k = 0; k < q->sub->nsels; k++)
+        if (!q->sub->sels[k].expr)
+            return fail(r, "claim %s, request %s, selector #%u: CEL expression empty (unsupported "
+                        "selector type?)", ko, name, k);
+    if (q->sub->admin_access && !(r->o.features & DC_FEAT_ADMIN_ACCESS))
+        return fail(r, "claim %s, request %s: admin access is requested, but the feature is "
+                    "disabled", ko, name);
+    if (!q->sub->class_name || !q->sub->class_name[0])
+        return fail(r, "claim %s, request %s: missing device class name (unsupported request "
+                    "type?)", ko, name);
+    if (!q->cls)
+        return fail(r, "claim %s, request %s: could not retrieve device class %s: "
+                    "deviceclass.resource.k8s.io \"%s\" not found", ko, name, q->sub->class_name,
+                    q->sub->class_name);
+    if (!q->mode_ok)
+        return fail(r, "claim %s, request %s: unsupported count mode %s", ko, name, q->sub->mode);
+    if (!q->all) {
+        d->num = q->sub->count > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)q->sub->count;
+        return 0;
+    }
+    const dc_table *t = p->t;
+    for (uint32_t v = 0; v < r->nvpools; v++) {
+        const dc_tpool *pl = &t->pools[r->vpools[v]];
+        const char *dn = dc_dict_str(t->dict, pl->driver)->data, *pn = dc_dict_str(t->dict, pl->name)->data;
+        if (pl->state == DC_POOL_INCOMPLETE)
+            return fail(r, "claim %s, request %s: asks for all devices, but resource pool %s/%s is "
+                        "currently being updated", ko, name, dn, pn);
+        if (pl->state == DC_POOL_INVALID)
+            return fail(r, "claim %s, request %s: asks for all devices, but resource pool %s/%s is "
+                        "currently invalid", ko, name, dn, pn);
+    }
+    d->all = sz(r, r->nrows * sizeof *d->all);
+    if (!d->all) {
+        r->oom = true;
+        return fail(r, "out of memory");
+    }
+    for (uint32_t li = 0; li < r->nrows; li++) {
+        int s = selectable(r, pq, li);
+        if (s < 0)
+            return s;
+        if (s)
+            d->all[d->nall++] = li;
+    }
+    d->num = d->nall;
+    return 0;
+}
+
+static void finish_tiers(dc_alloc_run *r);
+static dracel_status explain(dc_alloc_run *r);
+
+static int prepare(dc_alloc_run *r)
+{
+    const dc_policy *p = r->p;
+    for (uint32_t c = 0; c < p->nclaims; c++) {
+        const pclaim *pc = &p->claims[c];
+        uint64_t min_claim = 0;
+        for (uint32_t ri = 0; ri < pc->in->nreqs; ri++) {
+            const dc_request_in *rq = &pc->in->reqs[ri];
+            if (rq->first_available && !(r->o.features & DC_FEAT_PRIORITIZED_LIST))
+                return fail(r, "claim %s, request %s: has subrequests, but the DRAPrioritizedList "
+                            "feature is disabled", pc->kobj, rq->name);
+            for (uint32_t s = 0; s < rq->nsubs; s++) {
+                if (!rq->subs[s].capacity_requests)
+                    continue;
+                if (!(r->o.features & DC_FEAT_CONSUMABLE_CAPACITY)) {
+                    if (rq->first_available)
+                        return fail(r, "claim %s, subrequest %s: has capacity requests, but the "
+                                    "DRAConsumableCapacity feature is disabled", pc->kobj,
+                                    rq->subs[s].name);
+                    return fail(r, "claim %s, request %s: has capacity requests, but the "
+                                "DRAConsumableCapacity feature is disabled", pc->kobj, rq->name);
+                }
+                return fail(r, "claim %s, request %s: capacity requests (DRAConsumableCapacity) "
+                            "are not supported by dracel", pc->kobj, rq->name);
+            }
+            uint64_t min_req = UINT64_MAX;
+            for (uint32_t s = 0; s < rq->nsubs; s++) {
+                uint32_t pq = pc->req_first[ri] + s;
+                int x = validate(r, pq);
+                if (x < 0)
+                    return x;
+                if (r->rd[pq].num < min_req)
+                    min_req = r->rd[pq].num;
+            }
+            min_claim += min_req;
+        }
+        if (min_claim > DC_ALLOC_MAX_RESULTS)
+            return fail(r, "claim %s: number of requested devices %llu exceeds the claim limit of %u",
+                        pc->kobj, (unsigned long long)min_claim, DC_ALLOC_MAX_RESULTS);
+        for (uint32_t k = 0; k < pc->in->ncons; k++)
+            if (!pc->in->cons[k].match_attribute &&
+                !(pc->in->cons[k].distinct_attribute &&
+                  (r->o.features & DC_FEAT_CONSUMABLE_CAPACITY)))
+                return fail(r, "claim %s, constraint #%u: empty constraint (unsupported constraint "
+                            "type?)", pc->kobj, k);
+    }
+    return 0;
+}
+
+dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node, const dc_alloc_opts *o)
+{
+    const dc_policy *p = r->p;
+    dc_arena_reset(&r->scratch);
+    r->node = node;
+    r->o = *o;
+    r->msg[0] = r->tiers[0] = '\0';
+    r->node_local = r->timed_out = r->explained = r->oom = false;
+    r->steps = r->backtracks = 0;
+    r->score = -1;
+    r->stats = NULL;
+    DC_TRY(gather(r));
+    r->rd = sz(r, p->npreqs * sizeof *r->rd);
+    r->selected = sz(r, p->nreqs_total * sizeof *r->selected);
+    r->using = sz(r, r->nrows * sizeof *r->using);
+    r->res = sz(r, p->nclaims * sizeof *r->res);
+    r->nres = sz(r, p->nclaims * sizeof *r->nres);
+    r->cs = sz(r, p->ncons * sizeof *r->cs);
+    r->consumed = sz(r, p->t->nshared * sizeof *r->consumed);
+    if (!r->rd || !r->selected || !r->using || !r->res || !r->nres || !r->cs || !r->consumed)
+        return DRACEL_ENOMEM;
+    for (uint32_t c = 0; c < p->nclaims; c++) {
+        /* each claim holds at most 32 results, plus one being tried */
+        r->res[c] = sz(r, (DC_ALLOC_MAX_RESULTS + 1) * sizeof **r->res);
+        if (!r->res[c])
+            return DRACEL_ENOMEM;
+    }
+    for (uint32_t k = 0; k < p->t->nshared; k++)
+        r->consumed[k] = dc_qty_from_int(0);
+    for (uint32_t k = 0; k < p->ncons; k++) {
+        if (!p->cons[k]->distinct_attribute)
+            continue;
+        r->cs[k].capvals = DC_ALLOC_MAX_RESULTS + 1;
+        r->cs[k].vals = sz(r, r->cs[k].capvals * sizeof *r->cs[k].vals);
+        if (!r->cs[k].vals)
+            return DRACEL_ENOMEM;
+    }
+    int x = prepare(r);
+    if (x == 0) {
+        r->deadline_ns = o->timeout_ms ? now_ns() + o->timeout_ms * 1000000ull : 0;
+        x = allocate_one(r, 0, 0, 0, 0, false, 0);
+    }
+    if (r->oom)
+        return DRACEL_ENOMEM;
+    switch (x) {
+    case R_DONE:
+        r->outcome = DC_ALLOC_ALLOCATED;
+        finish_tiers(r);
+        break;
+    case R_TIMEOUT:
+        r->outcome = DC_ALLOC_UNSCHEDULABLE;
+        r->timed_out = true;
+        snprintf(r->msg, sizeof r->msg, "timed out trying to allocate devices");
+        break;
+    case R_ERR:
+        r->outcome = DC_ALLOC_ERROR;
+        break;
+    default: {
+        r->outcome = DC_ALLOC_UNSCHEDULABLE;
+        bool invalid = false;
+        for (uint32_t v = 0; v < r->nvpools; v++)
+            invalid |= p->t->pools[r->vpools[v]].state == DC_POOL_INVALID;
+        if (invalid) {
+            r->outcome = DC_ALLOC_ERROR;
+            r->node_local = true;
+            snprintf(r->msg, sizeof r->msg, "invalid resource pools were encountered");
+        }
+        break;
+    }
+    }
+    if (o->explain)
+        DC_TRY(explain(r));
+    return DRACEL_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Answers
+ */
+
+dc_alloc_outcome dc_alloc_outcome_of(const dc_alloc_run *r)
+{
+    return r->outcome;
+}
+
+const char *dc_alloc_message(const dc_alloc_run *r)
+{
+    return r->msg[0] ? r->msg : NULL;
+}
+
+bool dc_alloc_node_local(const dc_alloc_run *r)
+{
+    return r->node_local;
+}
+
+int dc_alloc_score(const dc_alloc_run *r)
+{
+    return r->score;
+}
+
+const char *dc_alloc_tiers(const dc_alloc_run *r)
+{
+    return r->tiers;
+}
+
+static void finish_tiers(dc_alloc_run *r)
+{
+    const dc_policy *p = r->p;
+    size_t pos = 0;
+    int score = 0;
+    for (uint32_t c = 0; c < p->nclaims; c++) {
+        const pclaim *pc = &p->claims[c];
+        for (uint32_t ri = 0; ri < pc->in->nreqs; ri++) {
+            const dc_request_in *rq = &pc->in->reqs[ri];
+            uint32_t s = rq->first_available ? r->selected[p->req_slot[pc->req_first[ri]]] : 0;
+            if (rq->first_available)
+                score += 8 - (int)s;
+            const char *name = p->preqs[pc->req_first[ri] + s].name;
+            int n = snprintf(r->tiers + pos, sizeof r->tiers - pos, "%s%s", pos ? ", " : "", name);
+            if (n > 0 && (size_t)n < sizeof r->tiers - pos)
+                pos += (size_t)n;
+        }
+    }
+    r->score = score;
+}
+
+/* The chosen subrequest of a request, when allocated. */
+static uint32_t chosen_sub(const dc_alloc_run *r, uint32_t ci, uint32_t ri)
+{
+    const dc_policy *p = r->p;
+    const pclaim *pc = &p->claims[ci];
+    return pc->in->reqs[ri].first_available ? r->selected[p->req_slot[pc->req_first[ri]]] : 0;
+}
+
+/* ---- Explanation: for each tier, the funnel of the node's devices through its filters. */
+
+static bool alone_exceeds(const dc_alloc_run *r, uint32_t row)
+{
+    const dc_policy *p = r->p;
+    uint32_t n;
+    const dc_tcounter *c = dc_table_consumes(p->t, row, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = p->cons_k[c - p->t->consumes + i];
+        if (k != UINT32_MAX && dc_qty_cmp(&p->avail[k], &c[i].value->q) < 0)
+            return true;
+    }
+    uint32_t pl = p->t->pool[row];
+    for (uint32_t k = p->shared_first[pl]; n && k < p->shared_first[pl + 1]; k++)
+        if (dc_qty_sign(&p->avail[k]) < 0)
+            return true;
+    return false;
+}
+
+static dracel_status explain(dc_alloc_run *r)
+{
+    const dc_policy *p = r->p;
+    const dc_table *t = p->t;
+    uint32_t nex = r->o.examples ? r->o.examples : 1;
+    if (nex > DC_ALLOC_MAX_EXAMPLES)
+        nex = DC_ALLOC_MAX_EXAMPLES;
+    r->o.examples = nex;
+    r->stats = sz(r, p->npreqs * sizeof *r->stats);
+    if (!r->stats)
+        return DRACEL_ENOMEM;
+    for (uint32_t pq = 0; pq < p->npreqs; pq++) {
+        const preq *q = &p->preqs[pq];
+        pstat *st = &r->stats[pq];
+        st->rejected = sz(r, q->nsels * sizeof *st->rejected);
+        st->errored = sz(r, q->nsels * sizeof *st->errored);
+        st->examples = sz(r, q->nsels * sizeof *st->examples);
+        st->nexamples = sz(r, q->nsels * sizeof *st->nexamples);
+        if (!st->rejected || !st->errored || !st->examples || !st->nexamples)
+            return DRACEL_ENOMEM;
+        st->visible = r->nrows;
+        for (uint32_t k = 0; k < q->nsels; k++)
+            st->sel_error |= p->sels[q->sels[k]].compile_err != NULL;
+        for (uint32_t li = 0; li < r->nrows; li++) {
+            uint32_t row = r->rows[li];
+            dc_pool_state ps = t->pools[t->pool[row]].state;
+            if (ps != DC_POOL_COMPLETE) {
+                if (ps == DC_POOL_INCOMPLETE)
+                    st->pool_incomplete++;
+                else
+                    st->pool_invalid++;
+                continue;
+            }
+            if (st->sel_error)
+                continue;
+            bool pass = true;
+            for (uint32_t k = 0; pass && k < q->nsels; k++) {
+                const gsel *g = &p->sels[q->sels[k]];
+                bool err = dc_bit(g->errored, row);
+                if (!err && dc_bit(g->matched, row))
+                    continue;
+                pass = false;
+                if (err)
+                    st->errored[k]++;
+                else
+                    st->rejected[k]++;
+                if (st->nexamples[k] < nex)
+                    st->examples[k][st->nexamples[k]++] = row;
+            }
+            if (!pass)
+                continue;
+            if (dc_bit(t->slice_per_device, dc_table_slice_of(t, row)) &&
+                !row_on_node(t, row, r->node,
+                             dc_dict_find(t->dict, r->node->name, strlen(r->node->name),
+                                          t->dict_limit))) {
+                st->node++;
+                continue;
+            }
+            st->candidates++;
+            uint32_t ncons;
+            dc_table_consumes(t, row, &ncons);
+            if (!q->sub->admin_access && dc_bit(p->allocated, row))
+                st->allocated++;
+            else if ((r->o.features & DC_FEAT_DEVICE_TAINTS) && tainted(r, q, row))
+                st->tainted++;
+            else if (ncons && (!(r->o.features & DC_FEAT_PARTITIONABLE) || alone_exceeds(r, row)))
+                st->counters++;
+            else
+                st->available++;
+        }
+    }
+    r->explained = true;
+    return DRACEL_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Printing
+ */
+
+static void js(dc_buf *b, const char *s)
+{
+    dc_buf_putc(b, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': dc_buf_puts(b, "\\\""); break;
+        case '\\': dc_buf_puts(b, "\\\\"); break;
+        case '\n': dc_buf_puts(b, "\\n"); break;
+        case '\r': dc_buf_puts(b, "\\r"); break;
+        case '\t': dc_buf_puts(b, "\\t"); break;
+        default:
+            if (*p < 0x20)
+                dc_buf_printf(b, "\\u%04x", *p);
+            else
+                dc_buf_putc(b, (char)*p);
+        }
+    }
+    dc_buf_putc(b, '"');
+}
+
+static const char *dstr(const dc_table *t, uint32_t id)
+{
+    return dc_dict_str(t->dict, id)->data;
+}
+
+static void put_device(dc_buf *b, const dc_table *t, uint32_t row)
+{
+    const dc_tpool *pl = &t->pools[t->pool[row]];
+    dc_buf_puts(b, "\"driver\":");
+    js(b, dstr(t, pl->driver));
+    dc_buf_puts(b, ",\"pool\":");
+    js(b, dstr(t, pl->name));
+    dc_buf_puts(b, ",\"device\":");
+    js(b, dstr(t, t->device_name[row]));
+}
+
+static void put_tolerations(dc_buf *b, const dc_subreq_in *s)
+{
+    dc_buf_puts(b, ",\"tolerations\":[");
+    for (uint32_t i = 0; i < s->ntols; i++) {
+        const dc_toleration_in *x = &s->tols[i];
+        dc_buf_puts(b, i ? ",{" : "{");
+        bool first = true;
+        if (x->key && x->key[0]) {
+            dc_buf_puts(b, "\"key\":");
+            js(b, x->key);
+            first = false;
+        }
+        dc_buf_puts(b, first ? "\"operator\":" : ",\"operator\":");
+        js(b, x->op && x->op[0] ? x->op : "Equal");
+        if (x->value && x->value[0]) {
+            dc_buf_puts(b, ",\"value\":");
+            js(b, x->value);
+        }
+        if (x->effect && x->effect[0]) {
+            dc_buf_puts(b, ",\"effect\":");
+            js(b, x->effect);
+        }
+        if (x->has_seconds)
+            dc_buf_printf(b, ",\"tolerationSeconds\":%lld", (long long)x->seconds);
+        dc_buf_putc(b, '}');
+    }
+    dc_buf_putc(b, ']');
+}
+
+/* Allocation config entries, as the allocator copies them (class configs once per class, then
+ * the claim's; an entry naming every request names none). */
+typedef struct cfgent {
+    bool from_class;
+    const dc_opaque_in *opaque;
+    const char **reqs;
+    uint32_t nreqs;
+    bool all;                   /* claim config without requests */
+} cfgent;
+
+static void put_config(dc_buf *b, const dc_alloc_run *r, uint32_t ci)
+{
+    const dc_policy *p = r->p;
+    const pclaim *pc = &p->claims[ci];
+    const dc_claim_in *cl = pc->in;
+    uint32_t cap = cl->nconfig * (cl->nreqs + 1);
+    for (uint32_t ri = 0; ri < cl->nreqs; ri++) {
+        const preq *q = &p->preqs[pc->req_first[ri] + chosen_sub(r, ci, ri)];
+        cap += q->cls ? q->cls->nconfig : 0;
+    }
+    if (!cap)
+        return;
+    cfgent *e = dc_malloc(r->a, cap * sizeof *e);
+    const char **names = dc_malloc(r->a, (cap * (cl->nreqs + 1) + 1) * sizeof *names);
+    if (!e || !names) {
+        b->oom = true;
+        dc_free(r->a, e, cap * sizeof *e);
+        dc_free(r->a, names, (cap * (cl->nreqs + 1) + 1) * sizeof *names);
+        return;
+    }
+    uint32_t ne = 0, nn = 0;
+    /* class configs */
+    const dc_class_in **seen = dc_malloc(r->a, (cl->nreqs + 1) * sizeof *seen);
+    uint32_t *seen_first = dc_malloc(r->a, (cl->nreqs + 1) * 2 * sizeof *seen_first);
+    uint32_t nseen = 0;
+    if (!seen || !seen_first) {
+        b->oom = true;
+    } else {
+        for (uint32_t ri = 0; ri < cl->nreqs; ri++) {
+            const preq *q = &p->preqs[pc->req_first[ri] + chosen_sub(r, ci, ri)];
+            if (!q->cls)
+                continue;
+            uint32_t k = 0;
+            while (k < nseen && seen[k] != q->cls)
+                k++;
+            if (k < nseen) {
+                for (uint32_t x = seen_first[2 * k]; x < seen_first[2 * k + 1]; x++) {
+                    /* entries of one class were given room for every request */
+                    e[x].reqs[e[x].nreqs++] = q->name;
+                }
+                continue;
+            }
+            seen[nseen] = q->cls;
+            seen_first[2 * nseen] = ne;
+            for (uint32_t c = 0; c < q->cls->nconfig; c++) {
+                e[ne].from_class = true;
+                e[ne].opaque = &q->cls->config[c];
+                e[ne].reqs = &names[nn];
+                nn += cl->nreqs;
+                e[ne].reqs[0] = q->name;
+                e[ne].nreqs = 1;
+                e[ne].all = false;
+                ne++;
+            }
+            seen_first[2 * nseen + 1] = ne;
+            nseen++;
+        }
+    }
+    for (uint32_t k = 0; k < cl->nconfig; k++) {
+        const dc_claim_config_in *cc = &cl->config[k];
+        if (!cc->nrequests) {
+            e[ne++] = (cfgent){false, &cc->opaque, NULL, 0, true};
+            continue;
+        }
+        for (uint32_t ri = 0; ri < cl->nreqs; ri++) {
+            const dc_request_in *rq = &cl->reqs[ri];
+            bool hit = false;
+            for (uint32_t j = 0; j < cc->nrequests; j++)
+                hit |= strcmp(cc->requests[j], rq->name) == 0;
+            if (!hit && rq->first_available) {
+                const char *full = p->preqs[pc->req_first[ri] + chosen_sub(r, ci, ri)].name;
+                for (uint32_t j = 0; j < cc->nrequests; j++)
+                    hit |= strcmp(cc->requests[j], full) == 0;
+            }
+            if (hit)
+                e[ne++] = (cfgent){false, &cc->opaque, cc->requests, cc->nrequests, false};
+        }
+    }
+    if (ne) {
+        dc_buf_puts(b, ",\"config\":[");
+        for (uint32_t i = 0; i < ne; i++) {
+            dc_buf_puts(b, i ? ",{\"source\":" : "{\"source\":");
+            js(b, e[i].from_class ? "FromClass" : "FromClaim");
+            if (!e[i].all && e[i].nreqs != cl->nreqs) {
+                dc_buf_puts(b, ",\"requests\":[");
+                for (uint32_t j = 0; j < e[i].nreqs; j++) {
+                    if (j)
+                        dc_buf_putc(b, ',');
+                    js(b, e[i].reqs[j]);
+                }
+                dc_buf_putc(b, ']');
+            }
+            dc_buf_puts(b, ",\"opaque\":{\"driver\":");
+            js(b, e[i].opaque->driver ? e[i].opaque->driver : "");
+            if (e[i].opaque->parameters) {
+                dc_buf_puts(b, ",\"parameters\":");
+                dc_buf_puts(b, e[i].opaque->parameters);
+            }
+            dc_buf_puts(b, "}}");
+        }
+        dc_buf_putc(b, ']');
+    }
+    dc_free(r->a, seen, (cl->nreqs + 1) * sizeof *seen);
+    dc_free(r->a, seen_first, (cl->nreqs + 1) * 2 * sizeof *seen_first);
+    dc_free(r->a, e, cap * sizeof *e);
+    dc_free(r->a, names, (cap * (cl->nreqs + 1) + 1) * sizeof *names);
+}
+
+static bool same_req(const dc_node_req_in *a, const dc_node_req_in *b)
+{
+    if (a->field != b->field || strcmp(a->key, b->key) || strcmp(a->op, b->op))
+        return false;
+    /* the same set of values */
+    for (uint32_t i = 0; i < a->nvalues; i++) {
+        bool f = false;
+        for (uint32_t j = 0; !f && j < b->nvalues; j++)
+            f = strcmp(a->values[i], b->values[j]) == 0;
+        if (!f)
+            return false;
+    }
+    for (uint32_t j = 0; j < b->nvalues; j++) {
+        bool f = false;
+        for (uint32_t i = 0; !f && i < a->nvalues; i++)
+            f = strcmp(a->values[i], b->values[j]) == 0;
+        if (!f)
+            return false;
+    }
+    return true;
+}
+
+static void put_reqs(dc_buf *b, const char *field, const dc_node_req_in *const *v, uint32_t n,
+                     bool *first)
+{
+    if (!n)
+        return;
+    dc_buf_puts(b, *first ? "\"" : ",\"");
+    dc_buf_puts(b, field);
+    dc_buf_puts(b, "\":[");
+    for (uint32_t i = 0; i < n; i++) {
+        dc_buf_puts(b, i ? ",{\"key\":" : "{\"key\":");
+        js(b, v[i]->key);
+        dc_buf_puts(b, ",\"operator\":");
+        js(b, v[i]->op);
+        if (v[i]->nvalues) {
+            dc_buf_puts(b, ",\"values\":[");
+            for (uint32_t j = 0; j < v[i]->nvalues; j++) {
+                if (j)
+                    dc_buf_putc(b, ',');
+                js(b, v[i]->values[j]);
+            }
+            dc_buf_putc(b, ']');
+        }
+        dc_buf_putc(b, '}');
+    }
+    dc_buf_putc(b, ']');
+    *first = false;
+}
+
+/* Kubernetes' createNodeSelector. */
+static void put_node_selector(dc_buf *b, const dc_alloc_run *r, uint32_t ci)
+{
+    const dc_table *t = r->p->t;
+    uint32_t nexp = 0, nfld = 0, cap = 0;
+    for (uint32_t i = 0; i < r->nres[ci]; i++) {
+        uint32_t row = r->rows[r->res[ci][i].li];
+        if (t->node_kind[row] == DC_NODE_NAME) {
+            dc_buf_puts(b, ",\"nodeSelector\":{\"nodeSelectorTerms\":[{\"matchFields\":[{\"key\":"
+                           "\"metadata.name\",\"operator\":\"In\",\"values\":[");
+            js(b, r->node->name);
+            dc_buf_puts(b, "]}]}]}");
+            return;
+        }
+        if (t->node_kind[row] == DC_NODE_SELECTOR) {
+            const dc_node_selector_in *s = t->node_selectors[t->node[row]];
+            if (s->n)
+                cap += s->terms[0].n;
+        }
+    }
+    if (!cap)
+        return;
+    const dc_node_req_in **exp = dc_malloc(r->a, 2 * cap * sizeof *exp);
+    if (!exp) {
+        b->oom = true;
+        return;
+    }
+    const dc_node_req_in **fld = exp + cap;
+    for (uint32_t i = 0; i < r->nres[ci]; i++) {
+        uint32_t row = r->rows[r->res[ci][i].li];
+        if (t->node_kind[row] != DC_NODE_SELECTOR)
+            continue;
+        const dc_node_selector_in *s = t->node_selectors[t->node[row]];
+        if (s->n != 1)
+            continue; /* validation allows exactly one term */
+        for (uint32_t j = 0; j < s->terms[0].n; j++) {
+            const dc_node_req_in *q = &s->terms[0].reqs[j];
+            const dc_node_req_in **v = q->field ? fld : exp;
+            uint32_t *n = q->field ? &nfld : &nexp;
+            bool dup = false;
+            for (uint32_t k = 0; !dup && k < *n; k++)
+                dup = same_req(v[k], q);
+            if (!dup)
+                v[(*n)++] = q;
+        }
+    }
+    if (nexp || nfld) {
+        bool first = true;
+        dc_buf_puts(b, ",\"nodeSelector\":{\"nodeSelectorTerms\":[{");
+        put_reqs(b, "matchExpressions", exp, nexp, &first);
+        put_reqs(b, "matchFields", fld, nfld, &first);
+        dc_buf_puts(b, "}]}");
+    }
+    dc_free(r->a, exp, 2 * cap * sizeof *exp);
+}
+
+static void put_allocations(dc_buf *b, const dc_alloc_run *r)
+{
+    const dc_policy *p = r->p;
+    dc_buf_puts(b, "\"allocations\":[");
+    if (r->outcome == DC_ALLOC_ALLOCATED) {
+        for (uint32_t c = 0; c < p->nclaims; c++) {
+            dc_buf_puts(b, c ? ",{\"devices\":{\"results\":[" : "{\"devices\":{\"results\":[");
+            for (uint32_t i = 0; i < r->nres[c]; i++) {
+                const result *x = &r->res[c][i];
+                const preq *q = &p->preqs[x->pq];
+                dc_buf_puts(b, i ? ",{\"request\":" : "{\"request\":");
+                js(b, q->name);
+                dc_buf_putc(b, ',');
+                put_device(b, p->t, r->rows[x->li]);
+                if (x->admin)
+                    dc_buf_puts(b, ",\"adminAccess\":true");
+                if (q->sub->ntols)
+                    put_tolerations(b, q->sub);
+                dc_buf_putc(b, '}');
+            }
+            dc_buf_putc(b, ']');
+            put_config(b, r, c);
+            dc_buf_putc(b, '}');
+            put_node_selector(b, r, c);
+            dc_buf_putc(b, '}');
+        }
+    }
+    dc_buf_putc(b, ']');
+}
+
+static const char *outcome_name(dc_alloc_outcome o)
+{
+    return o == DC_ALLOC_ALLOCATED ? "allocated" : o == DC_ALLOC_UNSCHEDULABLE ? "unschedulable"
+                                                                              : "error";
+}
+
+void dc_alloc_json(const dc_alloc_run *r, dc_buf *b)
+{
+    dc_buf_puts(b, "{\"outcome\":");
+    js(b, outcome_name(r->outcome));
+    dc_buf_putc(b, ',');
+    put_allocations(b, r);
+    if (r->outcome == DC_ALLOC_ERROR) {
+        dc_buf_puts(b, ",\"error\":");
+        js(b, r->msg);
+        dc_buf_puts(b, r->node_local ? ",\"nodeLocal\":true" : ",\"nodeLocal\":false");
+    } else if (r->outcome == DC_ALLOC_UNSCHEDULABLE && r->msg[0]) {
+        dc_buf_puts(b, ",\"reason\":");
+        js(b, r->msg);
+    }
+    if (r->explained) {
+        dc_buf_puts(b, ",\"explanation\":");
+        dc_alloc_explain_json(r, b);
+    }
+    dc_buf_putc(b, '}');
+}
+
+static void put_outcome_line(dc_buf *b, const dc_alloc_run *r)
+{
+    if (r->outcome == DC_ALLOC_ERROR)
+        dc_buf_printf(b, "error%s: %s\n", r->node_local ? " (node-local)" : "", r->msg);
+    else if (r->msg[0])
+        dc_buf_printf(b, "%s: %s\n", outcome_name(r->outcome), r->msg);
+    else
+        dc_buf_printf(b, "%s\n", outcome_name(r->outcome));
+}
+
+void dc_alloc_text(const dc_alloc_run *r, dc_buf *b)
+{
+    const dc_policy *p = r->p;
+    put_outcome_line(b, r);
+    if (r->outcome == DC_ALLOC_ALLOCATED) {
+        for (uint32_t c = 0; c < p->nclaims; c++)
+            for (uint32_t i = 0; i < r->nres[c]; i++) {
+                const result *x = &r->res[c][i];
+                char id[800];
+                dev_id(p->t, r->rows[x->li], id, sizeof id);
+                dc_buf_printf(b, "%s %s %s%s\n", p->claims[c].in->name, p->preqs[x->pq].name, id,
+                              x->admin ? " adminAccess" : "");
+            }
+    }
+    if (r->explained)
+        dc_alloc_explain_text(r, b);
+}
+
+/* ---- Explanation printing. */
+
+static bool mentions(const char *s, size_t n, const char *w)
+{
+    size_t wn = strlen(w);
+    for (size_t i = 0; i + wn <= n; i++)
+        if (memcmp(s + i, w, wn) == 0)
+            return true;
+    return false;
+}
+
+/* "gpu-3: device.attributes["gpu.example.com"].model is "L4"" */
+static void example_text(dc_buf *b, const dc_alloc_run *r, const gsel *g, uint32_t row)
+{
+    const dc_table *t = r->p->t;
+    dc_buf_puts(b, dstr(t, t->device_name[row]));
+    dc_buf_puts(b, ": ");
+    if (dc_bit(g->errored, row)) {
+        const char *e = dracel_selection_error(g->sel, row);
+        dc_buf_printf(b, "error: %s", e ? e : "error");
+        return;
+    }
+    const dc_program *prog = dc_api_program(g->prog);
+    if (!prog->ncols) {
+        if (mentions(g->expr, g->len, "device.driver")) {
+            dc_buf_puts(b, "device.driver is ");
+            js(b, dstr(t, t->pools[t->pool[row]].driver));
+        } else {
+            dc_buf_puts(b, "the selector is false");
+        }
+        return;
+    }
+    dc_ectx *c = (dc_ectx *)&r->ectx;
+    for (uint32_t i = 0; i < prog->ncols && i < 3; i++) {
+        const dc_column *col = &prog->cols[i];
+        if (i)
+            dc_buf_puts(b, ", ");
+        dc_buf_printf(b, "device.%s[\"%.*s\"].%.*s", col->capacity ? "capacity" : "attributes",
+                      (int)col->domain->len, col->domain->data, (int)col->id->len, col->id->data);
+        const dc_tcol *tc = dc_table_col(t, col->capacity, col->domain->data, col->domain->len,
+                                         col->id->data, col->id->len);
+        dc_val v;
+        if (tc && dc_tcol_get(t, tc, row, c, &v)) {
+            dc_buf_puts(b, " is ");
+            dc_val_text(b, v);
+        } else {
+            dc_buf_puts(b, " is absent");
+        }
+    }
+}
+
+static const char *tier_status(const dc_alloc_run *r, const preq *q)
+{
+    if (r->outcome != DC_ALLOC_ALLOCATED)
+        return "failed";
+    uint32_t s = chosen_sub(r, q->ci, q->ri);
+    return q->si == s ? "chosen" : q->si < s ? "failed" : "not tried";
+}
+
+static uint32_t needed(const dc_alloc_run *r, uint32_t pq)
+{
+    return r->rd[pq].num;
+}
+
+static void tier_reason(dc_buf *b, const dc_alloc_run *r, uint32_t pq, bool json)
+{
+    const pstat *st = &r->stats[pq];
+    const preq *q = &r->p->preqs[pq];
+    char tmp[256];
+    if (st->sel_error)
+        snprintf(tmp, sizeof tmp, "a selector does not compile");
+    else if (q->all && st->available == 0)
+        snprintf(tmp, sizeof tmp, "asks for all devices, and none matches");
+    else if (!q->all && st->available < needed(r, pq))
+        snprintf(tmp, sizeof tmp, "needs %u device%s, %u available", needed(r, pq),
+                 needed(r, pq) == 1 ? "" : "s", st->available);
+    else
+        snprintf(tmp, sizeof tmp, "%u device%s available, but no combination satisfies the "
+                 "claims' constraints and other requests", st->available,
+                 st->available == 1 ? "" : "s");
+    if (json)
+        js(b, tmp);
+    else
+        dc_buf_puts(b, tmp);
+}
+
+static void put_policy_head(dc_buf *b, const dc_alloc_run *r)
+{
+    dc_buf_puts(b, "{\"node\":");
+    js(b, r->node->name);
+    dc_buf_puts(b, ",\"policyVersion\":");
+    js(b, r->p->version);
+    dc_buf_printf(b, ",\"devices\":%u,\"steps\":%llu,\"backtracks\":%llu", r->nrows,
+                  (unsigned long long)r->steps, (unsigned long long)r->backtracks);
+    if (r->score >= 0)
+        dc_buf_printf(b, ",\"score\":%d", r->score);
+}
+
+void dc_alloc_explain_json(const dc_alloc_run *r, dc_buf *b)
+{
+    const dc_policy *p = r->p;
+    const dc_table *t = p->t;
+    put_policy_head(b, r);
+    dc_buf_puts(b, ",\"pools\":[");
+    for (uint32_t v = 0; v < r->nvpools; v++) {
+        const dc_tpool *pl = &t->pools[r->vpools[v]];
+        dc_buf_puts(b, v ? ",{\"driver\":" : "{\"driver\":");
+        js(b, dstr(t, pl->driver));
+        dc_buf_puts(b, ",\"pool\":");
+        js(b, dstr(t, pl->name));
+        dc_buf_printf(b, ",\"state\":\"%s\"}", pl->state == DC_POOL_COMPLETE ? "complete"
+                                                : pl->state == DC_POOL_INCOMPLETE ? "incomplete"
+                                                                                : "invalid");
+    }
+    dc_buf_puts(b, "],\"claims\":[");
+    for (uint32_t c = 0; c < p->nclaims; c++) {
+        const pclaim *pc = &p->claims[c];
+        dc_buf_puts(b, c ? ",{\"claim\":" : "{\"claim\":");
+        js(b, pc->kobj);
+        dc_buf_puts(b, ",\"requests\":[");
+        for (uint32_t ri = 0; ri < pc->in->nreqs; ri++) {
+            const dc_request_in *rq = &pc->in->reqs[ri];
+            dc_buf_puts(b, ri ? ",{\"request\":" : "{\"request\":");
+            js(b, rq->name);
+            dc_buf_puts(b, ",\"tiers\":[");
+            for (uint32_t s = 0; s < rq->nsubs; s++) {
+                uint32_t pq = pc->req_first[ri] + s;
+                const preq *q = &p->preqs[pq];
+                const pstat *st = &r->stats[pq];
+                dc_buf_puts(b, s ? ",{\"tier\":" : "{\"tier\":");
+                js(b, q->name);
+                dc_buf_printf(b, ",\"rank\":%u,\"class\":", s);
+                js(b, q->sub->class_name ? q->sub->class_name : "");
+                dc_buf_puts(b, ",\"status\":");
+                const char *status = tier_status(r, q);
+                js(b, status);
+                if (strcmp(status, "failed") == 0) {
+                    dc_buf_puts(b, ",\"reason\":");
+                    tier_reason(b, r, pq, true);
+                }
+                dc_buf_printf(b, ",\"needed\":%u,\"candidates\":%u,\"available\":%u",
+                              needed(r, pq), st->candidates, st->available);
+                dc_buf_puts(b, ",\"selectors\":[");
+                for (uint32_t k = 0; k < q->nsels; k++) {
+                    const gsel *g = &p->sels[q->sels[k]];
+                    bool cls = k < q->nclass_sels;
+                    dc_buf_printf(b, "%s{\"source\":\"%s\",\"index\":%u,\"expression\":",
+                                  k ? "," : "", cls ? "class" : "request",
+                                  cls ? k : k - q->nclass_sels);
+                    char *ex = dc_malloc(r->a, g->len + 1);
+                    if (ex) {
+                        memcpy(ex, g->expr, g->len);
+                        ex[g->len] = '\0';
+                        js(b, ex);
+                        dc_free(r->a, ex, g->len + 1);
+                    } else {
+                        b->oom = true;
+                    }
+                    if (g->compile_err) {
+                        dc_buf_puts(b, ",\"compileError\":");
+                        js(b, g->compile_err);
+                    }
+                    dc_buf_printf(b, ",\"rejected\":%u,\"errored\":%u,\"examples\":[",
+                                  st->rejected[k], st->errored[k]);
+                    for (uint32_t e = 0; e < st->nexamples[k]; e++) {
+                        dc_buf t2;
+                        dc_buf_init(&t2, r->a);
+                        example_text(&t2, r, g, st->examples[k][e]);
+                        if (e)
+                            dc_buf_putc(b, ',');
+                        js(b, t2.len ? t2.data : "");
+                        b->oom |= t2.oom;
+                        dc_buf_free(&t2);
+                    }
+                    dc_buf_puts(b, "]}");
+                }
+                dc_buf_printf(b, "],\"excluded\":{\"incompletePool\":%u,\"invalidPool\":%u,"
+                              "\"node\":%u,\"allocated\":%u,\"tainted\":%u,\"counters\":%u}",
+                              st->pool_incomplete, st->pool_invalid, st->node, st->allocated,
+                              st->tainted, st->counters);
+                if (strcmp(status, "chosen") == 0) {
+                    dc_buf_puts(b, ",\"devices\":[");
+                    bool first = true;
+                    for (uint32_t i = 0; i < r->nres[c]; i++)
+                        if (r->res[c][i].pq == pq) {
+                            char id[800];
+                            dev_id(t, r->rows[r->res[c][i].li], id, sizeof id);
+                            if (!first)
+                                dc_buf_putc(b, ',');
+                            js(b, id);
+                            first = false;
+                        }
+                    dc_buf_putc(b, ']');
+                }
+                dc_buf_putc(b, '}');
+            }
+            dc_buf_puts(b, "]}");
+        }
+        dc_buf_puts(b, "]}");
+    }
+    dc_buf_puts(b, "]}");
+}
+
+void dc_alloc_explain_text(const dc_alloc_run *r, dc_buf *b)
+{
+    const dc_policy *p = r->p;
+    const dc_table *t = p->t;
+    dc_buf_printf(b, "node %s: %u devices in %u pools; policy %s\n", r->node->name, r->nrows,
+                  r->nvpools, p->version);
+    for (uint32_t v = 0; v < r->nvpools; v++) {
+        const dc_tpool *pl = &t->pools[r->vpools[v]];
+        if (pl->state != DC_POOL_COMPLETE)
+            dc_buf_printf(b, "  pool %s/%s is %s: its devices are not used\n", dstr(t, pl->driver),
+                          dstr(t, pl->name),
+                          pl->state == DC_POOL_INCOMPLETE ? "incomplete" : "invalid");
+    }
+    for (uint32_t c = 0; c < p->nclaims; c++) {
+        const pclaim *pc = &p->claims[c];
+        dc_buf_printf(b, "  claim %s\n", pc->kobj);
+        for (uint32_t ri = 0; ri < pc->in->nreqs; ri++) {
+            const dc_request_in *rq = &pc->in->reqs[ri];
+            dc_buf_printf(b, "    request %s\n", rq->name);
+            for (uint32_t s = 0; s < rq->nsubs; s++) {
+                uint32_t pq = pc->req_first[ri] + s;
+                const preq *q = &p->preqs[pq];
+                const pstat *st = &r->stats[pq];
+                const char *status = tier_status(r, q);
+                dc_buf_printf(b, "      tier %u %s (class %s): %s", s, q->name,
+                              q->sub->class_name ? q->sub->class_name : "-", status);
+                if (strcmp(status, "failed") == 0) {
+                    dc_buf_puts(b, ": ");
+                    tier_reason(b, r, pq, false);
+                } else if (strcmp(status, "chosen") == 0) {
+                    bool first = true;
+                    for (uint32_t i = 0; i < r->nres[c]; i++)
+                        if (r->res[c][i].pq == pq) {
+                            char id[800];
+                            dev_id(t, r->rows[r->res[c][i].li], id, sizeof id);
+                            dc_buf_printf(b, "%s%s", first ? ": " : ", ", id);
+                            first = false;
+                        }
+                }
+                dc_buf_printf(b, "\n        %u candidates, %u available, %u needed\n",
+                              st->candidates, st->available, needed(r, pq));
+                for (uint32_t k = 0; k < q->nsels; k++) {
+                    const gsel *g = &p->sels[q->sels[k]];
+                    bool cls = k < q->nclass_sels;
+                    dc_buf_printf(b, "        %s selector #%u: ", cls ? "class" : "request",
+                                  cls ? k : k - q->nclass_sels);
+                    if (g->compile_err) {
+                        dc_buf_printf(b, "does not compile: %s\n", g->compile_err);
+                        continue;
+                    }
+                    dc_buf_printf(b, "rejected %u", st->rejected[k]);
+                    if (st->errored[k])
+                        dc_buf_printf(b, ", errored %u", st->errored[k]);
+                    for (uint32_t e = 0; e < st->nexamples[k]; e++) {
+                        dc_buf_puts(b, e ? "; " : " (e.g. ");
+                        example_text(b, r, g, st->examples[k][e]);
+                    }
+                    dc_buf_puts(b, st->nexamples[k] ? ")\n" : "\n");
+                }
+                if (st->pool_incomplete + st->pool_invalid + st->node + st->allocated +
+                    st->tainted + st->counters) {
+                    dc_buf_puts(b, "        excluded:");
+                    const char *sep = " ";
+                    const struct { uint32_t n; const char *what; } ex[] = {
+                        {st->pool_incomplete, "in an incomplete pool"},
+                        {st->pool_invalid, "in an invalid pool"},
+                        {st->node, "not on this node"},
+                        {st->allocated, "allocated"},
+                        {st->tainted, "tainted"},
+                        {st->counters, "counters exhausted"}};
+                    for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++)
+                        if (ex[i].n) {
+                            dc_buf_printf(b, "%s%u %s", sep, ex[i].n, ex[i].what);
+                            sep = ", ";
+                        }
+                    dc_buf_putc(b, '\n');
+                }
+            }
+        }
+    }
+    dc_buf_printf(b, "  search: %llu steps, %llu backtracks\n", (unsigned long long)r->steps,
+                  (unsigned long long)r->backtracks);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Nodes of a table
+ */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+dracel_status dc_table_node_names(const dracel_table *tt, const dracel_alloc *a,
+                                  const char ***out, uint32_t *n)
+{
+    const dc_table *t = dc_api_table(tt);
+    *out = NULL;
+    *n = 0;
+    uint32_t cap = 0;
+    for (uint32_t r = 0; r < t->rows; r++)
+        cap += t->node_kind[r] == DC_NODE_NAME;
+    if (!cap)
+        return DRACEL_OK;
+    const char **v = dc_malloc(a, cap * sizeof *v);
+    if (!v)
+        return DRACEL_ENOMEM;
+    uint32_t k = 0;
+    for (uint32_t r = 0; r < t->rows; r++)
+        if (t->node_kind[r] == DC_NODE_NAME && (r == 0 || t->node_kind[r - 1] != DC_NODE_NAME ||
+                                                t->node[r - 1] != t->node[r]))
+            v[k++] = dstr(t, t->node[r]);
+    qsort(v, k, sizeof *v, cmp_str);
+    uint32_t u = 0;
+    for (uint32_t i = 0; i < k; i++)
+        if (!u || strcmp(v[u - 1], v[i]))
+            v[u++] = v[i];
+    const char **shrunk = dc_realloc(a, v, cap * sizeof *v, u * sizeof *v);
+    *out = shrunk ? shrunk : v;
+    if (!shrunk) {
+        dc_free(a, v, cap * sizeof *v);
+        *out = NULL;
+        return DRACEL_ENOMEM;
+    }
+    *n = u;
+    return DRACEL_OK;
+}

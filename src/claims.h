@@ -1,0 +1,208 @@
+/*
+ * claims.h: the other objects of a DRA placement, as read from files (src/objects.c), beside
+ * the ResourceSlices of src/slices.h: DeviceClasses, ResourceClaims (and the claim inside a
+ * ResourceClaimTemplate), Nodes, and the scenario of `dra-celc allocate` that holds them all.
+ *
+ * The loader is src/slices.c's (one tree for JSON and YAML, lines for every value, Kubernetes'
+ * API validation with "FILE:LINE: KIND NAME: FIELD.PATH: what is wrong" messages). What the API
+ * server would reject is rejected here (DRACEL_EINPUT); what only the allocator checks (a class
+ * that does not exist, an allocation mode it does not know, a feature that is off) is kept as
+ * written and left to the allocator (src/alloc.c), which reports it as Kubernetes does.
+ *
+ * Everything lives in the set's arena (dc_objects.slices.arena); strings are NUL-terminated.
+ * Change with: src/objects.c, src/alloc.c, tests/unit/test_objects.c, docs/allocation.md.
+ */
+#ifndef DC_CLAIMS_H
+#define DC_CLAIMS_H
+
+#include "slices.h"
+
+/* A CEL selector ({cel: {expression}}). expr is NULL when the selector has no `cel` (an unknown
+ * selector kind: the allocator's "CEL expression empty (unsupported selector type?)"). */
+typedef struct dc_sel_in {
+    const char *expr;
+    uint32_t len;           /* bytes of expr */
+    uint32_t line;          /* line of the expression's value in its file (0: unknown) */
+} dc_sel_in;
+
+/* An opaque config entry ({opaque: {driver, parameters}}). parameters is the value re-encoded
+ * as compact JSON text (keys in document order; numbers as written), NULL when absent. */
+typedef struct dc_opaque_in {
+    const char *driver;
+    const char *parameters;
+} dc_opaque_in;
+
+typedef struct dc_class_in {
+    const char *name;       /* metadata.name */
+    const char *file;
+    uint32_t line;
+    dc_sel_in *sels;
+    uint32_t nsels;
+    dc_opaque_in *config;   /* spec.config[].opaque; entries without opaque are dropped */
+    uint32_t nconfig;
+} dc_class_in;
+
+/* A DeviceToleration. Strings are NULL when absent. */
+typedef struct dc_toleration_in {
+    const char *key;
+    const char *op;         /* "Exists" or "Equal" (NULL means Equal) */
+    const char *value;
+    const char *effect;     /* NULL or "": all effects */
+    int64_t seconds;        /* tolerationSeconds, when has_seconds */
+    bool has_seconds;
+} dc_toleration_in;
+
+/* An ExactDeviceRequest (`exactly`) or a DeviceSubRequest (an entry of `firstAvailable`). */
+typedef struct dc_subreq_in {
+    const char *name;       /* the subrequest's name; NULL for `exactly` */
+    const char *class_name; /* deviceClassName; NULL when absent */
+    dc_sel_in *sels;
+    uint32_t nsels;
+    const char *mode;       /* allocationMode as written; NULL when absent (ExactCount) */
+    int64_t count;          /* 1 when absent */
+    bool admin_access;      /* adminAccess: true (only `exactly` has it) */
+    dc_toleration_in *tols;
+    uint32_t ntols;
+    bool capacity_requests; /* capacity.requests given (ConsumableCapacity: not supported) */
+    uint32_t line;
+} dc_subreq_in;
+
+typedef struct dc_request_in {
+    const char *name;
+    bool first_available;   /* subs are firstAvailable[]; else subs[0] is `exactly` */
+    dc_subreq_in *subs;
+    uint32_t nsubs;         /* 1 for exactly; 1..8 for firstAvailable */
+    uint32_t line;
+} dc_request_in;
+
+typedef struct dc_constraint_in {
+    const char **requests;  /* empty: every request */
+    uint32_t nrequests;
+    const char *match_attribute;     /* fully qualified, or NULL */
+    const char *distinct_attribute;  /* fully qualified, or NULL */
+    uint32_t line;
+} dc_constraint_in;
+
+typedef struct dc_claim_config_in {
+    const char **requests;  /* empty: every request */
+    uint32_t nrequests;
+    dc_opaque_in opaque;
+} dc_claim_config_in;
+
+typedef struct dc_claim_in {
+    const char *name;       /* metadata.name ("" when absent) */
+    const char *namespace;  /* metadata.namespace, or NULL */
+    const char *kind;       /* "ResourceClaim" or "ResourceClaimTemplate" (the claim is its
+                             * spec.spec) */
+    const char *file;
+    uint32_t line;
+    dc_request_in *reqs;
+    uint32_t nreqs;
+    dc_constraint_in *cons;
+    uint32_t ncons;
+    dc_claim_config_in *config;
+    uint32_t nconfig;
+} dc_claim_in;
+
+typedef struct dc_label_in {
+    const char *key, *value;
+} dc_label_in;
+
+/* A Node: its name and labels (sorted by key). */
+typedef struct dc_node_in {
+    const char *name;
+    dc_label_in *labels;
+    uint32_t nlabels;
+    const char *file;
+    uint32_t line;
+} dc_node_in;
+
+/* Everything loaded. The slices and the notes about skipped objects are in `slices`; the rest
+ * is in slices.arena too. Each array keeps the order of the input (files sorted by name, then
+ * document order). */
+typedef struct dc_objects {
+    dc_slice_set slices;
+    dc_class_in *classes;
+    uint32_t nclasses, capclasses;
+    dc_claim_in *claims;
+    uint32_t nclaims, capclaims;
+    dc_node_in *nodes;
+    uint32_t nnodes, capnodes;
+} dc_objects;
+
+/* Which kinds a load accepts; objects of the other kinds are skipped with a note. */
+enum {
+    DC_OBJ_SLICE = 1u << 0,
+    DC_OBJ_CLASS = 1u << 1,
+    DC_OBJ_CLAIM = 1u << 2,  /* ResourceClaim and ResourceClaimTemplate */
+    DC_OBJ_NODE = 1u << 3
+};
+
+void dc_objects_init(dc_objects *o, const dracel_alloc *a);
+void dc_objects_free(dc_objects *o);
+
+/**
+ * Load a file or a directory (as dc_slices_load) keeping the objects of the kinds in @p kinds.
+ * An object without `kind` is taken as the only kind in @p kinds when exactly one is given
+ * (a ResourceSlice-shaped spec is always a ResourceSlice). All-or-nothing like the slice
+ * loader: on error nothing of the call stays in @p o.
+ */
+dracel_status dc_objects_load(dc_objects *o, const char *path, unsigned kinds,
+                              const dc_slices_limits *lim, char *err, size_t errcap) DC_WUR;
+
+/* ---- The scenario of `dra-celc allocate` (docs/dra-celc.md):
+ * {"features": [...], "node": {"name": ..., "labels": {...}}, "classes": [DeviceClass],
+ *  "slices": [ResourceSlice], "allocatedDevices": ["driver/pool/device", ...],
+ *  "claims": [ResourceClaim]}
+ * Objects inside need no apiVersion/kind (their place says what they are); a claim may also be
+ * a ResourceClaimTemplate (kind given). Unknown top-level fields are an error. */
+
+typedef enum dc_feature {
+    DC_FEAT_ADMIN_ACCESS = 1u << 0,          /* AdminAccess, DRAAdminAccess */
+    DC_FEAT_PRIORITIZED_LIST = 1u << 1,      /* PrioritizedList, DRAPrioritizedList */
+    DC_FEAT_DEVICE_TAINTS = 1u << 2,         /* DeviceTaints, DRADeviceTaints */
+    DC_FEAT_PARTITIONABLE = 1u << 3,         /* PartitionableDevices, DRAPartitionableDevices */
+    DC_FEAT_CONSUMABLE_CAPACITY = 1u << 4,   /* ConsumableCapacity, DRAConsumableCapacity */
+    DC_FEAT_BINDING_CONDITIONS = 1u << 5,    /* DeviceBindingConditions, DRADeviceBindingConditions */
+    DC_FEAT_LIST_TYPE_ATTRIBUTES = 1u << 6,  /* ListTypeAttributes, DRAListTypeAttributes */
+    DC_FEAT_EXTENDED_RESOURCE = 1u << 7,     /* ExtendedResource, DRAExtendedResource */
+    DC_FEAT_DEVICE_STATUS = 1u << 8          /* DeviceStatus, DRAResourceClaimDeviceStatus */
+} dc_feature;
+
+/* What a current Kubernetes release enables by default (explain's default): AdminAccess,
+ * PrioritizedList, PartitionableDevices, DeviceTaints... see docs/allocation.md. */
+#define DC_FEAT_DEFAULTS                                                                  \
+    (DC_FEAT_ADMIN_ACCESS | DC_FEAT_PRIORITIZED_LIST | DC_FEAT_DEVICE_TAINTS |             \
+     DC_FEAT_PARTITIONABLE)
+
+/** The feature named @p s (n bytes; with or without the "DRA" prefix), or 0 if unknown. */
+unsigned dc_feature_parse(const char *s, size_t n);
+/** The allocator's name of one feature bit ("AdminAccess"), or NULL. */
+const char *dc_feature_name(unsigned bit);
+
+/* A device ID "driver/pool/device", split at its first and last '/'. */
+typedef struct dc_device_id {
+    const char *driver, *pool, *device;
+} dc_device_id;
+
+typedef struct dc_scenario {
+    unsigned features;      /* dc_feature bits */
+    dc_node_in node;
+    dc_device_id *allocated;
+    uint32_t nallocated;
+    const char *file;
+} dc_scenario;
+
+/**
+ * Load a scenario file (JSON or YAML, one object) into @p o (classes, slices, claims, in input
+ * order) and @p sc (which points into o's arena). An unknown feature name, a device ID without
+ * two '/', a missing node name are rejected input (DRACEL_EINPUT, with file and line).
+ */
+dracel_status dc_scenario_load(dc_objects *o, dc_scenario *sc, const char *path,
+                               const dc_slices_limits *lim, char *err, size_t errcap) DC_WUR;
+/** The same from a buffer (@p name in messages). */
+dracel_status dc_scenario_load_buffer(dc_objects *o, dc_scenario *sc, const char *name,
+                                      const char *buf, size_t len, const dc_slices_limits *lim,
+                                      char *err, size_t errcap) DC_WUR;
+
+#endif
