@@ -1935,6 +1935,53 @@ static void tier_reason(dc_buf *b, const dc_alloc_run *r, uint32_t pq, bool json
         dc_buf_puts(b, tmp);
 }
 
+static void put_exclusions(dc_buf *b, const pstat *st, const char *open, const char *close)
+{
+    const struct {
+        uint32_t n;
+        const char *what;
+    } ex[] = {{st->pool_incomplete, "in an incomplete pool"},
+              {st->pool_invalid, "in an invalid pool"},
+              {st->node, "not on this node"},
+              {st->allocated, "allocated"},
+              {st->tainted, "tainted"},
+              {st->counters, "counters exhausted"}};
+    const char *sep = open;
+    for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++)
+        if (ex[i].n) {
+            dc_buf_printf(b, "%s%u %s", sep, ex[i].n, ex[i].what);
+            sep = ", ";
+        }
+    if (sep != open)
+        dc_buf_puts(b, close);
+}
+
+void dc_alloc_summary(const dc_alloc_run *r, dc_buf *b)
+{
+    const dc_policy *p = r->p;
+    if (r->outcome == DC_ALLOC_ALLOCATED) {
+        const char *sep = "";
+        for (uint32_t c = 0; c < p->nclaims; c++)
+            for (uint32_t i = 0; i < r->nres[c]; i++) {
+                char id[800];
+                dev_id(p->t, r->rows[r->res[c][i].li], id, sizeof id);
+                dc_buf_printf(b, "%s%s", sep, id);
+                sep = ", ";
+            }
+        return;
+    }
+    if (!r->explained)
+        return;
+    const char *sep = "";
+    for (uint32_t pq = 0; pq < p->npreqs; pq++) {
+        const preq *q = &p->preqs[pq];
+        dc_buf_printf(b, "%s%s: ", sep, q->name);
+        tier_reason(b, r, pq, false);
+        put_exclusions(b, &r->stats[pq], " (", ")");
+        sep = "; ";
+    }
+}
+
 static void put_policy_head(dc_buf *b, const dc_alloc_run *r)
 {
     dc_buf_puts(b, "{\"node\":");
@@ -2111,24 +2158,7 @@ void dc_alloc_explain_text(const dc_alloc_run *r, dc_buf *b)
                     }
                     dc_buf_puts(b, st->nexamples[k] ? ")\n" : "\n");
                 }
-                if (st->pool_incomplete + st->pool_invalid + st->node + st->allocated +
-                    st->tainted + st->counters) {
-                    dc_buf_puts(b, "        excluded:");
-                    const char *sep = " ";
-                    const struct { uint32_t n; const char *what; } ex[] = {
-                        {st->pool_incomplete, "in an incomplete pool"},
-                        {st->pool_invalid, "in an invalid pool"},
-                        {st->node, "not on this node"},
-                        {st->allocated, "allocated"},
-                        {st->tainted, "tainted"},
-                        {st->counters, "counters exhausted"}};
-                    for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++)
-                        if (ex[i].n) {
-                            dc_buf_printf(b, "%s%u %s", sep, ex[i].n, ex[i].what);
-                            sep = ", ";
-                        }
-                    dc_buf_putc(b, '\n');
-                }
+                put_exclusions(b, st, "        excluded: ", "\n");
             }
         }
     }

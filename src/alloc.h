@@ -82,6 +82,8 @@ const char *dc_alloc_tiers(const dc_alloc_run *r);
  *  run gathered one) / as text (docs/dra-celc.md) to @p b. */
 void dc_alloc_json(const dc_alloc_run *r, dc_buf *b);
 void dc_alloc_text(const dc_alloc_run *r, dc_buf *b);
+/** One line's worth: the devices chosen, or (with an explanation) why each tier failed. */
+void dc_alloc_summary(const dc_alloc_run *r, dc_buf *b);
 /** Only the explanation object / text. */
 void dc_alloc_explain_json(const dc_alloc_run *r, dc_buf *b);
 void dc_alloc_explain_text(const dc_alloc_run *r, dc_buf *b);

@@ -46,7 +46,7 @@ static void usage_explain(FILE *f)
     fprintf(f,
             "usage: %s explain --claim FILE --classes PATH --slices PATH [--nodes FILE]\n"
             "                [--allocated FILE] [--node NAME] [--features LIST] [--verbose]\n"
-            "                [--format text|json] [--timeout DURATION] [--stats]\n"
+            "                [--format text|json] [--timeout DURATION] [--stats] [--no-explain]\n"
             "\n"
             "For every node (or one), the tier the claims would get there and why.\n"
             "\n"
@@ -63,7 +63,8 @@ static void usage_explain(FILE *f)
             "  --verbose          the full explanation of every node (text)\n"
             "  --format FMT       text (default) or json\n"
             "  --timeout DURATION the search's time limit per node (default 10s)\n"
-            "  --stats            print timings as one JSON line on stderr\n",
+            "  --stats            print timings as one JSON line on stderr\n"
+            "  --no-explain       only the outcome of each node (no counts, no reasons)\n",
             prog);
 }
 
@@ -381,7 +382,7 @@ static int parse_features(const char *list, unsigned *out)
 
 typedef struct explain_opts {
     const char *claim, *classes, *slices, *nodes, *allocated, *node, *features;
-    bool verbose, json, stats;
+    bool verbose, json, stats, fast;
     long long timeout;
 } explain_opts;
 
@@ -389,12 +390,18 @@ static void summary_line(dc_buf *b, const dc_alloc_run *r, const char *node)
 {
     switch (dc_alloc_outcome_of(r)) {
     case DC_ALLOC_ALLOCATED:
-        dc_buf_printf(b, "%s: allocated %s (score %d)\n", node, dc_alloc_tiers(r),
+        dc_buf_printf(b, "%s: allocated %s (score %d): ", node, dc_alloc_tiers(r),
                       dc_alloc_score(r));
+        dc_alloc_summary(r, b);
+        dc_buf_putc(b, '\n');
         break;
     case DC_ALLOC_UNSCHEDULABLE:
-        dc_buf_printf(b, "%s: unschedulable%s%s\n", node, dc_alloc_message(r) ? ": " : "",
-                      dc_alloc_message(r) ? dc_alloc_message(r) : "");
+        dc_buf_printf(b, "%s: unschedulable: ", node);
+        if (dc_alloc_message(r))
+            dc_buf_puts(b, dc_alloc_message(r));
+        else
+            dc_alloc_summary(r, b);
+        dc_buf_putc(b, '\n');
         break;
     case DC_ALLOC_ERROR:
         dc_buf_printf(b, "%s: error%s: %s\n", node, dc_alloc_node_local(r) ? " (node-local)" : "",
@@ -454,7 +461,7 @@ static int run_explain(const explain_opts *eo, dc_objects *o, const dracel_table
     if (st == DRACEL_OK) {
         bool single = eo->node != NULL;
         bool full = eo->json || single || eo->verbose;
-        dc_alloc_opts ao = {features, (uint64_t)eo->timeout, full, 1};
+        dc_alloc_opts ao = {features, (uint64_t)eo->timeout, !eo->fast, 1};
         uint32_t count = single ? 1 : nnodes, nalloc_ok = 0, nerr = 0;
         if (eo->json) {
             dc_buf_puts(&b, "{\"policyVersion\":");
@@ -488,7 +495,7 @@ static int run_explain(const explain_opts *eo, dc_objects *o, const dracel_table
                 dc_buf_free(&inner);
             } else {
                 summary_line(&b, r, n->name);
-                if (full)
+                if (full && !eo->fast)
                     dc_alloc_explain_text(r, &b);
             }
         }
@@ -539,6 +546,9 @@ int celc_explain(int argc, char **argv)
             continue;
         } else if (strcmp(a, "--stats") == 0) {
             eo.stats = true;
+            continue;
+        } else if (strcmp(a, "--no-explain") == 0) {
+            eo.fast = true;
             continue;
         } else if (strcmp(a, "--claim") == 0) {
             slot = &eo.claim;
