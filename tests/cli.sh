@@ -97,11 +97,99 @@ for f in "$src"/examples/selectors/*.cel; do
   check "sample selector $(basename "$f") parses" "$(is "$rc" 0)"
 done
 
+
+# ---- allocate and explain (docs/allocation.md). The scenario semantics are in tests/alloc/.
+d="$src/tests/data/alloc"
+run allocate
+check "allocate without a scenario is a usage error" "$(is "$rc" 2)"
+run allocate "$tmp/nope.yaml"
+check "allocate of a missing file exits 2" "$(is "$rc" 2)"
+run allocate "$d/order-a.yaml" --format yaml
+check "allocate --format yaml is a usage error" "$(is "$rc" 2)"
+run allocate "$d/order-a.yaml" --timeout soon
+check "allocate --timeout soon is a usage error" "$(is "$rc" 2)"
+printf 'features: [Teleport]\nnode: {name: n1}\nclasses: []\nslices: []\nclaims: []\n' >"$tmp/badfeat.yaml"
+run allocate "$tmp/badfeat.yaml"
+check "an unknown feature is a rejected scenario (exit 1)" "$(is "$rc" 1)"
+check "the rejection names the file and line" "$(printf '%s' "$err" | grep -q "badfeat.yaml:1: .*Teleport"; echo $?)"
+run allocate "$tmp/badfeat.yaml" --format json
+check "a rejected scenario with --format json prints an error object" \
+  "$(printf '%s' "$out" | grep -q '^{"error":.*"diagnostics":\[{"severity":"error".*"line":1' ; echo $?)"
+
+run allocate "$d/order-a.yaml" --format json
+check "allocate --format json: allocated, exit 0" "$(printf '%s' "$out" | grep -q '^{"outcome":"allocated","allocations":\[{"devices":{"results":\[{"request":"gpu/big","driver":"gpu.example.com","pool":"pool-a","device":"gpu-0"}\]}' ; echo $?)"
+if command -v python3 >/dev/null 2>&1; then
+  "$celc" allocate "$d/order-a.yaml" --format json --explain | python3 -c '
+import json, sys
+v = json.loads(sys.stdin.read())
+assert v["outcome"] == "allocated" and len(v["allocations"]) == 2
+e = v["explanation"]
+assert e["node"] == "n1" and e["policyVersion"].startswith("pv1-")
+t = e["claims"][0]["requests"][0]["tiers"]
+assert [x["status"] for x in t] == ["failed", "chosen", "not tried"], t
+assert t[0]["excluded"]["allocated"] == 2 and t[1]["devices"] == ["gpu.example.com/pool-a/gpu-0"]
+assert t[0]["selectors"][1]["rejected"] == 2 and len(t[0]["selectors"][1]["examples"]) == 1
+' 2>"$tmp/py.err"
+  check "allocate --explain --format json is valid and complete" "$(is "$?" 0)"
+fi
+
+# Determinism: the same scenario written in another order (slices, classes, attribute keys,
+# labels, allocated devices) gives the same bytes, explanation included.
+for fmt in text json; do
+  "$celc" allocate "$d/order-a.yaml" --explain --format $fmt >"$tmp/a.out" 2>&1
+  "$celc" allocate "$d/order-b.yaml" --explain --format $fmt >"$tmp/b.out" 2>&1
+  check "allocate --explain --format $fmt: input order does not change a byte" "$(cmp -s "$tmp/a.out" "$tmp/b.out"; echo $?)"
+done
+
+# The time limit: a search without solution that would run for days ends as Kubernetes' Filter
+# does after its timeout.
+run allocate "$d/timeout.yaml" --timeout 200ms
+check "a search past its time limit is unschedulable (exit 0)" \
+  "$(is "$rc:$out" "0:unschedulable: timed out trying to allocate devices")"
+run allocate "$d/timeout.yaml" --timeout 200ms --format json
+check "the time limit in JSON" "$(is "$out" '{"outcome":"unschedulable","allocations":[],"reason":"timed out trying to allocate devices"}')"
+
+# explain over the sample fleet; file names and order do not matter.
+ex="$src/examples"
+run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" \
+  --nodes "$ex/nodes.yaml" --allocated "$ex/allocated.txt"
+check "explain over the sample: exit 0" "$(is "$rc" 0)"
+check "explain: node-h100-a gets an H100" \
+  "$(printf '%s\n' "$out" | grep -qx 'node-h100-a: allocated gpu/h100 (score 8): gpu.example.com/node-h100-a/gpu-1'; echo $?)"
+check "explain: the tainted H100 sends node-tainted to its A100" \
+  "$(printf '%s\n' "$out" | grep -q '^node-tainted: allocated gpu/a100 (score 7)'; echo $?)"
+check "explain: an incomplete pool is said" \
+  "$(printf '%s\n' "$out" | grep -q '^node-t4: unschedulable: .*in an incomplete pool'; echo $?)"
+check "explain: the tally" "$(printf '%s\n' "$out" | tail -n 1 | grep -q '^7 nodes: 5 allocated, 2 unschedulable, 0 errors'; echo $?)"
+printf '%s\n' "$out" >"$tmp/explain1"
+mkdir -p "$tmp/fleet2"
+i=9
+for f in "$ex"/fleet/*; do cp "$f" "$tmp/fleet2/$i-$(basename "$f")"; i=$((i - 1)); done
+"$celc" explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$tmp/fleet2" \
+  --nodes "$ex/nodes.yaml" --allocated "$ex/allocated.txt" >"$tmp/explain2" 2>&1
+check "explain: renamed and reordered files give the same bytes" "$(cmp -s "$tmp/explain1" "$tmp/explain2"; echo $?)"
+run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" --node node-tainted
+check "explain --node: the full explanation" \
+  "$(printf '%s\n' "$out" | grep -q '^        excluded: 1 tainted$'; echo $?)"
+run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" --features Warp
+check "explain --features with an unknown name is a usage error" "$(is "$rc" 2)"
+run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes"
+check "explain without --slices is a usage error" "$(is "$rc" 2)"
+run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" --features none --node node-a100-40
+check "explain with PrioritizedList off: the error of Kubernetes, exit 1" \
+  "$(is "$rc:$(printf '%s\n' "$out" | head -n 1)" "1:node-a100-40: error: claim default/gpu-tiered, request gpu: has subrequests, but the DRAPrioritizedList feature is disabled")"
+printf 'gpu.example.com/just-two\n' >"$tmp/badalloc.txt"
+run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" --allocated "$tmp/badalloc.txt"
+check "explain --allocated with a bad device ID: rejected with file and line" \
+  "$(is "$rc:$err" "1:dra-celc: $tmp/badalloc.txt:1: not a device ID (driver/pool/device): gpu.example.com/just-two")"
+
 # A full stdout is an I/O error (exit 2), not a silent success.
 if [ -w /dev/full ]; then
   for fmt in text json; do
     "$celc" check -e 'device.driver == "x"' --format $fmt >/dev/full 2>/dev/null; rc=$?
     check "check --format $fmt to a full disk exits 2" "$(is "$rc" 2)"
+    "$celc" allocate "$d/order-a.yaml" --explain --format $fmt >/dev/full 2>/dev/null; rc=$?
+    check "allocate --format $fmt to a full disk exits 2" "$(is "$rc" 2)"
   done
 fi
 
