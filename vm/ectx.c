@@ -30,12 +30,12 @@ void dc_ectx_free(dc_ectx *c)
 void *dc_ealloc(dc_ectx *c, size_t n)
 {
     if (c->mem_limit && c->arena.total + n > c->mem_limit) {
-        c->oom = true;
+        c->oom = c->limit_hit = true;
         return NULL;
     }
     void *p = dc_arena_alloc(&c->arena, n);
     if (!p)
-        c->oom = true;
+        c->oom = c->alloc_failed = true;
     return p;
 }
 
@@ -54,6 +54,8 @@ dc_val dc_error_static(dc_ectx *c, const dc_err *e)
 dc_val dc_oom(dc_ectx *c)
 {
     c->oom = true;
+    if (!c->limit_hit)
+        c->alloc_failed = true;
     return dc_errval(&err_oom);
 }
 
@@ -86,7 +88,7 @@ dc_val(dc_error)(dc_ectx *c, const char *fmt, ...)
 dc_str *dc_str_alloc(dc_ectx *c, size_t n)
 {
     if (n > UINT32_MAX - 1) {
-        c->oom = true;
+        c->oom = c->limit_hit = true;
         return NULL;
     }
     dc_str *s = dc_ealloc(c, sizeof *s + n + 1);

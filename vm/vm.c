@@ -680,7 +680,7 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
     dc_arena_reset(&c->arena);
     c->cost = 0;
     c->cost_exceeded = false;
-    c->oom = false;
+    c->oom = c->limit_hit = c->alloc_failed = false;
     if (!ensure(c, p))
         return dc_oom(c);
     /* A device that cannot be presented to CEL (Kubernetes: an attribute that does not convert)

@@ -142,6 +142,8 @@ struct dc_ectx {
     uint64_t cost, cost_limit; /* cel-go cost units; 0 limit: unlimited */
     bool cost_exceeded;
     bool oom;
+    bool limit_hit;            /* oom because of mem_limit (an evaluation error, as configured) */
+    bool alloc_failed;         /* oom because the allocator failed (the caller's ENOMEM) */
     size_t mem_limit;          /* bytes of the arena; 0: unlimited */
     /* Scratch reused across evaluations of the same program. */
     dc_val *stack;

@@ -780,6 +780,8 @@ static void scalar_row(vm *m, dc_ectx *c, uint32_t row)
     c->rowsrc = &rs;
     dc_val v = dc_vm_exec(m->p, c, m->vars);
     c->rowsrc = NULL;
+    if (c->alloc_failed)
+        m->oom = true; /* the caller's allocator failed: ENOMEM, not an error value */
     m->out->lanes_scalar++;
     if (m->keep && !dc_val_copy(&m->out->arena, v, &m->out->values[row], 0))
         m->oom = true;
