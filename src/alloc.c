@@ -76,6 +76,7 @@ struct dc_policy {
     dracel_config cfg;
     const dracel_alloc *a;
     dc_arena arena;
+    dracel_env *env;            /* the programs' environment: it must outlive them */
     const dracel_table *tt;
     const dc_table *t;
     const dc_objects *o;
@@ -468,11 +469,9 @@ dracel_status dc_policy_new(const dracel_config *cfg, const dracel_table *tt, co
         goto nomem;
 
     /* Evaluate every selector over the table. */
-    dracel_env *env = NULL;
-    st = dracel_env_new(&p->cfg, DRACEL_ENV_DRA, &env);
+    st = dracel_env_new(&p->cfg, DRACEL_ENV_DRA, &p->env);
     for (uint32_t i = 0; st == DRACEL_OK && i < p->nsels; i++)
-        st = eval_sel(p, env, &p->sels[i]);
-    dracel_env_free(env);
+        st = eval_sel(p, p->env, &p->sels[i]);
     if (st == DRACEL_OK)
         st = build_fleet(p, allocated, nallocated);
     if (st != DRACEL_OK) {
@@ -501,6 +500,7 @@ void dc_policy_free(dc_policy *p)
         dracel_bound_free(p->sels[i].bound);
         dracel_program_free(p->sels[i].prog);
     }
+    dracel_env_free(p->env);
     const dracel_alloc *a = p->a;
     dc_arena_free(&p->arena);
     dc_free(a, p, sizeof *p);
@@ -1841,7 +1841,8 @@ void dc_alloc_text(const dc_alloc_run *r, dc_buf *b)
                 const result *x = &r->res[c][i];
                 char id[800];
                 dev_id(p->t, r->rows[x->li], id, sizeof id);
-                dc_buf_printf(b, "%s %s %s%s\n", p->claims[c].in->name, p->preqs[x->pq].name, id,
+                const char *cn = p->claims[c].in->name;
+                dc_buf_printf(b, "%s %s %s%s\n", cn && cn[0] ? cn : "(unnamed)", p->preqs[x->pq].name, id,
                               x->admin ? " adminAccess" : "");
             }
     }

@@ -446,6 +446,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     bool *keep = s->n ? dc_malloc(a, s->n * sizeof *keep) : NULL;
     if (s->n && !keep)
         b.oom = true;
+    else if (keep)
+        memset(keep, 0, s->n * sizeof *keep);
     uint32_t rows = 0;
     for (uint32_t i = 0, p = 0; i < s->n && !b.oom; p++) {
         uint32_t j = i;

@@ -1,0 +1,126 @@
+/*
+ * fuzz_alloc: libFuzzer harness for the allocate path: the scenario reader (src/objects.c, on
+ * the loader of src/slices.c), the table builder, the policy (every selector compiled and run
+ * on the vector VM) and the per-node search with its explanation and printers (src/alloc.c).
+ * Built with --enable-fuzzing. The input is one scenario file's bytes (JSON or YAML).
+ *
+ * Besides crashes and sanitizer reports, it traps on a broken contract: a status other than
+ * OK/EINPUT/ENOMEM, a rejection without a message, an allocated outcome with more than 32
+ * results in a claim or one device given twice to non-admin requests, an error without a
+ * message, or different bytes from a second run on the same policy (determinism).
+ * The search has a 20 ms time limit, so that inputs built to explode combinatorially end.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "apiint.h"
+#include "claims.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
+
+static char *render(dc_alloc_run *r)
+{
+    dc_buf b;
+    dc_buf_init(&b, &dc_default_alloc);
+    dc_alloc_text(r, &b);
+    dc_alloc_json(r, &b);
+    dc_alloc_summary(r, &b);
+    CHECK(!b.oom);
+    char *s = strdup(b.len ? b.data : "");
+    dc_buf_free(&b);
+    return s;
+}
+
+/* The result lines of the text output ("CLAIM REQUEST DRIVER/POOL/DEVICE[ adminAccess]", up to
+ * the explanation): at most 32 per claim, and no device twice outside admin access. */
+static void check_results(const char *s)
+{
+    char seen[64][256];
+    unsigned nseen = 0, per_claim = 0;
+    char claim[256] = "";
+    while (*s && strncmp(s, "node ", 5) != 0) {
+        const char *nl = strchr(s, '\n');
+        CHECK(nl);
+        char line[1024];
+        size_t n = (size_t)(nl - s);
+        CHECK(n < sizeof line);
+        memcpy(line, s, n);
+        line[n] = '\0';
+        char *c = strtok(line, " "), *req = strtok(NULL, " "), *id = strtok(NULL, " ");
+        char *admin = strtok(NULL, " ");
+        CHECK(c && req && id);
+        if (strcmp(c, claim) != 0) {
+            snprintf(claim, sizeof claim, "%s", c);
+            per_claim = 0;
+        }
+        CHECK(++per_claim <= DC_ALLOC_MAX_RESULTS);
+        if (!admin) {
+            for (unsigned i = 0; i < nseen; i++)
+                CHECK(strcmp(seen[i], id) != 0);
+            if (nseen < 64)
+                snprintf(seen[nseen++], sizeof seen[0], "%s", id);
+        }
+        s = nl + 1;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char err[1024];
+    dc_slices_limits lim;
+    dc_slices_limits_default(&lim);
+    lim.max_depth = 48;
+    dc_objects o;
+    dc_objects_init(&o, NULL);
+    dc_scenario sc;
+    dracel_status st = dc_scenario_load_buffer(&o, &sc, "fuzz.yaml", (const char *)data, size,
+                                               &lim, err, sizeof err);
+    CHECK(st == DRACEL_OK || st == DRACEL_EINPUT || st == DRACEL_ENOMEM);
+    if (st != DRACEL_OK) {
+        CHECK(err[0] != '\0');
+        dc_objects_free(&o);
+        return 0;
+    }
+    dracel_config cfg;
+    dracel_config_init(&cfg);
+    cfg.cost_limit = 100000;
+    dracel_table *t = NULL;
+    dc_policy *p = NULL;
+    dc_alloc_run *r = NULL;
+    st = dc_api_table_build(&cfg, &o.slices, &t, err, sizeof err);
+    CHECK(st == DRACEL_OK);
+    CHECK(dc_policy_new(&cfg, t, &o, sc.allocated, sc.nallocated, &p, err, sizeof err) == DRACEL_OK);
+    CHECK(dc_alloc_run_new(p, &r) == DRACEL_OK);
+    dc_alloc_opts ao = {sc.features, 20, true, 2};
+    CHECK(dc_alloc_node(r, &sc.node, &ao) == DRACEL_OK);
+    dc_alloc_outcome oc = dc_alloc_outcome_of(r);
+    if (oc == DC_ALLOC_ERROR)
+        CHECK(dc_alloc_message(r) && dc_alloc_message(r)[0]);
+    const char *msg = dc_alloc_message(r);
+    bool timed = msg && strstr(msg, "timed out");
+    char *first = render(r);
+    if (oc == DC_ALLOC_ALLOCATED) {
+        CHECK(strncmp(first, "allocated\n", 10) == 0);
+        check_results(first + 10);
+    }
+    /* The same node again on the reused run: the same bytes, unless the clock cut either. */
+    CHECK(dc_alloc_node(r, &sc.node, &ao) == DRACEL_OK);
+    char *second = render(r);
+    msg = dc_alloc_message(r);
+    timed |= msg && strstr(msg, "timed out");
+    CHECK(timed || strcmp(first, second) == 0);
+    free(first);
+    free(second);
+    dc_alloc_run_free(r);
+    dc_policy_free(p);
+    dracel_table_free(t);
+    dc_objects_free(&o);
+    return 0;
+}
