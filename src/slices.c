@@ -1,8 +1,8 @@
 /*
- * slices.c: the ResourceSlice loader (see slices.h).
+ * slices.c: the ResourceSlice loader (see slices.h), and the object loader of src/objects.c.
  *
- * Both formats are parsed into one small tree of our own (tnode below), which a single decoder
- * turns into dc_slice_in records while applying Kubernetes' API validation:
+ * Both formats are parsed into one small tree of our own (tnode, in ldint.h), which a single
+ * decoder turns into dc_slice_in records while applying Kubernetes' API validation:
  *   - JSON: a pre-scan of our own checks the whole JSON grammar (strict numbers, no "\u0000", no
  *     lone surrogates, no control characters; precise messages with lines), bounds the nesting
  *     depth and the number of values, and records for every value and every key, in document
@@ -14,6 +14,10 @@
  *     sigs.k8s.io/yaml (goyaml.v2, YAML 1.1) does: yes/no/on/off/y/n/true/false are booleans,
  *     ~/null/empty are null, 0x/0o/0b/leading-0 integers, '_' separators, YAML-style floats.
  *     Aliases are rejected (no expansion, hence no billion laughs).
+ * src/objects.c (claims.h) shares the tree, the loader state and the helpers through ldint.h:
+ * when dc_objects_load asked for them, objects of the other kinds (DeviceClass, ResourceClaim,
+ * ResourceClaimTemplate, Node) go to its dc_ld_object, and a scenario replaces the dispatch by
+ * kind (ld.per_doc).
  *
  * Decisions:
  *   - Duplicate keys in a map the loader reads (object fields, attributes, capacities, counters)
@@ -29,7 +33,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "slices.h"
+#include "ldint.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -55,86 +59,10 @@
 #define MAX_ID_LEN 32u                  /* DeviceMaxIDLength */
 #define MAX_DOMAIN_LEN 63u              /* DeviceMaxDomainLength, DriverNameMaxLength */
 #define MAX_LIST_NEST 4u                /* a List inside a List inside ... */
-#define PATH_SEGS 24
-#define QBUF 112
-#define UNNAMED "(unnamed)"
 
 /* ---------------------------------------------------------------------------------------------
- * The tree
+ * Loader state (the tree and struct ld are in ldint.h)
  */
-
-enum { T_NULL, T_BOOL, T_INT, T_FLOAT, T_STR, T_MAP, T_SEQ };
-
-typedef struct tent tent;
-
-typedef struct tnode {
-    uint8_t t;
-    uint8_t b;      /* BOOL */
-    uint8_t iok;    /* INT: i is the exact value; else a positive value above INT64_MAX */
-    uint8_t plain;  /* a YAML plain scalar (its type came from YAML 1.1 resolution) */
-    uint32_t line;  /* 1-based */
-    uint32_t n;     /* scalars: length of s; MAP/SEQ: entries */
-    int64_t i;      /* INT (when !iok and from YAML: the uint64 bits, if it fit) */
-    const char *s;  /* scalar text as written; NUL-terminated except JSON numbers */
-    tent *kids;     /* MAP/SEQ */
-} tnode;
-
-struct tent {
-    const char *k;  /* MAP: the key (NUL-terminated); SEQ: NULL */
-    uint32_t klen, kline;
-    tnode v;
-};
-
-/* ---------------------------------------------------------------------------------------------
- * Loader state
- */
-
-enum { P_FIELD, P_INDEX, P_KEY };
-
-typedef struct pseg {
-    const char *s;
-    uint32_t n, idx;
-    uint8_t kind;
-} pseg;
-
-typedef struct yframe {
-    size_t self;    /* index in scr of the entry holding this container; SIZE_MAX: the root */
-    size_t first;   /* index in scr of its first child */
-    bool map, want_key;
-} yframe;
-
-typedef struct jtok {
-    uint32_t off, len, line;
-} jtok;
-
-typedef struct ld {
-    dc_slice_set *s;
-    const dracel_alloc *a;
-    size_t max_bytes;
-    uint32_t max_objects, max_depth;
-    char *err;
-    size_t errcap;
-    const char *file;       /* for messages and dc_slice_in.file */
-    dc_arena doc;           /* the tree of the current document/file */
-    const char *oname;      /* inside a ResourceSlice: its name for messages; else NULL */
-    pseg path[PATH_SEGS];
-    unsigned np;
-    char q[4][QBUF];
-    /* YAML builder */
-    tent *scr;
-    size_t nscr, capscr;
-    yframe *fr;
-    size_t nfr, capfr;
-    tnode root;
-    /* JSON side tables */
-    jtok *jv;
-    size_t njv, capjv;
-    uint32_t *jk;
-    size_t njk, capjk;
-    /* interned strings of this load (names and values repeat across devices and files) */
-    struct istr *it;
-    size_t nit, capit;
-} ld;
 
 typedef struct istr {
     const char *s;
@@ -204,7 +132,7 @@ static const char *qs(ld *c, int slot, const char *s, size_t n, bool quote)
 
 static dracel_status fail(ld *c, uint32_t line, const char *fmt, ...) DC_PRINTF(3, 4);
 
-static dracel_status fail(ld *c, uint32_t line, const char *fmt, ...)
+static dracel_status vfail(ld *c, uint32_t line, const char *fmt, va_list ap)
 {
     if (!c->err || c->errcap == 0)
         return DRACEL_EINPUT;
@@ -214,7 +142,7 @@ static dracel_status fail(ld *c, uint32_t line, const char *fmt, ...)
         put(c, &pos, ":%u", (unsigned)line);
     put(c, &pos, ": ");
     if (c->oname)
-        put(c, &pos, "ResourceSlice %s: ", c->oname);
+        put(c, &pos, "%s %s: ", c->okind, c->oname);
     if (c->np) {
         unsigned np = c->np < PATH_SEGS ? c->np : PATH_SEGS;
         for (unsigned i = 0; i < np; i++) {
@@ -228,11 +156,17 @@ static dracel_status fail(ld *c, uint32_t line, const char *fmt, ...)
         }
         put(c, &pos, ": ");
     }
+    vput(c, &pos, fmt, ap);
+    return DRACEL_EINPUT;
+}
+
+static dracel_status fail(ld *c, uint32_t line, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vput(c, &pos, fmt, ap);
+    dracel_status st = vfail(c, line, fmt, ap);
     va_end(ap);
-    return DRACEL_EINPUT;
+    return st;
 }
 
 static dracel_status oom(ld *c)
@@ -247,32 +181,6 @@ static dracel_status io_fail(ld *c, const char *path, const char *what, int e)
     if (c->err && c->errcap)
         snprintf(c->err, c->errcap, "%s: %s: %s", path, what, strerror(e));
     return DRACEL_EINVAL;
-}
-
-static void pf(ld *c, const char *name)
-{
-    if (c->np < PATH_SEGS)
-        c->path[c->np] = (pseg){name, 0, 0, P_FIELD};
-    c->np++;
-}
-
-static void pi(ld *c, uint32_t idx)
-{
-    if (c->np < PATH_SEGS)
-        c->path[c->np] = (pseg){NULL, 0, idx, P_INDEX};
-    c->np++;
-}
-
-static void pk(ld *c, const char *k, uint32_t n)
-{
-    if (c->np < PATH_SEGS)
-        c->path[c->np] = (pseg){k, n, 0, P_KEY};
-    c->np++;
-}
-
-static void pp(ld *c)
-{
-    c->np--;
 }
 
 static uint32_t line_at(const char *buf, size_t len, size_t off)
@@ -1568,6 +1476,7 @@ static dracel_status slice(ld *c, const tnode *obj, const tent *meta, const tent
     sl.file = c->file;
     sl.line = obj->line;
     sl.name = "";
+    c->okind = "ResourceSlice";
     c->oname = UNNAMED;
     c->np = 0;
     const tnode *v;
@@ -1712,6 +1621,47 @@ static bool slice_shaped(const tent *spec)
     return drv && pool;
 }
 
+static dracel_status api_version(ld *c, const tnode *av)
+{
+    pf(c, "apiVersion");
+    DC_TRY(want(c, av, T_STR));
+    if (!str_is(av, "resource.k8s.io/v1") && !str_is(av, "resource.k8s.io/v1beta2"))
+        return fail(c, av->line,
+                    "%s is not supported (resource.k8s.io/v1 or resource.k8s.io/v1beta2, which has "
+                    "the same shape)",
+                    qs(c, 0, av->s, av->n, true));
+    pp(c);
+    return DRACEL_OK;
+}
+
+static uint64_t count(const ld *c)
+{
+    uint64_t n = (uint64_t)c->s->n + c->s->nnotes;
+    if (c->o)
+        n += (uint64_t)c->o->nclasses + c->o->nclaims + c->o->nnodes;
+    return n;
+}
+
+static dracel_status room(ld *c, uint32_t line)
+{
+    if (count(c) >= c->max_objects)
+        return fail(c, line, "more than %u objects (the configured limit)", c->max_objects);
+    return DRACEL_OK;
+}
+
+static unsigned kind_bit(const tnode *kind)
+{
+    if (str_is(kind, "ResourceSlice"))
+        return DC_OBJ_SLICE;
+    if (str_is(kind, "DeviceClass"))
+        return DC_OBJ_CLASS;
+    if (str_is(kind, "ResourceClaim") || str_is(kind, "ResourceClaimTemplate"))
+        return DC_OBJ_CLAIM;
+    if (str_is(kind, "Node"))
+        return DC_OBJ_NODE;
+    return 0;
+}
+
 static dracel_status object(ld *c, const tnode *v, unsigned nest)
 {
     static const char *const OF[] = {"apiVersion", "kind", "metadata", "spec", "items"};
@@ -1759,28 +1709,27 @@ static dracel_status object(ld *c, const tnode *v, unsigned nest)
             DC_TRY(object(c, &items->kids[i].v, nest + 1));
         return DRACEL_OK;
     }
-    if ((uint64_t)c->s->n + c->s->nnotes >= c->max_objects)
-        return fail(c, v->line, "more than %u objects (the configured limit)", c->max_objects);
-    if (kind && str_is(kind, "ResourceSlice")) {
-        if (f[0]) {
-            const tnode *av = &f[0]->v;
-            pf(c, "apiVersion");
-            DC_TRY(want(c, av, T_STR));
-            if (!str_is(av, "resource.k8s.io/v1") && !str_is(av, "resource.k8s.io/v1beta2"))
-                return fail(c, av->line,
-                            "%s is not supported (resource.k8s.io/v1 or resource.k8s.io/v1beta2, "
-                            "which has the same shape)",
-                            qs(c, 0, av->s, av->n, true));
-            pp(c);
-        }
-        return slice(c, v, f[2], f[3]);
-    }
-    if (!kind) {
-        if (slice_shaped(f[3]))
-            return slice(c, v, f[2], f[3]);
+    DC_TRY(room(c, v->line));
+    /* The slice loader keeps ResourceSlices; the objects loader the kinds it was asked for. An
+     * object without kind is a ResourceSlice when its spec has the shape of one, else the kind
+     * asked for when only one (but ResourceSlice) was. */
+    unsigned wanted = c->o ? c->kinds : DC_OBJ_SLICE, k;
+    if (kind)
+        k = kind_bit(kind);
+    else if (slice_shaped(f[3]))
+        k = DC_OBJ_SLICE;
+    else
+        k = wanted != DC_OBJ_SLICE && (wanted & (wanted - 1)) == 0 ? wanted : 0;
+    if (!(k & wanted)) {
+        if (kind)
+            return add_note(c, v->line, "skipped object of kind ", kind, name);
         return add_note(c, v->line, "skipped object without kind", NULL, name);
     }
-    return add_note(c, v->line, "skipped object of kind ", kind, name);
+    if (k != DC_OBJ_SLICE)
+        return dc_ld_object(c, v, k, kind, f);
+    if (kind && f[0])
+        DC_TRY(api_version(c, &f[0]->v));
+    return slice(c, v, f[2], f[3]);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -2102,7 +2051,7 @@ static dracel_status load_json(ld *c, const char *buf, size_t len)
     if (st == DRACEL_OK && (w.vi != c->njv || w.ki != c->njk))
         st = fail(c, 0, "internal error: JSON token mismatch");
     if (st == DRACEL_OK)
-        st = object(c, &tree, 0);
+        st = c->per_doc ? c->per_doc(c, &tree) : object(c, &tree, 0);
     cJSON_Delete(root);
     return st;
 }
@@ -2270,7 +2219,7 @@ static dracel_status load_yaml(ld *c, const char *buf, size_t len)
                 c->nscr = c->nfr = 0;
                 break;
             case YAML_DOCUMENT_END_EVENT:
-                st = object(c, &c->root, 0);
+                st = c->per_doc ? c->per_doc(c, &c->root) : object(c, &c->root, 0);
                 dc_arena_reset(&c->doc);
                 break;
             case YAML_ALIAS_EVENT:
@@ -2487,6 +2436,37 @@ static void ld_free(ld *c)
     dc_free(c->a, c->it, c->capit * sizeof *c->it);
 }
 
+/* A file, or (when dirs) a directory of files. */
+static dracel_status load_path(ld *c, const char *path, bool dirs)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return io_fail(c, path, "cannot open", errno);
+    if (S_ISDIR(sb.st_mode))
+        return dirs ? load_dir(c, path) : io_fail(c, path, "not a regular file", EISDIR);
+    if (S_ISREG(sb.st_mode))
+        return load_file(c, path);
+    return io_fail(c, path, "not a regular file or directory", EINVAL);
+}
+
+static dracel_status load_buffer(ld *c, const char *name, const char *buf, size_t len)
+{
+    c->file = name ? name : "<input>";
+    if (len > c->max_bytes)
+        return fail(c, 0, "%zu bytes, more than the limit of %zu", len, c->max_bytes);
+    char *copy = dc_malloc(c->a, len + 1);
+    if (!copy)
+        return oom(c);
+    if (len)
+        memcpy(copy, buf, len);
+    copy[len] = '\0';
+    dracel_status st = set_file(c, c->file);
+    if (st == DRACEL_OK)
+        st = load_text(c, copy, len);
+    dc_free(c->a, copy, len + 1);
+    return st;
+}
+
 dracel_status dc_slices_load(dc_slice_set *s, const char *path, const dc_slices_limits *lim,
                              char *err, size_t errcap)
 {
@@ -2497,16 +2477,7 @@ dracel_status dc_slices_load(dc_slice_set *s, const char *path, const dc_slices_
     ld c;
     ld_init(&c, s, lim, err, errcap);
     uint32_t n0 = s->n, nn0 = s->nnotes;
-    struct stat sb;
-    dracel_status st;
-    if (stat(path, &sb) != 0)
-        st = io_fail(&c, path, "cannot open", errno);
-    else if (S_ISDIR(sb.st_mode))
-        st = load_dir(&c, path);
-    else if (S_ISREG(sb.st_mode))
-        st = load_file(&c, path);
-    else
-        st = io_fail(&c, path, "not a regular file or directory", EINVAL);
+    dracel_status st = load_path(&c, path, true);
     ld_free(&c);
     if (st != DRACEL_OK) {
         s->n = n0;
@@ -2526,28 +2497,145 @@ dracel_status dc_slices_load_buffer(dc_slice_set *s, const char *name, const cha
     ld c;
     ld_init(&c, s, lim, err, errcap);
     uint32_t n0 = s->n, nn0 = s->nnotes;
-    dracel_status st;
-    c.file = name ? name : "<input>";
-    if (len > c.max_bytes) {
-        st = fail(&c, 0, "%zu bytes, more than the limit of %zu", len, c.max_bytes);
-    } else {
-        char *copy = dc_malloc(c.a, len + 1);
-        if (!copy) {
-            st = oom(&c);
-        } else {
-            if (len)
-                memcpy(copy, buf, len);
-            copy[len] = '\0';
-            st = set_file(&c, c.file);
-            if (st == DRACEL_OK)
-                st = load_text(&c, copy, len);
-            dc_free(c.a, copy, len + 1);
-        }
-    }
+    dracel_status st = load_buffer(&c, name, buf, len);
     ld_free(&c);
     if (st != DRACEL_OK) {
         s->n = n0;
         s->nnotes = nn0;
     }
     return st;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * For src/objects.c (ldint.h)
+ */
+
+void dc_ld_init(ld *c, dc_slice_set *s, const dc_slices_limits *lim, char *err, size_t errcap)
+{
+    ld_init(c, s, lim, err, errcap);
+}
+
+void dc_ld_free(ld *c)
+{
+    ld_free(c);
+}
+
+dracel_status dc_ld_load_path(ld *c, const char *path, bool dirs)
+{
+    return load_path(c, path, dirs);
+}
+
+dracel_status dc_ld_load_buffer(ld *c, const char *name, const char *buf, size_t len)
+{
+    return load_buffer(c, name, buf, len);
+}
+
+dracel_status dc_ld_room(ld *c, uint32_t line)
+{
+    return room(c, line);
+}
+
+dracel_status dc_ld_fail(ld *c, uint32_t line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    dracel_status st = vfail(c, line, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+dracel_status dc_ld_oom(ld *c)
+{
+    return oom(c);
+}
+
+const char *dc_ld_qs(ld *c, int slot, const char *s, size_t n, bool quote)
+{
+    return qs(c, slot, s, n, quote);
+}
+
+const char *dc_ld_tname(const tnode *v)
+{
+    return tname(v);
+}
+
+dracel_status dc_ld_bad_value(ld *c, const tnode *v, const char *why)
+{
+    return bad_value(c, v, why);
+}
+
+dracel_status dc_ld_want(ld *c, const tnode *v, int t)
+{
+    return want(c, v, t);
+}
+
+dracel_status dc_ld_want_int(ld *c, const tnode *v, int64_t *out)
+{
+    return want_int(c, v, out);
+}
+
+dracel_status dc_ld_fields(ld *c, const tnode *m, const char *const *names, unsigned nn,
+                           const tent **out)
+{
+    return fields(c, m, names, nn, out);
+}
+
+dracel_status dc_ld_req_str(ld *c, const tent *e, uint32_t mline, const tnode **v)
+{
+    return req_str(c, e, mline, v);
+}
+
+dracel_status dc_ld_sdup(ld *c, const char *s, size_t n, const char **out)
+{
+    return sdup(c, s, n, out);
+}
+
+void *dc_ld_szalloc(ld *c, size_t n, size_t elem)
+{
+    return szalloc(c, n, elem);
+}
+
+bool dc_ld_str_is(const tnode *v, const char *s)
+{
+    return str_is(v, s);
+}
+
+const char *dc_ld_label_err(const char *s, size_t n)
+{
+    return label_err(s, n);
+}
+
+const char *dc_ld_subdomain_err(const char *s, size_t n)
+{
+    return subdomain_err(s, n);
+}
+
+const char *dc_ld_driver_err(const char *s, size_t n)
+{
+    return driver_err(s, n);
+}
+
+const char *dc_ld_qualified_err(const char *s, size_t n)
+{
+    return qualified_err(s, n);
+}
+
+const char *dc_ld_label_key_err(const char *s, size_t n)
+{
+    return label_key_err(s, n);
+}
+
+const char *dc_ld_label_value_err(const char *s, size_t n)
+{
+    return label_value_err(s, n);
+}
+
+dracel_status dc_ld_api_version(ld *c, const tnode *av)
+{
+    return api_version(c, av);
+}
+
+dracel_status dc_ld_slice(ld *c, const tnode *obj, const tent *meta, const tent *spec)
+{
+    return slice(c, obj, meta, spec);
 }

@@ -1,0 +1,191 @@
+/*
+ * ldint.h: the insides of the object loader of src/slices.c, shared with src/objects.c (which
+ * decodes the kinds other than ResourceSlice and the scenario of `dra-celc allocate`). Not for
+ * any other file: the public interfaces are slices.h and claims.h.
+ *
+ * One tree (tnode/tent) holds a parsed document of either format, with a line for every value
+ * and key. Decoders walk it, keep the field path of what they look at in ld.path (pf/pi/pk/pp),
+ * and report the first problem with dc_ld_fail: "FILE:LINE: KIND NAME: FIELD.PATH: message"
+ * (KIND NAME while ld.oname is set, the path while it is not empty). Everything a decoder keeps
+ * is copied into the set's arena (dc_ld_sdup, dc_ld_szalloc); the tree goes with the document.
+ *
+ * Change with: src/slices.c, src/objects.c.
+ */
+#ifndef DC_LDINT_H
+#define DC_LDINT_H
+
+#include "claims.h"
+
+#define PATH_SEGS 24
+#define QBUF 112
+#define UNNAMED "(unnamed)"
+
+/* ---- The tree */
+
+enum { T_NULL, T_BOOL, T_INT, T_FLOAT, T_STR, T_MAP, T_SEQ };
+
+typedef struct tent tent;
+
+typedef struct tnode {
+    uint8_t t;
+    uint8_t b;      /* BOOL */
+    uint8_t iok;    /* INT: i is the exact value; else a positive value above INT64_MAX */
+    uint8_t plain;  /* a YAML plain scalar (its type came from YAML 1.1 resolution) */
+    uint32_t line;  /* 1-based */
+    uint32_t n;     /* scalars: length of s; MAP/SEQ: entries */
+    int64_t i;      /* INT (when !iok and from YAML: the uint64 bits, if it fit) */
+    const char *s;  /* scalar text as written; NUL-terminated except JSON numbers */
+    tent *kids;     /* MAP/SEQ */
+} tnode;
+
+struct tent {
+    const char *k;  /* MAP: the key (NUL-terminated); SEQ: NULL */
+    uint32_t klen, kline;
+    tnode v;
+};
+
+/* ---- Loader state */
+
+enum { P_FIELD, P_INDEX, P_KEY };
+
+typedef struct pseg {
+    const char *s;
+    uint32_t n, idx;
+    uint8_t kind;
+} pseg;
+
+typedef struct yframe {
+    size_t self;    /* index in scr of the entry holding this container; SIZE_MAX: the root */
+    size_t first;   /* index in scr of its first child */
+    bool map, want_key;
+} yframe;
+
+typedef struct jtok {
+    uint32_t off, len, line;
+} jtok;
+
+typedef struct ld ld;
+
+/* What to do with each document of a file (the root of a JSON file, each YAML document). */
+typedef dracel_status (*dc_ld_doc_fn)(ld *c, const tnode *root);
+
+struct ld {
+    dc_slice_set *s;
+    const dracel_alloc *a;
+    size_t max_bytes;
+    uint32_t max_objects, max_depth;
+    char *err;
+    size_t errcap;
+    const char *file;       /* for messages and dc_slice_in.file */
+    dc_arena doc;           /* the tree of the current document/file */
+    const char *okind;      /* the kind of the object being decoded, for messages */
+    const char *oname;      /* inside an object: its name for messages; else NULL */
+    pseg path[PATH_SEGS];
+    unsigned np;
+    char q[4][QBUF];
+    /* The objects loader (src/objects.c): o is NULL for dc_slices_load*. kinds: DC_OBJ_* to
+     * keep. per_doc, when set, replaces the object dispatch for each document (the scenario),
+     * with doc_ctx for its state. */
+    dc_objects *o;
+    unsigned kinds;
+    dc_ld_doc_fn per_doc;
+    void *doc_ctx;
+    /* YAML builder */
+    tent *scr;
+    size_t nscr, capscr;
+    yframe *fr;
+    size_t nfr, capfr;
+    tnode root;
+    /* JSON side tables */
+    jtok *jv;
+    size_t njv, capjv;
+    uint32_t *jk;
+    size_t njk, capjk;
+    /* interned strings of this load (names and values repeat across devices and files) */
+    struct istr *it;
+    size_t nit, capit;
+};
+
+/* ---- The field path of messages */
+
+static inline void pf(ld *c, const char *name)
+{
+    if (c->np < PATH_SEGS)
+        c->path[c->np] = (pseg){name, 0, 0, P_FIELD};
+    c->np++;
+}
+
+static inline void pi(ld *c, uint32_t idx)
+{
+    if (c->np < PATH_SEGS)
+        c->path[c->np] = (pseg){NULL, 0, idx, P_INDEX};
+    c->np++;
+}
+
+static inline void pk(ld *c, const char *k, uint32_t n)
+{
+    if (c->np < PATH_SEGS)
+        c->path[c->np] = (pseg){k, n, 0, P_KEY};
+    c->np++;
+}
+
+static inline void pp(ld *c)
+{
+    c->np--;
+}
+
+/* ---- Helpers of src/slices.c (see there) */
+
+/* The set's allocator, limits (NULL: defaults) and message buffer; ld_free releases the
+ * temporaries (never the set). */
+void dc_ld_init(ld *c, dc_slice_set *s, const dc_slices_limits *lim, char *err, size_t errcap);
+void dc_ld_free(ld *c);
+/* A file, or a directory's files when dirs (else a directory is an I/O error). */
+dracel_status dc_ld_load_path(ld *c, const char *path, bool dirs) DC_WUR;
+/* A buffer, name in messages (NULL: "<input>"). */
+dracel_status dc_ld_load_buffer(ld *c, const char *name, const char *buf, size_t len) DC_WUR;
+
+/* The max_objects check (loaded objects and notes) before one more object. */
+dracel_status dc_ld_room(ld *c, uint32_t line) DC_WUR;
+
+dracel_status dc_ld_fail(ld *c, uint32_t line, const char *fmt, ...) DC_PRINTF(3, 4);
+dracel_status dc_ld_oom(ld *c);
+/* s[0..n) for a message in slot 0..2 of c->q: quoted or not, escaped, cut after ~80 bytes. */
+const char *dc_ld_qs(ld *c, int slot, const char *s, size_t n, bool quote);
+const char *dc_ld_tname(const tnode *v);
+dracel_status dc_ld_bad_value(ld *c, const tnode *v, const char *why);
+dracel_status dc_ld_want(ld *c, const tnode *v, int t) DC_WUR;
+dracel_status dc_ld_want_int(ld *c, const tnode *v, int64_t *out) DC_WUR;
+/* out[i]: the entry of names[i] (at most 12 names), NULL when absent or null; a key given twice
+ * is an error. */
+dracel_status dc_ld_fields(ld *c, const tnode *m, const char *const *names, unsigned nn,
+                           const tent **out) DC_WUR;
+/* A required, non-empty string field (e NULL: "required value" at mline). */
+dracel_status dc_ld_req_str(ld *c, const tent *e, uint32_t mline, const tnode **v) DC_WUR;
+/* A copy in the set's arena (short strings interned). */
+dracel_status dc_ld_sdup(ld *c, const char *s, size_t n, const char **out) DC_WUR;
+/* n zeroed elements in the set's arena; NULL when n is 0 or on failure. */
+void *dc_ld_szalloc(ld *c, size_t n, size_t elem);
+bool dc_ld_str_is(const tnode *v, const char *s);
+
+/* Name checks: NULL when valid, else why not. */
+const char *dc_ld_label_err(const char *s, size_t n);       /* DNS label */
+const char *dc_ld_subdomain_err(const char *s, size_t n);   /* DNS subdomain */
+const char *dc_ld_driver_err(const char *s, size_t n);      /* driver name */
+const char *dc_ld_qualified_err(const char *s, size_t n);   /* attribute name */
+const char *dc_ld_label_key_err(const char *s, size_t n);   /* label key */
+const char *dc_ld_label_value_err(const char *s, size_t n); /* label value */
+
+/* The apiVersion of a resource.k8s.io object (v1 or v1beta2). */
+dracel_status dc_ld_api_version(ld *c, const tnode *av) DC_WUR;
+/* Decode a ResourceSlice (obj: the object; meta, spec: its fields, NULL when absent). */
+dracel_status dc_ld_slice(ld *c, const tnode *obj, const tent *meta, const tent *spec) DC_WUR;
+
+/* ---- Of src/objects.c */
+
+/* An object of kind kbit (one DC_OBJ_* but DC_OBJ_SLICE) for dc_objects_load: f are its
+ * apiVersion, kind, metadata, spec (NULL when absent); kind is NULL when it has none. */
+dracel_status dc_ld_object(ld *c, const tnode *obj, unsigned kbit, const tnode *kind,
+                           const tent *const *f) DC_WUR;
+
+#endif

@@ -1,0 +1,1320 @@
+/*
+ * objects.c: DeviceClasses, ResourceClaims, ResourceClaimTemplates, Nodes and the scenario of
+ * `dra-celc allocate` (see claims.h), decoded from the tree of src/slices.c's loader (ldint.h):
+ * slices.c parses the files and dispatches each object by kind; the decoders here apply
+ * Kubernetes' API validation of the fields dracel reads (resource.k8s.io/v1 after defaulting)
+ * and report the first problem as the slice loader does ("FILE:LINE: KIND NAME: FIELD.PATH:
+ * what is wrong").
+ *
+ * Decisions:
+ *   - What only the allocator decides is kept as written: a class that does not exist, a request
+ *     without deviceClassName, an allocationMode other than ExactCount and All (the API would
+ *     reject it; the allocator reports "unsupported count mode"), a selector without `cel`
+ *     (expr NULL: the allocator's "CEL expression empty").
+ *   - `count`: v1 defaulting makes an ExactCount count of 0 (or none) 1, so only a negative count
+ *     is rejected; with All a count other than 0 is rejected; with an unknown mode it is kept.
+ *   - Empty strings are unset (NULL), as Go's zero values are: allocationMode "", operator ""
+ *     (Equal), a toleration's key, value and effect "".
+ *   - Config entries without `opaque` are dropped (after their `requests` are checked).
+ *     `parameters` may be any value (null: absent); it is re-encoded as compact JSON (keys in
+ *     document order; JSON numbers as written; YAML integers in decimal, YAML floats as written
+ *     when that is JSON, else shortest round-trip text) and that text may be at most 10 KiB.
+ *   - Node labels are sorted by key; a key given twice is an error.
+ *   - In a scenario, objects are checked against the kind of their list when they have one, and
+ *     their apiVersion when they have one.
+ */
+#include "ldint.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_REQUESTS 32u     /* DeviceRequestsMaxSize */
+#define MAX_SUBREQUESTS 8u   /* FirstAvailableDeviceRequestMaxSize */
+#define MAX_SELECTORS 32u    /* DeviceSelectorsMaxSize */
+#define MAX_TOLERATIONS 16u  /* DeviceTolerationsMaxLength */
+#define MAX_CONSTRAINTS 32u  /* DeviceConstraintsMaxSize */
+#define MAX_CONFIG 32u       /* DeviceConfigMaxSize */
+#define MAX_EXPR_LEN 10240u  /* CELSelectorExpressionMaxLength */
+#define MAX_PARAMS_LEN 10240u /* OpaqueParametersMaxLength */
+
+static const char WHY_REF[] =
+    "must be the name of a request in the claim or the name of a request and a subrequest "
+    "separated by '/'";
+
+/* ---------------------------------------------------------------------------------------------
+ * Small helpers
+ */
+
+/* Append x to an arena-backed array of the set (grown by doubling, old copies left in the arena
+ * as the slice loader does). */
+static dracel_status push(ld *c, void **arr, uint32_t *n, uint32_t *cap, size_t elem,
+                          const void *x)
+{
+    if (*n == *cap) {
+        if (*cap > UINT32_MAX / 2)
+            return dc_ld_oom(c);
+        uint32_t nc = *cap ? *cap * 2 : 16;
+        void *p = dc_arena_alloc(&c->s->arena, (size_t)nc * elem);
+        if (!p)
+            return dc_ld_oom(c);
+        if (*n)
+            memcpy(p, *arr, (size_t)*n * elem);
+        *arr = p;
+        *cap = nc;
+    }
+    memcpy((char *)*arr + (size_t)*n * elem, x, elem);
+    (*n)++;
+    return DRACEL_OK;
+}
+
+/* A list field (path already pushed) of at most max entries. */
+static dracel_status list(ld *c, const tent *e, const char *what, uint32_t max)
+{
+    DC_TRY(dc_ld_want(c, &e->v, T_SEQ));
+    if (e->v.n > max)
+        return dc_ld_fail(c, e->kline, "%u %s, more than %u", (unsigned)e->v.n, what,
+                          (unsigned)max);
+    return DRACEL_OK;
+}
+
+/* An optional string field: NULL when absent or empty. */
+static dracel_status opt_str(ld *c, const tent *e, const char **out)
+{
+    *out = NULL;
+    if (!e)
+        return DRACEL_OK;
+    DC_TRY(dc_ld_want(c, &e->v, T_STR));
+    if (e->v.n == 0)
+        return DRACEL_OK;
+    return dc_ld_sdup(c, e->v.s, e->v.n, out);
+}
+
+static dracel_status dup_value(ld *c, const tnode *v)
+{
+    return dc_ld_fail(c, v->line, "duplicate value %s", dc_ld_qs(c, 0, v->s, v->n, true));
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Metadata and labels
+ */
+
+typedef struct klabel {
+    const tent *e;
+    uint32_t i;
+} klabel;
+
+static int cmp_klabel(const void *a, const void *b)
+{
+    const klabel *x = a, *y = b;
+    int r = strcmp(x->e->k, y->e->k);
+    return r ? r : (x->i > y->i) - (x->i < y->i);
+}
+
+/* A labels map (path pushed): keys are label keys, values label values; sorted by key. */
+static dracel_status labels(ld *c, const tent *e, dc_label_in **out, uint32_t *nout)
+{
+    const tnode *m = &e->v;
+    DC_TRY(dc_ld_want(c, m, T_MAP));
+    if (m->n == 0)
+        return DRACEL_OK;
+    dc_label_in *lab = dc_ld_szalloc(c, m->n, sizeof *lab);
+    klabel *ord = dc_arena_alloc(&c->doc, (size_t)m->n * sizeof *ord);
+    if (!lab || !ord)
+        return dc_ld_oom(c);
+    for (uint32_t i = 0; i < m->n; i++) {
+        const tent *x = &m->kids[i];
+        pk(c, x->k, x->klen);
+        const char *why = dc_ld_label_key_err(x->k, x->klen);
+        if (why)
+            return dc_ld_fail(c, x->kline, "invalid label key: %s", why);
+        if (x->v.t != T_NULL) {
+            DC_TRY(dc_ld_want(c, &x->v, T_STR));
+            if ((why = dc_ld_label_value_err(x->v.s, x->v.n)) != NULL)
+                return dc_ld_bad_value(c, &x->v, why);
+        }
+        pp(c);
+        ord[i] = (klabel){x, i};
+    }
+    qsort(ord, m->n, sizeof *ord, cmp_klabel);
+    /* The duplicate reported is the second occurrence that comes first in the document. */
+    uint32_t dup = UINT32_MAX;
+    for (uint32_t i = 1; i < m->n; i++)
+        if (strcmp(ord[i - 1].e->k, ord[i].e->k) == 0 && ord[i].i < dup)
+            dup = ord[i].i;
+    if (dup != UINT32_MAX) {
+        const tent *x = &m->kids[dup];
+        return dc_ld_fail(c, x->kline, "duplicate key %s", dc_ld_qs(c, 0, x->k, x->klen, true));
+    }
+    for (uint32_t i = 0; i < m->n; i++) {
+        const tent *x = ord[i].e;
+        DC_TRY(dc_ld_sdup(c, x->k, x->klen, &lab[i].key));
+        if (x->v.t == T_NULL)
+            lab[i].value = "";
+        else
+            DC_TRY(dc_ld_sdup(c, x->v.s, x->v.n, &lab[i].value));
+    }
+    *out = lab;
+    *nout = m->n;
+    return DRACEL_OK;
+}
+
+/* The metadata of an object of kind `kind` (entry e, NULL when absent): starts the object's
+ * messages (kind and name). name: "" when absent unless required; ns and lab may be NULL when
+ * not wanted. */
+static dracel_status metadata(ld *c, const tnode *obj, const tent *e, const char *kind,
+                              bool required, const char **name, const char **ns,
+                              const tent **lab)
+{
+    static const char *const MF[] = {"name", "namespace", "labels"};
+    const tent *f[3] = {NULL, NULL, NULL};
+    c->okind = kind;
+    c->oname = UNNAMED;
+    c->np = 0;
+    *name = "";
+    pf(c, "metadata");
+    if (e) {
+        DC_TRY(dc_ld_want(c, &e->v, T_MAP));
+        DC_TRY(dc_ld_fields(c, &e->v, MF, 3, f));
+    }
+    pf(c, "name");
+    if (f[0])
+        DC_TRY(dc_ld_want(c, &f[0]->v, T_STR));
+    if (f[0] && f[0]->v.n) {
+        const tnode *v = &f[0]->v;
+        const char *why = dc_ld_subdomain_err(v->s, v->n);
+        if (why)
+            return dc_ld_bad_value(c, v, why);
+        DC_TRY(dc_ld_sdup(c, v->s, v->n, name));
+        c->oname = *name;
+    } else if (required) {
+        return dc_ld_fail(c, f[0] ? f[0]->v.line : e ? e->v.line : obj->line, "required value");
+    }
+    pp(c);
+    if (ns && f[1]) {
+        const tnode *v = &f[1]->v;
+        pf(c, "namespace");
+        DC_TRY(opt_str(c, f[1], ns));
+        const char *why = v->n ? dc_ld_label_err(v->s, v->n) : NULL;
+        if (why)
+            return dc_ld_bad_value(c, v, why);
+        pp(c);
+    }
+    if (lab)
+        *lab = f[2];
+    pp(c);
+    return DRACEL_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Selectors, tolerations, config
+ */
+
+static dracel_status selectors(ld *c, const tent *e, dc_sel_in **out, uint32_t *nout)
+{
+    static const char *const SF[] = {"cel"};
+    static const char *const CF[] = {"expression"};
+    pf(c, "selectors");
+    DC_TRY(list(c, e, "selectors", MAX_SELECTORS));
+    const tnode *l = &e->v;
+    dc_sel_in *sels = dc_ld_szalloc(c, l->n, sizeof *sels);
+    if (l->n && !sels)
+        return dc_ld_oom(c);
+    for (uint32_t i = 0; i < l->n; i++) {
+        const tnode *m = &l->kids[i].v;
+        const tent *f[1], *g[1] = {NULL};
+        pi(c, i);
+        DC_TRY(dc_ld_want(c, m, T_MAP));
+        DC_TRY(dc_ld_fields(c, m, SF, 1, f));
+        if (f[0]) {
+            pf(c, "cel");
+            DC_TRY(dc_ld_want(c, &f[0]->v, T_MAP));
+            DC_TRY(dc_ld_fields(c, &f[0]->v, CF, 1, g));
+            sels[i].expr = "";
+            sels[i].line = f[0]->v.line;
+            if (g[0]) {
+                const tnode *x = &g[0]->v;
+                pf(c, "expression");
+                DC_TRY(dc_ld_want(c, x, T_STR));
+                if (x->n > MAX_EXPR_LEN)
+                    return dc_ld_fail(c, x->line, "%u bytes, more than %u", (unsigned)x->n,
+                                      MAX_EXPR_LEN);
+                DC_TRY(dc_ld_sdup(c, x->s, x->n, &sels[i].expr));
+                sels[i].len = x->n;
+                sels[i].line = x->line;
+                pp(c);
+            }
+            pp(c);
+        }
+        pp(c);
+    }
+    pp(c);
+    *out = sels;
+    *nout = l->n;
+    return DRACEL_OK;
+}
+
+static const char *const EFFECTS[] = {"None", "NoSchedule", "NoExecute", NULL};
+
+static bool one_of(const tnode *v, const char *const *list)
+{
+    for (; *list; list++)
+        if (dc_ld_str_is(v, *list))
+            return true;
+    return false;
+}
+
+static dracel_status toleration(ld *c, const tnode *m, dc_toleration_in *t)
+{
+    static const char *const TF[] = {"key", "operator", "value", "effect", "tolerationSeconds"};
+    static const char *const OPS[] = {"Equal", "Exists", NULL};
+    const tent *f[5];
+    const char *why;
+    DC_TRY(dc_ld_want(c, m, T_MAP));
+    DC_TRY(dc_ld_fields(c, m, TF, 5, f));
+    if (f[0]) {
+        pf(c, "key");
+        DC_TRY(opt_str(c, f[0], &t->key));
+        if (t->key && (why = dc_ld_label_key_err(f[0]->v.s, f[0]->v.n)) != NULL)
+            return dc_ld_bad_value(c, &f[0]->v, why);
+        pp(c);
+    }
+    if (f[1]) {
+        pf(c, "operator");
+        DC_TRY(opt_str(c, f[1], &t->op));
+        if (t->op && !one_of(&f[1]->v, OPS))
+            return dc_ld_fail(c, f[1]->v.line,
+                              "unsupported value %s: supported values: \"Equal\", \"Exists\"",
+                              dc_ld_qs(c, 0, f[1]->v.s, f[1]->v.n, true));
+        pp(c);
+    }
+    if (f[2]) {
+        const tnode *v = &f[2]->v;
+        pf(c, "value");
+        DC_TRY(dc_ld_want(c, v, T_STR));
+        if (t->op && strcmp(t->op, "Exists") == 0) {
+            if (v->n)
+                return dc_ld_bad_value(c, v, "must be empty for operator `Exists`");
+        } else if ((why = dc_ld_label_value_err(v->s, v->n)) != NULL) {
+            return dc_ld_bad_value(c, v, why);
+        }
+        DC_TRY(opt_str(c, f[2], &t->value));
+        pp(c);
+    }
+    if (f[3]) {
+        pf(c, "effect");
+        DC_TRY(opt_str(c, f[3], &t->effect));
+        if (t->effect && !one_of(&f[3]->v, EFFECTS))
+            return dc_ld_fail(c, f[3]->v.line,
+                              "unsupported value %s: supported values: \"NoExecute\", "
+                              "\"NoSchedule\", \"None\"",
+                              dc_ld_qs(c, 0, f[3]->v.s, f[3]->v.n, true));
+        pp(c);
+    }
+    if (f[4]) {
+        pf(c, "tolerationSeconds");
+        DC_TRY(dc_ld_want_int(c, &f[4]->v, &t->seconds));
+        t->has_seconds = true;
+        pp(c);
+    }
+    return DRACEL_OK;
+}
+
+/* ---- parameters as compact JSON */
+
+static void json_string(dc_buf *b, const char *s, size_t n)
+{
+    static const char HEX[] = "0123456789abcdef";
+    size_t run = 0;
+    dc_buf_putc(b, '"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch >= 0x20 && ch != '"' && ch != '\\')
+            continue;
+        dc_buf_append(b, s + run, i - run);
+        run = i + 1;
+        char esc[7] = {'\\', 0, 0, 0, 0, 0, 0};
+        size_t k = 2;
+        switch (ch) {
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\t': esc[1] = 't'; break;
+        case '\b': esc[1] = 'b'; break;
+        case '\f': esc[1] = 'f'; break;
+        default:
+            memcpy(esc + 1, "u00", 3);
+            esc[4] = HEX[ch >> 4];
+            esc[5] = HEX[ch & 15];
+            k = 6;
+        }
+        dc_buf_append(b, esc, k);
+    }
+    dc_buf_append(b, s + run, n - run);
+    dc_buf_putc(b, '"');
+}
+
+/* The JSON number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)? */
+static bool json_number(const char *s, size_t n)
+{
+    size_t i = 0, d;
+    if (i < n && s[i] == '-')
+        i++;
+    if (i < n && s[i] == '0') {
+        i++;
+    } else {
+        for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            ;
+        if (i == d)
+            return false;
+    }
+    if (i < n && s[i] == '.') {
+        for (d = ++i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            ;
+        if (i == d)
+            return false;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            ;
+        if (i == d)
+            return false;
+    }
+    return i == n;
+}
+
+/* A YAML float (plain scalar, YAML 1.1 syntax) as JSON. */
+static dracel_status yaml_float(ld *c, dc_buf *b, const tnode *v)
+{
+    char *t = dc_arena_alloc(&c->doc, (size_t)v->n + 1);
+    if (!t)
+        return dc_ld_oom(c);
+    size_t n = 0;
+    for (uint32_t i = 0; i < v->n; i++)
+        if (v->s[i] != '_')
+            t[n++] = v->s[i];
+    t[n] = '\0';
+    if (json_number(t, n)) {
+        dc_buf_append(b, t, n);
+        return DRACEL_OK;
+    }
+    char *end;
+    double d = strtod(t, &end);
+    if (end != t + n || !isfinite(d)) /* .inf, .nan and their spellings */
+        return dc_ld_fail(c, v->line, "invalid value %s: no JSON number has this value",
+                          dc_ld_qs(c, 0, v->s, v->n, false));
+    char out[40];
+    for (int prec = 15; prec <= 17; prec++) { /* the shortest text that reads back the same */
+        snprintf(out, sizeof out, "%.*g", prec, d);
+        if (strtod(out, NULL) == d)
+            break;
+    }
+    dc_buf_puts(b, out);
+    return DRACEL_OK;
+}
+
+static dracel_status json_value(ld *c, dc_buf *b, const tnode *v)
+{
+    switch (v->t) {
+    case T_NULL:
+        dc_buf_puts(b, "null");
+        return DRACEL_OK;
+    case T_BOOL:
+        dc_buf_puts(b, v->b ? "true" : "false");
+        return DRACEL_OK;
+    case T_INT:
+        if (!v->plain)
+            dc_buf_append(b, v->s, v->n); /* JSON: the token as written, exact at any size */
+        else if (v->iok)
+            dc_buf_printf(b, "%lld", (long long)v->i);
+        else
+            dc_buf_printf(b, "%llu", (unsigned long long)(uint64_t)v->i);
+        return DRACEL_OK;
+    case T_FLOAT:
+        if (v->plain)
+            return yaml_float(c, b, v);
+        dc_buf_append(b, v->s, v->n);
+        return DRACEL_OK;
+    case T_STR:
+        json_string(b, v->s, v->n);
+        return DRACEL_OK;
+    default: {
+        bool map = v->t == T_MAP;
+        dc_buf_putc(b, map ? '{' : '[');
+        for (uint32_t i = 0; i < v->n; i++) {
+            if (i)
+                dc_buf_putc(b, ',');
+            if (map) {
+                json_string(b, v->kids[i].k, v->kids[i].klen);
+                dc_buf_putc(b, ':');
+            }
+            DC_TRY(json_value(c, b, &v->kids[i].v));
+        }
+        dc_buf_putc(b, map ? '}' : ']');
+        return DRACEL_OK;
+    }
+    }
+}
+
+static dracel_status parameters(ld *c, const tnode *v, const char **out)
+{
+    dc_buf b;
+    dc_buf_init(&b, c->a);
+    dracel_status st = json_value(c, &b, v);
+    if (st == DRACEL_OK && b.oom)
+        st = dc_ld_oom(c);
+    if (st == DRACEL_OK && b.len > MAX_PARAMS_LEN)
+        st = dc_ld_fail(c, v->line, "%zu bytes as JSON, more than %u", b.len, MAX_PARAMS_LEN);
+    if (st == DRACEL_OK && !(*out = dc_arena_strndup(&c->s->arena, b.data, b.len)))
+        st = dc_ld_oom(c);
+    dc_buf_free(&b);
+    return st;
+}
+
+/* The `opaque` entry e of a config entry (whose path is pushed): {driver, parameters}. */
+static dracel_status opaque(ld *c, const tent *e, dc_opaque_in *op)
+{
+    static const char *const OF[] = {"driver", "parameters"};
+    const tent *f[2];
+    const tnode *v;
+    pf(c, "opaque");
+    DC_TRY(dc_ld_want(c, &e->v, T_MAP));
+    DC_TRY(dc_ld_fields(c, &e->v, OF, 2, f));
+    pf(c, "driver");
+    DC_TRY(dc_ld_req_str(c, f[0], e->v.line, &v));
+    const char *why = dc_ld_driver_err(v->s, v->n);
+    if (why)
+        return dc_ld_bad_value(c, v, why);
+    DC_TRY(dc_ld_sdup(c, v->s, v->n, &op->driver));
+    pp(c);
+    if (f[1]) {
+        pf(c, "parameters");
+        DC_TRY(parameters(c, &f[1]->v, &op->parameters));
+        pp(c);
+    }
+    pp(c);
+    return DRACEL_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * DeviceClass
+ */
+
+static dracel_status class_obj(ld *c, const tnode *obj, const tent *meta, const tent *spec)
+{
+    static const char *const SF[] = {"selectors", "config"};
+    static const char *const CF[] = {"opaque"};
+    dc_class_in cl;
+    memset(&cl, 0, sizeof cl);
+    cl.file = c->file;
+    cl.line = obj->line;
+    DC_TRY(metadata(c, obj, meta, "DeviceClass", false, &cl.name, NULL, NULL));
+    if (spec) {
+        const tent *f[2];
+        pf(c, "spec");
+        DC_TRY(dc_ld_want(c, &spec->v, T_MAP));
+        DC_TRY(dc_ld_fields(c, &spec->v, SF, 2, f));
+        if (f[0])
+            DC_TRY(selectors(c, f[0], &cl.sels, &cl.nsels));
+        if (f[1]) {
+            const tnode *l = &f[1]->v;
+            pf(c, "config");
+            DC_TRY(list(c, f[1], "config entries", MAX_CONFIG));
+            cl.config = dc_ld_szalloc(c, l->n, sizeof *cl.config);
+            if (l->n && !cl.config)
+                return dc_ld_oom(c);
+            for (uint32_t i = 0; i < l->n; i++) {
+                const tent *g[1];
+                pi(c, i);
+                DC_TRY(dc_ld_want(c, &l->kids[i].v, T_MAP));
+                DC_TRY(dc_ld_fields(c, &l->kids[i].v, CF, 1, g));
+                if (g[0])
+                    DC_TRY(opaque(c, g[0], &cl.config[cl.nconfig++]));
+                pp(c);
+            }
+            pp(c);
+        }
+        pp(c);
+    }
+    c->oname = NULL;
+    dc_objects *o = c->o;
+    return push(c, (void **)&o->classes, &o->nclasses, &o->capclasses, sizeof cl, &cl);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * ResourceClaim, ResourceClaimTemplate
+ */
+
+enum { R_NAME, R_CLASS, R_SELS, R_MODE, R_COUNT, R_ADMIN, R_TOLS, R_CAP, R_N };
+
+/* `exactly` (exact) or one entry of `firstAvailable`. */
+static dracel_status subrequest(ld *c, const tnode *m, bool exact, dc_subreq_in *r)
+{
+    static const char *const RF[R_N] = {"name",  "deviceClassName", "selectors",   "allocationMode",
+                                        "count", "adminAccess",     "tolerations", "capacity"};
+    const tent *f[R_N];
+    const char *why;
+    const tnode *v;
+    DC_TRY(dc_ld_want(c, m, T_MAP));
+    DC_TRY(dc_ld_fields(c, m, RF, R_N, f));
+    r->line = m->line;
+    r->count = 1;
+    if (!exact) {
+        pf(c, "name");
+        DC_TRY(dc_ld_req_str(c, f[R_NAME], m->line, &v));
+        if ((why = dc_ld_label_err(v->s, v->n)) != NULL)
+            return dc_ld_bad_value(c, v, why);
+        DC_TRY(dc_ld_sdup(c, v->s, v->n, &r->name));
+        pp(c);
+    }
+    if (f[R_CLASS]) {
+        pf(c, "deviceClassName");
+        DC_TRY(opt_str(c, f[R_CLASS], &r->class_name));
+        v = &f[R_CLASS]->v;
+        if (r->class_name && (why = dc_ld_subdomain_err(v->s, v->n)) != NULL)
+            return dc_ld_bad_value(c, v, why);
+        pp(c);
+    }
+    if (f[R_SELS])
+        DC_TRY(selectors(c, f[R_SELS], &r->sels, &r->nsels));
+    if (f[R_MODE]) {
+        pf(c, "allocationMode");
+        DC_TRY(opt_str(c, f[R_MODE], &r->mode));
+        pp(c);
+    }
+    if (f[R_COUNT]) {
+        int64_t n;
+        bool all = r->mode && strcmp(r->mode, "All") == 0;
+        bool exact_count = !r->mode || strcmp(r->mode, "ExactCount") == 0;
+        pf(c, "count");
+        DC_TRY(dc_ld_want_int(c, &f[R_COUNT]->v, &n));
+        if (all && n != 0)
+            return dc_ld_fail(c, f[R_COUNT]->v.line,
+                              "invalid value %lld: must not be specified when allocationMode is "
+                              "'All'",
+                              (long long)n);
+        if (exact_count && n < 0)
+            return dc_ld_fail(c, f[R_COUNT]->v.line,
+                              "invalid value %lld: must be greater than zero", (long long)n);
+        if (!all && !(exact_count && n == 0))
+            r->count = n;
+        pp(c);
+    }
+    if (exact && f[R_ADMIN]) {
+        pf(c, "adminAccess");
+        DC_TRY(dc_ld_want(c, &f[R_ADMIN]->v, T_BOOL));
+        r->admin_access = f[R_ADMIN]->v.b;
+        pp(c);
+    }
+    if (f[R_TOLS]) {
+        const tnode *l = &f[R_TOLS]->v;
+        pf(c, "tolerations");
+        DC_TRY(list(c, f[R_TOLS], "tolerations", MAX_TOLERATIONS));
+        r->tols = dc_ld_szalloc(c, l->n, sizeof *r->tols);
+        if (l->n && !r->tols)
+            return dc_ld_oom(c);
+        r->ntols = l->n;
+        for (uint32_t i = 0; i < l->n; i++) {
+            pi(c, i);
+            DC_TRY(toleration(c, &l->kids[i].v, &r->tols[i]));
+            pp(c);
+        }
+        pp(c);
+    }
+    if (f[R_CAP]) {
+        static const char *const CF[] = {"requests"};
+        const tent *g[1];
+        pf(c, "capacity");
+        DC_TRY(dc_ld_want(c, &f[R_CAP]->v, T_MAP));
+        DC_TRY(dc_ld_fields(c, &f[R_CAP]->v, CF, 1, g));
+        if (g[0]) {
+            pf(c, "requests");
+            DC_TRY(dc_ld_want(c, &g[0]->v, T_MAP));
+            r->capacity_requests = g[0]->v.n > 0;
+            pp(c);
+        }
+        pp(c);
+    }
+    return DRACEL_OK;
+}
+
+static dracel_status request(ld *c, const tnode *m, dc_request_in *q)
+{
+    static const char *const QF[] = {"name", "exactly", "firstAvailable", "deviceClassName"};
+    const tent *f[4];
+    const tnode *v;
+    DC_TRY(dc_ld_want(c, m, T_MAP));
+    DC_TRY(dc_ld_fields(c, m, QF, 4, f));
+    q->line = m->line;
+    pf(c, "name");
+    DC_TRY(dc_ld_req_str(c, f[0], m->line, &v));
+    const char *why = dc_ld_label_err(v->s, v->n);
+    if (why)
+        return dc_ld_bad_value(c, v, why);
+    DC_TRY(dc_ld_sdup(c, v->s, v->n, &q->name));
+    pp(c);
+    if (f[2]) {
+        pf(c, "firstAvailable");
+        DC_TRY(list(c, f[2], "subrequests", MAX_SUBREQUESTS));
+        pp(c);
+    }
+    bool first = f[2] && f[2]->v.n > 0; /* an empty list is no list, as in Kubernetes */
+    if (f[1] && first)
+        return dc_ld_fail(c, m->line,
+                          "exactly one of `exactly` or `firstAvailable` is required, but both are "
+                          "set");
+    if (!f[1] && !first) {
+        if (f[3]) {
+            pf(c, "deviceClassName");
+            return dc_ld_fail(c, f[3]->kline,
+                              "the resource.k8s.io/v1beta1 request shape is not supported (use "
+                              "resource.k8s.io/v1: the request's fields go under `exactly`)");
+        }
+        return dc_ld_fail(c, m->line, "exactly one of `exactly` or `firstAvailable` is required");
+    }
+    if (f[1]) {
+        q->subs = dc_ld_szalloc(c, 1, sizeof *q->subs);
+        if (!q->subs)
+            return dc_ld_oom(c);
+        q->nsubs = 1;
+        pf(c, "exactly");
+        DC_TRY(subrequest(c, &f[1]->v, true, q->subs));
+        pp(c);
+        return DRACEL_OK;
+    }
+    const tnode *l = &f[2]->v;
+    q->first_available = true;
+    q->subs = dc_ld_szalloc(c, l->n, sizeof *q->subs);
+    if (!q->subs)
+        return dc_ld_oom(c);
+    q->nsubs = l->n;
+    pf(c, "firstAvailable");
+    for (uint32_t i = 0; i < l->n; i++) {
+        pi(c, i);
+        DC_TRY(subrequest(c, &l->kids[i].v, false, &q->subs[i]));
+        for (uint32_t j = 0; j < i; j++) {
+            if (strcmp(q->subs[j].name, q->subs[i].name) == 0) {
+                const tnode *x = &l->kids[i].v;
+                const tent *g[1];
+                static const char *const NF[] = {"name"};
+                DC_TRY(dc_ld_fields(c, x, NF, 1, g));
+                pf(c, "name");
+                return dup_value(c, &g[0]->v);
+            }
+        }
+        pp(c);
+    }
+    pp(c);
+    return DRACEL_OK;
+}
+
+/* Does ref ("req" or "req/sub", valid labels) name a request of the claim? */
+static bool has_request(const dc_claim_in *cl, const char *ref, size_t n)
+{
+    const char *slash = memchr(ref, '/', n);
+    size_t rn = slash ? (size_t)(slash - ref) : n;
+    for (uint32_t i = 0; i < cl->nreqs; i++) {
+        const dc_request_in *q = &cl->reqs[i];
+        if (strlen(q->name) != rn || memcmp(q->name, ref, rn) != 0)
+            continue;
+        if (!slash)
+            return true;
+        if (!q->first_available)
+            return false;
+        for (uint32_t j = 0; j < q->nsubs; j++)
+            if (strlen(q->subs[j].name) == n - rn - 1 &&
+                memcmp(q->subs[j].name, slash + 1, n - rn - 1) == 0)
+                return true;
+        return false;
+    }
+    return false;
+}
+
+/* The `requests` of a constraint or a config entry (e not NULL). */
+static dracel_status refs(ld *c, const tent *e, const dc_claim_in *cl, const char ***out,
+                          uint32_t *nout)
+{
+    const tnode *l = &e->v;
+    pf(c, "requests");
+    DC_TRY(list(c, e, "requests", MAX_REQUESTS));
+    const char **names = dc_ld_szalloc(c, l->n, sizeof *names);
+    if (l->n && !names)
+        return dc_ld_oom(c);
+    for (uint32_t i = 0; i < l->n; i++) {
+        const tnode *x = &l->kids[i].v;
+        pi(c, i);
+        DC_TRY(dc_ld_want(c, x, T_STR));
+        const char *slash = memchr(x->s, '/', x->n);
+        if (slash && memchr(slash + 1, '/', x->n - (size_t)(slash - x->s) - 1))
+            return dc_ld_bad_value(c, x, WHY_REF);
+        size_t start = 0;
+        for (size_t k = 0; k <= x->n; k++) {
+            if (k < x->n && x->s[k] != '/')
+                continue;
+            const char *why = dc_ld_label_err(x->s + start, k - start);
+            if (why)
+                return dc_ld_fail(c, x->line, "invalid value %s: %s",
+                                  dc_ld_qs(c, 0, x->s + start, k - start, true), why);
+            start = k + 1;
+        }
+        if (!has_request(cl, x->s, x->n))
+            return dc_ld_bad_value(c, x, WHY_REF);
+        for (uint32_t j = 0; j < i; j++)
+            if (strlen(names[j]) == x->n && memcmp(names[j], x->s, x->n) == 0)
+                return dup_value(c, x);
+        DC_TRY(dc_ld_sdup(c, x->s, x->n, &names[i]));
+        pp(c);
+    }
+    pp(c);
+    *out = names;
+    *nout = l->n;
+    return DRACEL_OK;
+}
+
+/* matchAttribute or distinctAttribute: a fully qualified attribute name. */
+static dracel_status attribute_name(ld *c, const tent *e, const char *field, const char **out)
+{
+    const tnode *v = &e->v;
+    pf(c, field);
+    DC_TRY(dc_ld_want(c, v, T_STR));
+    const char *why = dc_ld_qualified_err(v->s, v->n);
+    if (!why && !memchr(v->s, '/', v->n))
+        why = "must include a domain";
+    if (why)
+        return dc_ld_bad_value(c, v, why);
+    DC_TRY(dc_ld_sdup(c, v->s, v->n, out));
+    pp(c);
+    return DRACEL_OK;
+}
+
+static dracel_status constraint(ld *c, const tnode *m, const dc_claim_in *cl, dc_constraint_in *k)
+{
+    static const char *const KF[] = {"requests", "matchAttribute", "distinctAttribute"};
+    const tent *f[3];
+    DC_TRY(dc_ld_want(c, m, T_MAP));
+    DC_TRY(dc_ld_fields(c, m, KF, 3, f));
+    k->line = m->line;
+    if (f[0])
+        DC_TRY(refs(c, f[0], cl, &k->requests, &k->nrequests));
+    if (f[1] && f[2])
+        return dc_ld_fail(c, m->line,
+                          "exactly one of `matchAttribute` or `distinctAttribute` is required, but "
+                          "both are set");
+    if (!f[1] && !f[2])
+        return dc_ld_fail(c, m->line,
+                          "exactly one of `matchAttribute` or `distinctAttribute` is required");
+    if (f[1])
+        return attribute_name(c, f[1], "matchAttribute", &k->match_attribute);
+    return attribute_name(c, f[2], "distinctAttribute", &k->distinct_attribute);
+}
+
+/* spec.devices of a claim (spec.spec.devices of a template); the path is pushed. */
+static dracel_status devices(ld *c, const tnode *m, dc_claim_in *cl)
+{
+    static const char *const DF[] = {"requests", "constraints", "config"};
+    static const char *const GF[] = {"requests", "opaque"};
+    const tent *f[3];
+    DC_TRY(dc_ld_want(c, m, T_MAP));
+    DC_TRY(dc_ld_fields(c, m, DF, 3, f));
+    if (f[0]) {
+        const tnode *l = &f[0]->v;
+        pf(c, "requests");
+        DC_TRY(list(c, f[0], "requests", MAX_REQUESTS));
+        cl->reqs = dc_ld_szalloc(c, l->n, sizeof *cl->reqs);
+        if (l->n && !cl->reqs)
+            return dc_ld_oom(c);
+        for (uint32_t i = 0; i < l->n; i++) {
+            pi(c, i);
+            DC_TRY(request(c, &l->kids[i].v, &cl->reqs[i]));
+            for (uint32_t j = 0; j < i; j++) {
+                if (strcmp(cl->reqs[j].name, cl->reqs[i].name) == 0) {
+                    const tent *g[1];
+                    static const char *const NF[] = {"name"};
+                    DC_TRY(dc_ld_fields(c, &l->kids[i].v, NF, 1, g));
+                    pf(c, "name");
+                    return dup_value(c, &g[0]->v);
+                }
+            }
+            cl->nreqs = i + 1;
+            pp(c);
+        }
+        pp(c);
+    }
+    if (f[1]) {
+        const tnode *l = &f[1]->v;
+        pf(c, "constraints");
+        DC_TRY(list(c, f[1], "constraints", MAX_CONSTRAINTS));
+        cl->cons = dc_ld_szalloc(c, l->n, sizeof *cl->cons);
+        if (l->n && !cl->cons)
+            return dc_ld_oom(c);
+        cl->ncons = l->n;
+        for (uint32_t i = 0; i < l->n; i++) {
+            pi(c, i);
+            DC_TRY(constraint(c, &l->kids[i].v, cl, &cl->cons[i]));
+            pp(c);
+        }
+        pp(c);
+    }
+    if (f[2]) {
+        const tnode *l = &f[2]->v;
+        pf(c, "config");
+        DC_TRY(list(c, f[2], "config entries", MAX_CONFIG));
+        cl->config = dc_ld_szalloc(c, l->n, sizeof *cl->config);
+        if (l->n && !cl->config)
+            return dc_ld_oom(c);
+        for (uint32_t i = 0; i < l->n; i++) {
+            const tnode *x = &l->kids[i].v;
+            const tent *g[2];
+            dc_claim_config_in *cf = &cl->config[cl->nconfig];
+            pi(c, i);
+            DC_TRY(dc_ld_want(c, x, T_MAP));
+            DC_TRY(dc_ld_fields(c, x, GF, 2, g));
+            if (g[0])
+                DC_TRY(refs(c, g[0], cl, &cf->requests, &cf->nrequests));
+            if (g[1]) {
+                DC_TRY(opaque(c, g[1], &cf->opaque));
+                cl->nconfig++;
+            } else {
+                memset(cf, 0, sizeof *cf);
+            }
+            pp(c);
+        }
+        pp(c);
+    }
+    return DRACEL_OK;
+}
+
+static dracel_status claim_obj(ld *c, const tnode *obj, bool tmpl, const tent *meta,
+                               const tent *spec)
+{
+    static const char *const SF[] = {"spec"};
+    static const char *const CF[] = {"devices"};
+    dc_claim_in cl;
+    memset(&cl, 0, sizeof cl);
+    cl.kind = tmpl ? "ResourceClaimTemplate" : "ResourceClaim";
+    cl.file = c->file;
+    cl.line = obj->line;
+    DC_TRY(metadata(c, obj, meta, cl.kind, false, &cl.name, &cl.namespace, NULL));
+    pf(c, "spec");
+    if (tmpl && spec) {
+        const tent *f[1];
+        DC_TRY(dc_ld_want(c, &spec->v, T_MAP));
+        DC_TRY(dc_ld_fields(c, &spec->v, SF, 1, f));
+        spec = f[0];
+        pf(c, "spec");
+    }
+    if (spec) {
+        const tent *f[1];
+        DC_TRY(dc_ld_want(c, &spec->v, T_MAP));
+        DC_TRY(dc_ld_fields(c, &spec->v, CF, 1, f));
+        if (f[0]) {
+            pf(c, "devices");
+            DC_TRY(devices(c, &f[0]->v, &cl));
+            pp(c);
+        }
+    }
+    c->np = 0;
+    c->oname = NULL;
+    dc_objects *o = c->o;
+    return push(c, (void **)&o->claims, &o->nclaims, &o->capclaims, sizeof cl, &cl);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Node
+ */
+
+static dracel_status node_obj(ld *c, const tnode *obj, const tent *meta)
+{
+    dc_node_in nd;
+    const tent *lab = NULL;
+    memset(&nd, 0, sizeof nd);
+    nd.file = c->file;
+    nd.line = obj->line;
+    DC_TRY(metadata(c, obj, meta, "Node", true, &nd.name, NULL, &lab));
+    if (lab) {
+        pf(c, "metadata");
+        pf(c, "labels");
+        DC_TRY(labels(c, lab, &nd.labels, &nd.nlabels));
+        pp(c);
+        pp(c);
+    }
+    c->oname = NULL;
+    dc_objects *o = c->o;
+    return push(c, (void **)&o->nodes, &o->nnodes, &o->capnodes, sizeof nd, &nd);
+}
+
+dracel_status dc_ld_object(ld *c, const tnode *obj, unsigned kbit, const tnode *kind,
+                           const tent *const *f)
+{
+    if (f[0] && kbit != DC_OBJ_NODE) {
+        DC_TRY(dc_ld_api_version(c, &f[0]->v));
+    } else if (f[0]) {
+        const tnode *av = &f[0]->v;
+        pf(c, "apiVersion");
+        DC_TRY(dc_ld_want(c, av, T_STR));
+        if (!dc_ld_str_is(av, "v1"))
+            return dc_ld_fail(c, av->line, "%s is not supported (v1)",
+                              dc_ld_qs(c, 0, av->s, av->n, true));
+        pp(c);
+    }
+    switch (kbit) {
+    case DC_OBJ_CLASS:
+        return class_obj(c, obj, f[2], f[3]);
+    case DC_OBJ_CLAIM:
+        return claim_obj(c, obj, kind && dc_ld_str_is(kind, "ResourceClaimTemplate"), f[2], f[3]);
+    default:
+        return node_obj(c, obj, f[2]);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Features
+ */
+
+static const struct {
+    const char *name, *gate; /* the allocator's name; the feature gate's when not DRA + name */
+    unsigned bit;
+} FEATURES[] = {
+    {"AdminAccess", NULL, DC_FEAT_ADMIN_ACCESS},
+    {"PrioritizedList", NULL, DC_FEAT_PRIORITIZED_LIST},
+    {"DeviceTaints", NULL, DC_FEAT_DEVICE_TAINTS},
+    {"PartitionableDevices", NULL, DC_FEAT_PARTITIONABLE},
+    {"ConsumableCapacity", NULL, DC_FEAT_CONSUMABLE_CAPACITY},
+    {"DeviceBindingConditions", NULL, DC_FEAT_BINDING_CONDITIONS},
+    {"ListTypeAttributes", NULL, DC_FEAT_LIST_TYPE_ATTRIBUTES},
+    {"ExtendedResource", NULL, DC_FEAT_EXTENDED_RESOURCE},
+    {"DeviceStatus", "DRAResourceClaimDeviceStatus", DC_FEAT_DEVICE_STATUS},
+};
+
+static bool text_is(const char *s, size_t n, const char *t)
+{
+    return t && strlen(t) == n && memcmp(s, t, n) == 0;
+}
+
+unsigned dc_feature_parse(const char *s, size_t n)
+{
+    if (!s)
+        return 0;
+    for (size_t i = 0; i < DC_COUNTOF(FEATURES); i++) {
+        if (text_is(s, n, FEATURES[i].name) || text_is(s, n, FEATURES[i].gate) ||
+            (n > 3 && memcmp(s, "DRA", 3) == 0 && text_is(s + 3, n - 3, FEATURES[i].name)))
+            return FEATURES[i].bit;
+    }
+    return 0;
+}
+
+const char *dc_feature_name(unsigned bit)
+{
+    for (size_t i = 0; i < DC_COUNTOF(FEATURES); i++)
+        if (FEATURES[i].bit == bit)
+            return FEATURES[i].name;
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Scenario
+ */
+
+typedef struct scn {
+    dc_scenario sc;
+    bool seen;
+} scn;
+
+/* classes[i], slices[i], claims[i]: an object of kind kbit, with or without kind. */
+static dracel_status scn_object(ld *c, const char *listname, uint32_t i, const tnode *v,
+                                unsigned kbit)
+{
+    static const char *const OF[] = {"apiVersion", "kind", "metadata", "spec"};
+    const tent *f[4];
+    const tnode *kind = NULL;
+    c->oname = NULL;
+    c->np = 0;
+    pf(c, listname);
+    pi(c, i);
+    DC_TRY(dc_ld_want(c, v, T_MAP));
+    DC_TRY(dc_ld_fields(c, v, OF, 4, f));
+    if (f[1]) {
+        kind = &f[1]->v;
+        pf(c, "kind");
+        DC_TRY(dc_ld_want(c, kind, T_STR));
+        if (kbit == DC_OBJ_SLICE && !dc_ld_str_is(kind, "ResourceSlice"))
+            return dc_ld_bad_value(c, kind, "must be ResourceSlice (or absent)");
+        if (kbit == DC_OBJ_CLASS && !dc_ld_str_is(kind, "DeviceClass"))
+            return dc_ld_bad_value(c, kind, "must be DeviceClass (or absent)");
+        if (kbit == DC_OBJ_CLAIM && !dc_ld_str_is(kind, "ResourceClaim") &&
+            !dc_ld_str_is(kind, "ResourceClaimTemplate"))
+            return dc_ld_bad_value(c, kind,
+                                   "must be ResourceClaim or ResourceClaimTemplate (or absent)");
+        pp(c);
+    }
+    DC_TRY(dc_ld_room(c, v->line));
+    if (kbit != DC_OBJ_SLICE)
+        return dc_ld_object(c, v, kbit, kind, f);
+    if (f[0])
+        DC_TRY(dc_ld_api_version(c, &f[0]->v));
+    return dc_ld_slice(c, v, f[2], f[3]);
+}
+
+/* The list e (NULL when absent) of objects of kind kbit. */
+static dracel_status scn_list(ld *c, const tent *e, const char *listname, unsigned kbit)
+{
+    if (!e)
+        return DRACEL_OK;
+    c->oname = NULL;
+    c->np = 0;
+    pf(c, listname);
+    DC_TRY(dc_ld_want(c, &e->v, T_SEQ));
+    for (uint32_t i = 0; i < e->v.n; i++)
+        DC_TRY(scn_object(c, listname, i, &e->v.kids[i].v, kbit));
+    return DRACEL_OK;
+}
+
+static dracel_status scn_features(ld *c, const tent *e, unsigned *out)
+{
+    const tnode *l = &e->v;
+    pf(c, "features");
+    DC_TRY(dc_ld_want(c, l, T_SEQ));
+    for (uint32_t i = 0; i < l->n; i++) {
+        const tnode *x = &l->kids[i].v;
+        pi(c, i);
+        DC_TRY(dc_ld_want(c, x, T_STR));
+        unsigned bit = dc_feature_parse(x->s, x->n);
+        if (!bit) {
+            char known[320];
+            size_t pos = 0;
+            known[0] = '\0';
+            for (size_t k = 0; k < DC_COUNTOF(FEATURES) && pos < sizeof known; k++) {
+                int w = snprintf(known + pos, sizeof known - pos, "%s%s", k ? ", " : "",
+                                 FEATURES[k].name);
+                if (w < 0)
+                    break;
+                pos += (size_t)w;
+            }
+            return dc_ld_fail(c, x->line,
+                              "unknown feature %s (known: %s; each also with the prefix \"DRA\")",
+                              dc_ld_qs(c, 0, x->s, x->n, true), known);
+        }
+        *out |= bit;
+        pp(c);
+    }
+    pp(c);
+    return DRACEL_OK;
+}
+
+static dracel_status scn_node(ld *c, const tnode *root, const tent *e, dc_node_in *nd)
+{
+    static const char *const NF[] = {"name", "labels"};
+    const tent *f[2];
+    const tnode *v;
+    pf(c, "node");
+    if (!e)
+        return dc_ld_fail(c, root->line, "required value");
+    DC_TRY(dc_ld_want(c, &e->v, T_MAP));
+    DC_TRY(dc_ld_fields(c, &e->v, NF, 2, f));
+    nd->file = c->file;
+    nd->line = e->v.line;
+    pf(c, "name");
+    DC_TRY(dc_ld_req_str(c, f[0], e->v.line, &v));
+    const char *why = dc_ld_subdomain_err(v->s, v->n);
+    if (why)
+        return dc_ld_bad_value(c, v, why);
+    DC_TRY(dc_ld_sdup(c, v->s, v->n, &nd->name));
+    pp(c);
+    if (f[1]) {
+        pf(c, "labels");
+        DC_TRY(labels(c, f[1], &nd->labels, &nd->nlabels));
+        pp(c);
+    }
+    pp(c);
+    return DRACEL_OK;
+}
+
+/* allocatedDevices: "driver/pool/device", split at the first and the last '/'. */
+static dracel_status scn_allocated(ld *c, const tent *e, dc_scenario *sc)
+{
+    const tnode *l = &e->v;
+    pf(c, "allocatedDevices");
+    DC_TRY(dc_ld_want(c, l, T_SEQ));
+    sc->allocated = dc_ld_szalloc(c, l->n, sizeof *sc->allocated);
+    if (l->n && !sc->allocated)
+        return dc_ld_oom(c);
+    for (uint32_t i = 0; i < l->n; i++) {
+        const tnode *x = &l->kids[i].v;
+        dc_device_id *id = &sc->allocated[i];
+        pi(c, i);
+        DC_TRY(dc_ld_want(c, x, T_STR));
+        const char *first = memchr(x->s, '/', x->n), *last = NULL;
+        for (size_t k = x->n; k > 0 && !last; k--)
+            if (x->s[k - 1] == '/')
+                last = x->s + k - 1;
+        if (!first || first == last || first == x->s || last == first + 1 ||
+            last == x->s + x->n - 1)
+            return dc_ld_bad_value(c, x,
+                                   "must be a device ID \"driver/pool/device\" (split at the first "
+                                   "and the last '/')");
+        const char *end = x->s + x->n;
+        DC_TRY(dc_ld_sdup(c, x->s, (size_t)(first - x->s), &id->driver));
+        DC_TRY(dc_ld_sdup(c, first + 1, (size_t)(last - first - 1), &id->pool));
+        DC_TRY(dc_ld_sdup(c, last + 1, (size_t)(end - last - 1), &id->device));
+        pp(c);
+    }
+    sc->nallocated = l->n;
+    pp(c);
+    return DRACEL_OK;
+}
+
+enum { SC_FEATURES, SC_NODE, SC_CLASSES, SC_SLICES, SC_ALLOCATED, SC_CLAIMS, SC_N };
+
+static dracel_status scenario_doc(ld *c, const tnode *root)
+{
+    static const char *const SF[SC_N] = {"features", "node",           "classes",
+                                         "slices",   "allocatedDevices", "claims"};
+    scn *x = c->doc_ctx;
+    const tent *f[SC_N];
+    c->oname = NULL;
+    c->np = 0;
+    if (root->t == T_NULL) /* an empty YAML document */
+        return DRACEL_OK;
+    if (x->seen)
+        return dc_ld_fail(c, root->line, "a scenario is one object, not a stream of documents");
+    x->seen = true;
+    if (root->t != T_MAP)
+        return dc_ld_fail(c, root->line, "expected an object, found %s", dc_ld_tname(root));
+    DC_TRY(dc_ld_fields(c, root, SF, SC_N, f));
+    for (uint32_t i = 0; i < root->n; i++) {
+        const tent *e = &root->kids[i];
+        bool known = false;
+        for (unsigned k = 0; k < SC_N && !known; k++)
+            known = strlen(SF[k]) == e->klen && memcmp(SF[k], e->k, e->klen) == 0;
+        if (!known)
+            return dc_ld_fail(c, e->kline,
+                              "unknown field %s (a scenario has features, node, classes, slices, "
+                              "allocatedDevices and claims)",
+                              dc_ld_qs(c, 0, e->k, e->klen, true));
+    }
+    dc_scenario *sc = &x->sc;
+    sc->file = c->file;
+    if (f[SC_FEATURES])
+        DC_TRY(scn_features(c, f[SC_FEATURES], &sc->features));
+    DC_TRY(scn_node(c, root, f[SC_NODE], &sc->node));
+    DC_TRY(scn_list(c, f[SC_CLASSES], SF[SC_CLASSES], DC_OBJ_CLASS));
+    DC_TRY(scn_list(c, f[SC_SLICES], SF[SC_SLICES], DC_OBJ_SLICE));
+    if (f[SC_ALLOCATED]) {
+        c->np = 0;
+        DC_TRY(scn_allocated(c, f[SC_ALLOCATED], sc));
+    }
+    return scn_list(c, f[SC_CLAIMS], SF[SC_CLAIMS], DC_OBJ_CLAIM);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Public functions
+ */
+
+void dc_objects_init(dc_objects *o, const dracel_alloc *a)
+{
+    memset(o, 0, sizeof *o);
+    dc_slice_set_init(&o->slices, a);
+}
+
+void dc_objects_free(dc_objects *o)
+{
+    dc_slice_set_free(&o->slices);
+    dc_slice_set keep = o->slices;
+    memset(o, 0, sizeof *o);
+    o->slices = keep;
+}
+
+typedef struct counts {
+    uint32_t slices, notes, classes, claims, nodes;
+} counts;
+
+static counts save(const dc_objects *o)
+{
+    return (counts){o->slices.n, o->slices.nnotes, o->nclasses, o->nclaims, o->nnodes};
+}
+
+static void restore(dc_objects *o, const counts *k)
+{
+    o->slices.n = k->slices;
+    o->slices.nnotes = k->notes;
+    o->nclasses = k->classes;
+    o->nclaims = k->claims;
+    o->nnodes = k->nodes;
+}
+
+dracel_status dc_objects_load(dc_objects *o, const char *path, unsigned kinds,
+                              const dc_slices_limits *lim, char *err, size_t errcap)
+{
+    if (err && errcap)
+        err[0] = '\0';
+    if (!o || !path)
+        return DRACEL_EINVAL;
+    ld c;
+    dc_ld_init(&c, &o->slices, lim, err, errcap);
+    c.o = o;
+    c.kinds = kinds;
+    counts k = save(o);
+    dracel_status st = dc_ld_load_path(&c, path, true);
+    dc_ld_free(&c);
+    if (st != DRACEL_OK)
+        restore(o, &k);
+    return st;
+}
+
+/* One scenario from a file (path) or a buffer (buf, name). */
+static dracel_status scenario(dc_objects *o, dc_scenario *sc, const char *path, const char *name,
+                              const char *buf, size_t len, const dc_slices_limits *lim,
+                              char *err, size_t errcap)
+{
+    if (err && errcap)
+        err[0] = '\0';
+    if (!o || !sc)
+        return DRACEL_EINVAL;
+    ld c;
+    scn x;
+    memset(&x, 0, sizeof x);
+    dc_ld_init(&c, &o->slices, lim, err, errcap);
+    c.o = o;
+    c.per_doc = scenario_doc;
+    c.doc_ctx = &x;
+    counts k = save(o);
+    dracel_status st = path ? dc_ld_load_path(&c, path, false)
+                            : dc_ld_load_buffer(&c, name, buf, len);
+    if (st == DRACEL_OK && !x.seen)
+        st = dc_ld_fail(&c, 0, "no scenario (expected one object)");
+    dc_ld_free(&c);
+    if (st != DRACEL_OK) {
+        restore(o, &k);
+        return st;
+    }
+    *sc = x.sc;
+    return DRACEL_OK;
+}
+
+dracel_status dc_scenario_load(dc_objects *o, dc_scenario *sc, const char *path,
+                               const dc_slices_limits *lim, char *err, size_t errcap)
+{
+    if (!path) {
+        if (err && errcap)
+            err[0] = '\0';
+        return DRACEL_EINVAL;
+    }
+    return scenario(o, sc, path, NULL, NULL, 0, lim, err, errcap);
+}
+
+dracel_status dc_scenario_load_buffer(dc_objects *o, dc_scenario *sc, const char *name,
+                                      const char *buf, size_t len, const dc_slices_limits *lim,
+                                      char *err, size_t errcap)
+{
+    if (!buf && len) {
+        if (err && errcap)
+            err[0] = '\0';
+        return DRACEL_EINVAL;
+    }
+    return scenario(o, sc, NULL, name, buf ? buf : "", len, lim, err, errcap);
+}
