@@ -25,6 +25,7 @@
 
 #include "alloc.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,7 +227,9 @@ static void fnv_str(fnv *f, const char *s)
 }
 static void fnv_int(fnv *f, int64_t v)
 {
-    fnv_bytes(f, &v, sizeof v);
+    char buf[24];
+    int n = snprintf(buf, sizeof buf, "%lld", (long long)v);
+    fnv_bytes(f, buf, (size_t)n + 1);
 }
 
 static int cmp_class_ptr(const void *a, const void *b)
@@ -533,10 +536,13 @@ static const char *label_of(const dc_node_in *n, const char *key)
 
 static bool parse_i64(const char *s, int64_t *out)
 {
-    if (!s || !*s)
+    if (!s || !*s || !(s[0] == '-' || (s[0] >= '0' && s[0] <= '9')))
         return false;
     char *end;
+    errno = 0;
     long long v = strtoll(s, &end, 10);
+    if (errno)
+        return false;
     if (*end)
         return false;
     *out = v;
@@ -1903,6 +1909,8 @@ static void example_text(dc_buf *b, const dc_alloc_run *r, const gsel *g, uint32
 
 static const char *tier_status(const dc_alloc_run *r, const preq *q)
 {
+    if (r->outcome == DC_ALLOC_ERROR)
+        return "aborted"; /* the error (the outcome's message) stopped the attempt */
     if (r->outcome != DC_ALLOC_ALLOCATED)
         return "failed";
     uint32_t s = chosen_sub(r, q->ci, q->ri);
@@ -1971,7 +1979,7 @@ void dc_alloc_summary(const dc_alloc_run *r, dc_buf *b)
             }
         return;
     }
-    if (!r->explained)
+    if (!r->explained || r->outcome == DC_ALLOC_ERROR)
         return;
     const char *sep = "";
     for (uint32_t pq = 0; pq < p->npreqs; pq++) {

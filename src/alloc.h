@@ -13,7 +13,7 @@
  * A policy is immutable once built; dc_alloc_node() may run for many nodes (one thread each with
  * its own dc_alloc_run, or one run reused node after node: its memory is kept).
  *
- * Change with: src/alloc.c, src/alloc_out.c, src/celc/main.c (allocate, explain),
+ * Change with: src/alloc.c, src/celc/place.c (allocate, explain),
  * tests/alloc/, docs/allocation.md.
  */
 #ifndef DC_ALLOC_H

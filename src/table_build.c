@@ -61,6 +61,16 @@ static int cmp_slice(const void *a, const void *b)
         r = strcmp(x->pool, y->pool);
     if (!r)
         r = strcmp(x->name, y->name);
+    /* Slices of one name (unnamed ones in a scenario): an order that does not depend on the
+     * input's, as far as their contents differ. */
+    if (!r)
+        r = x->generation < y->generation ? -1 : x->generation > y->generation;
+    if (!r)
+        r = x->ndevices < y->ndevices ? -1 : x->ndevices > y->ndevices;
+    if (!r && x->ndevices)
+        r = strcmp(x->devices[0].name, y->devices[0].name);
+    if (!r)
+        r = strcmp(x->node.node_name ? x->node.node_name : "", y->node.node_name ? y->node.node_name : "");
     return r;
 }
 
@@ -724,6 +734,34 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
             }
         dc_free(a, names, pool->rows * sizeof *names);
     }
+
+    /* Invalid pools, too: a device consuming a counter its pool does not share, or a pool
+     * sharing one counter set twice (Kubernetes' allocator checks these references, which API
+     * validation cannot: devices and counters are published in different slices). */
+    uint32_t *sfirst = npools ? dc_malloc(a, (npools + 1) * sizeof *sfirst) : NULL;
+    if (npools && !sfirst)
+        b.oom = true;
+    for (uint32_t p = 0, k = 0; sfirst && p <= npools; p++) { /* shared is sorted by pool */
+        while (k < nshared && shared[k].owner < p)
+            k++;
+        sfirst[p] = k;
+    }
+    for (uint32_t j = 0; sfirst && j < nconsumes && !b.oom; j++) {
+        const dc_tcounter *c = &consumes[j];
+        uint32_t p = t->pool[c->owner];
+        bool found = false;
+        for (uint32_t k = sfirst[p]; k < sfirst[p + 1] && !found; k++)
+            found = shared[k].set == c->set && shared[k].name == c->name;
+        if (!found)
+            t->pools[p].state = DC_POOL_INVALID;
+    }
+    for (uint32_t p = 0; sfirst && p < npools && !b.oom; p++)
+        for (uint32_t k = sfirst[p] + 1; k < sfirst[p + 1]; k++)
+            for (uint32_t i = sfirst[p]; i < k; i++)
+                if (shared[i].set == shared[k].set && shared[i].name == shared[k].name)
+                    t->pools[p].state = DC_POOL_INVALID;
+    if (sfirst)
+        dc_free(a, sfirst, (npools + 1) * sizeof *sfirst);
 
     /* Finish the columns, then sort them by name (the foreign lists are in row order). */
     for (uint32_t c = 0; c < b.ncols && !b.oom; c++) {

@@ -44,16 +44,16 @@ static void usage_allocate(FILE *f)
 static void usage_explain(FILE *f)
 {
     fprintf(f,
-            "usage: %s explain --claim FILE --classes PATH --slices PATH [--nodes FILE]\n"
+            "usage: %s explain --claim PATH --classes PATH --slices PATH [--nodes PATH]\n"
             "                [--allocated FILE] [--node NAME] [--features LIST] [--verbose]\n"
             "                [--format text|json] [--timeout DURATION] [--stats] [--no-explain]\n"
             "\n"
             "For every node (or one), the tier the claims would get there and why.\n"
             "\n"
-            "  --claim FILE       ResourceClaims or ResourceClaimTemplates (one pod's, in order)\n"
+            "  --claim PATH       ResourceClaims or ResourceClaimTemplates (one pod's, in order)\n"
             "  --classes PATH     DeviceClasses (file or directory)\n"
             "  --slices PATH      ResourceSlices (file or directory)\n"
-            "  --nodes FILE       Node objects (names and labels); default: the nodes the slices\n"
+            "  --nodes PATH       Node objects (names and labels); default: the nodes the slices\n"
             "                     name\n"
             "  --allocated FILE   device IDs already allocated, driver/pool/device, one a line\n"
             "  --node NAME        only this node (its full explanation)\n"
@@ -89,7 +89,7 @@ static long long parse_duration(const char *s)
     if (!s || !*s || *s == '-')
         return -1;
     double v = strtod(s, &end);
-    if (errno || end == s)
+    if (errno || end == s || v != v)
         return -1;
     double ms;
     if (strcmp(end, "ms") == 0)
@@ -187,6 +187,36 @@ static int load_status(dracel_status st, bool json, const char *file, const char
     return EXIT_USAGE;
 }
 
+/* Kubernetes cannot hold two DeviceClasses (or Nodes) of one name: such input is rejected,
+ * rather than letting the order of the files decide. */
+static int check_unique(const dc_objects *o, bool json)
+{
+    for (uint32_t i = 0; i < o->nclasses; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(o->classes[i].name, o->classes[j].name) == 0) {
+                char msg[1024];
+                snprintf(msg, sizeof msg, "%s:%u: DeviceClass %s: defined twice (also %s:%u)",
+                         o->classes[i].file, o->classes[i].line, o->classes[i].name,
+                         o->classes[j].file, o->classes[j].line);
+                return rejected(json, o->classes[i].file, msg);
+            }
+    for (uint32_t i = 0; i < o->nnodes; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(o->nodes[i].name, o->nodes[j].name) == 0) {
+                char msg[1024];
+                snprintf(msg, sizeof msg, "%s:%u: Node %s: defined twice (also %s:%u)",
+                         o->nodes[i].file, o->nodes[i].line, o->nodes[i].name, o->nodes[j].file,
+                         o->nodes[j].line);
+                return rejected(json, o->nodes[i].file, msg);
+            }
+    return -1;
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+    return strcmp(((const dc_node_in *)a)->name, ((const dc_node_in *)b)->name);
+}
+
 static void print_notes(const dc_objects *o)
 {
     for (uint32_t i = 0; i < o->slices.nnotes; i++)
@@ -242,6 +272,11 @@ int celc_allocate(int argc, char **argv)
         return load_status(st, json, scenario, err);
     }
     print_notes(&o);
+    int urc = check_unique(&o, json);
+    if (urc >= 0) {
+        dc_objects_free(&o);
+        return urc;
+    }
     dracel_table *t = NULL;
     dc_policy *p = NULL;
     dc_alloc_run *r = NULL;
@@ -278,7 +313,7 @@ int celc_allocate(int argc, char **argv)
 }
 
 /* --allocated FILE: device IDs, one a line; blank lines and '#' comments skipped. */
-static int read_allocated(const char *path, dc_device_id **out, uint32_t *n, char **keep)
+static int read_allocated(const char *path, bool json, dc_device_id **out, uint32_t *n, char **keep)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -336,12 +371,13 @@ static int read_allocated(const char *path, dc_device_id **out, uint32_t *n, cha
             *--e = '\0';
         if (*s && *s != '#') {
             char *first = strchr(s, '/'), *last = strrchr(s, '/');
-            if (!first || first == last || first == s || !last[1]) {
-                fprintf(stderr, "%s: %s:%u: not a device ID (driver/pool/device): %s\n", prog, path,
-                        lineno, s);
+            if (!first || first == last || first == s || last == first + 1 || !last[1]) {
+                char msg[1024];
+                snprintf(msg, sizeof msg, "%s:%u: not a device ID (driver/pool/device): %.600s",
+                         path, lineno, s);
                 free(ids);
                 free(buf);
-                return EXIT_REJECTED;
+                return rejected(json, path, msg);
             }
             *first = '\0';
             *last = '\0';
@@ -396,11 +432,17 @@ static void summary_line(dc_buf *b, const dc_alloc_run *r, const char *node)
         dc_buf_putc(b, '\n');
         break;
     case DC_ALLOC_UNSCHEDULABLE:
-        dc_buf_printf(b, "%s: unschedulable: ", node);
-        if (dc_alloc_message(r))
-            dc_buf_puts(b, dc_alloc_message(r));
-        else
+        dc_buf_printf(b, "%s: unschedulable", node);
+        if (dc_alloc_message(r)) {
+            dc_buf_printf(b, ": %s", dc_alloc_message(r));
+        } else {
+            size_t at = b->len;
+            dc_buf_puts(b, ": ");
+            size_t mark = b->len;
             dc_alloc_summary(r, b);
+            if (b->len == mark)
+                b->len = at; /* no explanation: nothing to add */
+        }
         dc_buf_putc(b, '\n');
         break;
     case DC_ALLOC_ERROR:
@@ -430,8 +472,15 @@ static int run_explain(const explain_opts *eo, dc_objects *o, const dracel_table
         st = dc_alloc_run_new(p, &r);
     /* The nodes: Node objects, else the node names of the slices. */
     if (st == DRACEL_OK && o->nnodes) {
-        nodes = o->nodes;
-        nnodes = o->nnodes;
+        /* by name, whatever the order of the files */
+        nodes = malloc(o->nnodes * sizeof *nodes);
+        if (!nodes) {
+            st = DRACEL_ENOMEM;
+        } else {
+            memcpy(nodes, o->nodes, o->nnodes * sizeof *nodes);
+            nnodes = o->nnodes;
+            qsort(nodes, nnodes, sizeof *nodes, cmp_node);
+        }
     } else if (st == DRACEL_OK) {
         st = dc_table_node_names(t, &dc_default_alloc, &names, &nnames);
         if (st == DRACEL_OK && nnames) {
@@ -521,8 +570,7 @@ static int run_explain(const explain_opts *eo, dc_objects *o, const dracel_table
         rc = emit(&b, rc);
     }
     dc_buf_free(&b);
-    if (nodes != o->nodes)
-        free(nodes);
+    free(nodes);
     if (names)
         dc_free(&dc_default_alloc, names, nnames * sizeof *names);
     dc_alloc_run_free(r);
@@ -612,13 +660,15 @@ int celc_explain(int argc, char **argv)
         if (st != DRACEL_OK)
             rc = load_status(st, eo.json, loads[i].path, err);
     }
+    if (rc < 0)
+        rc = check_unique(&o, eo.json);
     if (rc < 0 && o.nclaims == 0)
         rc = rejected(eo.json, eo.claim, "no ResourceClaim or ResourceClaimTemplate in --claim");
     dc_device_id *ids = NULL;
     uint32_t nids = 0;
     char *idbuf = NULL;
     if (rc < 0 && eo.allocated)
-        rc = read_allocated(eo.allocated, &ids, &nids, &idbuf);
+        rc = read_allocated(eo.allocated, eo.json, &ids, &nids, &idbuf);
     dracel_table *t = NULL;
     if (rc < 0) {
         print_notes(&o);

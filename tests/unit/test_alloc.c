@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "apiint.h"
@@ -316,6 +317,12 @@ static void test_alloc_failures(void **state)
 
 int main(void)
 {
+    /* The data files are named from the top of the source tree: make check sets top_srcdir. */
+    const char *top = getenv("top_srcdir");
+    if (top && chdir(top) != 0) {
+        fprintf(stderr, "cannot change to %s\n", top);
+        return 1;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_and_node_selector),
         cmocka_unit_test(test_policy_version),
