@@ -116,6 +116,11 @@ run allocate "$tmp/badfeat.yaml" --format json
 check "a rejected scenario with --format json prints an error object" \
   "$(printf '%s' "$out" | grep -q '^{"error":.*"diagnostics":\[{"severity":"error".*"line":1' ; echo $?)"
 
+printf 'features: []\nnode: {name: n1}\nclasses:\n- metadata: {name: gpu}\n  spec: {selectors: []}\n- metadata: {name: gpu}\n  spec: {selectors: []}\nslices: []\nclaims: []\n' >"$tmp/dup.yaml"
+run allocate "$tmp/dup.yaml"
+check "two DeviceClasses of one name: rejected, not decided by input order" \
+  "$(is "$rc:$err" "1:dra-celc: $tmp/dup.yaml:6: DeviceClass gpu: defined twice (also $tmp/dup.yaml:4)")"
+
 run allocate "$d/order-a.yaml" --format json
 check "allocate --format json: allocated, exit 0" "$(printf '%s' "$out" | grep -q '^{"outcome":"allocated","allocations":\[{"devices":{"results":\[{"request":"gpu/big","driver":"gpu.example.com","pool":"pool-a","device":"gpu-0"}\]}' ; echo $?)"
 if command -v python3 >/dev/null 2>&1; then
