@@ -19,11 +19,144 @@
 
 #define MAX_DEPTH 64
 
+/* A strict JSON syntax check (RFC 8259), used only after cJSON failed: cJSON returns NULL both
+ * for bad syntax and when it runs out of memory, and only this tells the two apart. Depth is
+ * bounded by the caller's pre-scan. */
+typedef struct jv {
+    const char *p, *end;
+} jv;
+
+static void jv_ws(jv *v)
+{
+    while (v->p < v->end && (*v->p == ' ' || *v->p == '\t' || *v->p == '\n' || *v->p == '\r'))
+        v->p++;
+}
+
+static bool jv_lit(jv *v, const char *w)
+{
+    size_t n = strlen(w);
+    if ((size_t)(v->end - v->p) < n || memcmp(v->p, w, n) != 0)
+        return false;
+    v->p += n;
+    return true;
+}
+
+static bool jv_digits(jv *v)
+{
+    const char *s = v->p;
+    while (v->p < v->end && *v->p >= '0' && *v->p <= '9')
+        v->p++;
+    return v->p > s;
+}
+
+static bool jv_value(jv *v);
+
+static bool jv_string(jv *v)
+{
+    if (v->p >= v->end || *v->p != '"')
+        return false;
+    for (v->p++; v->p < v->end; v->p++) {
+        unsigned char ch = (unsigned char)*v->p;
+        if (ch == '"') {
+            v->p++;
+            return true;
+        }
+        if (ch < 0x20)
+            return false;
+        if (ch == '\\') {
+            if (++v->p >= v->end)
+                return false;
+            if (*v->p == 'u') {
+                for (int k = 0; k < 4; k++)
+                    if (++v->p >= v->end || !strchr("0123456789abcdefABCDEF", *v->p))
+                        return false;
+            } else if (!strchr("\"\\/bfnrt", *v->p)) {
+                return false;
+            }
+        }
+    }
+    return false;
+}
+
+static bool jv_value(jv *v)
+{
+    jv_ws(v);
+    if (v->p >= v->end)
+        return false;
+    switch (*v->p) {
+    case '{':
+    case '[': {
+        char close = *v->p == '{' ? '}' : ']';
+        bool obj = close == '}';
+        v->p++;
+        jv_ws(v);
+        if (v->p < v->end && *v->p == close) {
+            v->p++;
+            return true;
+        }
+        for (;;) {
+            if (obj) {
+                jv_ws(v);
+                if (!jv_string(v))
+                    return false;
+                jv_ws(v);
+                if (v->p >= v->end || *v->p++ != ':')
+                    return false;
+            }
+            if (!jv_value(v))
+                return false;
+            jv_ws(v);
+            if (v->p >= v->end)
+                return false;
+            if (*v->p == close) {
+                v->p++;
+                return true;
+            }
+            if (*v->p++ != ',')
+                return false;
+        }
+    }
+    case '"': return jv_string(v);
+    case 't': return jv_lit(v, "true");
+    case 'f': return jv_lit(v, "false");
+    case 'n': return jv_lit(v, "null");
+    default:
+        if (*v->p == '-')
+            v->p++;
+        if (v->p < v->end && *v->p == '0')
+            v->p++;
+        else if (!jv_digits(v))
+            return false;
+        if (v->p < v->end && *v->p == '.') {
+            v->p++;
+            if (!jv_digits(v))
+                return false;
+        }
+        if (v->p < v->end && (*v->p == 'e' || *v->p == 'E')) {
+            v->p++;
+            if (v->p < v->end && (*v->p == '+' || *v->p == '-'))
+                v->p++;
+            if (!jv_digits(v))
+                return false;
+        }
+        return true;
+    }
+}
+
+static bool json_valid(const char *text, size_t len)
+{
+    jv v = {text, text + len};
+    if (!jv_value(&v))
+        return false;
+    jv_ws(&v);
+    return v.p == v.end;
+}
+
 /* Parse JSON text of length len, rejecting trailing garbage. cJSON's "require NUL-terminated"
  * check reads the byte after the value within the given length, so the length passed must
  * include a NUL: the text is copied with one (the input need not be NUL-terminated). Nesting is
  * bounded before parsing. */
-static cJSON *parse_json(const char *text, size_t len, char *err, size_t cap)
+static cJSON *parse_json(dc_ectx *c, const char *text, size_t len, char *err, size_t cap)
 {
     int depth = 0, max = 0;
     bool in_str = false;
@@ -49,6 +182,7 @@ static cJSON *parse_json(const char *text, size_t len, char *err, size_t cap)
     }
     char *copy = malloc(len + 1);
     if (!copy) {
+        c->oom = true;
         snprintf(err, cap, "out of memory");
         return NULL;
     }
@@ -56,8 +190,12 @@ static cJSON *parse_json(const char *text, size_t len, char *err, size_t cap)
     copy[len] = '\0';
     const char *end = NULL;
     cJSON *j = cJSON_ParseWithLengthOpts(copy, len + 1, &end, 1);
-    if (!j)
+    if (!j && memchr(text, '\0', len) == NULL && json_valid(text, len)) {
+        c->oom = true; /* valid JSON that cJSON could not build */
+        snprintf(err, cap, "out of memory");
+    } else if (!j) {
         snprintf(err, cap, "invalid JSON near byte %zu", end ? (size_t)(end - copy) : (size_t)0);
+    }
     free(copy);
     return j;
 }
@@ -278,7 +416,7 @@ static const char *typed(dc_ectx *c, const cJSON *j, dc_val *out, int depth, cha
 const char *dc_json_typed(dc_ectx *c, const char *text, size_t len, dc_val *out, char *err,
                           size_t cap)
 {
-    cJSON *j = parse_json(text, len, err, cap);
+    cJSON *j = parse_json(c, text, len, err, cap);
     if (!j)
         return err;
     const char *m = typed(c, j, out, 0, err, cap);
@@ -503,7 +641,7 @@ static const char *grouped(dc_ectx *c, const cJSON *obj, const char *driver, boo
 const char *dc_json_device(dc_ectx *c, const char *text, size_t len, dc_val *out, char *err,
                            size_t cap)
 {
-    cJSON *j = parse_json(text, len, err, cap);
+    cJSON *j = parse_json(c, text, len, err, cap);
     if (!j)
         return err;
     const char *m = NULL;
