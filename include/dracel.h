@@ -274,6 +274,31 @@ typedef struct dracel_device_info {
 DRACEL_API dracel_status dracel_table_device(const dracel_table *t, uint32_t row,
                                              dracel_device_info *out);
 
+/**
+ * A fleet kept up to date slice by slice, as a watch delivers ResourceSlices: loads add or
+ * replace slices (by metadata.name; only the new objects are read and validated), deletions
+ * remove them, and a snapshot is an ordinary immutable table of the current slices. Successive
+ * snapshots share one append-only string dictionary; they may outlive the fleet. One writer at a
+ * time; readers of snapshots never wait. docs/columnar.md.
+ */
+typedef struct dracel_fleet dracel_fleet;
+DRACEL_API dracel_status dracel_fleet_new(const dracel_config *cfg, dracel_fleet **out);
+DRACEL_API void dracel_fleet_free(dracel_fleet *f);
+/** Add or replace the slices of a file or directory (as dracel_table_load reads them). All or
+ *  nothing: on a rejected input the fleet is unchanged. */
+DRACEL_API dracel_status dracel_fleet_load(dracel_fleet *f, const char *path, char *err,
+                                           size_t errcap);
+DRACEL_API dracel_status dracel_fleet_load_buffer(dracel_fleet *f, const char *name,
+                                                  const char *buf, size_t len, char *err,
+                                                  size_t errcap);
+/** Remove the slice of this metadata.name: DRACEL_EINPUT when the fleet has none. */
+DRACEL_API dracel_status dracel_fleet_delete(dracel_fleet *f, const char *slice_name);
+/** The number of slices held (every generation). */
+DRACEL_API size_t dracel_fleet_slices(const dracel_fleet *f);
+/** A table of the fleet as it is now. */
+DRACEL_API dracel_status dracel_fleet_snapshot(dracel_fleet *f, dracel_table **out, char *err,
+                                               size_t errcap);
+
 /** Bind @p p to @p t. A program of the plain environment (no `device`) runs once per row with
  *  the same result on every row. */
 DRACEL_API dracel_status dracel_bind(const dracel_program *p, const dracel_table *t,

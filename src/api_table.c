@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "apiint.h"
+#include "fleet.h"
 #include "slices.h"
 #include "tablebuild.h"
 #include "vvm.h"
@@ -83,6 +84,124 @@ dracel_status dc_api_table_build(const dracel_config *cfg, dc_slice_set *set, dr
     if (st == DRACEL_ENOMEM)
         set_err(err, errcap, "out of memory");
     return st;
+}
+
+struct dracel_fleet {
+    dracel_config cfg;
+    dracel_alloc alloc;
+    dc_fleet *f;
+};
+
+dracel_status dracel_fleet_new(const dracel_config *cfg, dracel_fleet **out)
+{
+    if (!out)
+        return DRACEL_EINVAL;
+    *out = NULL;
+    const dracel_alloc *a = dc_alloc_of(cfg);
+    dracel_fleet *fl = dc_malloc(a, sizeof *fl);
+    if (!fl)
+        return DRACEL_ENOMEM;
+    memset(fl, 0, sizeof *fl);
+    if (cfg)
+        fl->cfg = *cfg;
+    else
+        dracel_config_init(&fl->cfg);
+    fl->alloc = *a;
+    fl->cfg.alloc = &fl->alloc;
+    fl->f = dc_fleet_new(&fl->alloc);
+    if (!fl->f) {
+        dc_free(a, fl, sizeof *fl);
+        return DRACEL_ENOMEM;
+    }
+    *out = fl;
+    return DRACEL_OK;
+}
+
+void dracel_fleet_free(dracel_fleet *fl)
+{
+    if (!fl)
+        return;
+    dracel_alloc a = fl->alloc;
+    dc_fleet_free(fl->f);
+    dc_free(&a, fl, sizeof *fl);
+}
+
+static dracel_status fleet_load(dracel_fleet *fl, const char *path, const char *name,
+                                const char *buf, size_t len, char *err, size_t errcap)
+{
+    dc_slice_set *set = dc_malloc(&fl->alloc, sizeof *set);
+    if (!set) {
+        set_err(err, errcap, "out of memory");
+        return DRACEL_ENOMEM;
+    }
+    dc_slice_set_init(set, &fl->alloc);
+    dracel_status st = path ? dc_slices_load(set, path, NULL, err, errcap)
+                            : dc_slices_load_buffer(set, name ? name : "<buffer>", buf, len, NULL,
+                                                    err, errcap);
+    if (st != DRACEL_OK) {
+        dc_slice_set_free(set);
+        dc_free(&fl->alloc, set, sizeof *set);
+        if (st == DRACEL_ENOMEM)
+            set_err(err, errcap, "out of memory");
+        return st;
+    }
+    st = dc_fleet_apply(fl->f, set); /* takes the set, also on failure */
+    if (st == DRACEL_ENOMEM)
+        set_err(err, errcap, "out of memory");
+    return st;
+}
+
+dracel_status dracel_fleet_load(dracel_fleet *fl, const char *path, char *err, size_t errcap)
+{
+    if (!fl || !path)
+        return DRACEL_EINVAL;
+    return fleet_load(fl, path, NULL, NULL, 0, err, errcap);
+}
+
+dracel_status dracel_fleet_load_buffer(dracel_fleet *fl, const char *name, const char *buf,
+                                       size_t len, char *err, size_t errcap)
+{
+    if (!fl || (!buf && len))
+        return DRACEL_EINVAL;
+    return fleet_load(fl, NULL, name, buf ? buf : "", len, err, errcap);
+}
+
+dracel_status dracel_fleet_delete(dracel_fleet *fl, const char *slice_name)
+{
+    if (!fl || !slice_name)
+        return DRACEL_EINVAL;
+    return dc_fleet_delete(fl->f, slice_name);
+}
+
+size_t dracel_fleet_slices(const dracel_fleet *fl)
+{
+    return fl ? dc_fleet_slices(fl->f) : 0;
+}
+
+dracel_status dracel_fleet_snapshot(dracel_fleet *fl, dracel_table **out, char *err,
+                                    size_t errcap)
+{
+    if (!fl || !out)
+        return DRACEL_EINVAL;
+    *out = NULL;
+    dracel_table *tt = dc_malloc(&fl->alloc, sizeof *tt);
+    if (!tt) {
+        set_err(err, errcap, "out of memory");
+        return DRACEL_ENOMEM;
+    }
+    memset(tt, 0, sizeof *tt);
+    tt->cfg = fl->cfg;
+    tt->alloc = fl->alloc;
+    tt->cfg.alloc = &tt->alloc;
+    dracel_status st = dc_fleet_snapshot(fl->f, &tt->alloc, &tt->t, err, errcap);
+    if (st != DRACEL_OK) {
+        if (st == DRACEL_ENOMEM)
+            set_err(err, errcap, "out of memory");
+        dracel_table_free(tt);
+        return st;
+    }
+    *out = tt;
+    return DRACEL_OK;
 }
 
 dracel_status dracel_table_load(const dracel_config *cfg, const char *path, dracel_table **out,

@@ -51,6 +51,7 @@ typedef struct builder {
     size_t errcap;
     bool oom;
     char msg[256];        /* the parse error of the last bad version */
+    uint32_t groups;      /* counter set entries pushed so far */
 } builder;
 
 static int cmp_slice(const void *a, const void *b)
@@ -350,7 +351,7 @@ static bool push_taint(builder *b, dc_ttaint **v, uint32_t *n, uint32_t *cap, dc
 static bool push_counters(builder *b, dc_tcounter **v, uint32_t *n, uint32_t *cap, uint32_t owner,
                           const dc_counter_set_in *sets, uint32_t nsets)
 {
-    for (uint32_t i = 0; i < nsets; i++)
+    for (uint32_t i = 0; i < nsets; i++, b->groups++)
         for (uint32_t k = 0; k < sets[i].n; k++) {
             dc_tcounter *nv = arena_room(b->ta, *v, *n, cap, sizeof *nv);
             if (!nv)
@@ -366,7 +367,7 @@ static bool push_counters(builder *b, dc_tcounter **v, uint32_t *n, uint32_t *ca
             if (b->oom)
                 return false;
             o->text = dc_dict_str(b->dict, tid);
-            (*v)[(*n)++] = (dc_tcounter){owner, set, name, o};
+            (*v)[(*n)++] = (dc_tcounter){owner, set, name, b->groups, o};
         }
     return true;
 }
@@ -758,8 +759,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     for (uint32_t p = 0; sfirst && p < npools && !b.oom; p++)
         for (uint32_t k = sfirst[p] + 1; k < sfirst[p + 1]; k++)
             for (uint32_t i = sfirst[p]; i < k; i++)
-                if (shared[i].set == shared[k].set && shared[i].name == shared[k].name)
-                    t->pools[p].state = DC_POOL_INVALID;
+                if (shared[i].set == shared[k].set && shared[i].group != shared[k].group)
+                    t->pools[p].state = DC_POOL_INVALID; /* one counter set name twice */
     if (sfirst)
         dc_free(a, sfirst, (npools + 1) * sizeof *sfirst);
 

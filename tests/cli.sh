@@ -106,8 +106,12 @@ run allocate "$tmp/nope.yaml"
 check "allocate of a missing file exits 2" "$(is "$rc" 2)"
 run allocate "$d/order-a.yaml" --format yaml
 check "allocate --format yaml is a usage error" "$(is "$rc" 2)"
-run allocate "$d/order-a.yaml" --timeout soon
-check "allocate --timeout soon is a usage error" "$(is "$rc" 2)"
+for dur in soon 0x10s 1e3ms +5s 25h 1.5.s; do
+  run allocate "$d/order-a.yaml" --timeout "$dur"
+  check "allocate --timeout $dur is a usage error (Go's duration syntax)" "$(is "$rc" 2)"
+done
+run allocate "$d/order-a.yaml" --timeout 1m30s
+check "allocate --timeout 1m30s is a duration" "$(is "$rc" 0)"
 printf 'features: [Teleport]\nnode: {name: n1}\nclasses: []\nslices: []\nclaims: []\n' >"$tmp/badfeat.yaml"
 run allocate "$tmp/badfeat.yaml"
 check "an unknown feature is a rejected scenario (exit 1)" "$(is "$rc" 1)"

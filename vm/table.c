@@ -20,9 +20,11 @@ dc_dict *dc_dict_new(const dracel_alloc *a)
         dc_free(a, d, sizeof *d);
         return NULL;
     }
-    d->alloc = a;
+    /* its own copy of the allocator: a dictionary outlives the table or fleet that made it */
+    d->alloc_copy = *a;
+    d->alloc = &d->alloc_copy;
     d->refs = 1;
-    dc_arena_init(&d->strings, a);
+    dc_arena_init(&d->strings, d->alloc);
     return d;
 }
 
@@ -42,7 +44,8 @@ void dc_dict_unref(dc_dict *d)
     pthread_mutex_unlock(&d->lock);
     if (left)
         return;
-    const dracel_alloc *a = d->alloc;
+    dracel_alloc ac = d->alloc_copy; /* d holds it: keep a copy to free d itself */
+    const dracel_alloc *a = &ac;
     for (uint32_t i = 0; i < d->npages; i++)
         dc_free(a, (void *)d->pages[i], DC_DICT_PAGE * sizeof(dc_str *));
     dc_free(a, d->pages, d->cap_pages * sizeof *d->pages);

@@ -44,7 +44,8 @@ static inline void dc_bit_set(uint64_t *b, uint32_t i)
 
 typedef struct dc_dict {
     pthread_mutex_t lock;
-    const dracel_alloc *alloc;
+    dracel_alloc alloc_copy;
+    const dracel_alloc *alloc;   /* &alloc_copy */
     dc_arena strings;            /* the dc_str bodies */
     const dc_str ***pages;       /* pages[id / PAGE][id % PAGE] */
     uint32_t npages, cap_pages;
@@ -127,6 +128,8 @@ typedef struct dc_ttaint {
 typedef struct dc_tcounter {
     uint32_t owner;              /* the row (consumesCounters) or the pool (sharedCounters) */
     uint32_t set, name;          /* dictionary ids: counterSet, counter name */
+    uint32_t group;              /* which published counter set entry it came from (unique in
+                                    the table): one set name in two groups is a duplicate */
     const dc_qtyobj *value;      /* in the table's arena */
 } dc_tcounter;
 

@@ -81,32 +81,58 @@ static int usage_error(void (*usage)(FILE *), const char *fmt, ...)
     return EXIT_USAGE;
 }
 
-/* "10s", "500ms", "2m", "0" -> milliseconds; -1 when malformed. */
+/* A duration as Go's time.ParseDuration reads it, without a sign: "10s", "500ms", "1m30s",
+ * "1.5s", "0" -> milliseconds; -1 when malformed or over a day. */
 static long long parse_duration(const char *s)
 {
-    char *end;
-    errno = 0;
-    if (!s || !*s || *s == '-')
+    static const struct {
+        const char *unit;
+        double ms;
+    } units[] = {{"ns", 1e-6}, {"us", 1e-3}, {"\xc2\xb5s", 1e-3}, {"ms", 1}, {"s", 1e3},
+                 {"m", 60e3}, {"h", 3600e3}};
+    if (!s || !*s)
         return -1;
-    double v = strtod(s, &end);
-    if (errno || end == s || v != v)
+    if (strcmp(s, "0") == 0)
+        return 0;
+    double total = 0;
+    while (*s) {
+        if (!(*s >= '0' && *s <= '9') && *s != '.')
+            return -1;
+        double v = 0, scale = 1;
+        bool digits = false, frac = false;
+        for (; (*s >= '0' && *s <= '9') || (*s == '.' && !frac); s++) {
+            if (*s == '.') {
+                frac = true;
+                continue;
+            }
+            digits = true;
+            if (frac)
+                v += (*s - '0') * (scale /= 10);
+            else
+                v = v * 10 + (*s - '0');
+            if (v > 1e12)
+                return -1;
+        }
+        if (!digits)
+            return -1;
+        size_t best = 0, bi = 0;
+        for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+            size_t n = strlen(units[i].unit);
+            if (strncmp(s, units[i].unit, n) == 0 && n > best) {
+                best = n;
+                bi = i;
+            }
+        }
+        if (!best)
+            return -1;
+        total += v * units[bi].ms;
+        s += best;
+    }
+    if (total > 86400e3)
         return -1;
-    double ms;
-    if (strcmp(end, "ms") == 0)
-        ms = v;
-    else if (strcmp(end, "s") == 0)
-        ms = v * 1e3;
-    else if (strcmp(end, "m") == 0)
-        ms = v * 60e3;
-    else if (!*end && v == 0)
-        ms = 0;
-    else
-        return -1;
-    if (ms < 0 || ms > 86400e3)
-        return -1;
-    if (ms > 0 && ms < 1)
-        ms = 1;
-    return (long long)ms;
+    if (total > 0 && total < 1)
+        total = 1;
+    return (long long)total;
 }
 
 static double now_ms(void)

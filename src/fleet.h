@@ -1,0 +1,43 @@
+/*
+ * fleet.h: a fleet kept up to date slice by slice (as a watch delivers ResourceSlices), from
+ * which immutable table snapshots are derived.
+ *
+ * The fleet holds the decoded slices (src/slices.h records) of every ResourceSlice it was
+ * given, keyed by metadata.name (the object's identity: ResourceSlices are cluster-scoped),
+ * and one string dictionary that all its snapshots share (append-only: a snapshot never sees ids
+ * it did not create or inherit). Adding or replacing slices decodes only them; a snapshot is
+ * built from the decoded records, so unchanged pools are never read or validated again.
+ * Snapshots are ordinary tables: immutable, read without locks, and they may outlive the fleet.
+ *
+ * One writer: the functions that change the fleet or take a snapshot must not run at the same
+ * time (the extender serialises watch events); readers of earlier snapshots are never blocked.
+ *
+ * Change with: src/fleet.c, src/api_table.c (dracel_fleet_*), tests/unit/test_slices.c,
+ * docs/columnar.md.
+ */
+#ifndef DC_FLEET_H
+#define DC_FLEET_H
+
+#include "slices.h"
+#include "table.h"
+
+typedef struct dc_fleet dc_fleet;
+
+dc_fleet *dc_fleet_new(const dracel_alloc *a);
+void dc_fleet_free(dc_fleet *f);
+
+/**
+ * Take over @p set (freed by the fleet when none of its slices is left): each of its slices
+ * replaces the slice of the same metadata.name, or is added. A slice without a name is keyed by
+ * its file and line. On ENOMEM the fleet is unchanged and @p set is freed.
+ */
+dracel_status dc_fleet_apply(dc_fleet *f, dc_slice_set *set) DC_WUR;
+/** Remove the slice named @p name. DRACEL_EINPUT when there is none. */
+dracel_status dc_fleet_delete(dc_fleet *f, const char *name) DC_WUR;
+/** The number of slices held. */
+uint32_t dc_fleet_slices(const dc_fleet *f);
+/** Build a snapshot of the current slices (sharing the fleet's dictionary). */
+dracel_status dc_fleet_snapshot(dc_fleet *f, const dracel_alloc *a, dc_table **out, char *err,
+                                size_t errcap) DC_WUR;
+
+#endif
