@@ -35,6 +35,7 @@
 #include "apiint.h"
 #include "quantity.h"
 #include "table.h"
+#include "vm.h"
 
 /* ---------------------------------------------------------------------------------------------
  * Policy
@@ -1483,22 +1484,7 @@ static dracel_status explain(dc_alloc_run *r)
 
 static void js(dc_buf *b, const char *s)
 {
-    dc_buf_putc(b, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': dc_buf_puts(b, "\\\""); break;
-        case '\\': dc_buf_puts(b, "\\\\"); break;
-        case '\n': dc_buf_puts(b, "\\n"); break;
-        case '\r': dc_buf_puts(b, "\\r"); break;
-        case '\t': dc_buf_puts(b, "\\t"); break;
-        default:
-            if (*p < 0x20)
-                dc_buf_printf(b, "\\u%04x", *p);
-            else
-                dc_buf_putc(b, (char)*p);
-        }
-    }
-    dc_buf_putc(b, '"');
+    dc_json_quote(b, s, strlen(s));
 }
 
 static const char *dstr(const dc_table *t, uint32_t id)

@@ -35,7 +35,7 @@ static void put_double(dc_buf *b, double d, bool json)
         dc_buf_puts(b, ".0");
 }
 
-static void put_json_string(dc_buf *b, const char *s, size_t n)
+void dc_json_quote(dc_buf *b, const char *s, size_t n)
 {
     dc_buf_putc(b, '"');
     for (size_t i = 0; i < n; i++) {
@@ -96,7 +96,7 @@ static void json(dc_buf *b, dc_val v, int depth)
         break;
     case DC_K_STRING:
         dc_buf_puts(b, "{\"string\":");
-        put_json_string(b, v.u.s->data, v.u.s->len);
+        dc_json_quote(b, v.u.s->data, v.u.s->len);
         dc_buf_putc(b, '}');
         break;
     case DC_K_BYTES:
@@ -135,17 +135,17 @@ static void json(dc_buf *b, dc_val v, int depth)
         break;
     case DC_K_QUANTITY:
         dc_buf_puts(b, "{\"quantity\":");
-        put_json_string(b, v.u.q->text->data, v.u.q->text->len);
+        dc_json_quote(b, v.u.q->text->data, v.u.q->text->len);
         dc_buf_putc(b, '}');
         break;
     case DC_K_SEMVER:
         dc_buf_puts(b, "{\"semver\":");
-        put_json_string(b, v.u.sv->text->data, v.u.sv->text->len);
+        dc_json_quote(b, v.u.sv->text->data, v.u.sv->text->len);
         dc_buf_putc(b, '}');
         break;
     case DC_K_ERROR:
         dc_buf_puts(b, "{\"error\":");
-        put_json_string(b, v.u.e->msg, strlen(v.u.e->msg));
+        dc_json_quote(b, v.u.e->msg, strlen(v.u.e->msg));
         dc_buf_putc(b, '}');
         break;
     default: dc_buf_puts(b, "null"); break;

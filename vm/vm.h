@@ -201,6 +201,8 @@ void dc_program_disasm(const dc_program *p, dc_buf *out);
 
 /** Print a value as typed JSON (DESIGN.md). */
 void dc_val_json(dc_buf *b, dc_val v);
+/** Append s[0..n) as a JSON string (quotes, escapes; control characters and DEL as \\uXXXX). */
+void dc_json_quote(dc_buf *b, const char *s, size_t n);
 /** Print a value as CEL-like text (for `eval` without --format json). */
 void dc_val_text(dc_buf *b, dc_val v);
 

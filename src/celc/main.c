@@ -88,8 +88,7 @@ static void usage_parse(FILE *f)
             DRACEL_DEFAULT_MAX_NODES, DRACEL_DEFAULT_MAX_ERRORS);
 }
 
-__attribute__((format(printf, 2, 3)))
-static int usage_error(void (*usage)(FILE *), const char *fmt, ...)
+int usage_error(void (*usage)(FILE *), const char *fmt, ...)
 {
     va_list ap;
     fprintf(stderr, "%s: ", progname);

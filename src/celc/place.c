@@ -20,6 +20,7 @@
 #include "apiint.h"
 #include "claims.h"
 #include "place.h"
+#include "vm.h"
 
 enum { EXIT_OK = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2 };
 
@@ -66,19 +67,6 @@ static void usage_explain(FILE *f)
             "  --stats            print timings as one JSON line on stderr\n"
             "  --no-explain       only the outcome of each node (no counts, no reasons)\n",
             prog);
-}
-
-__attribute__((format(printf, 2, 3)))
-static int usage_error(void (*usage)(FILE *), const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "%s: ", prog);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    usage(stderr);
-    return EXIT_USAGE;
 }
 
 /* A duration as Go's time.ParseDuration reads it, without a sign: "10s", "500ms", "1m30s",
@@ -144,16 +132,7 @@ static double now_ms(void)
 
 static void json_str(dc_buf *b, const char *s)
 {
-    dc_buf_putc(b, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            dc_buf_printf(b, "\\%c", *p);
-        else if (*p < 0x20)
-            dc_buf_printf(b, "\\u%04x", *p);
-        else
-            dc_buf_putc(b, (char)*p);
-    }
-    dc_buf_putc(b, '"');
+    dc_json_quote(b, s, strlen(s));
 }
 
 /* A rejected input: the message on stderr; with json, {"error":...,"diagnostics":[...]} on

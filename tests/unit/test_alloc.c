@@ -23,6 +23,7 @@
 #include "apiint.h"
 #include "claims.h"
 #include "common.h"
+#include "failalloc.h"
 
 static char err[2048];
 
@@ -222,46 +223,6 @@ static void test_policy_version(void **state)
 /* ---------------------------------------------------------------------------------------------
  * Allocation failures
  */
-
-typedef struct fail_alloc {
-    long calls, fail_at;
-    long live_blocks;
-    size_t live_bytes;
-} fail_alloc;
-
-static void *fa_malloc(void *ctx, size_t n)
-{
-    fail_alloc *f = ctx;
-    if (++f->calls == f->fail_at)
-        return NULL;
-    void *p = malloc(n ? n : 1);
-    if (p) {
-        f->live_blocks++;
-        f->live_bytes += n;
-    }
-    return p;
-}
-
-static void *fa_realloc(void *ctx, void *p, size_t old, size_t n)
-{
-    fail_alloc *f = ctx;
-    if (++f->calls == f->fail_at)
-        return NULL;
-    void *q = realloc(p, n ? n : 1);
-    if (q)
-        f->live_bytes += n - old;
-    return q;
-}
-
-static void fa_free(void *ctx, void *p, size_t n)
-{
-    fail_alloc *f = ctx;
-    if (!p)
-        return;
-    f->live_blocks--;
-    f->live_bytes -= n;
-    free(p);
-}
 
 static void sweep(const char *path)
 {

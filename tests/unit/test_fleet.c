@@ -20,6 +20,7 @@
 
 #include "apiint.h"
 #include "common.h"
+#include "failalloc.h"
 #include "dracel.h"
 #include "table.h"
 #include "vm.h"
@@ -139,47 +140,12 @@ static void test_fleet(void **state)
 }
 
 /* Allocation failures: every one is ENOMEM, leaves the fleet as it was, and leaks nothing. */
-typedef struct fail_alloc {
-    long calls, fail_at, live;
-} fail_alloc;
-
-static void *fa_malloc(void *ctx, size_t n)
-{
-    fail_alloc *f = ctx;
-    if (++f->calls == f->fail_at)
-        return NULL;
-    void *p = malloc(n ? n : 1);
-    f->live += p != NULL;
-    return p;
-}
-
-static void *fa_realloc(void *ctx, void *p, size_t old, size_t n)
-{
-    (void)old;
-    fail_alloc *f = ctx;
-    if (++f->calls == f->fail_at)
-        return NULL;
-    void *q = realloc(p, n ? n : 1);
-    if (q && !p)
-        f->live++;
-    return q;
-}
-
-static void fa_free(void *ctx, void *p, size_t n)
-{
-    (void)n;
-    fail_alloc *f = ctx;
-    if (p)
-        f->live--;
-    free(p);
-}
-
 static void test_fleet_failures(void **state)
 {
     (void)state;
     long failures = 0;
     for (long at = 1;; at++) {
-        fail_alloc fa = {0, at, 0};
+        fail_alloc fa = {0, at, 0, 0};
         dracel_alloc a = {fa_malloc, fa_realloc, fa_free, &fa};
         dracel_config cfg;
         dracel_config_init(&cfg);
@@ -204,7 +170,8 @@ static void test_fleet_failures(void **state)
         dracel_fleet_free(f);
         dracel_table_free(s);
         dracel_table_free(s2);
-        assert_int_equal(fa.live, 0);
+        assert_int_equal(fa.live_blocks, 0);
+        assert_int_equal(fa.live_bytes, 0);
         if (st == DRACEL_OK) {
             assert_true(fa.calls < at);
             break;

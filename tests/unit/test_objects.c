@@ -24,6 +24,7 @@
 #include "claims.h"
 #include "arena.h"
 #include "common.h"
+#include "failalloc.h"
 
 #define DATA "tests/data/objects/"
 
@@ -1246,49 +1247,8 @@ static void test_fuzz(void **state)
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Allocation failures (the allocator of tests/unit/test_slices.c: fail the Nth call, count
- * what is live)
+ * Allocation failures (tests/unit/failalloc.h: fail the Nth call, count what is live)
  */
-
-typedef struct fail_alloc {
-    long calls, fail_at;
-    long live_blocks;
-    size_t live_bytes;
-} fail_alloc;
-
-static void *fa_malloc(void *ctx, size_t n)
-{
-    fail_alloc *f = ctx;
-    if (++f->calls == f->fail_at)
-        return NULL;
-    void *p = malloc(n ? n : 1);
-    if (p) {
-        f->live_blocks++;
-        f->live_bytes += n;
-    }
-    return p;
-}
-
-static void *fa_realloc(void *ctx, void *p, size_t old, size_t n)
-{
-    fail_alloc *f = ctx;
-    if (++f->calls == f->fail_at)
-        return NULL;
-    void *q = realloc(p, n ? n : 1);
-    if (q)
-        f->live_bytes += n - old;
-    return q;
-}
-
-static void fa_free(void *ctx, void *p, size_t n)
-{
-    fail_alloc *f = ctx;
-    if (!p)
-        return;
-    f->live_blocks--;
-    f->live_bytes -= n;
-    free(p);
-}
 
 static dracel_status load_all(dc_objects *o, const char *jtext, size_t jlen)
 {

@@ -26,6 +26,7 @@
 #include "tablebuild.h"
 #include "arena.h"
 #include "common.h"
+#include "failalloc.h"
 
 #define DATA "tests/data/slices/"
 
@@ -1516,12 +1517,6 @@ static void test_fuzz(void **state)
  * Allocation failures
  */
 
-typedef struct fail_alloc {
-    long calls, fail_at;
-    long live_blocks;
-    size_t live_bytes;
-} fail_alloc;
-
 /* The table's side tables: taints and consumed counters by row, shared counters by pool. */
 static uint32_t row_of(const dc_table *t, const char *name)
 {
@@ -1595,40 +1590,6 @@ static void test_table_side(void **state)
     assert_int_equal(t->ntaints + t->nconsumes + t->nshared, 0);
     dc_table_free(t);
     dc_slice_set_free(&s);
-}
-
-static void *fa_malloc(void *ctx, size_t n)
-{
-    fail_alloc *f = ctx;
-    if (++f->calls == f->fail_at)
-        return NULL;
-    void *p = malloc(n ? n : 1);
-    if (p) {
-        f->live_blocks++;
-        f->live_bytes += n;
-    }
-    return p;
-}
-
-static void *fa_realloc(void *ctx, void *p, size_t old, size_t n)
-{
-    fail_alloc *f = ctx;
-    if (++f->calls == f->fail_at)
-        return NULL;
-    void *q = realloc(p, n ? n : 1);
-    if (q)
-        f->live_bytes += n - old;
-    return q;
-}
-
-static void fa_free(void *ctx, void *p, size_t n)
-{
-    fail_alloc *f = ctx;
-    if (!p)
-        return;
-    f->live_blocks--;
-    f->live_bytes -= n;
-    free(p);
 }
 
 static void test_alloc_failures(void **state)
