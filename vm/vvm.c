@@ -599,28 +599,36 @@ static bool eq_sid(vm *m, vreg *x, vreg *k, bool ne, vreg *res)
 }
 
 /* Ordering and equality of an INT register against an int constant. */
+/* x[l] OP c for the lanes [base, end) of one word, as bits: one loop per operator, with no
+ * branch per lane, so that the compiler can vectorise the comparison. */
+#define CMP_WORD(OPR)                                                                         \
+    do {                                                                                      \
+        for (uint32_t l = base; l < end; l++)                                                 \
+            bits |= (uint64_t)(xi[l] OPR c) << (l - base);                                    \
+    } while (0)
+
 static bool cmp_int(vm *m, dc_op op, vreg *x, vreg *k, bool swapped, vreg *res)
 {
     if (x->kind != VK_INT || !is_const_kind(m, k, DC_K_INT))
         return false;
     int64_t c = k->k.u.i;
+    /* c OP x is x OP' c */
+    if (swapped)
+        op = op == DC_OP_LT ? DC_OP_GT : op == DC_OP_LE ? DC_OP_GE
+           : op == DC_OP_GT ? DC_OP_LT : op == DC_OP_GE ? DC_OP_LE : op;
+    const int64_t *xi = x->i;
     clear_err(m, res);
     res->kind = VK_BOOL;
     for (uint32_t w = 0; w < m->W; w++) {
         uint64_t bits = 0;
         uint32_t base = w * 64, end = base + 64 < m->n ? base + 64 : m->n;
-        for (uint32_t l = base; l < end; l++) {
-            int64_t a = swapped ? c : x->i[l], b = swapped ? x->i[l] : c;
-            bool r;
-            switch (op) {
-            case DC_OP_EQ: r = a == b; break;
-            case DC_OP_NE: r = a != b; break;
-            case DC_OP_LT: r = a < b; break;
-            case DC_OP_LE: r = a <= b; break;
-            case DC_OP_GT: r = a > b; break;
-            default: r = a >= b; break;
-            }
-            bits |= (uint64_t)r << (l - base);
+        switch (op) {
+        case DC_OP_EQ: CMP_WORD(==); break;
+        case DC_OP_NE: CMP_WORD(!=); break;
+        case DC_OP_LT: CMP_WORD(<); break;
+        case DC_OP_LE: CMP_WORD(<=); break;
+        case DC_OP_GT: CMP_WORD(>); break;
+        default: CMP_WORD(>=); break;
         }
         res->err[w] = x->err[w];
         res->bits[w] = bits;
@@ -635,6 +643,7 @@ static bool cmp_int(vm *m, dc_op op, vreg *x, vreg *k, bool swapped, vreg *res)
     }
     return true;
 }
+#undef CMP_WORD
 
 /* && and || of two BOOL registers, with cel-go's error absorption. */
 static bool logic_bool(vm *m, bool is_and, vreg *a, vreg *b, vreg *res)
