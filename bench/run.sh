@@ -1,6 +1,7 @@
 #!/bin/sh
 # bench/run.sh: what `make bench` runs (from the build directory). Not a test: it prints
-# numbers and ratios, and fails only when a VM and the hand-written loop disagree.
+# numbers and ratios, and fails only when a VM and the hand-written loop disagree or a step
+# cannot run (a fleet update or explain that fails).
 #
 #  1. S1..S4 on the scalar VM over one device activation (bench_scalar).
 #  2. Synthetic fleets (bench/genfleet, cached in bench-data/): 10,000 devices in one file and

@@ -12,7 +12,7 @@
  * One writer: the functions that change the fleet or take a snapshot must not run at the same
  * time (the extender serialises watch events); readers of earlier snapshots are never blocked.
  *
- * Change with: src/fleet.c, src/api_table.c (dracel_fleet_*), tests/unit/test_slices.c,
+ * Change with: src/fleet.c, src/api_table.c (dracel_fleet_*), tests/unit/test_fleet.c,
  * docs/columnar.md.
  */
 #ifndef DC_FLEET_H
@@ -32,7 +32,8 @@ void dc_fleet_free(dc_fleet *f);
  * its file and line. On ENOMEM the fleet is unchanged and @p set is freed.
  */
 dracel_status dc_fleet_apply(dc_fleet *f, dc_slice_set *set) DC_WUR;
-/** Remove the slice named @p name. DRACEL_EINPUT when there is none. */
+/** Remove the slice named @p name (an unnamed slice's key is "FILE:LINE"). DRACEL_EINPUT when
+ *  there is none. */
 dracel_status dc_fleet_delete(dc_fleet *f, const char *name) DC_WUR;
 /** The number of slices held. */
 uint32_t dc_fleet_slices(const dc_fleet *f);

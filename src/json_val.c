@@ -67,9 +67,28 @@ static bool jv_string(jv *v)
             if (++v->p >= v->end)
                 return false;
             if (*v->p == 'u') {
-                for (int k = 0; k < 4; k++)
+                /* as cJSON: a surrogate must be a high one followed by an escaped low one */
+                unsigned cp = 0;
+                for (int k = 0; k < 4; k++) {
                     if (++v->p >= v->end || !strchr("0123456789abcdefABCDEF", *v->p))
                         return false;
+                    cp = cp * 16 + (unsigned)(*v->p <= '9' ? *v->p - '0' : (*v->p | 0x20) - 'a' + 10);
+                }
+                if (cp >= 0xDC00 && cp <= 0xDFFF)
+                    return false;
+                if (cp >= 0xD800 && cp <= 0xDBFF) {
+                    unsigned lo = 0;
+                    if (v->end - v->p < 7 || v->p[1] != '\\' || v->p[2] != 'u')
+                        return false;
+                    v->p += 2;
+                    for (int k = 0; k < 4; k++) {
+                        if (!strchr("0123456789abcdefABCDEF", *++v->p))
+                            return false;
+                        lo = lo * 16 + (unsigned)(*v->p <= '9' ? *v->p - '0' : (*v->p | 0x20) - 'a' + 10);
+                    }
+                    if (lo < 0xDC00 || lo > 0xDFFF)
+                        return false;
+                }
             } else if (!strchr("\"\\/bfnrt", *v->p)) {
                 return false;
             }

@@ -790,7 +790,7 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
         return DRACEL_ENOMEM;
     }
     t->bytes = arena.total + dict->strings.total + dict->npages * DC_DICT_PAGE * sizeof(dc_str *) +
-               dict->index_cap * sizeof(uint32_t);
+               (dict->index ? dict->index->cap : 0) * sizeof(uint32_t);
     t->arena = arena; /* t lives in the arena: copy the header last */
     *out = t;
     return DRACEL_OK;

@@ -98,6 +98,11 @@ for f in "$src"/examples/selectors/*.cel; do
 done
 
 
+# A lone surrogate escape is invalid JSON (as cJSON says), not a lack of memory.
+run eval -e 'x' --bind 'x={"string":"\udc00"}'
+check "--bind with a lone surrogate: invalid JSON, not out of memory" \
+  "$(printf '%s' "$err" | grep -q 'invalid JSON'; echo $?)"
+
 # ---- allocate and explain (docs/allocation.md). The scenario semantics are in tests/alloc/.
 d="$src/tests/data/alloc"
 run allocate

@@ -10,6 +10,12 @@
 
 /* ---- Dictionary. */
 
+static size_t index_bytes(uint32_t cap)
+{
+    return sizeof(dc_dict_index) + (size_t)cap * sizeof(uint32_t);
+}
+
+
 dc_dict *dc_dict_new(const dracel_alloc *a)
 {
     dc_dict *d = dc_malloc(a, sizeof *d);
@@ -48,8 +54,12 @@ void dc_dict_unref(dc_dict *d)
     const dracel_alloc *a = &ac;
     for (uint32_t i = 0; i < d->npages; i++)
         dc_free(a, (void *)d->pages[i], DC_DICT_PAGE * sizeof(dc_str *));
+    for (uint32_t i = 0; i < d->nretired; i++)
+        dc_free(a, d->retired[i].p, d->retired[i].n);
+    dc_free(a, d->retired, d->cap_retired * sizeof *d->retired);
     dc_free(a, d->pages, d->cap_pages * sizeof *d->pages);
-    dc_free(a, d->index, d->index_cap * sizeof *d->index);
+    if (d->index)
+        dc_free(a, d->index, index_bytes(d->index->cap));
     dc_arena_free(&d->strings);
     pthread_mutex_destroy(&d->lock);
     dc_free(a, d, sizeof *d);
@@ -63,38 +73,67 @@ static uint64_t str_hash(const char *s, size_t n)
     return h ^ (h >> 29);
 }
 
+/* Keep an old page directory or index until the dictionary goes: a reader may hold it. */
+static bool retire(dc_dict *d, void *p, size_t n)
+{
+    if (!p)
+        return true;
+    if (d->nretired == d->cap_retired) {
+        uint32_t cap = d->cap_retired ? d->cap_retired * 2 : 16;
+        dc_dict_retired *r = dc_realloc(d->alloc, d->retired, d->cap_retired * sizeof *r,
+                                        cap * sizeof *r);
+        if (!r)
+            return false;
+        d->retired = r;
+        d->cap_retired = cap;
+    }
+    d->retired[d->nretired].p = p;
+    d->retired[d->nretired++].n = n;
+    return true;
+}
+
 static bool dict_grow_index(dc_dict *d)
 {
-    uint32_t cap = d->index_cap ? d->index_cap * 2 : 1024;
-    uint32_t *ix = dc_malloc(d->alloc, cap * sizeof *ix);
+    dc_dict_index *old = d->index;
+    uint32_t cap = old ? old->cap * 2 : 1024;
+    dc_dict_index *ix = dc_malloc(d->alloc, index_bytes(cap));
     if (!ix)
         return false;
-    memset(ix, 0, cap * sizeof *ix);
+    memset(ix, 0, index_bytes(cap));
+    ix->cap = cap;
     for (uint32_t id = 0; id < d->count; id++) {
         const dc_str *s = dc_dict_str(d, id);
         uint32_t j = (uint32_t)str_hash(s->data, s->len) & (cap - 1);
-        while (ix[j])
+        while (ix->slot[j])
             j = (j + 1) & (cap - 1);
-        ix[j] = id + 1;
+        ix->slot[j] = id + 1;
     }
-    dc_free(d->alloc, d->index, d->index_cap * sizeof *d->index);
-    d->index = ix;
-    d->index_cap = cap;
+    /* retire the old one first: if that fails, nothing is published */
+    if (!retire(d, old, old ? index_bytes(old->cap) : 0)) {
+        dc_free(d->alloc, ix, index_bytes(cap));
+        return false;
+    }
+    __atomic_store_n(&d->index, ix, __ATOMIC_RELEASE);
     return true;
 }
 
 uint32_t dc_dict_find(const dc_dict *d, const char *s, size_t n, uint32_t limit)
 {
-    if (!d->index_cap)
+    const dc_dict_index *ix = __atomic_load_n(&d->index, __ATOMIC_ACQUIRE);
+    if (!ix)
         return DC_DICT_NONE;
-    uint32_t mask = d->index_cap - 1;
-    for (uint32_t j = (uint32_t)str_hash(s, n) & mask; d->index[j]; j = (j + 1) & mask) {
-        uint32_t id = d->index[j] - 1;
+    uint32_t mask = ix->cap - 1;
+    for (uint32_t j = (uint32_t)str_hash(s, n) & mask;; j = (j + 1) & mask) {
+        uint32_t v = __atomic_load_n(&ix->slot[j], __ATOMIC_ACQUIRE);
+        if (!v)
+            return DC_DICT_NONE;
+        uint32_t id = v - 1;
+        if (id >= limit)
+            continue; /* newer than the reader's snapshot: not its to see */
         const dc_str *x = dc_dict_str(d, id);
         if (x->len == n && memcmp(x->data, s, n) == 0)
-            return id < limit ? id : DC_DICT_NONE;
+            return id;
     }
-    return DC_DICT_NONE;
 }
 
 uint32_t dc_dict_intern(dc_dict *d, const char *s, size_t n)
@@ -102,15 +141,21 @@ uint32_t dc_dict_intern(dc_dict *d, const char *s, size_t n)
     uint32_t id = dc_dict_find(d, s, n, UINT32_MAX);
     if (id != DC_DICT_NONE)
         return id;
-    if ((d->count + 1) * 2 > d->index_cap && !dict_grow_index(d))
+    if ((!d->index || (d->count + 1) * 2 > d->index->cap) && !dict_grow_index(d))
         return DC_DICT_NONE;
     if (d->count / DC_DICT_PAGE >= d->npages) {
         if (d->npages == d->cap_pages) {
             uint32_t cap = d->cap_pages ? d->cap_pages * 2 : 16;
-            const dc_str ***p = dc_realloc(d->alloc, d->pages, d->cap_pages * sizeof *p, cap * sizeof *p);
+            const dc_str ***p = dc_malloc(d->alloc, cap * sizeof *p);
             if (!p)
                 return DC_DICT_NONE;
-            d->pages = p;
+            if (d->npages)
+                memcpy(p, d->pages, d->npages * sizeof *p);
+            if (!retire(d, d->pages, d->cap_pages * sizeof *d->pages)) {
+                dc_free(d->alloc, p, cap * sizeof *p);
+                return DC_DICT_NONE;
+            }
+            __atomic_store_n(&d->pages, p, __ATOMIC_RELEASE);
             d->cap_pages = cap;
         }
         const dc_str **page = dc_malloc(d->alloc, DC_DICT_PAGE * sizeof *page);
@@ -126,11 +171,13 @@ uint32_t dc_dict_intern(dc_dict *d, const char *s, size_t n)
     x->data[n] = '\0';
     id = d->count;
     d->pages[id / DC_DICT_PAGE][id % DC_DICT_PAGE] = x;
-    uint32_t mask = d->index_cap - 1;
+    dc_dict_index *ix = d->index;
+    uint32_t mask = ix->cap - 1;
     uint32_t j = (uint32_t)str_hash(s, n) & mask;
-    while (d->index[j])
+    while (ix->slot[j])
         j = (j + 1) & mask;
-    d->index[j] = id + 1;
+    /* the entry is in its page before its slot says so */
+    __atomic_store_n(&ix->slot[j], id + 1, __ATOMIC_RELEASE);
     d->count++;
     return id;
 }

@@ -38,8 +38,11 @@ static inline void dc_bit_set(uint64_t *b, uint32_t i)
 
 /* ---- The dictionary: interned strings, ids from 0, append-only, shared by snapshots.
  * Appends happen under `lock` (one writer builds a snapshot at a time); lookups by readers of
- * a built snapshot need no lock: the entries a snapshot uses were published before it was, and
- * entries never move (they live in fixed-size pages). */
+ * a built snapshot need no lock, even while a writer appends: the entries a snapshot uses were
+ * published before it was; entries never move (they live in fixed-size pages); and when the
+ * page directory or the hash index grows, the writer builds the new one completely, publishes
+ * it with one atomic store, and keeps the old one (retired, freed with the dictionary), so a
+ * reader holding the old pointer still reads valid memory. */
 #define DC_DICT_PAGE 4096u
 
 typedef struct dc_dict {
@@ -47,13 +50,25 @@ typedef struct dc_dict {
     dracel_alloc alloc_copy;
     const dracel_alloc *alloc;   /* &alloc_copy */
     dc_arena strings;            /* the dc_str bodies */
-    const dc_str ***pages;       /* pages[id / PAGE][id % PAGE] */
+    const dc_str ***pages;       /* pages[id / PAGE][id % PAGE]; atomic pointer */
     uint32_t npages, cap_pages;
     uint32_t count;
-    uint32_t *index;             /* open addressing: id + 1, 0 empty; owned by the writer */
-    uint32_t index_cap;
+    struct dc_dict_index *index; /* atomic pointer; slots written atomically */
+    struct dc_dict_retired *retired; /* old page directories and indexes */
+    uint32_t nretired, cap_retired;
     uint32_t refs;               /* snapshots holding it */
 } dc_dict;
+
+typedef struct dc_dict_retired {
+    void *p;
+    size_t n;
+} dc_dict_retired;
+
+/* Open addressing: slot = id + 1, 0 empty. */
+typedef struct dc_dict_index {
+    uint32_t cap;
+    uint32_t slot[];
+} dc_dict_index;
 
 #define DC_DICT_NONE UINT32_MAX
 
@@ -67,7 +82,9 @@ uint32_t dc_dict_intern(dc_dict *d, const char *s, size_t n);
 uint32_t dc_dict_find(const dc_dict *d, const char *s, size_t n, uint32_t limit);
 static inline const dc_str *dc_dict_str(const dc_dict *d, uint32_t id)
 {
-    return d->pages[id / DC_DICT_PAGE][id % DC_DICT_PAGE];
+    const dc_str **const *pages = (const dc_str **const *)__atomic_load_n(&d->pages,
+                                                                         __ATOMIC_ACQUIRE);
+    return pages[id / DC_DICT_PAGE][id % DC_DICT_PAGE];
 }
 
 /* ---- Columns. */
@@ -105,7 +122,8 @@ typedef struct dc_tcol {
 typedef enum dc_pool_state {
     DC_POOL_COMPLETE,
     DC_POOL_INCOMPLETE,          /* fewer slices of the newest generation than resourceSliceCount */
-    DC_POOL_INVALID              /* a device name published twice in the pool */
+    DC_POOL_INVALID              /* a device name published twice in the pool, a consumed counter
+                                    the pool does not share, or a counter set name shared twice */
 } dc_pool_state;
 
 typedef struct dc_tpool {

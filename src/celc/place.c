@@ -76,7 +76,7 @@ static long long parse_duration(const char *s)
     static const struct {
         const char *unit;
         double ms;
-    } units[] = {{"ns", 1e-6}, {"us", 1e-3}, {"\xc2\xb5s", 1e-3}, {"ms", 1}, {"s", 1e3},
+    } units[] = {{"ns", 1e-6}, {"us", 1e-3}, {"\xc2\xb5s", 1e-3}, {"\xce\xbcs", 1e-3}, {"ms", 1}, {"s", 1e3},
                  {"m", 60e3}, {"h", 3600e3}};
     if (!s || !*s)
         return -1;
@@ -98,7 +98,7 @@ static long long parse_duration(const char *s)
                 v += (*s - '0') * (scale /= 10);
             else
                 v = v * 10 + (*s - '0');
-            if (v > 1e12)
+            if (v > 1e18)
                 return -1;
         }
         if (!digits)
