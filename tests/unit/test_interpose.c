@@ -154,9 +154,9 @@ static bool disarm(void)
  * Tests
  */
 
-static char err[2048];
+__attribute__((unused)) static char err[2048];
 
-static const char SLICES_JSON[] =
+__attribute__((unused)) static const char SLICES_JSON[] =
     "{\"kind\":\"List\",\"items\":[{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\","
     "\"metadata\":{\"name\":\"s1\"},\"spec\":{\"driver\":\"gpu.example.com\",\"nodeName\":\"n1\","
     "\"pool\":{\"name\":\"n1\",\"generation\":1,\"resourceSliceCount\":1},\"devices\":["
@@ -164,7 +164,7 @@ static const char SLICES_JSON[] =
     "\"capacity\":{\"memory\":{\"value\":\"80Gi\"}}},"
     "{\"name\":\"gpu-1\",\"attributes\":{\"model\":{\"string\":\"A100\"},\"fw\":{\"version\":\"1.2.3\"}}}]}}]}";
 
-static const char SLICES_YAML[] =
+__attribute__((unused)) static const char SLICES_YAML[] =
     "apiVersion: resource.k8s.io/v1\n"
     "kind: ResourceSlice\n"
     "metadata: {name: s2}\n"
@@ -274,7 +274,7 @@ static void test_regex(void **state)
 #endif
 }
 
-static const char SCENARIO[] =
+__attribute__((unused)) static const char SCENARIO[] =
     "features: [PrioritizedList, DeviceTaints]\n"
     "node: {name: n1, labels: {zone: a}}\n"
     "classes:\n"
