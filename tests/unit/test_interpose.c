@@ -367,6 +367,12 @@ static void test_allocate(void **state)
 
 int main(void)
 {
+#if UNDER_SANITIZER
+    /* cmocka reports a skipped test as "not ok # SKIP", which automake counts as a failure: the
+     * whole program skips in TAP's own words instead. */
+    printf("1..0 # SKIP the sanitizer interposes malloc itself\n");
+    return 0;
+#endif
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_loaders),
         cmocka_unit_test(test_regex),
