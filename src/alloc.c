@@ -196,14 +196,25 @@ static uint32_t device_row(const dc_table *t, const dc_device_id *id)
     uint32_t dn = dc_dict_find(t->dict, id->device, strlen(id->device), lim);
     if (d == DC_DICT_NONE || pn == DC_DICT_NONE || dn == DC_DICT_NONE)
         return UINT32_MAX;
-    for (uint32_t k = 0; k < t->npools; k++) {
-        const dc_tpool *pl = &t->pools[k];
-        if (pl->driver != d || pl->name != pn)
-            continue;
-        for (uint32_t r = pl->first_row; r < pl->first_row + pl->rows; r++)
-            if (t->device_name[r] == dn)
-                return r;
+    /* pools are sorted by driver, then pool name (byte order) */
+    uint32_t lo = 0, hi = t->npools;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        const dc_tpool *pl = &t->pools[mid];
+        int c = strcmp(dc_dict_str(t->dict, pl->driver)->data, id->driver);
+        if (!c)
+            c = strcmp(dc_dict_str(t->dict, pl->name)->data, id->pool);
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    if (lo == t->npools || t->pools[lo].driver != d || t->pools[lo].name != pn)
+        return UINT32_MAX;
+    const dc_tpool *pl = &t->pools[lo];
+    for (uint32_t r = pl->first_row; r < pl->first_row + pl->rows; r++)
+        if (t->device_name[r] == dn)
+            return r;
     return UINT32_MAX;
 }
 
@@ -644,6 +655,7 @@ struct dc_alloc_run {
     dc_arena scratch;           /* per node */
     dc_ectx ectx;
     const dc_node_in *node;
+    uint32_t node_id;           /* the node name's dictionary id, or DC_DICT_NONE */
     dc_alloc_opts o;
     /* visible rows */
     uint32_t *rows;
@@ -730,6 +742,7 @@ static dracel_status gather(dc_alloc_run *r)
     const dc_node_in *n = r->node;
     uint32_t name_id = n->name ? dc_dict_find(t->dict, n->name, strlen(n->name), t->dict_limit)
                                : DC_DICT_NONE;
+    r->node_id = name_id;
     /* the named slices of this node: a range of p->named */
     uint32_t lo = 0, hi = p->nnamed;
     uint64_t key = (uint64_t)name_id << 32;
@@ -828,10 +841,7 @@ static int selectable(dc_alloc_run *r, uint32_t pq, uint32_t li)
     }
     const dc_table *t = p->t;
     if (dc_bit(t->slice_per_device, dc_table_slice_of(t, row)) &&
-        !row_on_node(t, row, r->node,
-                     r->node->name ? dc_dict_find(t->dict, r->node->name, strlen(r->node->name),
-                                                  t->dict_limit)
-                                   : DC_DICT_NONE))
+        !row_on_node(t, row, r->node, r->node_id))
         return 0;
     return 1;
 }
@@ -1455,9 +1465,7 @@ static dracel_status explain(dc_alloc_run *r)
             if (!pass)
                 continue;
             if (dc_bit(t->slice_per_device, dc_table_slice_of(t, row)) &&
-                !row_on_node(t, row, r->node,
-                             dc_dict_find(t->dict, r->node->name, strlen(r->node->name),
-                                          t->dict_limit))) {
+                !row_on_node(t, row, r->node, r->node_id)) {
                 st->node++;
                 continue;
             }
