@@ -55,6 +55,8 @@ typedef struct vm {
     uint8_t **memo_state; /* per pc, per key: MS_* (what memo[key] is, for branch-free fills) */
     uint64_t *memo_sig;   /* per pc: what the memo was computed for (operand column, constants) */
     uint32_t *memo_size;
+    uint8_t *memo_all;    /* per pc: every key computed (a version or quantity column's values) */
+    unsigned *memo_seen;  /* per pc, with memo_all: the union of the keys' MS_* kinds */
     int64_t **memo_i;     /* per pc, per key: the int value (MS_INT) */
     uint8_t *memo_kind;   /* per pc: VK_SID or VK_VID the memo is keyed by (0: none) */
     dc_val *absent;       /* per program column: the "no such key: id" error */
@@ -423,6 +425,10 @@ static int memo_operand(vm *m, uint32_t pc, int pops)
     return which;
 }
 
+/* A memo over a version or quantity column computes every distinct value at once up to this
+ * many; beyond, it fills in as batches meet the values. */
+#define MEMO_ALL_MAX 4096u
+
 static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
 {
     vreg *x = operand(m, pc, pops, which);
@@ -453,6 +459,35 @@ static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
         m->memo_kind[pc] = (uint8_t)(x->kind + 1);
         m->memo_sig[pc] = sig;
         m->memo_size[pc] = size;
+        m->memo_all[pc] = 0;
+        /* A version or quantity column has few distinct values: answer them all now (pure
+         * functions of one value and constants), so that no batch needs the first pass. */
+        if (x->kind == VK_VID && size <= MEMO_ALL_MAX) {
+            dc_val cargs[8];
+            unsigned all = 0;
+            for (int i = 0; i < pops; i++)
+                if (i != which)
+                    cargs[i] = get(m, operand(m, pc, pops, i), 0);
+            for (uint32_t key = 0; key < size; key++) {
+                cargs[which] = x->col->distinct[key];
+                dc_val v = dc_vm_apply(&m->run, m->p, pc, cargs);
+                if (m->run.oom) {
+                    m->oom = true;
+                    return false;
+                }
+                uint8_t st = v.k == DC_K_ERROR  ? MS_ERROR
+                             : v.k == DC_K_BOOL ? (v.u.b ? MS_TRUE : MS_FALSE)
+                             : v.k == DC_K_INT  ? MS_INT
+                                                : MS_OTHER;
+                m->memo[pc][key] = v;
+                if (st == MS_INT)
+                    m->memo_i[pc][key] = v.u.i;
+                m->memo_state[pc][key] = st;
+                all |= 1u << st;
+            }
+            m->memo_all[pc] = 1;
+            m->memo_seen[pc] = all;
+        }
     }
     dc_val *memo = m->memo[pc];
     uint8_t *state = m->memo_state[pc];
@@ -464,7 +499,12 @@ static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
      *    find which kinds of results they have. A lane holding a stale id (parked, or an error
      *    lane) reads key 0, whose answer is then discarded. */
     unsigned seen = 0;
-    for (uint32_t l = 0; l < n; l++) {
+    uint32_t n1 = n;
+    if (m->memo_all[pc]) {
+        seen = m->memo_seen[pc];
+        n1 = 0; /* every key is known: skip the first pass */
+    }
+    for (uint32_t l = 0; l < n1; l++) {
         uint32_t key = x->id[l] < size ? x->id[l] : 0;
         uint8_t st = state[key];
         if (st == MS_UNKNOWN) {
@@ -1177,11 +1217,14 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
         m.memo_i = dc_ealloc(&m.run, p->ncode * sizeof *m.memo_i);
         m.memo_sig = dc_ealloc(&m.run, p->ncode * sizeof *m.memo_sig);
         m.memo_size = dc_ealloc(&m.run, p->ncode * sizeof *m.memo_size);
+        m.memo_all = dc_ealloc(&m.run, p->ncode);
+        m.memo_seen = dc_ealloc(&m.run, p->ncode * sizeof *m.memo_seen);
         m.absent = dc_ealloc(&m.run, (p->ncols + 1) * sizeof *m.absent);
         m.active = dc_ealloc(&m.run, m.W * sizeof(uint64_t));
         m.tmpmask = dc_ealloc(&m.run, m.W * sizeof(uint64_t));
         if (!m.depth || !m.pend || !m.has_pend || !m.memo || !m.memo_kind || !m.absent ||
-            !m.memo_state || !m.memo_i || !m.memo_sig || !m.memo_size ||
+            !m.memo_state || !m.memo_i || !m.memo_sig || !m.memo_size || !m.memo_all ||
+            !m.memo_seen ||
             !m.active || !m.tmpmask || !alloc_regs(&m)) {
             m.oom = true;
         } else {
