@@ -92,7 +92,6 @@ struct dc_policy {
     uint32_t *req_slot;         /* per preq: its request's slot */
     uint32_t ncons;
     const dc_constraint_in **cons;
-    uint32_t *cons_claim;
     /* The fleet. */
     uint64_t *allocated;        /* bitmap over rows */
     uint32_t *shared_first;     /* per pool: its first entry in t->shared; [npools] = nshared */
@@ -432,8 +431,7 @@ dracel_status dc_policy_new(const dracel_config *cfg, const dracel_table *tt, co
     p->preqs = pz(p, npre * sizeof *p->preqs);
     p->req_slot = pz(p, npre * sizeof *p->req_slot);
     p->cons = pz(p, ncons * sizeof *p->cons);
-    p->cons_claim = pz(p, ncons * sizeof *p->cons_claim);
-    if (!p->claims || !p->preqs || !p->req_slot || !p->cons || !p->cons_claim)
+    if (!p->claims || !p->preqs || !p->req_slot || !p->cons)
         goto nomem;
     uint32_t slot = 0;
     for (uint32_t c = 0; c < o->nclaims && !oom; c++) {
@@ -446,8 +444,7 @@ dracel_status dc_policy_new(const dracel_config *cfg, const dracel_table *tt, co
         if (!pc->kobj || !pc->req_first)
             goto nomem;
         for (uint32_t k = 0; k < ci->ncons; k++) {
-            p->cons[p->ncons] = &ci->cons[k];
-            p->cons_claim[p->ncons++] = c;
+            p->cons[p->ncons++] = &ci->cons[k];
         }
         for (uint32_t r = 0; r < ci->nreqs && !oom; r++, slot++) {
             const dc_request_in *rq = &ci->reqs[r];
@@ -546,16 +543,19 @@ static const char *label_of(const dc_node_in *n, const char *key)
     return NULL;
 }
 
+/* A Gt/Lt operand: Kubernetes needs it to be both a label value and an int64 (strconv.ParseInt),
+ * so only decimal digits (a label value cannot start with a sign). */
 static bool parse_i64(const char *s, int64_t *out)
 {
-    if (!s || !*s || !(s[0] == '-' || (s[0] >= '0' && s[0] <= '9')))
+    if (!s || !*s)
         return false;
+    for (const char *c = s; *c; c++)
+        if (*c < '0' || *c > '9')
+            return false;
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (errno)
-        return false;
-    if (*end)
+    if (errno || *end)
         return false;
     *out = v;
     return true;
@@ -641,7 +641,7 @@ typedef struct cstate {
 } cstate;
 
 typedef struct pstat {          /* explanation, per preq */
-    uint32_t visible, pool_incomplete, pool_invalid, node, candidates;
+    uint32_t pool_incomplete, pool_invalid, node, candidates;
     uint32_t allocated, tainted, counters, available;
     uint32_t *rejected, *errored;       /* per selector */
     uint32_t (*examples)[DC_ALLOC_MAX_EXAMPLES];
@@ -756,8 +756,6 @@ static dracel_status gather(dc_alloc_run *r)
     uint32_t end = lo;
     while (name_id != DC_DICT_NONE && end < p->nnamed && (p->named[end] >> 32) == name_id)
         end++;
-    if (name_id == DC_DICT_NONE)
-        end = lo;
     /* merge with the general slices, in slice order */
     uint32_t cap = 0;
     for (uint32_t i = lo; i < end; i++) {
@@ -1433,7 +1431,6 @@ static dracel_status explain(dc_alloc_run *r)
         st->nexamples = sz(r, q->nsels * sizeof *st->nexamples);
         if (!st->rejected || !st->errored || !st->examples || !st->nexamples)
             return DRACEL_ENOMEM;
-        st->visible = r->nrows;
         for (uint32_t k = 0; k < q->nsels; k++)
             st->sel_error |= p->sels[q->sels[k]].compile_err != NULL;
         for (uint32_t li = 0; li < r->nrows; li++) {

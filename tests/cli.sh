@@ -115,8 +115,10 @@ for dur in soon 0x10s 1e3ms +5s 25h 1.5.s; do
   run allocate "$d/order-a.yaml" --timeout "$dur"
   check "allocate --timeout $dur is a usage error (Go's duration syntax)" "$(is "$rc" 2)"
 done
-run allocate "$d/order-a.yaml" --timeout 1m30s
-check "allocate --timeout 1m30s is a duration" "$(is "$rc" 0)"
+for dur in 1m30s 500µs 500μs .5s; do
+  run allocate "$d/order-a.yaml" --timeout "$dur"
+  check "allocate --timeout $dur is a duration" "$(is "$rc" 0)"
+done
 printf 'features: [Teleport]\nnode: {name: n1}\nclasses: []\nslices: []\nclaims: []\n' >"$tmp/badfeat.yaml"
 run allocate "$tmp/badfeat.yaml"
 check "an unknown feature is a rejected scenario (exit 1)" "$(is "$rc" 1)"
@@ -182,6 +184,16 @@ for f in "$ex"/fleet/*; do cp "$f" "$tmp/fleet2/$i-$(basename "$f")"; i=$((i - 1
 "$celc" explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$tmp/fleet2" \
   --nodes "$ex/nodes.yaml" --allocated "$ex/allocated.txt" >"$tmp/explain2" 2>&1
 check "explain: renamed and reordered files give the same bytes" "$(cmp -s "$tmp/explain1" "$tmp/explain2"; echo $?)"
+# Node objects in another order: explain lists nodes by name all the same.
+grep -v '^- ' "$ex/nodes.yaml" >"$tmp/nodes-rev.yaml"
+grep '^- ' "$ex/nodes.yaml" | sort -r >>"$tmp/nodes-rev.yaml"
+"$celc" explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" \
+  --nodes "$tmp/nodes-rev.yaml" --allocated "$ex/allocated.txt" >"$tmp/explain3" 2>&1
+check "explain: Node objects in reverse order give the same bytes" "$(cmp -s "$tmp/explain1" "$tmp/explain3"; echo $?)"
+run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" \
+  --nodes "$ex/nodes.yaml" --allocated "$ex/allocated.txt" --no-explain
+check "explain --no-explain: an unschedulable node is just that" \
+  "$(printf '%s\n' "$out" | grep -qx 'node-h100-b: unschedulable'; echo $?)"
 run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" --node node-tainted
 check "explain --node: the full explanation" \
   "$(printf '%s\n' "$out" | grep -q '^        excluded: 1 tainted$'; echo $?)"
@@ -192,6 +204,8 @@ check "explain without --slices is a usage error" "$(is "$rc" 2)"
 run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" --features none --node node-a100-40
 check "explain with PrioritizedList off: the error of Kubernetes, exit 1" \
   "$(is "$rc:$(printf '%s\n' "$out" | head -n 1)" "1:node-a100-40: error: claim default/gpu-tiered, request gpu: has subrequests, but the DRAPrioritizedList feature is disabled")"
+check "explain: the tiers of an attempt that an error stopped are aborted" \
+  "$(printf '%s\n' "$out" | grep -q '^      tier 0 gpu/h100 (class gpu.example.com): aborted$'; echo $?)"
 printf 'gpu.example.com/just-two\n' >"$tmp/badalloc.txt"
 run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" --allocated "$tmp/badalloc.txt"
 check "explain --allocated with a bad device ID: rejected with file and line" \

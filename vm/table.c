@@ -262,7 +262,8 @@ const dc_tcounter *dc_table_consumes(const dc_table *t, uint32_t row, uint32_t *
 
 uint32_t dc_table_slice_of(const dc_table *t, uint32_t row)
 {
-    /* the last slice whose first row is <= row and that is not empty */
+    /* the last slice whose first row is <= row: it holds the row (empty slices before it share
+     * its first row, and come earlier) */
     uint32_t lo = 0, hi = t->nslices;
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -271,8 +272,6 @@ uint32_t dc_table_slice_of(const dc_table *t, uint32_t row)
         else
             hi = mid;
     }
-    while (lo + 1 < t->nslices && t->slice_first[lo + 1] <= row)
-        lo++;
     return lo;
 }
 

@@ -232,6 +232,19 @@ static void clear_err(vm *m, vreg *r)
     memset(r->err, 0, m->W * sizeof *r->err);
 }
 
+/* The error values of x's errored lanes (those in mask, or all when mask is NULL) into res. */
+static void copy_err_values(const vm *m, vreg *res, const vreg *x, const uint64_t *mask)
+{
+    for (uint32_t w = 0; w < m->W; w++) {
+        uint64_t e = x->err[w] & (mask ? mask[w] : ~(uint64_t)0);
+        while (e) {
+            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(e);
+            e &= e - 1;
+            res->box[l] = x->box[l];
+        }
+    }
+}
+
 static void set_err(vreg *r, uint32_t l, dc_val e)
 {
     dc_bit_set(r->err, l);
@@ -568,14 +581,7 @@ static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
                 set_err(res, l, memo[key]);
         }
     }
-    for (uint32_t w = 0; w < m->W; w++) {
-        uint64_t e = x->err[w] & A[w];
-        while (e) {
-            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(e);
-            e &= e - 1;
-            res->box[l] = x->box[l];
-        }
-    }
+    copy_err_values(m, res, x, A);
     return true;
 }
 
@@ -627,20 +633,13 @@ static bool eq_sid(vm *m, vreg *x, vreg *k, bool ne, vreg *res)
         res->err[w] = x->err[w];
         res->bits[w] = (ne ? ~bits : bits) & lane_mask_word(m->n, w);
     }
-    for (uint32_t w = 0; w < m->W; w++) {
-        uint64_t e = x->err[w];
-        while (e) {
-            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(e);
-            e &= e - 1;
-            res->box[l] = x->box[l];
-        }
-    }
+    copy_err_values(m, res, x, NULL);
     return true;
 }
 
-/* Ordering and equality of an INT register against an int constant. */
-/* x[l] OP c for the lanes [base, end) of one word, as bits: one loop per operator, with no
- * branch per lane, so that the compiler can vectorise the comparison. */
+/* Ordering and equality of an INT register against an int constant. CMP_WORD: x[l] OP c for
+ * the lanes [base, end) of one word, as bits: one loop per operator, with no branch per lane,
+ * so that the compiler can vectorise the comparison. */
 #define CMP_WORD(OPR)                                                                         \
     do {                                                                                      \
         for (uint32_t l = base; l < end; l++)                                                 \
@@ -673,14 +672,7 @@ static bool cmp_int(vm *m, dc_op op, vreg *x, vreg *k, bool swapped, vreg *res)
         res->err[w] = x->err[w];
         res->bits[w] = bits;
     }
-    for (uint32_t w = 0; w < m->W; w++) {
-        uint64_t e = x->err[w];
-        while (e) {
-            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(e);
-            e &= e - 1;
-            res->box[l] = x->box[l];
-        }
-    }
+    copy_err_values(m, res, x, NULL);
     return true;
 }
 #undef CMP_WORD

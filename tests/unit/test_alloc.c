@@ -23,26 +23,9 @@
 #include "apiint.h"
 #include "claims.h"
 #include "common.h"
-#include "failalloc.h"
+#include "testutil.h"
 
 static char err[2048];
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
 
 /* The whole allocate path on a buffer; *out gets text + JSON (with explanations). */
 static dracel_status pipeline(const dracel_alloc *a, const char *name, const char *text, size_t len,
@@ -278,12 +261,8 @@ static void test_alloc_failures(void **state)
 
 int main(void)
 {
-    /* The data files are named from the top of the source tree: make check sets top_srcdir. */
-    const char *top = getenv("top_srcdir");
-    if (top && chdir(top) != 0) {
-        fprintf(stderr, "cannot change to %s\n", top);
+    if (to_sources() != 0)
         return 1;
-    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_and_node_selector),
         cmocka_unit_test(test_policy_version),

@@ -21,7 +21,7 @@
 
 #include "apiint.h"
 #include "common.h"
-#include "failalloc.h"
+#include "testutil.h"
 #include "dracel.h"
 #include "table.h"
 #include "vm.h"
@@ -270,11 +270,8 @@ static void test_fleet_concurrent(void **state)
 
 int main(void)
 {
-    const char *top = getenv("top_srcdir");
-    if (top && chdir(top) != 0) {
-        fprintf(stderr, "cannot change to %s\n", top);
+    if (to_sources() != 0)
         return 1;
-    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fleet),
         cmocka_unit_test(test_fleet_failures),

@@ -24,7 +24,7 @@
 #include "claims.h"
 #include "arena.h"
 #include "common.h"
-#include "failalloc.h"
+#include "testutil.h"
 
 #define DATA "tests/data/objects/"
 
@@ -83,30 +83,6 @@ static void check_scn_err(const char *text, const char *msg, int line)
     dc_objects_free(&o);
 }
 #define CHECK_SCN_ERR(text, msg) check_scn_err(text, msg, __LINE__)
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n + 1);
-    assert_non_null(p);
-    assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
-    p[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
-
-static void same_str(const char *a, const char *b)
-{
-    if (!a || !b)
-        assert_ptr_equal(a, b);
-    else
-        assert_string_equal(a, b);
-}
 
 static void same_sels(const dc_sel_in *a, const dc_sel_in *b, uint32_t n)
 {
@@ -1247,7 +1223,7 @@ static void test_fuzz(void **state)
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Allocation failures (tests/unit/failalloc.h: fail the Nth call, count what is live)
+ * Allocation failures (tests/unit/testutil.h: fail the Nth call, count what is live)
  */
 
 static dracel_status load_all(dc_objects *o, const char *jtext, size_t jlen)
@@ -1333,17 +1309,8 @@ static void test_alloc_failures(void **state)
 
 int main(void)
 {
-    /* The data paths are relative to the source tree: make check runs in the build tree and
-     * sets top_srcdir; by hand, the source tree is the one this test was built from. */
-    const char *top = getenv("top_srcdir");
-#ifdef TOP_SRCDIR
-    if (!top)
-        top = TOP_SRCDIR;
-#endif
-    if (top && chdir(top) != 0) {
-        perror(top);
+    if (to_sources() != 0)
         return 1;
-    }
     if (!mkdtemp(tmpdir)) {
         perror(tmpdir);
         return 1;

@@ -26,7 +26,7 @@
 #include "tablebuild.h"
 #include "arena.h"
 #include "common.h"
-#include "failalloc.h"
+#include "testutil.h"
 
 #define DATA "tests/data/slices/"
 
@@ -82,14 +82,6 @@ static const dc_attr_in *find_attr(const dc_device_in *d, const char *name)
             return &d->attrs[i];
     fail_msg("no attribute %s on %s", name, d->name);
     return NULL;
-}
-
-static void same_str(const char *a, const char *b)
-{
-    if (!a || !b)
-        assert_ptr_equal(a, b);
-    else
-        assert_string_equal(a, b);
 }
 
 static void same_counter_sets(const dc_counter_set_in *a, const dc_counter_set_in *b, uint32_t n)
@@ -1446,22 +1438,6 @@ static uint32_t rng(void)
     return (uint32_t)(rng_state >> 16);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n + 1);
-    assert_non_null(p);
-    assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
-    p[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
-
 /* Random bytes, random tokens, every prefix and random mutations of the data files: any status
  * but a crash, a leak (ASan) or an error without a message. */
 static void test_fuzz(void **state)
@@ -1798,12 +1774,8 @@ static void test_fleet_yaml(void **state)
 
 int main(void)
 {
-    /* The data paths are relative to the source tree: make check runs in the build tree. */
-    const char *top = getenv("top_srcdir");
-    if (top && chdir(top) != 0) {
-        perror(top);
+    if (to_sources() != 0)
         return 1;
-    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic_content),
         cmocka_unit_test(test_table_side),
