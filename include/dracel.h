@@ -305,12 +305,16 @@ DRACEL_API dracel_status dracel_bind(const dracel_program *p, const dracel_table
                                      dracel_bound **out);
 DRACEL_API void dracel_bound_free(dracel_bound *b);
 
-enum { DRACEL_VM_VECTOR = 0, DRACEL_VM_SCALAR = 1 };
+/** Which evaluator dracel_select() uses. DRACEL_VM_VECTOR runs a program of `&&`, `||` and `!`
+ *  over one-column leaves as fused kernels straight from the table's columns, and any other
+ *  program on its batch interpreter; DRACEL_VM_BATCHED always takes the batch interpreter (to
+ *  compare or test it); DRACEL_VM_SCALAR evaluates row by row. All give the same answers. */
+enum { DRACEL_VM_VECTOR = 0, DRACEL_VM_SCALAR = 1, DRACEL_VM_BATCHED = 2 };
 
 /** Options of a selection. Zero-initialise for the defaults. */
 typedef struct dracel_select_opts {
-    unsigned vm;        /**< DRACEL_VM_VECTOR (default) or DRACEL_VM_SCALAR (row by row) */
-    uint32_t batch;     /**< vector VM lanes per batch (0: 1024) */
+    unsigned vm;        /**< DRACEL_VM_VECTOR (default), DRACEL_VM_BATCHED or DRACEL_VM_SCALAR */
+    uint32_t batch;     /**< lanes per batch of the batch interpreter (0: 1024) */
     bool keep_values;   /**< also keep every row's result (dracel_selection_value_json) */
 } dracel_select_opts;
 

@@ -341,6 +341,7 @@ dracel_status dracel_select(const dracel_bound *b, const dracel_env *env,
     dc_vopts vo = {0};
     vo.batch = o ? o->batch : 0;
     vo.scalar = o && o->vm == DRACEL_VM_SCALAR;
+    vo.batched = o && o->vm == DRACEL_VM_BATCHED;
     vo.keep_values = o && o->keep_values;
     vo.cost_limit = dc_api_program_cfg(b->prog)->cost_limit;
     vo.mem_limit = dc_api_program_cfg(b->prog)->eval_memory_limit;

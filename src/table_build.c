@@ -290,6 +290,35 @@ static bool add_foreign(builder *b, colinfo *c, uint32_t row, dc_val v)
     return true;
 }
 
+static void *tzalloc(builder *b, size_t n);
+
+/* A string column's distinct ids when it has few (the vector VM answers a function of the
+ * column once per id, and compares ids instead of looking answers up). */
+static void list_sids(builder *b, dc_tcol *col, uint32_t rows)
+{
+    uint32_t ids[DC_TCOL_SIDS_MAX], n = 0, last = DC_DICT_NONE;
+    for (uint32_t r = 0; r < rows; r++) {
+        uint32_t id = col->v.sid[r];
+        if (id == last || !dc_bit(col->present, r))
+            continue;
+        uint32_t k = 0;
+        while (k < n && ids[k] != id)
+            k++;
+        if (k == n) {
+            if (n == DC_TCOL_SIDS_MAX)
+                return; /* many: not listed */
+            ids[n++] = id;
+        }
+        last = id;
+    }
+    uint32_t *copy = tzalloc(b, n * sizeof *copy);
+    if (!copy)
+        return;
+    memcpy(copy, ids, n * sizeof *copy);
+    col->sids = copy;
+    col->nsids = n;
+}
+
 static void *tzalloc(builder *b, size_t n)
 {
     void *p = dc_arena_zalloc(b->ta, n ? n : 1);
@@ -771,6 +800,9 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
         t->cols[c].foreign = b.cols[c].foreign;
         t->cols[c].nforeign = b.cols[c].nforeign;
     }
+    for (uint32_t c = 0; c < b.ncols && !b.oom; c++)
+        if (t->cols[c].kind == DC_COL_STRING)
+            list_sids(&b, &t->cols[c], rows);
     if (!b.oom && b.ncols)
         qsort(t->cols, b.ncols, sizeof *t->cols, cmp_col);
     t->dict_limit = dict->count;

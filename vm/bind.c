@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "vm.h"
+#include "vplan.h"
 
 dracel_status dc_bind(const dc_program *p, const dc_table *t, const dracel_alloc *a,
                       dc_bound **out)
@@ -67,6 +68,10 @@ dracel_status dc_bind(const dc_program *p, const dc_table *t, const dracel_alloc
     }
     b->colmap = colmap;
     b->const_sid = sid;
+    if (dc_plan_build(b, &arena) != DRACEL_OK) {
+        dc_arena_free(&arena);
+        return DRACEL_ENOMEM;
+    }
     b->arena = arena;
     *out = b;
     return DRACEL_OK;

@@ -101,6 +101,8 @@ typedef struct dc_foreign {
     dc_val v;                    /* a value of another kind than the column's */
 } dc_foreign;
 
+#define DC_TCOL_SIDS_MAX 64u
+
 typedef struct dc_tcol {
     const dc_str *domain, *id;   /* dictionary strings */
     bool capacity;
@@ -114,6 +116,9 @@ typedef struct dc_tcol {
     } v;
     dc_val *distinct;            /* VERSION, QUANTITY: the distinct values */
     uint32_t ndistinct;
+    const uint32_t *sids;        /* STRING: the distinct ids of the present rows, in order of
+                                    first appearance, when at most DC_TCOL_SIDS_MAX; else NULL */
+    uint32_t nsids;
     dc_foreign *foreign;         /* sorted by row */
     uint32_t nforeign;
 } dc_tcol;

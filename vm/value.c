@@ -429,6 +429,7 @@ bool dc_val_copy(dc_arena *a, dc_val v, dc_val *out, int depth)
         if (!msg)
             return false;
         e->msg = msg;
+        e->flags = v.u.e->flags;
         out->u.e = e;
         return true;
     }

@@ -109,6 +109,7 @@ typedef struct dc_bound {
     uint32_t nextra;
     bool uses_device;           /* the program reads `device` as a whole (LOADVAR) */
     bool loops;                 /* comprehensions: the vector VM runs it lane by lane */
+    const struct dc_plan *plan; /* the vector VM's fused kernels (vm/vplan.h), or NULL */
 } dc_bound;
 
 dracel_status dc_bind(const dc_program *p, const dc_table *t, const dracel_alloc *a,

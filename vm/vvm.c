@@ -19,6 +19,7 @@
  * accounting; any other program runs lane by lane on the scalar VM, which counts exactly.
  */
 #include "vvm.h"
+#include "vplan.h"
 
 #include <string.h>
 
@@ -754,7 +755,11 @@ static void bool_lanes(vm *m, const vreg *r, bool want, uint64_t *out)
 
 static bool record_error(vm *m, uint32_t row, dc_val e)
 {
-    dc_selection *s = m->out;
+    return dc_selection_add_error(m->out, row, e);
+}
+
+bool dc_selection_add_error(dc_selection *s, uint32_t row, dc_val e)
+{
     if (s->nerrors == s->caperrors) {
         uint32_t cap = s->caperrors ? s->caperrors * 2 : 64;
         dc_foreign *f = dc_arena_alloc(&s->arena, cap * sizeof *f);
@@ -765,9 +770,15 @@ static bool record_error(vm *m, uint32_t row, dc_val e)
         s->errors = f;
         s->caperrors = cap;
     }
-    dc_val copy;
-    if (!dc_val_copy(&s->arena, e, &copy, 0))
+    /* Rows mostly fail with a few distinct errors (an attribute a device lacks): an error
+     * equal to the last one copied shares its copy. */
+    dc_val copy = e;
+    const dc_err *last = s->last_err;
+    if (last && last->flags == e.u.e->flags && strcmp(last->msg, e.u.e->msg) == 0)
+        copy.u.e = last;
+    else if (!dc_val_copy(&s->arena, e, &copy, 0))
         return false;
+    s->last_err = copy.u.e;
     s->errors[s->nerrors].row = row;
     s->errors[s->nerrors].v = copy;
     s->nerrors++;
@@ -1131,11 +1142,15 @@ void dc_selection_init(dc_selection *s, const dracel_alloc *a)
 {
     memset(s, 0, sizeof *s);
     dc_arena_init(&s->arena, a ? a : &dc_default_alloc);
+    dc_ectx_init(&s->run, a);
+    dc_ectx_init(&s->lane, a);
 }
 
 void dc_selection_free(dc_selection *s)
 {
     dc_arena_free(&s->arena);
+    dc_ectx_free(&s->run);
+    dc_ectx_free(&s->lane);
     memset(s, 0, sizeof *s);
 }
 
@@ -1163,6 +1178,7 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
     out->rows = t->rows;
     out->nerrors = out->caperrors = 0;
     out->errors = NULL;
+    out->last_err = NULL;
     out->lanes_scalar = 0;
     size_t words = DC_BITS_WORDS(t->rows);
     out->values = o->keep_values ? dc_arena_zalloc(&out->arena, (t->rows + 1) * sizeof(dc_val)) : NULL;
@@ -1196,6 +1212,8 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
         for (uint32_t row = 0; row < t->rows && !m.oom; row++)
             scalar_row(&m, &c, row);
         dc_ectx_free(&c);
+    } else if (b->plan && !o->batched) {
+        st = dc_plan_run(b, vars, o->keep_values, out);
     } else {
         m.B = o->batch ? o->batch : DC_VVM_DEFAULT_BATCH;
         m.W = (m.B + 63) / 64;

@@ -27,6 +27,9 @@ typedef struct dc_selection {
     uint32_t nerrors, caperrors;
     uint64_t lanes_scalar;       /* rows evaluated lane by lane on the scalar VM (statistics) */
     dc_val *values;              /* with dc_vopts.keep_values: every row's result (tests) */
+    const dc_err *last_err;      /* the last error copied: the next equal one shares it */
+    dc_ectx run, lane;           /* the fused kernels' scratch (vm/vplan.c), kept across runs:
+                                    their memory chunks and compiled regular expressions */
 } dc_selection;
 
 enum { DC_VVM_DEFAULT_BATCH = 1024 };
@@ -34,6 +37,7 @@ enum { DC_VVM_DEFAULT_BATCH = 1024 };
 typedef struct dc_vopts {
     uint32_t batch;              /* lanes per batch (0: DC_VVM_DEFAULT_BATCH); any value >= 1 */
     bool scalar;                 /* run every row on the scalar VM (the reference) */
+    bool batched;                /* never the fused kernels (vm/vplan.h): the batch interpreter */
     uint64_t cost_limit;         /* per-row run-time cost budget (0: unlimited) */
     size_t mem_limit;            /* per-evaluation memory of the scalar fallback */
     bool keep_values;            /* also keep every row's result value (differential tests) */
@@ -46,6 +50,9 @@ void dc_selection_free(dc_selection *s);
  *  row). Reuses @p out's memory. DRACEL_OK or DRACEL_ENOMEM. */
 dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *o,
                          dc_selection *out) DC_WUR;
+
+/** Record the error of a row (rows in increasing order): false on ENOMEM. */
+bool dc_selection_add_error(dc_selection *s, uint32_t row, dc_val e);
 
 /** The error of an errored row, or NULL. */
 const dc_val *dc_selection_error(const dc_selection *s, uint32_t row);

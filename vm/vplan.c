@@ -1,0 +1,845 @@
+/*
+ * vplan.c: fused kernels of the vector VM (vm/vplan.h).
+ *
+ * Building: the bytecode is executed symbolically (a stack of expression nodes) into a tree of
+ * value nodes, each knowing the one program column it depends on (or none, or several). `&&`
+ * and `||` are recognised with or without their short-circuit jump (ANDJ/ORJ to just past the
+ * matching AND/OR); any other jump, a local, an iterator or `device` as a whole ends the
+ * attempt. The tree becomes a plan: logic nodes over leaves (see the header).
+ *
+ * Exactness: a leaf's bits are its value's for every row (the memo's answer for a value is
+ * dc_vm_apply's, computed once); `&&`/`||` are cel-go's (a deciding side wins; two bools give
+ * the other; otherwise an error) on (true, error-or-other) bit pairs; skipping the right side
+ * of a word that the left decides changes nothing because CEL has no side effects and the
+ * binder runs a plan only for programs whose worst-case cost fits the budget (vm/vvm.c). Error
+ * rows are evaluated again on boxed values along the same tree, with dc_vm_apply at each node:
+ * the left error wins as in logic() of vm/vm.c.
+ */
+#include "vplan.h"
+
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "vvm.h"
+
+/* ---- Value nodes: what the bytecode computes. */
+
+enum { VN_CONST, VN_VAR, VN_COL, VN_COLDEF, VN_HAS, VN_OP };
+
+#define COL_NONE UINT32_MAX
+#define COL_MANY (UINT32_MAX - 1)
+#define MAX_ARGS 16u   /* operands of one instruction in a plan */
+#define MAX_DEPTH 64u  /* nesting of a plan (its evaluation recurses) */
+#define MAX_SET 8u     /* strings of an `in` list compared as ids */
+
+typedef struct vnode {
+    uint8_t kind;
+    uint8_t nargs;
+    uint32_t pc;       /* the instruction */
+    uint32_t a;        /* CONST: constant; VAR: slot; COL, COLDEF, HAS: program column */
+    uint32_t def;      /* COLDEF: the default's constant */
+    uint32_t col;      /* the one column it depends on, COL_NONE or COL_MANY */
+    uint32_t depth;
+    uint32_t args[MAX_ARGS];
+} vnode;
+
+/* ---- Plan nodes. */
+
+enum { P_AND, P_OR, P_NOT, P_CONST, P_EQID, P_INSET, P_CMPINT, P_BOOL, P_HAS, P_MEMO };
+
+typedef struct pnode {
+    uint8_t kind;
+    uint8_t op;        /* P_CMPINT: the comparison (column OP constant); P_EQID: 1 for != */
+    uint32_t pc;       /* P_AND, P_OR, P_NOT: the instruction */
+    uint32_t a, b;     /* children */
+    uint32_t vn;       /* leaves: the value node */
+    uint32_t col;      /* leaves on a column: the program column */
+    int64_t c;         /* P_CMPINT */
+    uint32_t ids[MAX_SET], nids; /* P_EQID (one), P_INSET */
+} pnode;
+
+typedef struct dc_plan {
+    vnode *vn;
+    uint32_t nvn;
+    pnode *pn;
+    uint32_t npn, root;
+} dc_plan;
+
+typedef struct builder {
+    const dc_bound *b;
+    const dc_program *p;
+    vnode *vn;
+    uint32_t nvn, capvn;
+    pnode *pn;
+    uint32_t npn, cappn;
+    dc_arena *a;
+    bool oom;
+} builder;
+
+static uint32_t new_vnode(builder *bd, uint8_t kind, uint32_t pc, uint32_t a)
+{
+    if (bd->nvn == bd->capvn) {
+        uint32_t cap = bd->capvn ? bd->capvn * 2 : 16;
+        vnode *v = dc_arena_alloc(bd->a, cap * sizeof *v);
+        if (!v) {
+            bd->oom = true;
+            return UINT32_MAX;
+        }
+        if (bd->nvn)
+            memcpy(v, bd->vn, bd->nvn * sizeof *v);
+        bd->vn = v;
+        bd->capvn = cap;
+    }
+    vnode *v = &bd->vn[bd->nvn];
+    memset(v, 0, sizeof *v);
+    v->kind = kind;
+    v->pc = pc;
+    v->a = a;
+    v->col = kind == VN_COL || kind == VN_COLDEF || kind == VN_HAS ? a : COL_NONE;
+    v->depth = 1;
+    return bd->nvn++;
+}
+
+static uint32_t merge_col(uint32_t x, uint32_t y)
+{
+    if (x == COL_NONE)
+        return y;
+    if (y == COL_NONE || x == y)
+        return x;
+    return COL_MANY;
+}
+
+/* The bytecode as a tree of value nodes; UINT32_MAX when it has another shape. */
+static uint32_t read_tree(builder *bd)
+{
+    const dc_program *p = bd->p;
+    uint32_t stack[256], sp = 0;
+    uint32_t jt[MAX_DEPTH], nj = 0; /* pending ANDJ/ORJ targets, innermost last */
+    uint8_t jk[MAX_DEPTH];
+    if (p->max_stack > 256)
+        return UINT32_MAX;
+    for (uint32_t pc = 0; pc < p->ncode;) {
+        uint32_t w = p->code[pc];
+        dc_op op = DC_INSN_OP(w);
+        uint32_t a = DC_INSN_A(w);
+        unsigned words = dc_fmt_words(dc_op_info[op].fmt);
+        if (nj && jt[nj - 1] <= pc)
+            return UINT32_MAX; /* a jump that does not end just past its AND/OR */
+        uint32_t v = UINT32_MAX;
+        switch (op) {
+        case DC_OP_NOP:
+        case DC_OP_CHARGE:
+            pc += words;
+            continue;
+        case DC_OP_CONST: v = new_vnode(bd, VN_CONST, pc, a); break;
+        case DC_OP_LOADVAR:
+            if (a == p->device_slot)
+                return UINT32_MAX;
+            v = new_vnode(bd, VN_VAR, pc, a);
+            break;
+        case DC_OP_LOADATTR:
+        case DC_OP_LOADCAP: v = new_vnode(bd, VN_COL, pc, a); break;
+        case DC_OP_HASCOL: v = new_vnode(bd, VN_HAS, pc, a); break;
+        case DC_OP_LOADCOLDEF:
+            v = new_vnode(bd, VN_COLDEF, pc, a);
+            if (v != UINT32_MAX)
+                bd->vn[v].def = p->code[pc + 1];
+            break;
+        case DC_OP_ANDJ:
+        case DC_OP_ORJ: {
+            int32_t t = (int32_t)pc + 1 + DC_INSN_SA(w);
+            if (nj == MAX_DEPTH || t <= (int32_t)pc + 1 || (uint32_t)t > p->ncode ||
+                (nj && (uint32_t)t > jt[nj - 1]) || sp == 0)
+                return UINT32_MAX;
+            jt[nj] = (uint32_t)t;
+            jk[nj++] = op == DC_OP_ANDJ ? DC_OP_AND : DC_OP_OR;
+            pc += words;
+            continue;
+        }
+        case DC_OP_RETURN:
+            if (sp != 1 || nj)
+                return UINT32_MAX;
+            return stack[0];
+        case DC_OP_SELECT: case DC_OP_HAS: case DC_OP_OPTSELECT: case DC_OP_INDEX:
+        case DC_OP_OPTINDEX: case DC_OP_EQ: case DC_OP_NE: case DC_OP_LT: case DC_OP_LE:
+        case DC_OP_GT: case DC_OP_GE: case DC_OP_IN: case DC_OP_ADD: case DC_OP_SUB:
+        case DC_OP_MUL: case DC_OP_DIV: case DC_OP_MOD: case DC_OP_NEG: case DC_OP_NOT:
+        case DC_OP_AND: case DC_OP_OR: case DC_OP_MKLIST: case DC_OP_MKMAP: case DC_OP_CALL: {
+            uint32_t n;
+            if (op == DC_OP_CALL)
+                n = p->code[pc + 1];
+            else if (op == DC_OP_MKLIST || op == DC_OP_MKMAP) {
+                int64_t k = p->consts[a].u.l->v[0].u.i;
+                n = (uint32_t)(op == DC_OP_MKMAP ? 2 * k : k);
+            } else
+                n = (uint32_t)dc_op_info[op].pop;
+            if (n > MAX_ARGS || n > sp)
+                return UINT32_MAX;
+            if ((op == DC_OP_AND || op == DC_OP_OR) && nj && jt[nj - 1] == pc + 1) {
+                if (jk[nj - 1] != op)
+                    return UINT32_MAX;
+                nj--;
+            }
+            v = new_vnode(bd, VN_OP, pc, a);
+            if (v == UINT32_MAX)
+                return UINT32_MAX;
+            vnode *x = &bd->vn[v];
+            x->nargs = (uint8_t)n;
+            for (uint32_t i = 0; i < n; i++) {
+                const vnode *c = &bd->vn[stack[sp - n + i]];
+                x->args[i] = stack[sp - n + i];
+                x->col = merge_col(x->col, c->col);
+                if (c->depth + 1 > x->depth)
+                    x->depth = c->depth + 1;
+            }
+            if (x->depth > MAX_DEPTH)
+                return UINT32_MAX;
+            sp -= n;
+            break;
+        }
+        default:
+            return UINT32_MAX;
+        }
+        if (v == UINT32_MAX || sp == 256)
+            return UINT32_MAX;
+        stack[sp++] = v;
+        pc += words;
+    }
+    return UINT32_MAX;
+}
+
+static uint32_t new_pnode(builder *bd, uint8_t kind)
+{
+    if (bd->npn == bd->cappn) {
+        uint32_t cap = bd->cappn ? bd->cappn * 2 : 16;
+        pnode *v = dc_arena_alloc(bd->a, cap * sizeof *v);
+        if (!v) {
+            bd->oom = true;
+            return UINT32_MAX;
+        }
+        if (bd->npn)
+            memcpy(v, bd->pn, bd->npn * sizeof *v);
+        bd->pn = v;
+        bd->cappn = cap;
+    }
+    pnode *n = &bd->pn[bd->npn];
+    memset(n, 0, sizeof *n);
+    n->kind = kind;
+    return bd->npn++;
+}
+
+/* vi is a column (the plain load) of the given kind and of one kind in every row. */
+static bool plain_col(const builder *bd, uint32_t vi, dc_colkind kind)
+{
+    const vnode *v = &bd->vn[vi];
+    const dc_tcol *tc = v->kind == VN_COL ? bd->b->colmap[v->a] : NULL;
+    return tc && tc->kind == kind && !tc->nforeign;
+}
+
+static const dc_val *const_of(const builder *bd, uint32_t vi, dc_kind k)
+{
+    const vnode *v = &bd->vn[vi];
+    if (v->kind != VN_CONST || bd->p->consts[v->a].k != k)
+        return NULL;
+    return &bd->p->consts[v->a];
+}
+
+/* A leaf of one column (or of none): the fastest form its shape allows. */
+static uint32_t leaf(builder *bd, uint32_t vi)
+{
+    const vnode v = bd->vn[vi];
+    const dc_tcol *tc = v.col == COL_NONE ? NULL : bd->b->colmap[v.col];
+    uint32_t ni;
+    if (!tc) {
+        /* No column, or one no device has: the same value on every row. */
+        ni = new_pnode(bd, P_CONST);
+        if (ni != UINT32_MAX)
+            bd->pn[ni].vn = vi;
+        return ni;
+    }
+    if (tc->nforeign)
+        return UINT32_MAX;
+    dc_op op = v.kind == VN_OP ? DC_INSN_OP(bd->p->code[v.pc]) : DC_OP_NOP;
+    uint8_t kind = P_MEMO;
+    uint32_t colv = 0, kv = 0;
+    if (v.kind == VN_COL && tc->kind == DC_COL_BOOL) {
+        kind = P_BOOL;
+    } else if (v.kind == VN_HAS) {
+        kind = P_HAS;
+    } else if (op >= DC_OP_EQ && op <= DC_OP_GE) {
+        for (int s = 0; s < 2 && kind == P_MEMO; s++) {
+            colv = v.args[s], kv = v.args[1 - s];
+            if ((op == DC_OP_EQ || op == DC_OP_NE) && plain_col(bd, colv, DC_COL_STRING) &&
+                const_of(bd, kv, DC_K_STRING))
+                kind = P_EQID;
+            else if (plain_col(bd, colv, DC_COL_INT) && const_of(bd, kv, DC_K_INT)) {
+                kind = P_CMPINT;
+                /* c OP x is x OP' c */
+                if (s == 1)
+                    op = op == DC_OP_LT ? DC_OP_GT : op == DC_OP_LE ? DC_OP_GE
+                       : op == DC_OP_GT ? DC_OP_LT : op == DC_OP_GE ? DC_OP_LE : op;
+            }
+        }
+    } else if (op == DC_OP_IN && plain_col(bd, v.args[0], DC_COL_STRING)) {
+        const dc_val *l = const_of(bd, v.args[1], DC_K_LIST);
+        bool strings = l && l->u.l->n <= MAX_SET;
+        for (uint32_t i = 0; strings && i < l->u.l->n; i++)
+            strings = l->u.l->v[i].k == DC_K_STRING;
+        if (strings) {
+            kind = P_INSET;
+            colv = v.args[0];
+            kv = v.args[1];
+        }
+    }
+    if (kind == P_MEMO && tc->kind == DC_COL_INT)
+        return UINT32_MAX; /* ints are not dictionary-encoded: no memo */
+    ni = new_pnode(bd, kind);
+    if (ni == UINT32_MAX)
+        return ni;
+    pnode *n = &bd->pn[ni];
+    n->vn = vi;
+    n->col = v.col;
+    const dc_table *t = bd->b->t;
+    switch (kind) {
+    case P_EQID:
+        n->op = op == DC_OP_NE;
+        n->ids[0] = bd->b->const_sid[bd->vn[kv].a];
+        n->nids = 1;
+        break;
+    case P_CMPINT:
+        n->op = (uint8_t)op;
+        n->c = bd->p->consts[bd->vn[kv].a].u.i;
+        break;
+    case P_INSET: {
+        const dc_list *l = bd->p->consts[bd->vn[kv].a].u.l;
+        for (uint32_t i = 0; i < l->n; i++) {
+            uint32_t id = dc_dict_find(t->dict, l->v[i].u.s->data, l->v[i].u.s->len,
+                                       t->dict_limit);
+            if (id != DC_DICT_NONE) /* a string no device has matches no row */
+                n->ids[n->nids++] = id;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    return ni;
+}
+
+static uint32_t to_plan(builder *bd, uint32_t vi)
+{
+    const vnode v = bd->vn[vi];
+    if (v.col != COL_MANY)
+        return leaf(bd, vi);
+    dc_op op = v.kind == VN_OP ? DC_INSN_OP(bd->p->code[v.pc]) : DC_OP_NOP;
+    if (op != DC_OP_AND && op != DC_OP_OR && op != DC_OP_NOT)
+        return UINT32_MAX; /* two columns meet in something other than logic */
+    uint32_t x = to_plan(bd, v.args[0]);
+    uint32_t y = op == DC_OP_NOT ? 0 : to_plan(bd, v.args[1]);
+    if (x == UINT32_MAX || y == UINT32_MAX)
+        return UINT32_MAX;
+    uint32_t ni = new_pnode(bd, op == DC_OP_AND ? P_AND : op == DC_OP_OR ? P_OR : P_NOT);
+    if (ni != UINT32_MAX) {
+        bd->pn[ni].pc = v.pc;
+        bd->pn[ni].a = x;
+        bd->pn[ni].b = y;
+    }
+    return ni;
+}
+
+dracel_status dc_plan_build(dc_bound *b, dc_arena *a)
+{
+    b->plan = NULL;
+    if (b->loops || b->uses_device)
+        return DRACEL_OK;
+    builder bd;
+    memset(&bd, 0, sizeof bd);
+    bd.b = b;
+    bd.p = b->p;
+    bd.a = a;
+    uint32_t root = read_tree(&bd);
+    uint32_t proot = root == UINT32_MAX ? UINT32_MAX : to_plan(&bd, root);
+    if (bd.oom)
+        return DRACEL_ENOMEM;
+    if (proot == UINT32_MAX)
+        return DRACEL_OK;
+    dc_plan *pl = dc_arena_alloc(a, sizeof *pl);
+    if (!pl)
+        return DRACEL_ENOMEM;
+    pl->vn = bd.vn;
+    pl->nvn = bd.nvn;
+    pl->pn = bd.pn;
+    pl->npn = bd.npn;
+    pl->root = proot;
+    b->plan = pl;
+    return DRACEL_OK;
+}
+
+/* ---- Running. */
+
+/* A leaf's answer for a value, one byte: ST_TRUE, ST_OTHER (an error or not a bool), 0 (false)
+ * or ST_UNKNOWN (not yet computed); the bits sit at 7, 6 and 5 for movemask (byte_bits). */
+enum { ST_TRUE = 0x80, ST_OTHER = 0x40, ST_UNKNOWN = 0x20 };
+
+/* Memos of a version or quantity column are filled at once up to this many values. */
+#define MEMO_ALL_MAX 4096u
+/* A complete memo true (or false) for at most this many keys compares ids instead. */
+#define MEMO_SET_MAX 4u
+
+enum { M_GATHER, M_IN, M_NOTIN };
+
+typedef struct leafst {
+    uint8_t *st;       /* P_MEMO: per key */
+    dc_val *val;       /* P_MEMO: per key, where st is known */
+    uint32_t size;
+    const dc_tcol *tc;
+    bool complete;     /* P_MEMO: every key computed */
+    uint8_t mode;      /* P_MEMO: M_GATHER, or (complete, no ST_OTHER) M_IN / M_NOTIN ids */
+    uint32_t ids[MEMO_SET_MAX], nids;
+    bool others;       /* P_MEMO: some computed key is ST_OTHER */
+    uint8_t abs_st;    /* the answer for a row without the column (P_CONST: for every row) */
+    dc_val abs_val;
+} leafst;
+
+typedef struct prun {
+    const dc_plan *pl;
+    const dc_bound *b;
+    const dc_program *p;
+    const dc_table *t;
+    const dc_val *vars;
+    dc_ectx *run;      /* memos and their values: the whole run */
+    dc_ectx *lane;     /* error rows */
+    dc_val *absent;    /* per program column: "no such key: id" */
+    leafst *ls;        /* per plan node */
+    bool oom;
+} prun;
+
+static uint8_t state_of(dc_val v)
+{
+    return v.k == DC_K_BOOL ? (v.u.b ? ST_TRUE : 0) : ST_OTHER;
+}
+
+/* The value of node vi for a device whose column is x (present) or absent. */
+static dc_val vt_eval(prun *r, dc_ectx *c, uint32_t vi, bool present, dc_val x)
+{
+    const vnode *v = &r->pl->vn[vi];
+    switch (v->kind) {
+    case VN_CONST: return r->p->consts[v->a];
+    case VN_VAR: return r->vars[v->a];
+    case VN_COL: return present ? x : r->absent[v->a];
+    case VN_COLDEF: return present ? x : r->p->consts[v->def];
+    case VN_HAS: return dc_bool(present);
+    default: {
+        dc_val args[MAX_ARGS];
+        for (uint32_t i = 0; i < v->nargs; i++)
+            args[i] = vt_eval(r, c, v->args[i], present, x);
+        return dc_vm_apply(c, r->p, v->pc, args);
+    }
+    }
+}
+
+static dc_val key_value(const prun *r, const leafst *s, uint32_t key)
+{
+    switch (s->tc->kind) {
+    case DC_COL_STRING: return dc_strval(dc_dict_str(r->t->dict, key));
+    case DC_COL_BOOL: return dc_bool(key != 0);
+    default: return s->tc->distinct[key];
+    }
+}
+
+static void memo_fill(prun *r, const pnode *n, leafst *s, uint32_t key)
+{
+    dc_val v = vt_eval(r, r->run, n->vn, true, key_value(r, s, key));
+    if (r->run->oom) {
+        r->oom = true;
+        v = dc_bool(false);
+    }
+    s->val[key] = v;
+    s->st[key] = state_of(v);
+    if (s->st[key] == ST_OTHER)
+        s->others = true;
+}
+
+static bool init_leaves(prun *r)
+{
+    const dc_plan *pl = r->pl;
+    for (uint32_t i = 0; i < r->p->ncols; i++) {
+        r->absent[i] = dc_error(r->run, "no such key: %s", r->p->cols[i].id->data);
+        if (r->run->oom)
+            return false;
+    }
+    for (uint32_t i = 0; i < pl->npn && !r->oom; i++) {
+        const pnode *n = &pl->pn[i];
+        leafst *s = &r->ls[i];
+        if (n->kind == P_AND || n->kind == P_OR || n->kind == P_NOT)
+            continue;
+        s->abs_val = vt_eval(r, r->run, n->vn, false, dc_null());
+        s->abs_st = state_of(s->abs_val);
+        if (r->run->oom)
+            return false;
+        if (n->kind != P_MEMO)
+            continue;
+        s->tc = r->b->colmap[n->col];
+        s->size = s->tc->kind == DC_COL_STRING ? r->t->dict_limit
+                  : s->tc->kind == DC_COL_BOOL ? 2
+                                               : s->tc->ndistinct;
+        s->st = dc_ealloc(r->run, s->size + 1);
+        s->val = dc_ealloc(r->run, (s->size + 1) * sizeof *s->val);
+        if (!s->st || !s->val)
+            return false;
+        memset(s->st, ST_UNKNOWN, s->size + 1);
+        /* Every distinct value of the column known: answer each now. */
+        const uint32_t *keys = NULL;
+        uint32_t nkeys = 0;
+        if (s->tc->kind == DC_COL_STRING && s->tc->sids) {
+            keys = s->tc->sids;
+            nkeys = s->tc->nsids;
+            s->complete = true;
+        } else if (s->tc->kind != DC_COL_STRING && s->size <= MEMO_ALL_MAX) {
+            nkeys = s->size;
+            s->complete = true;
+        }
+        for (uint32_t k = 0; k < nkeys && !r->oom; k++)
+            memo_fill(r, n, s, keys ? keys[k] : k);
+        if (!s->complete || s->others || s->tc->kind == DC_COL_BOOL)
+            continue;
+        /* Few true (or few false) values: compare ids, as for `in`. */
+        uint32_t nt = 0, nf = 0, tids[MEMO_SET_MAX], fids[MEMO_SET_MAX];
+        for (uint32_t k = 0; k < nkeys; k++) {
+            uint32_t key = keys ? keys[k] : k;
+            if (s->st[key] == ST_TRUE) {
+                if (nt < MEMO_SET_MAX)
+                    tids[nt] = key;
+                nt++;
+            } else {
+                if (nf < MEMO_SET_MAX)
+                    fids[nf] = key;
+                nf++;
+            }
+        }
+        if (nt <= MEMO_SET_MAX) {
+            s->mode = M_IN;
+            s->nids = nt;
+            memcpy(s->ids, tids, nt * sizeof *tids);
+        } else if (nf <= MEMO_SET_MAX) {
+            s->mode = M_NOTIN;
+            s->nids = nf;
+            memcpy(s->ids, fids, nf * sizeof *fids);
+        }
+    }
+    return !r->oom;
+}
+
+static inline uint64_t valid_word(uint32_t cnt)
+{
+    return cnt == 64 ? ~(uint64_t)0 : ((uint64_t)1 << cnt) - 1;
+}
+
+/* ---- Word kernels: 64 lanes (cnt in the table's last word) into a bitmap. With SSE2 (every
+ * x86-64), comparisons run four lanes an instruction and bytes become bits with movemask;
+ * elsewhere the same loops run lane by lane. */
+
+/* Bit 7 - shift of each of b[0..64) (zero past cnt), as a bitmap. */
+static inline uint64_t byte_bits(const uint8_t *b, int shift)
+{
+#ifdef __SSE2__
+    uint64_t r = 0;
+    for (int i = 0; i < 4; i++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * i));
+        if (shift)
+            v = _mm_slli_epi64(v, shift);
+        r |= (uint64_t)(uint16_t)_mm_movemask_epi8(v) << (16 * i);
+    }
+    return r;
+#else
+    uint64_t r = 0;
+    for (uint32_t l = 0; l < 64; l++)
+        r |= (uint64_t)((b[l] << shift) >> 7 & 1) << l;
+    return r;
+#endif
+}
+
+/* Lanes of a 32-bit id column (ids = the word's first lane) equal to any of want[0..n). */
+static inline uint64_t eq_ids(const uint32_t *ids, uint32_t cnt, const uint32_t *want, uint32_t n)
+{
+    uint64_t bits = 0;
+#ifdef __SSE2__
+    if (cnt == 64) {
+        __m128i w[MAX_SET];
+        for (uint32_t k = 0; k < n; k++)
+            w[k] = _mm_set1_epi32((int)want[k]);
+        for (uint32_t l = 0; l < 64; l += 4) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(ids + l));
+            __m128i m = _mm_cmpeq_epi32(v, w[0]);
+            for (uint32_t k = 1; k < n; k++)
+                m = _mm_or_si128(m, _mm_cmpeq_epi32(v, w[k]));
+            bits |= (uint64_t)_mm_movemask_ps(_mm_castsi128_ps(m)) << l;
+        }
+        return bits;
+    }
+#endif
+    for (uint32_t l = 0; l < cnt; l++) {
+        bool hit = false;
+        for (uint32_t k = 0; k < n; k++)
+            hit |= ids[l] == want[k];
+        bits |= (uint64_t)hit << l;
+    }
+    return bits;
+}
+
+#define CMP_BYTES(OPR)                                                                        \
+    do {                                                                                      \
+        for (uint32_t l = 0; l < cnt; l++)                                                    \
+            tmp[l] = (uint8_t)-(int)(xi[l] OPR c);                                            \
+    } while (0)
+
+/* Lanes of an int64 column (xi = the word's first lane) where x OP c. */
+static uint64_t cmp_word(const int64_t *xi, uint32_t cnt, uint8_t op, int64_t c)
+{
+    uint8_t tmp[64] = {0};
+    switch (op) {
+    case DC_OP_EQ: CMP_BYTES(==); break;
+    case DC_OP_NE: CMP_BYTES(!=); break;
+    case DC_OP_LT: CMP_BYTES(<); break;
+    case DC_OP_LE: CMP_BYTES(<=); break;
+    case DC_OP_GT: CMP_BYTES(>); break;
+    default: CMP_BYTES(>=); break;
+    }
+    return byte_bits(tmp, 0);
+}
+#undef CMP_BYTES
+
+/* A memo's answers for the lanes of one word: t (true) and e (error or other); rows without
+ * the column take the absent answer. */
+static void memo_word(prun *r, const pnode *n, leafst *s, uint32_t w, uint32_t cnt,
+                      uint64_t valid, uint64_t *t, uint64_t *e)
+{
+    const dc_tcol *tc = s->tc;
+    uint64_t present = tc->present[w];
+    uint64_t tb = 0, eb = 0;
+    uint32_t base = w * 64;
+    if (s->mode != M_GATHER) {
+        const uint32_t *ids = (tc->kind == DC_COL_STRING ? tc->v.sid : tc->v.vid) + base;
+        tb = s->nids ? eq_ids(ids, cnt, s->ids, s->nids) : 0;
+        if (s->mode == M_NOTIN)
+            tb = ~tb;
+    } else if (tc->kind == DC_COL_BOOL) {
+        uint64_t bits = tc->v.bits[w];
+        uint8_t s0 = s->st[0], s1 = s->st[1];
+        tb = (s1 & ST_TRUE ? bits : 0) | (s0 & ST_TRUE ? ~bits : 0);
+        eb = (s1 & ST_OTHER ? bits : 0) | (s0 & ST_OTHER ? ~bits : 0);
+    } else {
+        const uint32_t *ids = (tc->kind == DC_COL_STRING ? tc->v.sid : tc->v.vid) + base;
+        const uint8_t *st = s->st;
+        uint8_t tmp[64] = {0};
+        for (;;) {
+            for (uint32_t l = 0; l < cnt; l++)
+                tmp[l] = st[ids[l]];
+            uint64_t unk = s->complete ? 0 : byte_bits(tmp, 2) & present;
+            if (!unk) {
+                tb = byte_bits(tmp, 0);
+                eb = s->others ? byte_bits(tmp, 1) : 0;
+                break;
+            }
+            while (unk) {
+                uint32_t l = (uint32_t)__builtin_ctzll(unk);
+                unk &= unk - 1;
+                if (s->st[ids[l]] == ST_UNKNOWN)
+                    memo_fill(r, n, s, ids[l]);
+            }
+            if (r->oom)
+                return;
+        }
+    }
+    *t = (tb & present) | (s->abs_st & ST_TRUE ? ~present & valid : 0);
+    *e = (eb & present) | (s->abs_st & ST_OTHER ? ~present & valid : 0);
+}
+
+/* Node ni over the lanes of word w: t (true), e (an error, or a value that is not a bool). */
+static void eval_word(prun *r, uint32_t ni, uint32_t w, uint32_t cnt, uint64_t valid,
+                      uint64_t *t, uint64_t *e)
+{
+    const pnode *n = &r->pl->pn[ni];
+    leafst *s = &r->ls[ni];
+    const dc_tcol *tc = n->kind >= P_EQID ? r->b->colmap[n->col] : NULL;
+    uint32_t base = w * 64;
+    switch (n->kind) {
+    case P_AND:
+    case P_OR: {
+        uint64_t ta, ea, tb, eb;
+        eval_word(r, n->a, w, cnt, valid, &ta, &ea);
+        uint64_t fa = valid & ~ta & ~ea;
+        if (n->kind == P_AND ? fa == valid : ta == valid) {
+            *t = ta; /* the left side decides every lane */
+            *e = 0;
+            return;
+        }
+        eval_word(r, n->b, w, cnt, valid, &tb, &eb);
+        uint64_t fb = valid & ~tb & ~eb;
+        if (n->kind == P_AND) {
+            *t = ta & tb;
+            *e = ~(fa | fb) & (ea | eb);
+        } else {
+            *t = ta | tb;
+            *e = ~(ta | tb) & (ea | eb);
+        }
+        return;
+    }
+    case P_NOT: {
+        uint64_t ta, ea;
+        eval_word(r, n->a, w, cnt, valid, &ta, &ea);
+        *t = valid & ~ta & ~ea;
+        *e = ea;
+        return;
+    }
+    case P_CONST:
+        *t = s->abs_st & ST_TRUE ? valid : 0;
+        *e = s->abs_st & ST_OTHER ? valid : 0;
+        return;
+    case P_MEMO:
+        memo_word(r, n, s, w, cnt, valid, t, e);
+        return;
+    default:
+        break;
+    }
+    uint64_t present = tc->present[w], bits;
+    switch (n->kind) {
+    case P_EQID:
+        bits = eq_ids(tc->v.sid + base, cnt, n->ids, 1);
+        if (n->op)
+            bits = ~bits;
+        break;
+    case P_INSET:
+        bits = n->nids ? eq_ids(tc->v.sid + base, cnt, n->ids, n->nids) : 0;
+        break;
+    case P_CMPINT: bits = cmp_word(tc->v.i + base, cnt, n->op, n->c); break;
+    case P_BOOL: bits = tc->v.bits[w]; break;
+    default: /* P_HAS */
+        *t = present;
+        *e = 0;
+        return;
+    }
+    *t = bits & present;
+    *e = ~present & valid;
+}
+
+/* The exact value of node ni at a row (for rows whose result is an error or not a bool). */
+static dc_val lane_val(prun *r, uint32_t ni, uint32_t row)
+{
+    const pnode *n = &r->pl->pn[ni];
+    leafst *s = &r->ls[ni];
+    switch (n->kind) {
+    case P_AND:
+    case P_OR: {
+        dc_val args[2];
+        args[0] = lane_val(r, n->a, row);
+        if (args[0].k == DC_K_BOOL && args[0].u.b == (n->kind == P_OR))
+            return args[0];
+        args[1] = lane_val(r, n->b, row);
+        return dc_vm_apply(r->lane, r->p, n->pc, args);
+    }
+    case P_NOT: {
+        dc_val x = lane_val(r, n->a, row);
+        return dc_vm_apply(r->lane, r->p, n->pc, &x);
+    }
+    case P_CONST: return s->abs_val;
+    default: break;
+    }
+    const dc_tcol *tc = r->b->colmap[n->col];
+    if (!dc_bit(tc->present, row))
+        return s->abs_val;
+    if (n->kind == P_MEMO) {
+        uint32_t key = tc->kind == DC_COL_STRING ? tc->v.sid[row]
+                       : tc->kind == DC_COL_BOOL ? (uint32_t)dc_bit(tc->v.bits, row)
+                                                 : tc->v.vid[row];
+        if (s->st[key] == ST_UNKNOWN)
+            memo_fill(r, n, s, key);
+        return s->val[key];
+    }
+    dc_val x;
+    if (!dc_tcol_get(r->t, tc, row, r->lane, &x))
+        return s->abs_val;
+    return vt_eval(r, r->lane, n->vn, true, x);
+}
+
+/* A context for a new run: memory reset (its chunks kept), no cost, no failure. */
+static void ctx_reset(dc_ectx *c)
+{
+    dc_arena_reset(&c->arena);
+    c->cost = 0;
+    c->cost_exceeded = c->oom = c->limit_hit = c->alloc_failed = false;
+}
+
+dracel_status dc_plan_run(const dc_bound *b, const dc_val *vars, bool keep, dc_selection *out)
+{
+    const dc_plan *pl = b->plan;
+    const dc_table *t = b->t;
+    prun r;
+    memset(&r, 0, sizeof r);
+    r.pl = pl;
+    r.b = b;
+    r.p = b->p;
+    r.t = t;
+    r.vars = vars;
+    r.run = &out->run;
+    r.lane = &out->lane;
+    ctx_reset(r.run);
+    ctx_reset(r.lane);
+    r.absent = dc_ealloc(r.run, (r.p->ncols + 1) * sizeof *r.absent);
+    r.ls = dc_ealloc(r.run, pl->npn * sizeof *r.ls);
+    if (!r.absent || !r.ls) {
+        r.oom = true;
+    } else {
+        memset(r.ls, 0, pl->npn * sizeof *r.ls);
+        if (!init_leaves(&r))
+            r.oom = true;
+    }
+    const dc_foreign *fault = t->faults, *fault_end = t->faults + t->nfaults;
+    size_t words = DC_BITS_WORDS(t->rows);
+    for (uint32_t w = 0; w < words && !r.oom; w++) {
+        uint32_t base = w * 64, cnt = t->rows - base < 64 ? t->rows - base : 64;
+        uint64_t valid = valid_word(cnt), tb, eb;
+        eval_word(&r, pl->root, w, cnt, valid, &tb, &eb);
+        /* Rows Kubernetes cannot present to CEL fail whatever the program. */
+        uint64_t faulty = 0;
+        const dc_foreign *f0 = fault;
+        for (; fault < fault_end && fault->row < base + cnt; fault++)
+            faulty |= (uint64_t)1 << (fault->row - base);
+        eb |= faulty;
+        tb &= ~eb;
+        out->matched[w] = tb;
+        if (!eb && !keep)
+            continue;
+        if (eb)
+            dc_arena_reset(&r.lane->arena);
+        /* Error rows (and with keep, every row) one by one. */
+        uint64_t todo = keep ? valid : eb;
+        while (todo && !r.oom) {
+            uint32_t l = (uint32_t)__builtin_ctzll(todo), row = base + l;
+            todo &= todo - 1;
+            dc_val v;
+            if (!((eb >> l) & 1)) {
+                v = dc_bool((tb >> l) & 1);
+            } else if ((faulty >> l) & 1) {
+                while (f0->row != row)
+                    f0++;
+                v = f0->v;
+            } else {
+                v = lane_val(&r, pl->root, row);
+                if (r.p->result_must_be_bool && v.k != DC_K_BOOL && v.k != DC_K_ERROR)
+                    v = dc_vm_not_bool(r.lane, v);
+                if (r.lane->oom || r.run->oom)
+                    r.oom = true;
+                if (v.k == DC_K_BOOL && v.u.b)
+                    dc_bit_set(out->matched, row);
+            }
+            if (keep && !dc_val_copy(&out->arena, v, &out->values[row], 0))
+                r.oom = true;
+            if (v.k == DC_K_ERROR && !dc_selection_add_error(out, row, v))
+                r.oom = true;
+        }
+    }
+    return r.oom ? DRACEL_ENOMEM : DRACEL_OK;
+}
