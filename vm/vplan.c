@@ -401,6 +401,9 @@ typedef struct leafst {
     bool others;       /* P_MEMO: some computed key is ST_OTHER */
     uint8_t abs_st;    /* the answer for a row without the column (P_CONST: for every row) */
     dc_val abs_val;
+    dc_val copied;     /* abs_val (an error) copied into the selection, once */
+    uint64_t we;       /* every node: its error lanes in the word being run */
+    uint64_t src;      /* leaves: the word's result lanes whose error is this leaf's */
 } leafst;
 
 typedef struct prun {
@@ -413,6 +416,8 @@ typedef struct prun {
     dc_ectx *lane;     /* error rows */
     dc_val *absent;    /* per program column: "no such key: id" */
     leafst *ls;        /* per plan node */
+    uint32_t *leaves, nleaves;
+    bool absent_errors; /* every leaf errs only where its column is absent, with abs_val */
     bool oom;
 } prun;
 
@@ -470,11 +475,16 @@ static bool init_leaves(prun *r)
         if (r->run->oom)
             return false;
     }
+    r->leaves = dc_ealloc(r->run, (pl->npn + 1) * sizeof *r->leaves);
+    if (!r->leaves)
+        return false;
+    r->absent_errors = true;
     for (uint32_t i = 0; i < pl->npn && !r->oom; i++) {
         const pnode *n = &pl->pn[i];
         leafst *s = &r->ls[i];
         if (n->kind == P_AND || n->kind == P_OR || n->kind == P_NOT)
             continue;
+        r->leaves[r->nleaves++] = i;
         s->abs_val = vt_eval(r, r->run, n->vn, false, dc_null());
         s->abs_st = state_of(s->abs_val);
         if (r->run->oom)
@@ -519,7 +529,7 @@ static bool init_leaves(prun *r)
                 nf++;
             }
         }
-        if (nt <= MEMO_SET_MAX) {
+        if (nt <= MEMO_SET_MAX && nt <= nf) {
             s->mode = M_IN;
             s->nids = nt;
             memcpy(s->ids, tids, nt * sizeof *tids);
@@ -527,7 +537,16 @@ static bool init_leaves(prun *r)
             s->mode = M_NOTIN;
             s->nids = nf;
             memcpy(s->ids, fids, nf * sizeof *fids);
+        } else if (nt <= MEMO_SET_MAX) {
+            s->mode = M_IN;
+            s->nids = nt;
+            memcpy(s->ids, tids, nt * sizeof *tids);
         }
+    }
+    for (uint32_t i = 0; i < r->nleaves; i++) {
+        const leafst *s = &r->ls[r->leaves[i]];
+        if (s->others || (s->abs_st == ST_OTHER && s->abs_val.k != DC_K_ERROR))
+            r->absent_errors = false;
     }
     return !r->oom;
 }
@@ -589,27 +608,45 @@ static inline uint64_t eq_ids(const uint32_t *ids, uint32_t cnt, const uint32_t 
     return bits;
 }
 
-#define CMP_BYTES(OPR)                                                                        \
-    do {                                                                                      \
-        for (uint32_t l = 0; l < cnt; l++)                                                    \
-            tmp[l] = (uint8_t)-(int)(xi[l] OPR c);                                            \
-    } while (0)
-
 /* Lanes of an int64 column (xi = the word's first lane) where x OP c. */
 static uint64_t cmp_word(const int64_t *xi, uint32_t cnt, uint8_t op, int64_t c)
 {
-    uint8_t tmp[64] = {0};
-    switch (op) {
-    case DC_OP_EQ: CMP_BYTES(==); break;
-    case DC_OP_NE: CMP_BYTES(!=); break;
-    case DC_OP_LT: CMP_BYTES(<); break;
-    case DC_OP_LE: CMP_BYTES(<=); break;
-    case DC_OP_GT: CMP_BYTES(>); break;
-    default: CMP_BYTES(>=); break;
+    uint64_t bits = 0;
+    bool negate = op == DC_OP_NE || op == DC_OP_LE || op == DC_OP_GE;
+    /* NE, LE, GE are the complements of EQ, GT, LT. */
+    uint8_t base_op = op == DC_OP_NE ? DC_OP_EQ : op == DC_OP_LE ? DC_OP_GT
+                    : op == DC_OP_GE ? DC_OP_LT : op;
+#ifdef __SSE2__
+    if (cnt == 64) {
+        /* Two lanes a step. Signed 64-bit order from 32-bit halves: the high halves compared
+         * signed, and when they are equal the low halves compared unsigned (their sign bits
+         * flipped). */
+        const __m128i flip = _mm_set_epi32(0, (int)0x80000000u, 0, (int)0x80000000u);
+        const __m128i k = _mm_xor_si128(_mm_set1_epi64x(c), flip);
+        for (uint32_t l = 0; l < 64; l += 2) {
+            __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(xi + l)), flip);
+            __m128i m;
+            if (base_op == DC_OP_EQ) {
+                __m128i e = _mm_cmpeq_epi32(x, k);
+                m = _mm_and_si128(e, _mm_shuffle_epi32(e, _MM_SHUFFLE(2, 3, 0, 1)));
+            } else {
+                __m128i a = base_op == DC_OP_GT ? x : k, b = base_op == DC_OP_GT ? k : x;
+                __m128i gt = _mm_cmpgt_epi32(a, b), eq = _mm_cmpeq_epi32(a, b);
+                __m128i lo = _mm_shuffle_epi32(gt, _MM_SHUFFLE(2, 2, 0, 0));
+                m = _mm_or_si128(gt, _mm_and_si128(eq, lo));
+                m = _mm_shuffle_epi32(m, _MM_SHUFFLE(3, 3, 1, 1));
+            }
+            bits |= (uint64_t)_mm_movemask_pd(_mm_castsi128_pd(m)) << l;
+        }
+        return negate ? ~bits : bits;
     }
-    return byte_bits(tmp, 0);
+#endif
+    for (uint32_t l = 0; l < cnt; l++) {
+        bool hit = base_op == DC_OP_EQ ? xi[l] == c : base_op == DC_OP_GT ? xi[l] > c : xi[l] < c;
+        bits |= (uint64_t)hit << l;
+    }
+    return negate ? ~bits : bits;
 }
-#undef CMP_BYTES
 
 /* A memo's answers for the lanes of one word: t (true) and e (error or other); rows without
  * the column take the absent answer. */
@@ -657,8 +694,18 @@ static void memo_word(prun *r, const pnode *n, leafst *s, uint32_t w, uint32_t c
     *e = (eb & present) | (s->abs_st & ST_OTHER ? ~present & valid : 0);
 }
 
+static void eval_node(prun *r, uint32_t ni, uint32_t w, uint32_t cnt, uint64_t valid,
+                      uint64_t *t, uint64_t *e);
+
 /* Node ni over the lanes of word w: t (true), e (an error, or a value that is not a bool). */
-static void eval_word(prun *r, uint32_t ni, uint32_t w, uint32_t cnt, uint64_t valid,
+static inline void eval_word(prun *r, uint32_t ni, uint32_t w, uint32_t cnt, uint64_t valid,
+                             uint64_t *t, uint64_t *e)
+{
+    eval_node(r, ni, w, cnt, valid, t, e);
+    r->ls[ni].we = *e;
+}
+
+static void eval_node(prun *r, uint32_t ni, uint32_t w, uint32_t cnt, uint64_t valid,
                       uint64_t *t, uint64_t *e)
 {
     const pnode *n = &r->pl->pn[ni];
@@ -725,6 +772,26 @@ static void eval_word(prun *r, uint32_t ni, uint32_t w, uint32_t cnt, uint64_t v
     *e = ~present & valid;
 }
 
+/* Which leaf's error each of `mask`'s lanes (errors of node ni) is: the left error wins, as in
+ * logic() of vm/vm.c. Valid when every error is a leaf's absent error (prun.absent_errors). */
+static void attribute(prun *r, uint32_t ni, uint64_t mask)
+{
+    if (!mask)
+        return;
+    const pnode *n = &r->pl->pn[ni];
+    switch (n->kind) {
+    case P_AND:
+    case P_OR: {
+        uint64_t left = r->ls[n->a].we & mask;
+        attribute(r, n->a, left);
+        attribute(r, n->b, mask & ~left);
+        return;
+    }
+    case P_NOT: attribute(r, n->a, mask); return;
+    default: r->ls[ni].src |= mask; return;
+    }
+}
+
 /* The exact value of node ni at a row (for rows whose result is an error or not a bool). */
 static dc_val lane_val(prun *r, uint32_t ni, uint32_t row)
 {
@@ -733,11 +800,20 @@ static dc_val lane_val(prun *r, uint32_t ni, uint32_t row)
     switch (n->kind) {
     case P_AND:
     case P_OR: {
+        /* logic() of vm/vm.c: a deciding bool wins, two bools give the other, then the left
+         * error, the right error, or no such overload (from the instruction itself). */
+        bool decide = n->kind == P_OR;
         dc_val args[2];
         args[0] = lane_val(r, n->a, row);
-        if (args[0].k == DC_K_BOOL && args[0].u.b == (n->kind == P_OR))
+        if (args[0].k == DC_K_BOOL && args[0].u.b == decide)
             return args[0];
         args[1] = lane_val(r, n->b, row);
+        if (args[1].k == DC_K_BOOL && (args[1].u.b == decide || args[0].k == DC_K_BOOL))
+            return args[1];
+        if (args[0].k == DC_K_ERROR)
+            return args[0];
+        if (args[1].k == DC_K_ERROR)
+            return args[1];
         return dc_vm_apply(r->lane, r->p, n->pc, args);
     }
     case P_NOT: {
@@ -758,10 +834,28 @@ static dc_val lane_val(prun *r, uint32_t ni, uint32_t row)
             memo_fill(r, n, s, key);
         return s->val[key];
     }
-    dc_val x;
-    if (!dc_tcol_get(r->t, tc, row, r->lane, &x))
-        return s->abs_val;
-    return vt_eval(r, r->lane, n->vn, true, x);
+    switch (n->kind) {
+    case P_EQID: return dc_bool((tc->v.sid[row] == n->ids[0]) != (n->op != 0));
+    case P_INSET: {
+        bool hit = false;
+        for (uint32_t i = 0; i < n->nids; i++)
+            hit |= tc->v.sid[row] == n->ids[i];
+        return dc_bool(hit);
+    }
+    case P_CMPINT: {
+        int64_t x = tc->v.i[row];
+        switch (n->op) {
+        case DC_OP_EQ: return dc_bool(x == n->c);
+        case DC_OP_NE: return dc_bool(x != n->c);
+        case DC_OP_LT: return dc_bool(x < n->c);
+        case DC_OP_LE: return dc_bool(x <= n->c);
+        case DC_OP_GT: return dc_bool(x > n->c);
+        default: return dc_bool(x >= n->c);
+        }
+    }
+    case P_BOOL: return dc_bool(dc_bit(tc->v.bits, row));
+    default: return dc_bool(true); /* P_HAS of a present column */
+    }
 }
 
 /* A context for a new run: memory reset (its chunks kept), no cost, no failure. */
@@ -812,6 +906,32 @@ dracel_status dc_plan_run(const dc_bound *b, const dc_val *vars, bool keep, dc_s
         out->matched[w] = tb;
         if (!eb && !keep)
             continue;
+        if (!keep && r.absent_errors) {
+            /* Each error is some leaf's absent error: copied once, shared by its rows. */
+            attribute(&r, pl->root, eb & ~faulty);
+            for (uint64_t todo = eb; todo && !r.oom;) {
+                uint32_t l = (uint32_t)__builtin_ctzll(todo), row = base + l;
+                todo &= todo - 1;
+                if ((faulty >> l) & 1) {
+                    while (f0->row != row)
+                        f0++;
+                    if (!dc_selection_add_error(out, row, f0->v))
+                        r.oom = true;
+                    continue;
+                }
+                uint32_t k = 0;
+                while (k + 1 < r.nleaves && !((r.ls[r.leaves[k]].src >> l) & 1))
+                    k++;
+                leafst *s = &r.ls[r.leaves[k]];
+                if (s->copied.k != DC_K_ERROR && !dc_val_copy(&out->arena, s->abs_val, &s->copied, 0))
+                    r.oom = true;
+                else if (!dc_selection_add_copied(out, row, s->copied))
+                    r.oom = true;
+            }
+            for (uint32_t k = 0; k < r.nleaves; k++)
+                r.ls[r.leaves[k]].src = 0;
+            continue;
+        }
         if (eb)
             dc_arena_reset(&r.lane->arena);
         /* Error rows (and with keep, every row) one by one. */

@@ -760,6 +760,20 @@ static bool record_error(vm *m, uint32_t row, dc_val e)
 
 bool dc_selection_add_error(dc_selection *s, uint32_t row, dc_val e)
 {
+    /* Rows mostly fail with a few distinct errors (an attribute a device lacks): an error
+     * equal to the last one copied shares its copy. */
+    dc_val copy = e;
+    const dc_err *last = s->last_err;
+    if (last && last->flags == e.u.e->flags && strcmp(last->msg, e.u.e->msg) == 0)
+        copy.u.e = last;
+    else if (!dc_val_copy(&s->arena, e, &copy, 0))
+        return false;
+    s->last_err = copy.u.e;
+    return dc_selection_add_copied(s, row, copy);
+}
+
+bool dc_selection_add_copied(dc_selection *s, uint32_t row, dc_val e)
+{
     if (s->nerrors == s->caperrors) {
         uint32_t cap = s->caperrors ? s->caperrors * 2 : 64;
         dc_foreign *f = dc_arena_alloc(&s->arena, cap * sizeof *f);
@@ -770,17 +784,8 @@ bool dc_selection_add_error(dc_selection *s, uint32_t row, dc_val e)
         s->errors = f;
         s->caperrors = cap;
     }
-    /* Rows mostly fail with a few distinct errors (an attribute a device lacks): an error
-     * equal to the last one copied shares its copy. */
-    dc_val copy = e;
-    const dc_err *last = s->last_err;
-    if (last && last->flags == e.u.e->flags && strcmp(last->msg, e.u.e->msg) == 0)
-        copy.u.e = last;
-    else if (!dc_val_copy(&s->arena, e, &copy, 0))
-        return false;
-    s->last_err = copy.u.e;
     s->errors[s->nerrors].row = row;
-    s->errors[s->nerrors].v = copy;
+    s->errors[s->nerrors].v = e;
     s->nerrors++;
     dc_bit_set(s->errored, row);
     return true;

@@ -53,6 +53,8 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
 
 /** Record the error of a row (rows in increasing order): false on ENOMEM. */
 bool dc_selection_add_error(dc_selection *s, uint32_t row, dc_val e);
+/** The same with an error already in s's arena. */
+bool dc_selection_add_copied(dc_selection *s, uint32_t row, dc_val e);
 
 /** The error of an errored row, or NULL. */
 const dc_val *dc_selection_error(const dc_selection *s, uint32_t row);
