@@ -395,3 +395,8 @@ const dc_table *dc_api_table(const dracel_table *t)
 {
     return t ? t->t : NULL;
 }
+
+const dc_bound *dc_api_bound(const dracel_bound *b)
+{
+    return b ? b->b : NULL;
+}

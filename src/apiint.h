@@ -16,6 +16,9 @@ void dc_api_env_vars_done(const dracel_env *env, uint32_t n, dc_val *tmp);
 
 /** The table inside a public table handle (benchmarks compare against hand-written loops). */
 const dc_table *dc_api_table(const dracel_table *t);
+/** The bound program behind a public one (tests: whether it has fused kernels). */
+struct dc_bound;
+const struct dc_bound *dc_api_bound(const dracel_bound *b);
 
 /** Build a public table from loaded slices (the set can be freed after). */
 struct dc_slice_set;

@@ -21,6 +21,7 @@
 #include "vvm.h"
 #include "vplan.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { VK_CONST, VK_BOOL, VK_INT, VK_SID, VK_VID, VK_BOX };
@@ -1143,6 +1144,12 @@ static uint64_t cost_bound(const dc_bound *b)
     return total;
 }
 
+static int cmp_error_row(const void *a, const void *b)
+{
+    uint32_t x = ((const dc_foreign *)a)->row, y = ((const dc_foreign *)b)->row;
+    return x < y ? -1 : x > y;
+}
+
 void dc_selection_init(dc_selection *s, const dracel_alloc *a)
 {
     memset(s, 0, sizeof *s);
@@ -1261,6 +1268,13 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
     }
     if (m.oom)
         st = DRACEL_ENOMEM;
+    /* A batch records its faulty rows before its other errors: keep the list in row order
+     * for dc_selection_error's binary search. */
+    for (uint32_t i = 1; i < out->nerrors; i++)
+        if (out->errors[i - 1].row > out->errors[i].row) {
+            qsort(out->errors, out->nerrors, sizeof *out->errors, cmp_error_row);
+            break;
+        }
     dc_ectx_free(&m.lane);
     dc_ectx_free(&m.run);
     return st;

@@ -818,7 +818,11 @@ static node *gen(ty t, int depth)
  */
 
 static const uint32_t BATCHES[] = {1, 63, 64, 65, 1025, 0 /* random */};
-#define NRUNS (1 + sizeof BATCHES / sizeof BATCHES[0])
+/* Runs: the scalar VM, the batch interpreter at each batch size, then the vector VM as users
+ * call it (fused kernels when the program has their shape) with values kept, and once more
+ * without values (another path for error rows: only bitmaps and error messages compare). */
+#define NBATCHED (sizeof BATCHES / sizeof BATCHES[0])
+#define NRUNS (1 + NBATCHED + 2)
 
 typedef struct mismatch {
     uint32_t row;
@@ -908,10 +912,16 @@ static int check_expr(const dracel_config *cfg, const dracel_env *env, const dra
     char **want = calloc(rows ? rows : 1, sizeof *want);
     assert_non_null(want);
     int rc = 0;
+    size_t words = (rows + 63) / 64;
+    uint64_t *want_bits = calloc(2 * words + 1, sizeof *want_bits);
+    char **want_err = calloc(rows ? rows : 1, sizeof *want_err);
+    assert_non_null(want_bits);
+    assert_non_null(want_err);
     for (size_t run = 0; run < NRUNS && !rc; run++) {
-        dracel_select_opts o = {run == 0 ? DRACEL_VM_SCALAR : DRACEL_VM_VECTOR,
-                                run == 0 ? 0 : BATCHES[run - 1], true};
-        if (run == NRUNS - 1)
+        bool batched = run >= 1 && run <= NBATCHED, plain = run == NRUNS - 1;
+        dracel_select_opts o = {run == 0 ? DRACEL_VM_SCALAR : batched ? DRACEL_VM_BATCHED : DRACEL_VM_VECTOR,
+                                batched ? BATCHES[run - 1] : 0, !plain};
+        if (run == NBATCHED)
             o.batch = rand_batch;
         crash_src = src;
         crash_batch = run == 0 ? -1 : (long)o.batch;
@@ -919,7 +929,34 @@ static int check_expr(const dracel_config *cfg, const dracel_env *env, const dra
         crash_src = NULL;
         if (s != DRACEL_OK)
             fail_msg("dracel_select failed with status %d (run %zu) for %s", s, run, src);
+        const uint64_t *mb = dracel_selection_matched(sel), *eb = dracel_selection_errored(sel);
+        if (run == 0) {
+            memcpy(want_bits, mb, words * sizeof *mb);
+            memcpy(want_bits + words, eb, words * sizeof *eb);
+            for (uint32_t r = 0; r < rows; r++)
+                if (dracel_selection_error(sel, r))
+                    want_err[r] = xstrdup(dracel_selection_error(sel, r));
+        }
         for (uint32_t r = 0; r < rows && !rc; r++) {
+            if (plain) {
+                /* Without values: the bitmaps, and each error row's message. */
+                bool mw = (want_bits[r / 64] >> (r % 64)) & 1, ew = (want_bits[words + r / 64] >> (r % 64)) & 1;
+                bool mg = (mb[r / 64] >> (r % 64)) & 1, eg = (eb[r / 64] >> (r % 64)) & 1;
+                const char *msg = dracel_selection_error(sel, r);
+                bool same = mw == mg && ew == eg;
+                if (same && ew)
+                    same = msg && want_err[r] && strcmp(msg, want_err[r]) == 0;
+                if (!same) {
+                    m->row = r;
+                    snprintf(m->run, sizeof m->run, "vector VM without values");
+                    m->want = xstrdup(want[r]);
+                    char got[512];
+                    snprintf(got, sizeof got, "matched %d errored %d error %s", mg, eg, msg ? msg : "(none)");
+                    m->got = xstrdup(got);
+                    rc = 1;
+                }
+                continue;
+            }
             char *v = dracel_selection_value_json(sel, r);
             assert_non_null(v);
             if (run == 0) {
@@ -937,7 +974,10 @@ static int check_expr(const dracel_config *cfg, const dracel_env *env, const dra
                 }
             } else if (strcmp(v, want[r]) != 0) {
                 m->row = r;
-                snprintf(m->run, sizeof m->run, "vector VM, batch %u", (unsigned)o.batch);
+                if (batched)
+                    snprintf(m->run, sizeof m->run, "batch interpreter, batch %u", (unsigned)o.batch);
+                else
+                    snprintf(m->run, sizeof m->run, "vector VM");
                 m->want = xstrdup(want[r]);
                 m->got = xstrdup(v);
                 rc = 1;
@@ -945,6 +985,10 @@ static int check_expr(const dracel_config *cfg, const dracel_env *env, const dra
             dracel_free_string(cfg, v);
         }
     }
+    free(want_bits);
+    for (uint32_t r = 0; r < rows; r++)
+        free(want_err[r]);
+    free(want_err);
     for (uint32_t r = 0; r < rows; r++)
         free(want[r]);
     free(want);

@@ -1,0 +1,350 @@
+/*
+ * test_vplan.c: the vector VM's fused kernels (vm/vplan.c) against the scalar VM.
+ *
+ * A designed fleet (strings with few and with many distinct values, int64 values at every
+ * edge the SSE2 comparison must get right, bools, versions with one that does not parse,
+ * quantities, a column of two kinds, absent values everywhere) at 5, 64 and 130 devices (a
+ * partial word, one full word, two and a tail). Each selector must (or must not) get fused
+ * kernels, and the scalar VM, the batch interpreter, the vector VM with values and the vector
+ * VM without values (its other path for error rows) must give the same value, bitmaps and
+ * error message on every row. Then allocation failures at every step of binding and running.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apiint.h"
+#include "dracel.h"
+#include "testutil.h"
+
+#define A "device.attributes[\"d.example.com\"]"
+#define C "device.capacity[\"d.example.com\"]"
+
+static const int64_t EDGES[] = {INT64_MIN, INT64_MIN + 1, -4294967297LL, -4294967296LL,
+                                -2147483649LL, -2147483648LL, -1, 0, 1, 2147483647LL,
+                                2147483648LL, 4294967295LL, 4294967296LL, INT64_MAX - 1,
+                                INT64_MAX};
+#define NEDGES (sizeof EDGES / sizeof EDGES[0])
+
+/* The fleet: n devices in ResourceSlices of up to 50 (Kubernetes allows 128). */
+static char *fleet(unsigned n)
+{
+    static const char *const strs[] = {"a", "b", "c", "d", "e", "f"};
+    static const char *const vers[] = {"1.0.0", "1.2.3", "2.0.0-rc.1", "0.9.9+build"};
+    static const char *const qtys[] = {"1Gi", "16Gi", "80Gi", "94Gi", "500m"};
+    size_t cap = 1024 + (size_t)n * 1024, len = 0;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+#define PUT(...) (len += (size_t)snprintf(buf + len, cap - len, __VA_ARGS__))
+    unsigned per = 50, nslices = (n + per - 1) / per;
+    PUT("{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[");
+    for (unsigned i = 0; i < n; i++) {
+        if (i % per == 0)
+            PUT("%s{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\","
+                "\"metadata\":{\"name\":\"s%u\"},\"spec\":{\"driver\":\"d.example.com\","
+                "\"allNodes\":true,\"pool\":{\"name\":\"p\",\"generation\":1,"
+                "\"resourceSliceCount\":%u},\"devices\":[",
+                i ? "]}}," : "", i / per, nslices);
+        PUT("%s{\"name\":\"dev-%u\",\"attributes\":{", i % per ? "," : "", i);
+        PUT("\"many\":{\"string\":\"v%u\"}", i);
+        if (i % 7 != 3)
+            PUT(",\"s\":{\"string\":\"%s\"}", strs[i % 6]);
+        if (i % 13 != 4)
+            PUT(",\"i64\":{\"int\":%" PRId64 "}", EDGES[i % NEDGES]);
+        if (i % 5 != 2)
+            PUT(",\"flag\":{\"bool\":%s}", i % 3 == 0 ? "true" : "false");
+        if (i % 37 == 20)
+            PUT(",\"ver\":{\"version\":\"not-a-version\"}");
+        else if (i % 9 != 1)
+            PUT(",\"ver\":{\"version\":\"%s\"}", vers[i % 4]);
+        if (i % 10 == 0)
+            PUT(",\"mixed\":{\"int\":5}");
+        else
+            PUT(",\"mixed\":{\"string\":\"x\"}");
+        PUT("},\"capacity\":{");
+        if (i % 8 != 6)
+            PUT("\"mem\":{\"value\":\"%s\"}", qtys[i % 5]);
+        PUT("}}");
+    }
+    PUT("%s]}", n ? "]}}" : "");
+#undef PUT
+    assert_true(len < cap);
+    return buf;
+}
+
+typedef struct selector {
+    const char *src;
+    bool fused;     /* expected to get fused kernels */
+    unsigned flags; /* DRACEL_COMPILE_* */
+} selector;
+
+static const selector SELECTORS[] = {
+    /* Id equality and sets. */
+    {A ".s == \"a\"", true, 0},
+    {A ".s != \"b\"", true, 0},
+    {"\"c\" == " A ".s", true, 0},
+    {A ".s == \"no device has this\"", true, 0},
+    {A ".s != \"no device has this\"", true, 0},
+    {A ".s in [\"a\", \"c\", \"no device has this\"]", true, 0},
+    {A ".s in []", true, 0},
+    {A ".many == \"v3\"", true, 0},
+    /* Bools, has(), constants, a column no device has. */
+    {A ".flag", true, 0},
+    {"!" A ".flag", true, 0},
+    {A ".flag == true", true, 0},
+    {"has(" A ".s) && " A ".s.startsWith(\"a\")", true, 0},
+    {"!has(" A ".ver)", true, 0},
+    {"true && " A ".s == \"a\"", true, 0},
+    {A ".nosuch == \"x\"", true, 0},
+    {"has(" A ".nosuch) || " A ".flag", true, 0},
+    {A ".nosuch == \"x\" || " A ".flag", true, 0},
+    /* Memos: as id sets (few true, few false), gathered (many distinct values, lazily). */
+    {A ".s.startsWith(\"a\")", true, 0},
+    {A ".s.matches(\"^[a-e]$\")", true, 0},
+    {A ".s.matches(\"^[a-c]$\")", true, 0},
+    {A ".many.startsWith(\"v1\")", true, 0},
+    {A ".many.endsWith(\"7\") || " A ".many.size() > 3", true, 0},
+    {A ".?s.orValue(\"none\") == \"none\"", true, 0},
+    {A ".s + \"x\" == \"ax\"", true, 0},
+    {A ".s.matches(" A ".s)", true, 0},
+    {A ".ver.isGreaterThan(semver(\"1.0.0\"))", true, 0},
+    {A ".ver.compareTo(semver(\"1.2.3\")) >= 0", true, 0},
+    {C ".mem.compareTo(quantity(\"16Gi\")) >= 0", true, 0},
+    {C ".mem.isLessThan(quantity(\"1Gi\"))", true, 0},
+    /* Memos whose answers are errors or not bools. */
+    {"int(" A ".s) == 0", true, DRACEL_COMPILE_NO_CHECK},
+    {A ".s", true, DRACEL_COMPILE_NO_CHECK},
+    {A ".s", true, DRACEL_COMPILE_NO_CHECK | DRACEL_COMPILE_ANY_RESULT},
+    {A ".s && " A ".flag", true, DRACEL_COMPILE_NO_CHECK},
+    {A ".flag && " A ".s", true, DRACEL_COMPILE_NO_CHECK},
+    {A ".s || " A ".nosuch", true, DRACEL_COMPILE_NO_CHECK},
+    {"!" A ".s", true, DRACEL_COMPILE_NO_CHECK},
+    /* Logic over several columns: absorption, and which error wins. */
+    {A ".s == \"a\" && " A ".i64 > 0", true, 0},
+    {A ".i64 > 0 && " A ".s == \"a\"", true, 0},
+    {A ".s == \"a\" || " A ".flag", true, 0},
+    {"!(" A ".s == \"a\" || " A ".i64 == 0) && " C ".mem.compareTo(quantity(\"80Gi\")) < 0", true, 0},
+    {"(" A ".s == \"a\" || " A ".many == \"v3\") && (" A ".flag || " A ".i64 < 0)", true, 0},
+    {A ".ver.isLessThan(semver(\"2.0.0\")) && " A ".s.startsWith(\"b\") || !" A ".flag", true, 0},
+    /* Not fused: the batch interpreter runs them. */
+    {A ".mixed == \"x\"", false, 0},
+    {A ".flag ? " A ".s == \"a\" : " A ".i64 > 0", false, 0},
+    {A ".s == " A ".many", false, 0},
+    {A ".i64 + 1 > 0", false, 0},
+    {A ".s.size() > 0 && " A ".i64 / 0 == 1", false, 0},
+    {"device.attributes[\"d.example.com\"].exists(k, k == \"s\")", false, 0},
+};
+
+/* Every run's view of row r, as one string: the value (JSON) with values, else the bitmaps
+ * and the error message. */
+static char *row_view(const dracel_selection *sel, uint32_t r, bool values)
+{
+    if (values)
+        return dracel_selection_value_json(sel, r);
+    bool m = (dracel_selection_matched(sel)[r / 64] >> (r % 64)) & 1;
+    bool e = (dracel_selection_errored(sel)[r / 64] >> (r % 64)) & 1;
+    const char *msg = dracel_selection_error(sel, r);
+    char buf[600];
+    snprintf(buf, sizeof buf, "matched %d errored %d %s", m, e, msg ? msg : "-");
+    return strdup(buf);
+}
+
+/* Select with every evaluator; all must agree with the scalar VM. */
+static void check_runs(const dracel_bound *bnd, const dracel_env *env, uint32_t rows,
+                       const char *src)
+{
+    dracel_selection *sel;
+    assert_int_equal(dracel_selection_new(NULL, &sel), DRACEL_OK);
+    for (int values = 1; values >= 0; values--) {
+        char **want = calloc(rows + 1, sizeof *want);
+        assert_non_null(want);
+        static const unsigned vms[] = {DRACEL_VM_SCALAR, DRACEL_VM_BATCHED, DRACEL_VM_VECTOR};
+        for (size_t k = 0; k < 3; k++) {
+            dracel_select_opts o = {vms[k], k == 1 ? 63 : 0, values != 0};
+            assert_int_equal(dracel_select(bnd, env, &o, sel), DRACEL_OK);
+            for (uint32_t r = 0; r < rows; r++) {
+                char *v = row_view(sel, r, values);
+                assert_non_null(v);
+                if (k == 0) {
+                    want[r] = v;
+                    continue;
+                }
+                if (strcmp(v, want[r]) != 0)
+                    fail_msg("%s: row %u, %s %s values: %s, the scalar VM: %s", src, r,
+                             k == 1 ? "batch interpreter" : "vector VM", values ? "with" : "without",
+                             v, want[r]);
+                free(v);
+            }
+        }
+        for (uint32_t r = 0; r < rows; r++)
+            free(want[r]);
+        free(want);
+    }
+    dracel_selection_free(sel);
+}
+
+static void test_selectors(void **state)
+{
+    (void)state;
+    static const unsigned sizes[] = {5, 64, 130};
+    dracel_env *env;
+    assert_int_equal(dracel_env_new(NULL, DRACEL_ENV_DRA, &env), DRACEL_OK);
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        char *text = fleet(sizes[z]), err[512];
+        dracel_table *t;
+        if (dracel_table_load_buffer(NULL, "fleet", text, strlen(text), &t, err, sizeof err) != DRACEL_OK)
+            fail_msg("fleet: %s", err);
+        free(text);
+        for (size_t i = 0; i < sizeof SELECTORS / sizeof SELECTORS[0]; i++) {
+            const selector *s = &SELECTORS[i];
+            dracel_program *p;
+            dracel_diags *d;
+            if (dracel_compile(env, s->src, strlen(s->src), s->flags, &p, &d) != DRACEL_OK) {
+                char *msg = dracel_diags_render(d, "selector");
+                fail_msg("%s does not compile: %s", s->src, msg ? msg : "");
+            }
+            dracel_diags_free(d);
+            dracel_bound *b;
+            assert_int_equal(dracel_bind(p, t, &b), DRACEL_OK);
+            if ((dc_api_bound(b)->plan != NULL) != s->fused)
+                fail_msg("%s: fused kernels %s", s->src, s->fused ? "expected" : "not expected");
+            check_runs(b, env, dracel_table_rows(t), s->src);
+            dracel_bound_free(b);
+            dracel_program_free(p);
+        }
+        dracel_table_free(t);
+    }
+    dracel_env_free(env);
+}
+
+/* Every int64 comparison against every edge constant, both operand orders. */
+static void test_int_edges(void **state)
+{
+    (void)state;
+    static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">="};
+    dracel_env *env;
+    assert_int_equal(dracel_env_new(NULL, DRACEL_ENV_DRA, &env), DRACEL_OK);
+    char *text = fleet(130), err[512];
+    dracel_table *t;
+    assert_int_equal(dracel_table_load_buffer(NULL, "fleet", text, strlen(text), &t, err, sizeof err), DRACEL_OK);
+    free(text);
+    for (size_t k = 0; k < NEDGES; k++)
+        for (size_t o = 0; o < 6; o++)
+            for (int swap = 0; swap < 2; swap++) {
+                char src[256], num[32];
+                /* INT64_MIN has no literal in CEL: write it as an expression cel-go folds. */
+                if (EDGES[k] == INT64_MIN)
+                    snprintf(num, sizeof num, "(-9223372036854775807 - 1)");
+                else
+                    snprintf(num, sizeof num, "%" PRId64, EDGES[k]);
+                if (swap)
+                    snprintf(src, sizeof src, "%s %s " A ".i64", num, ops[o]);
+                else
+                    snprintf(src, sizeof src, A ".i64 %s %s", ops[o], num);
+                dracel_program *p;
+                dracel_diags *d;
+                assert_int_equal(dracel_compile(env, src, strlen(src), 0, &p, &d), DRACEL_OK);
+                dracel_diags_free(d);
+                dracel_bound *b;
+                assert_int_equal(dracel_bind(p, t, &b), DRACEL_OK);
+                check_runs(b, env, dracel_table_rows(t), src);
+                dracel_bound_free(b);
+                dracel_program_free(p);
+            }
+    dracel_table_free(t);
+    dracel_env_free(env);
+}
+
+/* Allocation failures at every step from the environment to the selection (binding builds
+ * the plan, running fills its memos): ENOMEM, nothing leaked, and once it runs the same
+ * bitmaps and errors as with the C library's allocator. */
+static void test_alloc_failures(void **state)
+{
+    (void)state;
+    static const char *const srcs[] = {
+        A ".s.matches(\"^[a-c]$\") && " A ".i64 > 0 || !" A ".flag",
+        A ".many.startsWith(\"v1\") && " C ".mem.compareTo(quantity(\"16Gi\")) >= 0",
+        A ".nosuch == \"x\" || " A ".s == \"a\""};
+    dracel_env *env;
+    assert_int_equal(dracel_env_new(NULL, DRACEL_ENV_DRA, &env), DRACEL_OK);
+    char *text = fleet(130), err[512];
+    dracel_table *t;
+    assert_int_equal(dracel_table_load_buffer(NULL, "fleet", text, strlen(text), &t, err, sizeof err), DRACEL_OK);
+    free(text);
+    uint32_t rows = dracel_table_rows(t), words = (rows + 63) / 64;
+    for (size_t i = 0; i < sizeof srcs / sizeof srcs[0]; i++) {
+        dracel_program *p;
+        dracel_diags *d;
+        assert_int_equal(dracel_compile(env, srcs[i], strlen(srcs[i]), 0, &p, &d), DRACEL_OK);
+        dracel_diags_free(d);
+        dracel_bound *b;
+        dracel_selection *ref;
+        assert_int_equal(dracel_bind(p, t, &b), DRACEL_OK);
+        assert_non_null(dc_api_bound(b)->plan);
+        assert_int_equal(dracel_selection_new(NULL, &ref), DRACEL_OK);
+        assert_int_equal(dracel_select(b, env, NULL, ref), DRACEL_OK);
+        bool ok = false;
+        for (long at = 1; !ok && at < 100000; at++) {
+            /* Everything from the environment on with the failing allocator. */
+            fail_alloc fa = {0, at, 0, 0};
+            dracel_alloc a = {fa_malloc, fa_realloc, fa_free, &fa};
+            dracel_config cfg;
+            dracel_config_init(&cfg);
+            cfg.alloc = &a;
+            dracel_env *fenv = NULL;
+            dracel_program *fp = NULL;
+            dracel_diags *fd = NULL;
+            dracel_bound *fb = NULL;
+            dracel_selection *sel = NULL;
+            dracel_status st = dracel_env_new(&cfg, DRACEL_ENV_DRA, &fenv);
+            if (st == DRACEL_OK)
+                st = dracel_compile(fenv, srcs[i], strlen(srcs[i]), 0, &fp, &fd);
+            if (st == DRACEL_OK)
+                st = dracel_bind(fp, t, &fb);
+            if (st == DRACEL_OK)
+                st = dracel_selection_new(&cfg, &sel);
+            if (st == DRACEL_OK)
+                st = dracel_select(fb, fenv, NULL, sel);
+            if (st == DRACEL_OK) {
+                assert_non_null(dc_api_bound(fb)->plan);
+                ok = memcmp(dracel_selection_matched(sel), dracel_selection_matched(ref), words * 8) == 0 &&
+                     memcmp(dracel_selection_errored(sel), dracel_selection_errored(ref), words * 8) == 0;
+                assert_true(ok);
+                for (uint32_t r = 0; r < rows; r++)
+                    same_str(dracel_selection_error(sel, r), dracel_selection_error(ref, r));
+            } else {
+                assert_int_equal(st, DRACEL_ENOMEM);
+            }
+            dracel_selection_free(sel);
+            dracel_bound_free(fb);
+            dracel_diags_free(fd);
+            dracel_program_free(fp);
+            dracel_env_free(fenv);
+            assert_int_equal(fa.live_blocks, 0);
+        }
+        assert_true(ok);
+        dracel_selection_free(ref);
+        dracel_bound_free(b);
+        dracel_program_free(p);
+    }
+    dracel_table_free(t);
+    dracel_env_free(env);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_selectors),
+        cmocka_unit_test(test_int_edges),
+        cmocka_unit_test(test_alloc_failures),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
