@@ -6,7 +6,8 @@
 #  1. S1..S4 on the scalar VM over one device activation (bench_scalar).
 #  2. Synthetic fleets (bench/genfleet, cached in bench-data/): 10,000 devices in one file and
 #     100,000 as a directory of files (1,000,000 too with BENCH_LARGE=1): `dra-celc bench` for
-#     S1..S4 on both VMs, with the vector/scalar speed-up.
+#     S1..S4 on both VMs, with the vector/scalar speed-up, and the vector VM's batch
+#     interpreter alone (--vm batched: what programs without fused kernels get).
 #  3. The hand-written C loops for S1 and S3 over the same columns, with the VM/loop ratio and a
 #     check that both produce identical bitmaps.
 #  4. Keeping a fleet up to date: the 100,000-device fleet loaded into a dracel_fleet, then one
@@ -41,13 +42,16 @@ for spec in $fleets; do
     eval "expr=\$S$s"
     sc=$("$celc" bench --slices "$path" -e "$expr" --vm scalar --repeat 3 2>/dev/null)
     vc=$("$celc" bench --slices "$path" -e "$expr" --vm vector --repeat 7 2>/dev/null)
+    bc=$("$celc" bench --slices "$path" -e "$expr" --vm batched --repeat 7 2>/dev/null)
     ns_s=$(echo "$sc" | field ns_per_device); ns_v=$(echo "$vc" | field ns_per_device)
+    ns_b=$(echo "$bc" | field ns_per_device)
     ms=$(echo "$sc" | field matched); mv=$(echo "$vc" | field matched)
     es=$(echo "$sc" | field errored); ev=$(echo "$vc" | field errored)
     ratio=$(awk -v a="$ns_s" -v b="$ns_v" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }')
-    agree=yes; { [ "$ms" = "$mv" ] && [ "$es" = "$ev" ]; } || { agree=NO; status=1; }
-    printf '   S%s  scalar %8s ns/device  vector %8s ns/device  speed-up %6sx  matched %s errored %s  agree %s\n' \
-      "$s" "$ns_s" "$ns_v" "$ratio" "$mv" "$ev" "$agree"
+    mb=$(echo "$bc" | field matched); eb=$(echo "$bc" | field errored)
+    agree=yes; { [ "$ms" = "$mv" ] && [ "$es" = "$ev" ] && [ "$ms" = "$mb" ] && [ "$es" = "$eb" ]; } || { agree=NO; status=1; }
+    printf '   S%s  scalar %8s ns/device  vector %7s ns/device  speed-up %6sx  (batch interpreter %s)  matched %s errored %s  agree %s\n' \
+      "$s" "$ns_s" "$ns_v" "$ratio" "$ns_b" "$mv" "$ev" "$agree"
   done
   echo "   $(echo "$vc" | sed 's/.*"load_ms"/load_ms/; s/}//')"
   ./bench/handloop "$path" 7 | sed 's/^/   /' || status=1

@@ -616,7 +616,7 @@ static int eval_slices(const options *o)
 static void usage_bench(FILE *f)
 {
     fprintf(f,
-            "usage: %s bench --slices PATH (-e EXPR | -f FILE) [--vm scalar|vector] [--repeat N]\n"
+            "usage: %s bench --slices PATH (-e EXPR | -f FILE) [--vm scalar|vector|batched] [--repeat N]\n"
             "                 [--batch N] [--bind NAME=TYPED_JSON]...\n"
             "\n"
             "Loads the fleet, compiles the selector, binds it to the table, evaluates it on every\n"
@@ -625,7 +625,8 @@ static void usage_bench(FILE *f)
             "ns_per_device is the median over the repeats of one evaluation of every device,\n"
             "binding excluded; load_ms is parsing plus building the table; bytes_per_device is all\n"
             "of the table's memory divided by the devices. --vm scalar reads the same table row by\n"
-            "row. A benchmark, not a test.\n",
+            "row; --vm batched is the vector VM without its fused kernels (its batch interpreter,\n"
+            "--batch lanes at a time). A benchmark, not a test.\n",
             progname);
 }
 
@@ -651,8 +652,10 @@ static int cmd_bench(int argc, char **argv)
                 vm = DRACEL_VM_SCALAR;
             else if (v && strcmp(v, "vector") == 0)
                 vm = DRACEL_VM_VECTOR;
+            else if (v && strcmp(v, "batched") == 0)
+                vm = DRACEL_VM_BATCHED;
             else
-                return usage_error(usage_bench, "--vm takes scalar or vector, not '%s'", v ? v : "");
+                return usage_error(usage_bench, "--vm takes scalar, vector or batched, not '%s'", v ? v : "");
             i++;
         } else if (strcmp(argv[i], "--repeat") == 0) {
             if (parse_uint(v, 1000000, &repeat))
