@@ -1,8 +1,9 @@
 /*
  * fuzz_eval: libFuzzer harness for the checker, the compiler and both VMs. The input is an
  * expression; it is compiled (checked and unchecked) in the DRA environment and run over a small
- * built-in fleet on the scalar VM and on the vector VM at several batch sizes; any difference in
- * any row's value is a crash. Plain CEL programs run the same way over the fleet's rows.
+ * built-in fleet on the scalar VM, on the vector VM's batch interpreter at several batch sizes,
+ * and on the vector VM as users call it (fused kernels when the program has them) with and
+ * without values; any difference in any row's value (bitmaps and error message) is a crash. Plain CEL programs run the same way over the fleet's rows.
  * Built with --enable-fuzzing.
  */
 #include <stdint.h>
@@ -41,16 +42,34 @@ static void run(dracel_env *env, const char *src, size_t n, unsigned flags)
             dracel_selection_new(NULL, &sel) == DRACEL_OK) {
             dracel_select_opts o = {DRACEL_VM_SCALAR, 0, true};
             if (dracel_select(b, env, &o, ref) == DRACEL_OK) {
-                static const uint32_t batches[] = {1, 2, 3, 64};
-                for (size_t k = 0; k < sizeof batches / sizeof batches[0]; k++) {
-                    dracel_select_opts v = {DRACEL_VM_VECTOR, batches[k], true};
+                /* The batch interpreter at several batch sizes, then the vector VM as users
+                 * call it (fused kernels when the program has them), with and without values. */
+                static const dracel_select_opts runs[] = {
+                    {DRACEL_VM_BATCHED, 1, true}, {DRACEL_VM_BATCHED, 2, true},
+                    {DRACEL_VM_BATCHED, 3, true}, {DRACEL_VM_BATCHED, 64, true},
+                    {DRACEL_VM_VECTOR, 0, true},  {DRACEL_VM_VECTOR, 0, false}};
+                for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+                    dracel_select_opts v = runs[k];
                     if (dracel_select(b, env, &v, sel) != DRACEL_OK)
                         continue;
                     for (uint32_t r = 0; r < dracel_table_rows(table); r++) {
+                        if (!v.keep_values) {
+                            const uint64_t *m1 = dracel_selection_matched(ref), *m2 = dracel_selection_matched(sel);
+                            const uint64_t *e1 = dracel_selection_errored(ref), *e2 = dracel_selection_errored(sel);
+                            const char *x = dracel_selection_error(ref, r), *y = dracel_selection_error(sel, r);
+                            if (((m1[r / 64] ^ m2[r / 64]) >> (r % 64) & 1) || ((e1[r / 64] ^ e2[r / 64]) >> (r % 64) & 1) ||
+                                (x && (!y || strcmp(x, y) != 0)) || (!x && y)) {
+                                fprintf(stderr, "VMs disagree on row %u without values: scalar %s, vector %s\n",
+                                        r, x ? x : "-", y ? y : "-");
+                                abort();
+                            }
+                            continue;
+                        }
                         char *x = dracel_selection_value_json(ref, r), *y = dracel_selection_value_json(sel, r);
                         if (x && y && strcmp(x, y) != 0) {
-                            fprintf(stderr, "VMs disagree on row %u, batch %u: scalar %s, vector %s\n",
-                                    r, batches[k], x, y);
+                            fprintf(stderr, "VMs disagree on row %u, %s batch %u: scalar %s, vector %s\n",
+                                    r, v.vm == DRACEL_VM_BATCHED ? "batch interpreter" : "vector VM",
+                                    v.batch, x, y);
                             abort();
                         }
                         dracel_free_string(NULL, x);

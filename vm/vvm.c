@@ -776,12 +776,13 @@ bool dc_selection_add_error(dc_selection *s, uint32_t row, dc_val e)
 bool dc_selection_add_copied(dc_selection *s, uint32_t row, dc_val e)
 {
     if (s->nerrors == s->caperrors) {
+        /* Kept across runs, like the bitmaps. */
         uint32_t cap = s->caperrors ? s->caperrors * 2 : 64;
-        dc_foreign *f = dc_arena_alloc(&s->arena, cap * sizeof *f);
+        if (cap < s->caperrors)
+            return false;
+        dc_foreign *f = dc_realloc(s->arena.alloc, s->errors, s->caperrors * sizeof *f, cap * sizeof *f);
         if (!f)
             return false;
-        if (s->nerrors)
-            memcpy(f, s->errors, s->nerrors * sizeof *f);
         s->errors = f;
         s->caperrors = cap;
     }
@@ -1160,6 +1161,8 @@ void dc_selection_init(dc_selection *s, const dracel_alloc *a)
 
 void dc_selection_free(dc_selection *s)
 {
+    dc_free(s->arena.alloc, s->bits, s->bits_cap * sizeof *s->bits);
+    dc_free(s->arena.alloc, s->errors, s->caperrors * sizeof *s->errors);
     dc_arena_free(&s->arena);
     dc_ectx_free(&s->run);
     dc_ectx_free(&s->lane);
@@ -1188,18 +1191,28 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
     const dc_table *t = b->t;
     dc_arena_reset(&out->arena);
     out->rows = t->rows;
-    out->nerrors = out->caperrors = 0;
-    out->errors = NULL;
+    out->nerrors = 0;
     out->last_err = NULL;
     out->lanes_scalar = 0;
     size_t words = DC_BITS_WORDS(t->rows);
     out->values = o->keep_values ? dc_arena_zalloc(&out->arena, (t->rows + 1) * sizeof(dc_val)) : NULL;
     if (o->keep_values && !out->values)
         return DRACEL_ENOMEM;
-    out->matched = dc_arena_zalloc(&out->arena, (words ? words : 1) * sizeof(uint64_t));
-    out->errored = dc_arena_zalloc(&out->arena, (words ? words : 1) * sizeof(uint64_t));
-    if (!out->matched || !out->errored)
-        return DRACEL_ENOMEM;
+    /* The bitmaps outlive the arena's reset: a selection run again over a table of the same
+     * size reuses them (no fresh pages to fault in on every run). */
+    if (!words)
+        words = 1;
+    if (out->bits_cap < 2 * words) {
+        uint64_t *nb = dc_malloc(a, 2 * words * sizeof *nb);
+        if (!nb)
+            return DRACEL_ENOMEM;
+        dc_free(a, out->bits, out->bits_cap * sizeof *out->bits);
+        out->bits = nb;
+        out->bits_cap = 2 * words;
+    }
+    memset(out->bits, 0, 2 * words * sizeof *out->bits);
+    out->matched = out->bits;
+    out->errored = out->bits + words;
 
     vm m;
     memset(&m, 0, sizeof m);

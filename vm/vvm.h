@@ -30,6 +30,8 @@ typedef struct dc_selection {
     const dc_err *last_err;      /* the last error copied: the next equal one shares it */
     dc_ectx run, lane;           /* the fused kernels' scratch (vm/vplan.c), kept across runs:
                                     their memory chunks and compiled regular expressions */
+    uint64_t *bits;              /* matched and errored live here, kept across runs */
+    size_t bits_cap;             /* words */
 } dc_selection;
 
 enum { DC_VVM_DEFAULT_BATCH = 1024 };
