@@ -65,6 +65,7 @@ void *dc_arena_alloc(dc_arena *a, size_t n)
     if (a->head && a->cap - a->used >= n) {
         void *p = a->head->data + a->used;
         a->used += n;
+        a->served += n;
         return p;
     }
     size_t size = a->head ? a->head->size * 2 : ARENA_FIRST;
@@ -77,6 +78,7 @@ void *dc_arena_alloc(dc_arena *a, size_t n)
         return NULL;
     c->size = size;
     a->total += sizeof *c + size;
+    a->served += n;
     if (a->head && size == n && a->cap - a->used > 256) {
         /* A big one-off request: keep bump-allocating from the current chunk. */
         c->next = a->head->next;

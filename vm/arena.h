@@ -14,7 +14,9 @@ typedef struct dc_arena {
     const dracel_alloc *alloc;
     dc_arena_chunk *head;
     size_t used, cap;   /* in the head chunk */
-    size_t total;       /* bytes obtained from the hook, for limits and tests */
+    size_t total;       /* bytes obtained from the hook, for tests and statistics */
+    size_t served;      /* bytes handed out since init (resets do not lower it): what a
+                           computation allocated is the difference across it */
 } dc_arena;
 
 void dc_arena_init(dc_arena *a, const dracel_alloc *alloc);

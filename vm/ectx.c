@@ -29,7 +29,9 @@ void dc_ectx_free(dc_ectx *c)
 
 void *dc_ealloc(dc_ectx *c, size_t n)
 {
-    if (c->mem_limit && c->arena.total + n > c->mem_limit) {
+    /* Bytes this evaluation asked for, whatever the arena kept from earlier ones: the same
+     * program on the same value hits the limit at the same point every time. */
+    if (c->mem_limit && c->arena.served - c->mem_base + n > c->mem_limit) {
         c->oom = c->limit_hit = true;
         return NULL;
     }

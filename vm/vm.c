@@ -678,6 +678,7 @@ static const dc_err err_cost = {"operation cancelled: actual cost limit exceeded
 dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
 {
     dc_arena_reset(&c->arena);
+    c->mem_base = c->arena.served;
     c->cost = 0;
     c->cost_exceeded = false;
     c->oom = c->limit_hit = c->alloc_failed = false;

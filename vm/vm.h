@@ -145,7 +145,8 @@ struct dc_ectx {
     bool oom;
     bool limit_hit;            /* oom because of mem_limit (an evaluation error, as configured) */
     bool alloc_failed;         /* oom because the allocator failed (the caller's ENOMEM) */
-    size_t mem_limit;          /* bytes of the arena; 0: unlimited */
+    size_t mem_limit;          /* bytes one evaluation may allocate; 0: unlimited */
+    size_t mem_base;           /* arena.served when the evaluation began */
     /* Scratch reused across evaluations of the same program. */
     dc_val *stack;
     uint32_t stack_cap;

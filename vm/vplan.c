@@ -418,6 +418,8 @@ typedef struct prun {
     leafst *ls;        /* per plan node */
     uint32_t *leaves, nleaves;
     bool absent_errors; /* every leaf errs only where its column is absent, with abs_val */
+    size_t mem_limit;
+    bool heavy;        /* a memo entry came near the memory limit (dc_memo_heavy) */
     bool oom;
 } prun;
 
@@ -454,9 +456,19 @@ static dc_val key_value(const prun *r, const leafst *s, uint32_t key)
     }
 }
 
+/* vt_eval for a memo (whole-run memory): marks the run heavy when it took much memory. */
+static dc_val memo_eval(prun *r, uint32_t vi, bool present, dc_val x)
+{
+    size_t before = r->run->arena.served;
+    dc_val v = vt_eval(r, r->run, vi, present, x);
+    if (dc_memo_heavy(r->run->arena.served - before, r->mem_limit, r->p->ncode))
+        r->heavy = true;
+    return v;
+}
+
 static void memo_fill(prun *r, const pnode *n, leafst *s, uint32_t key)
 {
-    dc_val v = vt_eval(r, r->run, n->vn, true, key_value(r, s, key));
+    dc_val v = memo_eval(r, n->vn, true, key_value(r, s, key));
     if (r->run->oom) {
         r->oom = true;
         v = dc_bool(false);
@@ -485,7 +497,7 @@ static bool init_leaves(prun *r)
         if (n->kind == P_AND || n->kind == P_OR || n->kind == P_NOT)
             continue;
         r->leaves[r->nleaves++] = i;
-        s->abs_val = vt_eval(r, r->run, n->vn, false, dc_null());
+        s->abs_val = memo_eval(r, n->vn, false, dc_null());
         s->abs_st = state_of(s->abs_val);
         if (r->run->oom)
             return false;
@@ -866,7 +878,8 @@ static void ctx_reset(dc_ectx *c)
     c->cost_exceeded = c->oom = c->limit_hit = c->alloc_failed = false;
 }
 
-dracel_status dc_plan_run(const dc_bound *b, const dc_val *vars, bool keep, dc_selection *out)
+dracel_status dc_plan_run(const dc_bound *b, const dc_val *vars, bool keep, size_t mem_limit,
+                          dc_selection *out, bool *heavy)
 {
     const dc_plan *pl = b->plan;
     const dc_table *t = b->t;
@@ -877,6 +890,7 @@ dracel_status dc_plan_run(const dc_bound *b, const dc_val *vars, bool keep, dc_s
     r.p = b->p;
     r.t = t;
     r.vars = vars;
+    r.mem_limit = mem_limit;
     r.run = &out->run;
     r.lane = &out->lane;
     ctx_reset(r.run);
@@ -892,7 +906,7 @@ dracel_status dc_plan_run(const dc_bound *b, const dc_val *vars, bool keep, dc_s
     }
     const dc_foreign *fault = t->faults, *fault_end = t->faults + t->nfaults;
     size_t words = DC_BITS_WORDS(t->rows);
-    for (uint32_t w = 0; w < words && !r.oom; w++) {
+    for (uint32_t w = 0; w < words && !r.oom && !r.heavy; w++) {
         uint32_t base = w * 64, cnt = t->rows - base < 64 ? t->rows - base : 64;
         uint64_t valid = valid_word(cnt), tb, eb;
         eval_word(&r, pl->root, w, cnt, valid, &tb, &eb);
@@ -961,5 +975,6 @@ dracel_status dc_plan_run(const dc_bound *b, const dc_val *vars, bool keep, dc_s
                 r.oom = true;
         }
     }
+    *heavy = r.heavy;
     return r.oom ? DRACEL_ENOMEM : DRACEL_OK;
 }

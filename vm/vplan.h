@@ -35,8 +35,9 @@ struct dc_selection;
 dracel_status dc_plan_build(dc_bound *b, dc_arena *a) DC_WUR;
 
 /** Run b's plan over every row of its table into out (whose bitmaps are zeroed; values
- *  allocated when keep). DRACEL_OK or DRACEL_ENOMEM. */
-dracel_status dc_plan_run(const dc_bound *b, const dc_val *vars, bool keep,
-                          struct dc_selection *out) DC_WUR;
+ *  allocated when keep). DRACEL_OK or DRACEL_ENOMEM. *heavy: a memo entry came near
+ *  mem_limit (dc_memo_heavy): the caller runs the selection row by row instead. */
+dracel_status dc_plan_run(const dc_bound *b, const dc_val *vars, bool keep, size_t mem_limit,
+                          struct dc_selection *out, bool *heavy) DC_WUR;
 
 #endif

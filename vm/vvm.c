@@ -68,6 +68,11 @@ typedef struct vm {
     uint32_t row0, n;
     uint64_t *active, *tmpmask;
     bool oom;
+    bool redo;            /* the batch hit the evaluation memory limit: run its rows again one
+                             by one on the scalar VM, whose limit is per row */
+    bool heavy;           /* a memo entry took memory near the limit: run everything again on
+                             the scalar VM (dc_memo_heavy) */
+    size_t mem_limit;
 } vm;
 
 static inline uint64_t lane_mask_word(uint32_t n, uint32_t w)
@@ -485,7 +490,10 @@ static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
                     cargs[i] = get(m, operand(m, pc, pops, i), 0);
             for (uint32_t key = 0; key < size; key++) {
                 cargs[which] = x->col->distinct[key];
+                size_t before = m->run.arena.served;
                 dc_val v = dc_vm_apply(&m->run, m->p, pc, cargs);
+                if (dc_memo_heavy(m->run.arena.served - before, m->mem_limit, m->p->ncode))
+                    m->heavy = true;
                 if (m->run.oom) {
                     m->oom = true;
                     return false;
@@ -528,7 +536,10 @@ static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
             for (int i = 0; i < pops; i++)
                 args[i] = get(m, operand(m, pc, pops, i), l);
             /* Values computed once for the whole run live in the run's arena. */
+            size_t before = m->run.arena.served;
             dc_val v = dc_vm_apply(&m->run, m->p, pc, args);
+            if (dc_memo_heavy(m->run.arena.served - before, m->mem_limit, m->p->ncode))
+                m->heavy = true;
             if (m->run.oom) {
                 m->oom = true;
                 return false;
@@ -608,8 +619,10 @@ static void per_lane(vm *m, uint32_t pc, int pops, vreg *res)
                 res->box[l] = v;
         }
     }
-    if (m->lane.oom)
+    if (m->lane.alloc_failed)
         m->oom = true;
+    else if (m->lane.oom)
+        m->redo = true;
 }
 
 /* ---- Fast paths. */
@@ -798,7 +811,8 @@ static void finish_lanes(vm *m, const vreg *r)
     if (r->kind == VK_BOOL && !m->keep && (m->row0 & 63) == 0) {
         /* The common case: bools and errors, rows aligned on words. */
         uint64_t *matched = m->out->matched + (m->row0 >> 6);
-        for (uint32_t w = 0; w < m->W; w++) {
+        /* The batch's own words: the last batch of a table may be shorter than B. */
+        for (uint32_t w = 0; w < DC_BITS_WORDS(m->n); w++) {
             uint64_t a = m->active[w];
             matched[w] |= a & ~r->err[w] & r->bits[w];
             uint64_t e = a & r->err[w];
@@ -852,6 +866,21 @@ static void scalar_row(vm *m, dc_ectx *c, uint32_t row)
     }
 }
 
+/* A batch that reached the evaluation memory limit (which the scalar VM applies per row, the
+ * batch interpreter per batch): forget what it recorded and run its rows on the scalar VM. */
+static void redo_batch(vm *m, dc_ectx *c)
+{
+    dc_selection *s = m->out;
+    while (s->nerrors && s->errors[s->nerrors - 1].row >= m->row0)
+        s->nerrors--;
+    for (uint32_t row = m->row0; row < m->row0 + m->n; row++) {
+        s->matched[row >> 6] &= ~((uint64_t)1 << (row & 63));
+        s->errored[row >> 6] &= ~((uint64_t)1 << (row & 63));
+    }
+    for (uint32_t row = m->row0; row < m->row0 + m->n && !m->oom; row++)
+        scalar_row(m, c, row);
+}
+
 /* ---- One batch. */
 
 static void run_batch(vm *m)
@@ -873,7 +902,7 @@ static void run_batch(vm *m)
     }
     vreg *res = &m->regs[m->p->max_stack + 1];
     uint32_t pc = 0;
-    while (pc < p->ncode && !m->oom) {
+    while (pc < p->ncode && !m->oom && !m->redo && !m->heavy) {
         if (m->has_pend[pc]) {
             for (uint32_t w = 0; w < m->W; w++) {
                 m->active[w] |= m->pend[pc][w];
@@ -1151,6 +1180,16 @@ static int cmp_error_row(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+bool dc_memo_heavy(size_t bytes, size_t mem_limit, uint32_t ninsns)
+{
+    /* A row evaluates each instruction at most once (no loops here), with the same library
+     * code as a memo entry. Entries under limit / (2 * instructions) make less than half the
+     * limit per row; the lanes of a batch share an arena held to the other half (else the
+     * batch is redone): no row the vector VM completes could reach the limit on the scalar
+     * VM, which counts the bytes one evaluation asks for (dc_ealloc). */
+    return mem_limit && bytes >= mem_limit / (2 * (size_t)(ninsns ? ninsns : 1));
+}
+
 void dc_selection_init(dc_selection *s, const dracel_alloc *a)
 {
     memset(s, 0, sizeof *s);
@@ -1225,21 +1264,17 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
     dc_ectx_init(&m.run, a);
     dc_ectx_init(&m.lane, a);
     m.lane.cost_limit = m.run.cost_limit = 0;
-    m.lane.mem_limit = o->mem_limit;
+    /* Per batch, half the per-row limit (at least a byte); see dc_memo_heavy. */
+    m.lane.mem_limit = o->mem_limit ? (o->mem_limit / 2 ? o->mem_limit / 2 : 1) : 0;
     bool scalar = o->scalar || b->loops || b->uses_device ||
                   (o->cost_limit && cost_bound(b) > o->cost_limit);
+    m.mem_limit = o->mem_limit;
     dracel_status st = DRACEL_OK;
-    if (scalar) {
-        dc_ectx c;
-        dc_ectx_init(&c, a);
-        c.cost_limit = o->cost_limit;
-        c.mem_limit = o->mem_limit;
-        for (uint32_t row = 0; row < t->rows && !m.oom; row++)
-            scalar_row(&m, &c, row);
-        dc_ectx_free(&c);
-    } else if (b->plan && !o->batched) {
-        st = dc_plan_run(b, vars, o->keep_values, out);
-    } else {
+    if (!scalar && b->plan && !o->batched) {
+        bool heavy = false;
+        st = dc_plan_run(b, vars, o->keep_values, o->mem_limit, out, &heavy);
+        m.heavy = heavy;
+    } else if (!scalar) {
         m.B = o->batch ? o->batch : DC_VVM_DEFAULT_BATCH;
         m.W = (m.B + 63) / 64;
         const dc_program *p = b->p;
@@ -1272,12 +1307,39 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
             }
             depths(&m);
         }
+        dc_ectx c;
+        dc_ectx_init(&c, a);
+        c.cost_limit = o->cost_limit;
+        c.mem_limit = o->mem_limit;
         for (uint32_t row0 = 0; row0 < t->rows && !m.oom; row0 += m.B) {
             dc_arena_reset(&m.lane.arena);
+            m.lane.mem_base = m.lane.arena.served;
+            m.lane.oom = m.lane.limit_hit = m.lane.alloc_failed = m.redo = false;
             m.row0 = row0;
             m.n = t->rows - row0 < m.B ? t->rows - row0 : m.B;
             run_batch(&m);
+            if (!m.oom && m.lane.alloc_failed)
+                m.oom = true;
+            if (m.heavy)
+                break;
+            if (!m.oom && (m.redo || m.lane.limit_hit))
+                redo_batch(&m, &c);
         }
+        dc_ectx_free(&c);
+    }
+    if (st == DRACEL_OK && !m.oom && (scalar || m.heavy)) {
+        /* Row by row: what was asked, or what a run whose memos came near the evaluation
+         * memory limit (applied per row by the scalar VM) starts again with. */
+        memset(out->bits, 0, 2 * words * sizeof *out->bits);
+        out->nerrors = 0;
+        out->last_err = NULL;
+        dc_ectx c;
+        dc_ectx_init(&c, a);
+        c.cost_limit = o->cost_limit;
+        c.mem_limit = o->mem_limit;
+        for (uint32_t row = 0; row < t->rows && !m.oom; row++)
+            scalar_row(&m, &c, row);
+        dc_ectx_free(&c);
     }
     if (m.oom)
         st = DRACEL_ENOMEM;

@@ -58,6 +58,12 @@ bool dc_selection_add_error(dc_selection *s, uint32_t row, dc_val e);
 /** The same with an error already in s's arena. */
 bool dc_selection_add_copied(dc_selection *s, uint32_t row, dc_val e);
 
+/** Did a memo entry (one value of one instruction or expression, computed once for many rows
+ *  in the vector VM's run arena, which has no per-row limit) take so much memory that some
+ *  row's evaluation might reach the evaluation memory limit on the scalar VM? Then the vector
+ *  VM runs the selection row by row instead: the limit stays exactly per row. */
+bool dc_memo_heavy(size_t bytes, size_t mem_limit, uint32_t ninsns);
+
 /** The error of an errored row, or NULL. */
 const dc_val *dc_selection_error(const dc_selection *s, uint32_t row);
 

@@ -1238,16 +1238,18 @@ static void test_costs(void **state)
 static void test_oom(void **state)
 {
     dc_ectx *c = *state;
-    c->mem_limit = c->arena.total + 64;
+    c->mem_base = c->arena.served; /* what this evaluation asks for from here */
+    c->mem_limit = 64;
     dc_val big = G(c, "lists.range", 1, I(100000));
     assert_int_equal(big.k, DC_K_ERROR);
     assert_true(c->oom);
     c->oom = false;
     c->mem_limit = 0;
     /* A string result too large for a tiny limit. */
-    dc_val s = S(c, "abcdefghijklmnopqrstuvwxyz");
-    c->mem_limit = c->arena.total + 16;
-    dc_val r = M(c, "replace", 3, s, S(c, ""), S(c, "0123456789"));
+    dc_val s = S(c, "abcdefghijklmnopqrstuvwxyz"), empty = S(c, ""), digits = S(c, "0123456789");
+    c->mem_base = c->arena.served;
+    c->mem_limit = 16;
+    dc_val r = M(c, "replace", 3, s, empty, digits);
     assert_int_equal(r.k, DC_K_ERROR);
     assert_true(c->oom);
     c->oom = false;

@@ -178,7 +178,7 @@ static void check_runs(const dracel_bound *bnd, const dracel_env *env, uint32_t 
                     continue;
                 }
                 if (strcmp(v, want[r]) != 0)
-                    fail_msg("%s: row %u, %s %s values: %s, the scalar VM: %s", src, r,
+                    fail_msg("%.100s (%zu bytes): row %u, %s %s values: %s, the scalar VM: %s", src, strlen(src), r,
                              k == 1 ? "batch interpreter" : "vector VM", values ? "with" : "without",
                              v, want[r]);
                 free(v);
@@ -259,6 +259,51 @@ static void test_int_edges(void **state)
                 dracel_bound_free(b);
                 dracel_program_free(p);
             }
+    dracel_table_free(t);
+    dracel_env_free(env);
+}
+
+/* The evaluation memory limit is per row on the scalar VM. The vector VM computes memos once for
+ * many rows and runs lanes of a batch in one arena: a run whose memos or batches come near the
+ * limit is redone row by row, so that every row gets the scalar VM's answer, whether its own
+ * evaluation stays under the limit or not. */
+static void test_memory_limit(void **state)
+{
+    (void)state;
+    char pad[9001];
+    dracel_config cfg;
+    dracel_config_init(&cfg);
+    cfg.eval_memory_limit = 8192;
+    cfg.cost_limit = 0; /* else the cost bound of these long strings sends them row by row */
+    dracel_env *env;
+    assert_int_equal(dracel_env_new(&cfg, DRACEL_ENV_DRA, &env), DRACEL_OK);
+    char *text = fleet(130), err[512];
+    dracel_table *t;
+    assert_int_equal(dracel_table_load_buffer(NULL, "fleet", text, strlen(text), &t, err, sizeof err), DRACEL_OK);
+    free(text);
+    static const size_t pads[] = {10, 100, 1500, 6000, 9000};
+    /* Two columns: the batch interpreter, string concatenation lane by lane; one column: a
+     * fused memo. Each is written around the padding string. */
+    static const char *const before[] = {A ".s + \"", "(" A ".s + \""};
+    static const char *const after[] = {"\" + " A ".many == \"x\"", "\").size() > 20 && " A ".flag"};
+    bool fused[2] = {false, true};
+    for (size_t f = 0; f < 2; f++)
+        for (size_t k = 0; k < sizeof pads / sizeof pads[0]; k++) {
+            memset(pad, 'p', pads[k]);
+            pad[pads[k]] = '\0';
+            char src[10240];
+            snprintf(src, sizeof src, "%s%s%s", before[f], pad, after[f]);
+            dracel_program *p;
+            dracel_diags *d;
+            assert_int_equal(dracel_compile(env, src, strlen(src), 0, &p, &d), DRACEL_OK);
+            dracel_diags_free(d);
+            dracel_bound *b;
+            assert_int_equal(dracel_bind(p, t, &b), DRACEL_OK);
+            assert_int_equal(dc_api_bound(b)->plan != NULL, fused[f]);
+            check_runs(b, env, dracel_table_rows(t), src);
+            dracel_bound_free(b);
+            dracel_program_free(p);
+        }
     dracel_table_free(t);
     dracel_env_free(env);
 }
@@ -344,6 +389,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_selectors),
         cmocka_unit_test(test_int_edges),
+        cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
