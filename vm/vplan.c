@@ -78,20 +78,28 @@ typedef struct builder {
     bool oom;
 } builder;
 
+/* Room for one more element in an array of the builder's arena (the old copy stays there). */
+static bool room(builder *bd, void **arr, uint32_t n, uint32_t *cap, size_t size)
+{
+    if (n < *cap)
+        return true;
+    uint32_t ncap = *cap ? *cap * 2 : 16;
+    void *p = dc_arena_alloc(bd->a, ncap * size);
+    if (!p) {
+        bd->oom = true;
+        return false;
+    }
+    if (n)
+        memcpy(p, *arr, n * size);
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
 static uint32_t new_vnode(builder *bd, uint8_t kind, uint32_t pc, uint32_t a)
 {
-    if (bd->nvn == bd->capvn) {
-        uint32_t cap = bd->capvn ? bd->capvn * 2 : 16;
-        vnode *v = dc_arena_alloc(bd->a, cap * sizeof *v);
-        if (!v) {
-            bd->oom = true;
-            return UINT32_MAX;
-        }
-        if (bd->nvn)
-            memcpy(v, bd->vn, bd->nvn * sizeof *v);
-        bd->vn = v;
-        bd->capvn = cap;
-    }
+    if (!room(bd, (void **)&bd->vn, bd->nvn, &bd->capvn, sizeof *bd->vn))
+        return UINT32_MAX;
     vnode *v = &bd->vn[bd->nvn];
     memset(v, 0, sizeof *v);
     v->kind = kind;
@@ -212,18 +220,8 @@ static uint32_t read_tree(builder *bd)
 
 static uint32_t new_pnode(builder *bd, uint8_t kind)
 {
-    if (bd->npn == bd->cappn) {
-        uint32_t cap = bd->cappn ? bd->cappn * 2 : 16;
-        pnode *v = dc_arena_alloc(bd->a, cap * sizeof *v);
-        if (!v) {
-            bd->oom = true;
-            return UINT32_MAX;
-        }
-        if (bd->npn)
-            memcpy(v, bd->pn, bd->npn * sizeof *v);
-        bd->pn = v;
-        bd->cappn = cap;
-    }
+    if (!room(bd, (void **)&bd->pn, bd->npn, &bd->cappn, sizeof *bd->pn))
+        return UINT32_MAX;
     pnode *n = &bd->pn[bd->npn];
     memset(n, 0, sizeof *n);
     n->kind = kind;

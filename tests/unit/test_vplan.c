@@ -191,6 +191,38 @@ static void check_runs(const dracel_bound *bnd, const dracel_env *env, uint32_t 
     dracel_selection_free(sel);
 }
 
+/* The designed fleet of n devices as a table. */
+static dracel_table *load_fleet(unsigned n)
+{
+    char *text = fleet(n), err[512];
+    dracel_table *t;
+    if (dracel_table_load_buffer(NULL, "fleet", text, strlen(text), &t, err, sizeof err) != DRACEL_OK)
+        fail_msg("fleet: %s", err);
+    free(text);
+    return t;
+}
+
+/* Compile src, bind it to t, check whether it got fused kernels (fused: 1 yes, 0 no, -1 either)
+ * and that every evaluator agrees on every row. */
+static void check_selector(const dracel_env *env, const dracel_table *t, const char *src,
+                           unsigned flags, int fused)
+{
+    dracel_program *p;
+    dracel_diags *d;
+    if (dracel_compile(env, src, strlen(src), flags, &p, &d) != DRACEL_OK) {
+        char *msg = dracel_diags_render(d, "selector");
+        fail_msg("%.100s does not compile: %s", src, msg ? msg : "");
+    }
+    dracel_diags_free(d);
+    dracel_bound *b;
+    assert_int_equal(dracel_bind(p, t, &b), DRACEL_OK);
+    if (fused >= 0 && (dc_api_bound(b)->plan != NULL) != (fused != 0))
+        fail_msg("%.100s: fused kernels %s", src, fused ? "expected" : "not expected");
+    check_runs(b, env, dracel_table_rows(t), src);
+    dracel_bound_free(b);
+    dracel_program_free(p);
+}
+
 static void test_selectors(void **state)
 {
     (void)state;
@@ -198,28 +230,9 @@ static void test_selectors(void **state)
     dracel_env *env;
     assert_int_equal(dracel_env_new(NULL, DRACEL_ENV_DRA, &env), DRACEL_OK);
     for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
-        char *text = fleet(sizes[z]), err[512];
-        dracel_table *t;
-        if (dracel_table_load_buffer(NULL, "fleet", text, strlen(text), &t, err, sizeof err) != DRACEL_OK)
-            fail_msg("fleet: %s", err);
-        free(text);
-        for (size_t i = 0; i < sizeof SELECTORS / sizeof SELECTORS[0]; i++) {
-            const selector *s = &SELECTORS[i];
-            dracel_program *p;
-            dracel_diags *d;
-            if (dracel_compile(env, s->src, strlen(s->src), s->flags, &p, &d) != DRACEL_OK) {
-                char *msg = dracel_diags_render(d, "selector");
-                fail_msg("%s does not compile: %s", s->src, msg ? msg : "");
-            }
-            dracel_diags_free(d);
-            dracel_bound *b;
-            assert_int_equal(dracel_bind(p, t, &b), DRACEL_OK);
-            if ((dc_api_bound(b)->plan != NULL) != s->fused)
-                fail_msg("%s: fused kernels %s", s->src, s->fused ? "expected" : "not expected");
-            check_runs(b, env, dracel_table_rows(t), s->src);
-            dracel_bound_free(b);
-            dracel_program_free(p);
-        }
+        dracel_table *t = load_fleet(sizes[z]);
+        for (size_t i = 0; i < sizeof SELECTORS / sizeof SELECTORS[0]; i++)
+            check_selector(env, t, SELECTORS[i].src, SELECTORS[i].flags, SELECTORS[i].fused);
         dracel_table_free(t);
     }
     dracel_env_free(env);
@@ -232,10 +245,7 @@ static void test_int_edges(void **state)
     static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">="};
     dracel_env *env;
     assert_int_equal(dracel_env_new(NULL, DRACEL_ENV_DRA, &env), DRACEL_OK);
-    char *text = fleet(130), err[512];
-    dracel_table *t;
-    assert_int_equal(dracel_table_load_buffer(NULL, "fleet", text, strlen(text), &t, err, sizeof err), DRACEL_OK);
-    free(text);
+    dracel_table *t = load_fleet(130);
     for (size_t k = 0; k < NEDGES; k++)
         for (size_t o = 0; o < 6; o++)
             for (int swap = 0; swap < 2; swap++) {
@@ -249,15 +259,7 @@ static void test_int_edges(void **state)
                     snprintf(src, sizeof src, "%s %s " A ".i64", num, ops[o]);
                 else
                     snprintf(src, sizeof src, A ".i64 %s %s", ops[o], num);
-                dracel_program *p;
-                dracel_diags *d;
-                assert_int_equal(dracel_compile(env, src, strlen(src), 0, &p, &d), DRACEL_OK);
-                dracel_diags_free(d);
-                dracel_bound *b;
-                assert_int_equal(dracel_bind(p, t, &b), DRACEL_OK);
-                check_runs(b, env, dracel_table_rows(t), src);
-                dracel_bound_free(b);
-                dracel_program_free(p);
+                check_selector(env, t, src, 0, 1);
             }
     dracel_table_free(t);
     dracel_env_free(env);
@@ -277,32 +279,20 @@ static void test_memory_limit(void **state)
     cfg.cost_limit = 0; /* else the cost bound of these long strings sends them row by row */
     dracel_env *env;
     assert_int_equal(dracel_env_new(&cfg, DRACEL_ENV_DRA, &env), DRACEL_OK);
-    char *text = fleet(130), err[512];
-    dracel_table *t;
-    assert_int_equal(dracel_table_load_buffer(NULL, "fleet", text, strlen(text), &t, err, sizeof err), DRACEL_OK);
-    free(text);
+    dracel_table *t = load_fleet(130);
     static const size_t pads[] = {10, 100, 1500, 6000, 9000};
     /* Two columns: the batch interpreter, string concatenation lane by lane; one column: a
      * fused memo. Each is written around the padding string. */
     static const char *const before[] = {A ".s + \"", "(" A ".s + \""};
     static const char *const after[] = {"\" + " A ".many == \"x\"", "\").size() > 20 && " A ".flag"};
-    bool fused[2] = {false, true};
+    static const int fused[2] = {0, 1};
     for (size_t f = 0; f < 2; f++)
         for (size_t k = 0; k < sizeof pads / sizeof pads[0]; k++) {
             memset(pad, 'p', pads[k]);
             pad[pads[k]] = '\0';
             char src[10240];
             snprintf(src, sizeof src, "%s%s%s", before[f], pad, after[f]);
-            dracel_program *p;
-            dracel_diags *d;
-            assert_int_equal(dracel_compile(env, src, strlen(src), 0, &p, &d), DRACEL_OK);
-            dracel_diags_free(d);
-            dracel_bound *b;
-            assert_int_equal(dracel_bind(p, t, &b), DRACEL_OK);
-            assert_int_equal(dc_api_bound(b)->plan != NULL, fused[f]);
-            check_runs(b, env, dracel_table_rows(t), src);
-            dracel_bound_free(b);
-            dracel_program_free(p);
+            check_selector(env, t, src, 0, fused[f]);
         }
     dracel_table_free(t);
     dracel_env_free(env);
@@ -320,10 +310,7 @@ static void test_alloc_failures(void **state)
         A ".nosuch == \"x\" || " A ".s == \"a\""};
     dracel_env *env;
     assert_int_equal(dracel_env_new(NULL, DRACEL_ENV_DRA, &env), DRACEL_OK);
-    char *text = fleet(130), err[512];
-    dracel_table *t;
-    assert_int_equal(dracel_table_load_buffer(NULL, "fleet", text, strlen(text), &t, err, sizeof err), DRACEL_OK);
-    free(text);
+    dracel_table *t = load_fleet(130);
     uint32_t rows = dracel_table_rows(t), words = (rows + 63) / 64;
     for (size_t i = 0; i < sizeof srcs / sizeof srcs[0]; i++) {
         dracel_program *p;
