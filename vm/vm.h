@@ -108,6 +108,8 @@ typedef struct dc_bound {
     const dc_str **extra;       /* strings of the ids past the dictionary */
     uint32_t nextra;
     bool uses_device;           /* the program reads `device` as a whole (LOADVAR) */
+    bool device_fields;         /* it reads device.driver or device.allowMultipleAllocations
+                                   (only the fused kernels and the scalar VM can) */
     bool loops;                 /* comprehensions: the vector VM runs it lane by lane */
     const struct dc_plan *plan; /* the vector VM's fused kernels (vm/vplan.h), or NULL */
 } dc_bound;

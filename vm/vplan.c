@@ -47,7 +47,7 @@ typedef struct vnode {
 
 /* ---- Plan nodes. */
 
-enum { P_AND, P_OR, P_NOT, P_CONST, P_EQID, P_INSET, P_CMPINT, P_BOOL, P_HAS, P_MEMO };
+enum { P_AND, P_OR, P_NOT, P_CONST, P_EQID, P_INSET, P_CMPINT, P_BOOL, P_HAS, P_MEMO, P_DRIVER };
 
 typedef struct pnode {
     uint8_t kind;
@@ -65,11 +65,21 @@ typedef struct dc_plan {
     uint32_t nvn;
     pnode *pn;
     uint32_t npn, root;
+    /* Per program column, then the two fields of `device` read as columns: DRIVER (NULL here:
+     * its leaves read the row's pool) and MULTI (allowMultipleAllocations, a bool column of
+     * the table's bitmap, present on every row). */
+    const dc_tcol **cols;
+    dc_tcol multi;
 } dc_plan;
+
+/* The pseudo-columns after a program's own (pnode.col, vnode.a). */
+#define DRIVER_COL(p) ((p)->ncols)
+#define MULTI_COL(p) ((p)->ncols + 1)
 
 typedef struct builder {
     const dc_bound *b;
     const dc_program *p;
+    dc_plan *pl;        /* cols and multi, filled before reading the tree */
     vnode *vn;
     uint32_t nvn, capvn;
     pnode *pn;
@@ -119,6 +129,26 @@ static uint32_t merge_col(uint32_t x, uint32_t y)
     return COL_MANY;
 }
 
+/* The pseudo-column a `device` load at pc reads (its SELECT follows), or UINT32_MAX. */
+static uint32_t device_field(const dc_program *p, uint32_t pc)
+{
+    if (pc + 1 >= p->ncode || DC_INSN_OP(p->code[pc + 1]) != DC_OP_SELECT)
+        return UINT32_MAX;
+    const dc_val *k = &p->consts[DC_INSN_A(p->code[pc + 1])];
+    if (k->k != DC_K_STRING)
+        return UINT32_MAX;
+    if (strcmp(k->u.s->data, "driver") == 0)
+        return DRIVER_COL(p);
+    if (strcmp(k->u.s->data, "allowMultipleAllocations") == 0)
+        return MULTI_COL(p);
+    return UINT32_MAX;
+}
+
+bool dc_plan_device_field(const dc_program *p, uint32_t pc)
+{
+    return device_field(p, pc) != UINT32_MAX;
+}
+
 /* The bytecode as a tree of value nodes; UINT32_MAX when it has another shape. */
 static uint32_t read_tree(builder *bd)
 {
@@ -142,11 +172,19 @@ static uint32_t read_tree(builder *bd)
             pc += words;
             continue;
         case DC_OP_CONST: v = new_vnode(bd, VN_CONST, pc, a); break;
-        case DC_OP_LOADVAR:
-            if (a == p->device_slot)
+        case DC_OP_LOADVAR: {
+            if (a != p->device_slot) {
+                v = new_vnode(bd, VN_VAR, pc, a);
+                break;
+            }
+            /* device.driver and device.allowMultipleAllocations read as columns. */
+            uint32_t field = device_field(p, pc);
+            if (field == UINT32_MAX)
                 return UINT32_MAX;
-            v = new_vnode(bd, VN_VAR, pc, a);
+            v = new_vnode(bd, VN_COL, pc, field);
+            pc += 1; /* the SELECT */
             break;
+        }
         case DC_OP_LOADATTR:
         case DC_OP_LOADCAP: v = new_vnode(bd, VN_COL, pc, a); break;
         case DC_OP_HASCOL: v = new_vnode(bd, VN_HAS, pc, a); break;
@@ -232,7 +270,7 @@ static uint32_t new_pnode(builder *bd, uint8_t kind)
 static bool plain_col(const builder *bd, uint32_t vi, dc_colkind kind)
 {
     const vnode *v = &bd->vn[vi];
-    const dc_tcol *tc = v->kind == VN_COL ? bd->b->colmap[v->a] : NULL;
+    const dc_tcol *tc = v->kind == VN_COL ? bd->pl->cols[v->a] : NULL;
     return tc && tc->kind == kind && !tc->nforeign;
 }
 
@@ -248,8 +286,17 @@ static const dc_val *const_of(const builder *bd, uint32_t vi, dc_kind k)
 static uint32_t leaf(builder *bd, uint32_t vi)
 {
     const vnode v = bd->vn[vi];
-    const dc_tcol *tc = v.col == COL_NONE ? NULL : bd->b->colmap[v.col];
+    const dc_tcol *tc = v.col == COL_NONE ? NULL : bd->pl->cols[v.col];
     uint32_t ni;
+    if (v.col == DRIVER_COL(bd->p)) {
+        /* Anything of device.driver: an answer per driver, read through the row's pool. */
+        ni = new_pnode(bd, P_DRIVER);
+        if (ni != UINT32_MAX) {
+            bd->pn[ni].vn = vi;
+            bd->pn[ni].col = v.col;
+        }
+        return ni;
+    }
     if (!tc) {
         /* No column, or one no device has: the same value on every row. */
         ni = new_pnode(bd, P_CONST);
@@ -357,15 +404,30 @@ dracel_status dc_plan_build(dc_bound *b, dc_arena *a)
     bd.b = b;
     bd.p = b->p;
     bd.a = a;
+    const dc_table *t = b->t;
+    dc_plan *pl = dc_arena_zalloc(a, sizeof *pl);
+    const dc_tcol **cols = dc_arena_alloc(a, (b->p->ncols + 2) * sizeof *cols);
+    size_t words = DC_BITS_WORDS(t->rows);
+    uint64_t *ones = dc_arena_alloc(a, (words + 1) * sizeof *ones);
+    if (!pl || !cols || !ones)
+        return DRACEL_ENOMEM;
+    for (uint32_t i = 0; i < b->p->ncols; i++)
+        cols[i] = b->colmap[i];
+    for (size_t w = 0; w < words; w++)
+        ones[w] = t->rows - w * 64 >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << (t->rows - w * 64)) - 1;
+    pl->multi.kind = DC_COL_BOOL;
+    pl->multi.present = ones;
+    pl->multi.v.bits = t->multi;
+    cols[DRIVER_COL(b->p)] = NULL;
+    cols[MULTI_COL(b->p)] = &pl->multi;
+    pl->cols = cols;
+    bd.pl = pl;
     uint32_t root = read_tree(&bd);
     uint32_t proot = root == UINT32_MAX ? UINT32_MAX : to_plan(&bd, root);
     if (bd.oom)
         return DRACEL_ENOMEM;
     if (proot == UINT32_MAX)
         return DRACEL_OK;
-    dc_plan *pl = dc_arena_alloc(a, sizeof *pl);
-    if (!pl)
-        return DRACEL_ENOMEM;
     pl->vn = bd.vn;
     pl->nvn = bd.nvn;
     pl->pn = bd.pn;
@@ -389,7 +451,9 @@ enum { ST_TRUE = 0x80, ST_OTHER = 0x40, ST_UNKNOWN = 0x20 };
 enum { M_GATHER, M_IN, M_NOTIN };
 
 typedef struct leafst {
-    uint8_t *st;       /* P_MEMO: per key */
+    uint8_t *st;       /* P_MEMO: per key; P_DRIVER: per dictionary id */
+    uint8_t *pst;      /* P_DRIVER: per pool, its driver's answer */
+    bool uniform;      /* P_DRIVER: every pool has the same answer, pst[0] (one driver) */
     dc_val *val;       /* P_MEMO: per key, where st is known */
     uint32_t size;
     const dc_tcol *tc;
@@ -447,6 +511,8 @@ static dc_val vt_eval(prun *r, dc_ectx *c, uint32_t vi, bool present, dc_val x)
 
 static dc_val key_value(const prun *r, const leafst *s, uint32_t key)
 {
+    if (!s->tc) /* P_DRIVER: keys are dictionary ids */
+        return dc_strval(dc_dict_str(r->t->dict, key));
     switch (s->tc->kind) {
     case DC_COL_STRING: return dc_strval(dc_dict_str(r->t->dict, key));
     case DC_COL_BOOL: return dc_bool(key != 0);
@@ -485,6 +551,8 @@ static bool init_leaves(prun *r)
         if (r->run->oom)
             return false;
     }
+    /* device.driver and allowMultipleAllocations: present on every row. */
+    r->absent[DRIVER_COL(r->p)] = r->absent[MULTI_COL(r->p)] = dc_bool(false);
     r->leaves = dc_ealloc(r->run, (pl->npn + 1) * sizeof *r->leaves);
     if (!r->leaves)
         return false;
@@ -499,9 +567,29 @@ static bool init_leaves(prun *r)
         s->abs_st = state_of(s->abs_val);
         if (r->run->oom)
             return false;
+        if (n->kind == P_DRIVER) {
+            /* Every pool's driver answered once per distinct driver. */
+            const dc_table *t = r->t;
+            s->st = dc_ealloc(r->run, t->dict_limit + 1);
+            s->val = dc_ealloc(r->run, (t->dict_limit + 1) * sizeof *s->val);
+            s->pst = dc_ealloc(r->run, t->npools + 1);
+            if (!s->st || !s->val || !s->pst)
+                return false;
+            memset(s->st, ST_UNKNOWN, t->dict_limit + 1);
+            for (uint32_t k = 0; k < t->npools && !r->oom; k++) {
+                uint32_t key = t->pools[k].driver;
+                if (s->st[key] == ST_UNKNOWN)
+                    memo_fill(r, n, s, key);
+                s->pst[k] = s->st[key];
+            }
+            s->uniform = true;
+            for (uint32_t k = 1; k < t->npools; k++)
+                s->uniform &= s->pst[k] == s->pst[0];
+            continue;
+        }
         if (n->kind != P_MEMO)
             continue;
-        s->tc = r->b->colmap[n->col];
+        s->tc = r->pl->cols[n->col];
         s->size = s->tc->kind == DC_COL_STRING ? r->t->dict_limit
                   : s->tc->kind == DC_COL_BOOL ? 2
                                                : s->tc->ndistinct;
@@ -720,7 +808,7 @@ static void eval_node(prun *r, uint32_t ni, uint32_t w, uint32_t cnt, uint64_t v
 {
     const pnode *n = &r->pl->pn[ni];
     leafst *s = &r->ls[ni];
-    const dc_tcol *tc = n->kind >= P_EQID ? r->b->colmap[n->col] : NULL;
+    const dc_tcol *tc = n->kind >= P_EQID ? r->pl->cols[n->col] : NULL;
     uint32_t base = w * 64;
     switch (n->kind) {
     case P_AND:
@@ -758,6 +846,20 @@ static void eval_node(prun *r, uint32_t ni, uint32_t w, uint32_t cnt, uint64_t v
     case P_MEMO:
         memo_word(r, n, s, w, cnt, valid, t, e);
         return;
+    case P_DRIVER: {
+        if (s->uniform) {
+            *t = s->pst[0] & ST_TRUE ? valid : 0;
+            *e = s->pst[0] & ST_OTHER ? valid : 0;
+            return;
+        }
+        const uint32_t *pool = r->t->pool + base;
+        uint8_t tmp[64] = {0};
+        for (uint32_t l = 0; l < cnt; l++)
+            tmp[l] = s->pst[pool[l]];
+        *t = byte_bits(tmp, 0);
+        *e = s->others ? byte_bits(tmp, 1) : 0;
+        return;
+    }
     default:
         break;
     }
@@ -831,9 +933,10 @@ static dc_val lane_val(prun *r, uint32_t ni, uint32_t row)
         return dc_vm_apply(r->lane, r->p, n->pc, &x);
     }
     case P_CONST: return s->abs_val;
+    case P_DRIVER: return s->val[r->t->pools[r->t->pool[row]].driver];
     default: break;
     }
-    const dc_tcol *tc = r->b->colmap[n->col];
+    const dc_tcol *tc = r->pl->cols[n->col];
     if (!dc_bit(tc->present, row))
         return s->abs_val;
     if (n->kind == P_MEMO) {
@@ -893,7 +996,7 @@ dracel_status dc_plan_run(const dc_bound *b, const dc_val *vars, bool keep, size
     r.lane = &out->lane;
     ctx_reset(r.run);
     ctx_reset(r.lane);
-    r.absent = dc_ealloc(r.run, (r.p->ncols + 1) * sizeof *r.absent);
+    r.absent = dc_ealloc(r.run, (r.p->ncols + 2) * sizeof *r.absent);
     r.ls = dc_ealloc(r.run, pl->npn * sizeof *r.ls);
     if (!r.absent || !r.ls) {
         r.oom = true;

@@ -12,7 +12,10 @@
  *     (startsWith, matches, compareTo(...) >= 0, lowerAscii() == ..., ...): a memo of its answer
  *     per distinct value (a dictionary id, an entry of the column's distinct values), filled
  *     for a string column as rows meet new ids and at once for the others;
- *   - an expression of no column: one value.
+ *   - an expression of no column: one value;
+ *   - `device.driver` (an answer per driver, looked up through the row's pool) and
+ *     `device.allowMultipleAllocations` (the table's bitmap), where `device` is read no other
+ *     way.
  *
  * Each leaf gives two bitmaps per word (true, and error-or-not-a-bool) and `&&`/`||`/`!`
  * combine them with cel-go's error absorption; a word whose left side already decides skips
@@ -29,6 +32,10 @@
 #include "vm.h"
 
 struct dc_selection;
+
+/** Is the LOADVAR of `device` at pc the start of `device.driver` or
+ *  `device.allowMultipleAllocations` (which a plan reads as columns)? */
+bool dc_plan_device_field(const dc_program *p, uint32_t pc);
 
 /** Build the plan of a bound program in its arena (b->plan; NULL when the program does not
  *  have a shape the plan covers). DRACEL_OK or DRACEL_ENOMEM. */

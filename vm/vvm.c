@@ -1266,7 +1266,7 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
     m.lane.cost_limit = m.run.cost_limit = 0;
     /* Per batch, half the per-row limit (at least a byte); see dc_memo_heavy. */
     m.lane.mem_limit = o->mem_limit ? (o->mem_limit / 2 ? o->mem_limit / 2 : 1) : 0;
-    bool scalar = o->scalar || b->loops || b->uses_device ||
+    bool scalar = o->scalar || b->loops || b->uses_device || (b->device_fields && o->batched) ||
                   (o->cost_limit && cost_bound(b) > o->cost_limit);
     m.mem_limit = o->mem_limit;
     dracel_status st = DRACEL_OK;

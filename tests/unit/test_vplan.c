@@ -34,7 +34,7 @@ static const int64_t EDGES[] = {INT64_MIN, INT64_MIN + 1, -4294967297LL, -429496
                                 INT64_MAX};
 #define NEDGES (sizeof EDGES / sizeof EDGES[0])
 
-/* The fleet: n devices in ResourceSlices of up to 50 (Kubernetes allows 128). */
+/* The fleet: n devices in ResourceSlices of up to 50 (Kubernetes allows 128), of two drivers. */
 static char *fleet(unsigned n)
 {
     static const char *const strs[] = {"a", "b", "c", "d", "e", "f"};
@@ -47,13 +47,19 @@ static char *fleet(unsigned n)
     unsigned per = 50, nslices = (n + per - 1) / per;
     PUT("{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[");
     for (unsigned i = 0; i < n; i++) {
-        if (i % per == 0)
+        if (i % per == 0) {
+            /* Even slices: driver d.example.com (pool p); odd ones: e.example.com (pool q),
+             * whose devices' attributes are in its own domain. */
+            unsigned k = i / per, odd = k % 2;
             PUT("%s{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\","
-                "\"metadata\":{\"name\":\"s%u\"},\"spec\":{\"driver\":\"d.example.com\","
-                "\"allNodes\":true,\"pool\":{\"name\":\"p\",\"generation\":1,"
+                "\"metadata\":{\"name\":\"s%u\"},\"spec\":{\"driver\":\"%s\","
+                "\"allNodes\":true,\"pool\":{\"name\":\"%s\",\"generation\":1,"
                 "\"resourceSliceCount\":%u},\"devices\":[",
-                i ? "]}}," : "", i / per, nslices);
-        PUT("%s{\"name\":\"dev-%u\",\"attributes\":{", i % per ? "," : "", i);
+                i ? "]}}," : "", k, odd ? "e.example.com" : "d.example.com", odd ? "q" : "p",
+                odd ? nslices / 2 : (nslices + 1) / 2);
+        }
+        PUT("%s{\"name\":\"dev-%u\",%s\"attributes\":{", i % per ? "," : "", i,
+            i % 4 == 1 ? "\"allowMultipleAllocations\":true," : "");
         PUT("\"many\":{\"string\":\"v%u\"}", i);
         if (i % 7 != 3)
             PUT(",\"s\":{\"string\":\"%s\"}", strs[i % 6]);
@@ -141,6 +147,16 @@ static const selector SELECTORS[] = {
     {A ".i64 + 1 > 0", false, 0},
     {A ".s.size() > 0 && " A ".i64 / 0 == 1", false, 0},
     {"device.attributes[\"d.example.com\"].exists(k, k == \"s\")", false, 0},
+    /* device.driver and allowMultipleAllocations read as columns when `device` has no other use. */
+    {"device.driver == \"d.example.com\"", true, 0},
+    {"device.driver != \"e.example.com\" && " A ".s == \"a\"", true, 0},
+    {"device.driver.startsWith(\"e.\") || " A ".flag", true, 0},
+    {"device.driver in [\"x.example.com\", \"e.example.com\"]", true, 0},
+    {"device.allowMultipleAllocations", true, 0},
+    {"!device.allowMultipleAllocations || " A ".i64 > 0", true, 0},
+    {"device.driver == \"d.example.com\" && device.allowMultipleAllocations == " A ".flag", false, 0},
+    {"device.driver == \"d.example.com\" ? " A ".flag : true", false, 0},
+    {"device.driver == \"d.example.com\" && size(device.attributes) > 0", false, 0},
 };
 
 /* Every run's view of row r, as one string: the value (JSON) with values, else the bitmaps
