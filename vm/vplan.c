@@ -4,14 +4,16 @@
  * Building: the bytecode is executed symbolically (a stack of expression nodes) into a tree of
  * value nodes, each knowing the one program column it depends on (or none, or several). `&&`
  * and `||` are recognised with or without their short-circuit jump (ANDJ/ORJ to just past the
- * matching AND/OR); any other jump, a local, an iterator or `device` as a whole ends the
- * attempt. The tree becomes a plan: logic nodes over leaves (see the header).
+ * matching AND/OR); any other jump, a local, an iterator or `device` read other than as
+ * device.driver or device.allowMultipleAllocations ends the attempt. The tree becomes a plan:
+ * logic nodes over leaves (see the header).
  *
  * Exactness: a leaf's bits are its value's for every row (the memo's answer for a value is
  * dc_vm_apply's, computed once); `&&`/`||` are cel-go's (a deciding side wins; two bools give
  * the other; otherwise an error) on (true, error-or-other) bit pairs; skipping the right side
  * of a word that the left decides changes nothing because CEL has no side effects and the
- * binder runs a plan only for programs whose worst-case cost fits the budget (vm/vvm.c). Error
+ * vector VM runs a plan only for programs whose worst-case cost fits the budget, and redoes a
+ * run whose memos come near the memory limit row by row (vm/vvm.c, dc_memo_heavy). Error
  * rows are evaluated again on boxed values along the same tree, with dc_vm_apply at each node:
  * the left error wins as in logic() of vm/vm.c.
  */
