@@ -7,7 +7,8 @@
 #  2. Synthetic fleets (bench/genfleet, cached in bench-data/): 10,000 devices in one file and
 #     100,000 as a directory of files (1,000,000 too with BENCH_LARGE=1): `dra-celc bench` for
 #     S1..S4 on both VMs, with the vector/scalar speed-up, and the vector VM's batch
-#     interpreter alone (--vm batched: what programs without fused kernels get).
+#     interpreter alone (--vm batched: what programs without fused kernels get); then SD, a
+#     DeviceClass's `device.driver == "gpu.example.com"`.
 #  3. The hand-written C loops for S1 and S3 over the same columns, with the VM/loop ratio and a
 #     check that both produce identical bitmaps.
 #  4. Keeping a fleet up to date: the 100,000-device fleet loaded into a dracel_fleet, then one
@@ -29,6 +30,8 @@ S1='device.attributes["gpu.example.com"].model == "H100"'
 S2='device.attributes["gpu.example.com"].model in ["H100", "A100"] && device.attributes["gpu.example.com"].numaNode == 0'
 S3='device.attributes["gpu.example.com"].model == "H100" && device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0'
 S4='device.attributes["gpu.example.com"].model.startsWith("H") && device.attributes["gpu.example.com"].healthy && device.attributes["gpu.example.com"].driverVersion.matches("^5[3-9][0-9]\\.")'
+# Not one of the four: the driver check every DeviceClass makes.
+SD='device.driver == "gpu.example.com"'
 
 field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
 
@@ -38,7 +41,7 @@ for spec in $fleets; do
   n=${spec%%:*}; path=${spec#*:}
   [ -e "$path" ] || ./bench/genfleet "$n" "$path" || { status=1; continue; }
   echo "== fleet of $n devices ($path)"
-  for s in 1 2 3 4; do
+  for s in 1 2 3 4 D; do
     eval "expr=\$S$s"
     sc=$("$celc" bench --slices "$path" -e "$expr" --vm scalar --repeat 3 2>/dev/null)
     vc=$("$celc" bench --slices "$path" -e "$expr" --vm vector --repeat 7 2>/dev/null)
