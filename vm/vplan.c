@@ -49,7 +49,8 @@ typedef struct vnode {
 
 /* ---- Plan nodes. */
 
-enum { P_AND, P_OR, P_NOT, P_CONST, P_EQID, P_INSET, P_CMPINT, P_BOOL, P_HAS, P_MEMO, P_DRIVER };
+enum { P_AND, P_OR, P_NOT, P_CONST, P_EQID, P_INSET, P_CMPINT, P_ININT, P_BOOL, P_HAS, P_MEMO,
+       P_DRIVER };
 
 typedef struct pnode {
     uint8_t kind;
@@ -60,6 +61,7 @@ typedef struct pnode {
     uint32_t col;      /* leaves on a column: the program column */
     int64_t c;         /* P_CMPINT */
     uint32_t ids[MAX_SET], nids; /* P_EQID (one), P_INSET */
+    int64_t ints[MAX_SET];       /* P_ININT (nids of them) */
 } pnode;
 
 typedef struct dc_plan {
@@ -329,6 +331,18 @@ static uint32_t leaf(builder *bd, uint32_t vi)
                        : op == DC_OP_GT ? DC_OP_LT : op == DC_OP_GE ? DC_OP_LE : op;
             }
         }
+    } else if (op == DC_OP_IN && plain_col(bd, v.args[0], DC_COL_INT)) {
+        /* numaNode in [0, 1]: int equality with each (a list of ints only: 1 == 1.0 in CEL,
+         * and other kinds go through the batch interpreter). */
+        const dc_val *l = const_of(bd, v.args[1], DC_K_LIST);
+        bool ints = l && l->u.l->n <= MAX_SET;
+        for (uint32_t i = 0; ints && i < l->u.l->n; i++)
+            ints = l->u.l->v[i].k == DC_K_INT;
+        if (ints) {
+            kind = P_ININT;
+            colv = v.args[0];
+            kv = v.args[1];
+        }
     } else if (op == DC_OP_IN && plain_col(bd, v.args[0], DC_COL_STRING)) {
         const dc_val *l = const_of(bd, v.args[1], DC_K_LIST);
         bool strings = l && l->u.l->n <= MAX_SET;
@@ -359,6 +373,13 @@ static uint32_t leaf(builder *bd, uint32_t vi)
         n->op = (uint8_t)op;
         n->c = bd->p->consts[bd->vn[kv].a].u.i;
         break;
+    case P_ININT: {
+        const dc_list *l = bd->p->consts[bd->vn[kv].a].u.l;
+        for (uint32_t i = 0; i < l->n; i++)
+            n->ints[i] = l->v[i].u.i;
+        n->nids = l->n;
+        break;
+    }
     case P_INSET: {
         const dc_list *l = bd->p->consts[bd->vn[kv].a].u.l;
         for (uint32_t i = 0; i < l->n; i++) {
@@ -876,6 +897,11 @@ static void eval_node(prun *r, uint32_t ni, uint32_t w, uint32_t cnt, uint64_t v
         bits = n->nids ? eq_ids(tc->v.sid + base, cnt, n->ids, n->nids) : 0;
         break;
     case P_CMPINT: bits = cmp_word(tc->v.i + base, cnt, n->op, n->c); break;
+    case P_ININT:
+        bits = 0;
+        for (uint32_t i = 0; i < n->nids; i++)
+            bits |= cmp_word(tc->v.i + base, cnt, DC_OP_EQ, n->ints[i]);
+        break;
     case P_BOOL: bits = tc->v.bits[w]; break;
     default: /* P_HAS */
         *t = present;
@@ -967,6 +993,12 @@ static dc_val lane_val(prun *r, uint32_t ni, uint32_t row)
         case DC_OP_GT: return dc_bool(x > n->c);
         default: return dc_bool(x >= n->c);
         }
+    }
+    case P_ININT: {
+        bool hit = false;
+        for (uint32_t i = 0; i < n->nids; i++)
+            hit |= tc->v.i[row] == n->ints[i];
+        return dc_bool(hit);
     }
     case P_BOOL: return dc_bool(dc_bit(tc->v.bits, row));
     default: return dc_bool(true); /* P_HAS of a present column */

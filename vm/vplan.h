@@ -6,7 +6,7 @@
  *
  *   - a string column compared with a string constant (`==`, `!=`): dictionary id equality;
  *   - a string column `in` a constant list of strings: equality with a few ids;
- *   - an int column compared with an int constant;
+ *   - an int column compared with an int constant, or `in` a constant list of up to 8 ints;
  *   - a bool column itself, and has() of any column: the column's bitmaps;
  *   - any other expression of one string, version, quantity or bool column and constants
  *     (startsWith, matches, compareTo(...) >= 0, lowerAscii() == ..., ...): a memo of its answer

@@ -102,6 +102,9 @@ static const selector SELECTORS[] = {
     {A ".s in [\"a\", \"c\", \"no device has this\"]", true, 0},
     {A ".s in []", true, 0},
     {A ".many == \"v3\"", true, 0},
+    {A ".i64 in [0, -1, 9223372036854775807, 4294967296]", true, 0},
+    {A ".i64 in [] || " A ".flag", true, 0},
+    {A ".i64 in [1, 2.0]", false, DRACEL_COMPILE_NO_CHECK},
     /* Bools, has(), constants, a column no device has. */
     {A ".flag", true, 0},
     {"!" A ".flag", true, 0},
