@@ -1039,7 +1039,7 @@ dracel_status dc_plan_run(const dc_bound *b, const dc_val *vars, bool keep, size
         if (!init_leaves(&r))
             r.oom = true;
     }
-    const dc_foreign *fault = t->faults, *fault_end = t->faults + t->nfaults;
+    const dc_foreign *fault = t->faults, *fault_end = t->nfaults ? t->faults + t->nfaults : NULL;
     size_t words = DC_BITS_WORDS(t->rows);
     for (uint32_t w = 0; w < words && !r.oom && !r.heavy; w++) {
         uint32_t base = w * 64, cnt = t->rows - base < 64 ? t->rows - base : 64;
