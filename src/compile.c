@@ -11,6 +11,7 @@
  *   device.attributes["d"].id and device.attributes["d"]["id"]  ->  LOADATTR col
  *   device.capacity["d"].id                                      ->  LOADCAP col
  *   has(device.attributes["d"].id), "id" in device.attributes["d"] ->  HASCOL col
+ *   device.driver, device.allowMultipleAllocations               ->  LOADDEV "field"
  * A column load is only emitted when `device` is the environment's variable (not a
  * comprehension variable of the same name).
  */
@@ -404,6 +405,18 @@ static bool try_column_default(cg *g, const dc_ast *e)
     return true;
 }
 
+/* device.driver, device.allowMultipleAllocations: one field of the device (a table row's pool
+ * driver or its bitmap), not the whole device map. */
+static bool try_device_field(cg *g, const dc_ast *e)
+{
+    const char *f = e->u.sel.field;
+    if ((e->flags & DC_ASTF_TEST_ONLY) || !is_device(g, e->u.sel.operand) ||
+        (strcmp(f, "driver") != 0 && strcmp(f, "allowMultipleAllocations") != 0))
+        return false;
+    emit(g, DC_OP_LOADDEV, str_const(g, f));
+    return true;
+}
+
 static void compile_select(cg *g, const dc_ast *e)
 {
     if ((e->flags & DC_ASTF_TEST_ONLY) && try_has_column(g, e))
@@ -418,7 +431,7 @@ static void compile_select(cg *g, const dc_ast *e)
         emit(g, DC_OP_LOADVAR, v->slot);
         return;
     }
-    if (try_column(g, e))
+    if (try_column(g, e) || try_device_field(g, e))
         return;
     compile(g, e->u.sel.operand);
     emit(g, DC_OP_SELECT, str_const(g, e->u.sel.field));
@@ -839,7 +852,7 @@ static bool segment_pure(const cg *g, uint32_t start, uint32_t locals0, uint32_t
         const dc_opinfo *in = &dc_op_info[op];
         uint32_t a = DC_INSN_A(w);
         if (op == DC_OP_LOADVAR || op == DC_OP_LOADATTR || op == DC_OP_LOADCAP ||
-            op == DC_OP_LOADCOLDEF || op == DC_OP_HASCOL)
+            op == DC_OP_LOADCOLDEF || op == DC_OP_HASCOL || op == DC_OP_LOADDEV)
             return false;
         if (in->fmt == DC_FMT_S && a < locals0)
             return false;

@@ -56,12 +56,8 @@ dracel_status dc_bind(const dc_program *p, const dc_table *t, const dracel_alloc
     b->nextra = nextra;
     for (uint32_t pc = 0; pc < p->ncode;) {
         dc_op op = DC_INSN_OP(p->code[pc]);
-        if (op == DC_OP_LOADVAR && DC_INSN_A(p->code[pc]) == p->device_slot) {
-            if (dc_plan_device_field(p, pc))
-                b->device_fields = true;
-            else
-                b->uses_device = true;
-        }
+        if (op == DC_OP_LOADVAR && DC_INSN_A(p->code[pc]) == p->device_slot)
+            b->uses_device = true;
         /* Comprehensions (iterators and their builders) run lane by lane on the scalar VM. */
         if (op == DC_OP_ITERINIT || op == DC_OP_ITERINIT2 || op == DC_OP_ITERNEXT ||
             op == DC_OP_ITERNEXT2 || op == DC_OP_ACCINIT || op == DC_OP_ACCINITMAP ||
@@ -76,8 +72,6 @@ dracel_status dc_bind(const dc_program *p, const dc_table *t, const dracel_alloc
         dc_arena_free(&arena);
         return DRACEL_ENOMEM;
     }
-    if (b->device_fields && !b->plan)
-        b->uses_device = true; /* only the fused kernels read those fields as columns */
     b->arena = arena;
     *out = b;
     return DRACEL_OK;

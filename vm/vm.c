@@ -747,6 +747,20 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
             dc_cost(c, 3); /* the selection, .? and orValue */
             break;
         }
+        case DC_OP_LOADDEV:
+            /* A table row's field without building the device map (a fault row never gets
+             * here: dc_vm_exec returns its error first). */
+            if (c->rowsrc) {
+                const dc_table *t = c->rowsrc->b->t;
+                uint32_t row = c->rowsrc->row;
+                *sp++ = dc_devfield_is_driver(K[a].u.s)
+                            ? dc_strval(dc_dict_str(t->dict, t->pools[t->pool[row]].driver))
+                            : dc_bool(dc_bit(t->multi, row));
+            } else {
+                *sp++ = select_val(c, vars[p->device_slot], K[a].u.s);
+            }
+            dc_cost(c, 2); /* the device and the selection it stands for */
+            break;
         case DC_OP_HASCOL: {
             dc_val v;
             bool found = find_column(c, p, vars, a, &v);

@@ -108,11 +108,16 @@ typedef struct dc_bound {
     const dc_str **extra;       /* strings of the ids past the dictionary */
     uint32_t nextra;
     bool uses_device;           /* the program reads `device` as a whole (LOADVAR) */
-    bool device_fields;         /* it reads device.driver or device.allowMultipleAllocations
-                                   (only the fused kernels and the scalar VM can) */
     bool loops;                 /* comprehensions: the vector VM runs it lane by lane */
     const struct dc_plan *plan; /* the vector VM's fused kernels (vm/vplan.h), or NULL */
 } dc_bound;
+
+/* LOADDEV's field (its constant): device.driver, else allowMultipleAllocations (the only two
+ * the compiler emits it for). */
+static inline bool dc_devfield_is_driver(const dc_str *f)
+{
+    return f->data[0] == 'd';
+}
 
 dracel_status dc_bind(const dc_program *p, const dc_table *t, const dracel_alloc *a,
                       dc_bound **out) DC_WUR;

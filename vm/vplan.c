@@ -4,9 +4,8 @@
  * Building: the bytecode is executed symbolically (a stack of expression nodes) into a tree of
  * value nodes, each knowing the one program column it depends on (or none, or several). `&&`
  * and `||` are recognised with or without their short-circuit jump (ANDJ/ORJ to just past the
- * matching AND/OR); any other jump, a local, an iterator or `device` read other than as
- * device.driver or device.allowMultipleAllocations ends the attempt. The tree becomes a plan:
- * logic nodes over leaves (see the header).
+ * matching AND/OR); any other jump, a local, an iterator or `device` as a whole ends the
+ * attempt. The tree becomes a plan: logic nodes over leaves (see the header).
  *
  * Exactness: a leaf's bits are its value's for every row (the memo's answer for a value is
  * dc_vm_apply's, computed once); `&&`/`||` are cel-go's (a deciding side wins; two bools give
@@ -133,26 +132,6 @@ static uint32_t merge_col(uint32_t x, uint32_t y)
     return COL_MANY;
 }
 
-/* The pseudo-column a `device` load at pc reads (its SELECT follows), or UINT32_MAX. */
-static uint32_t device_field(const dc_program *p, uint32_t pc)
-{
-    if (pc + 1 >= p->ncode || DC_INSN_OP(p->code[pc + 1]) != DC_OP_SELECT)
-        return UINT32_MAX;
-    const dc_val *k = &p->consts[DC_INSN_A(p->code[pc + 1])];
-    if (k->k != DC_K_STRING)
-        return UINT32_MAX;
-    if (strcmp(k->u.s->data, "driver") == 0)
-        return DRIVER_COL(p);
-    if (strcmp(k->u.s->data, "allowMultipleAllocations") == 0)
-        return MULTI_COL(p);
-    return UINT32_MAX;
-}
-
-bool dc_plan_device_field(const dc_program *p, uint32_t pc)
-{
-    return device_field(p, pc) != UINT32_MAX;
-}
-
 /* The bytecode as a tree of value nodes; UINT32_MAX when it has another shape. */
 static uint32_t read_tree(builder *bd)
 {
@@ -176,19 +155,16 @@ static uint32_t read_tree(builder *bd)
             pc += words;
             continue;
         case DC_OP_CONST: v = new_vnode(bd, VN_CONST, pc, a); break;
-        case DC_OP_LOADVAR: {
-            if (a != p->device_slot) {
-                v = new_vnode(bd, VN_VAR, pc, a);
-                break;
-            }
-            /* device.driver and device.allowMultipleAllocations read as columns. */
-            uint32_t field = device_field(p, pc);
-            if (field == UINT32_MAX)
-                return UINT32_MAX;
-            v = new_vnode(bd, VN_COL, pc, field);
-            pc += 1; /* the SELECT */
+        case DC_OP_LOADVAR:
+            if (a == p->device_slot)
+                return UINT32_MAX; /* the device as a whole */
+            v = new_vnode(bd, VN_VAR, pc, a);
             break;
-        }
+        case DC_OP_LOADDEV:
+            /* device.driver and device.allowMultipleAllocations read as columns. */
+            v = new_vnode(bd, VN_COL, pc,
+                          dc_devfield_is_driver(p->consts[a].u.s) ? DRIVER_COL(p) : MULTI_COL(p));
+            break;
         case DC_OP_LOADATTR:
         case DC_OP_LOADCAP: v = new_vnode(bd, VN_COL, pc, a); break;
         case DC_OP_HASCOL: v = new_vnode(bd, VN_HAS, pc, a); break;
@@ -474,7 +450,7 @@ enum { ST_TRUE = 0x80, ST_OTHER = 0x40, ST_UNKNOWN = 0x20 };
 enum { M_GATHER, M_IN, M_NOTIN };
 
 typedef struct leafst {
-    uint8_t *st;       /* P_MEMO: per key; P_DRIVER: per dictionary id */
+    uint8_t *st;       /* P_MEMO: per key */
     uint8_t *pst;      /* P_DRIVER: per pool, its driver's answer */
     bool uniform;      /* P_DRIVER: every pool has the same answer, pst[0] (one driver) */
     dc_val *val;       /* P_MEMO: per key, where st is known */
@@ -483,7 +459,7 @@ typedef struct leafst {
     bool complete;     /* P_MEMO: every key computed */
     uint8_t mode;      /* P_MEMO: M_GATHER, or (complete, no ST_OTHER) M_IN / M_NOTIN ids */
     uint32_t ids[MEMO_SET_MAX], nids;
-    bool others;       /* P_MEMO: some computed key is ST_OTHER */
+    bool others;       /* P_MEMO, P_DRIVER: some computed answer is ST_OTHER */
     uint8_t abs_st;    /* the answer for a row without the column (P_CONST: for every row) */
     dc_val abs_val;
     dc_val copied;     /* abs_val (an error) copied into the selection, once */
@@ -534,8 +510,6 @@ static dc_val vt_eval(prun *r, dc_ectx *c, uint32_t vi, bool present, dc_val x)
 
 static dc_val key_value(const prun *r, const leafst *s, uint32_t key)
 {
-    if (!s->tc) /* P_DRIVER: keys are dictionary ids */
-        return dc_strval(dc_dict_str(r->t->dict, key));
     switch (s->tc->kind) {
     case DC_COL_STRING: return dc_strval(dc_dict_str(r->t->dict, key));
     case DC_COL_BOOL: return dc_bool(key != 0);
@@ -586,30 +560,35 @@ static bool init_leaves(prun *r)
         if (n->kind == P_AND || n->kind == P_OR || n->kind == P_NOT)
             continue;
         r->leaves[r->nleaves++] = i;
-        s->abs_val = memo_eval(r, n->vn, false, dc_null());
-        s->abs_st = state_of(s->abs_val);
-        if (r->run->oom)
-            return false;
         if (n->kind == P_DRIVER) {
-            /* Every pool's driver answered once per distinct driver. */
+            /* Each pool's answer, computed once per run of pools of one driver (pools are in
+             * driver order, so that is once per driver). */
             const dc_table *t = r->t;
-            s->st = dc_ealloc(r->run, t->dict_limit + 1);
-            s->val = dc_ealloc(r->run, (t->dict_limit + 1) * sizeof *s->val);
             s->pst = dc_ealloc(r->run, t->npools + 1);
-            if (!s->st || !s->val || !s->pst)
+            if (!s->pst)
                 return false;
-            memset(s->st, ST_UNKNOWN, t->dict_limit + 1);
+            uint32_t last = DC_DICT_NONE;
+            uint8_t st = 0;
             for (uint32_t k = 0; k < t->npools && !r->oom; k++) {
                 uint32_t key = t->pools[k].driver;
-                if (s->st[key] == ST_UNKNOWN)
-                    memo_fill(r, n, s, key);
-                s->pst[k] = s->st[key];
+                if (key != last) {
+                    st = state_of(memo_eval(r, n->vn, true, dc_strval(dc_dict_str(t->dict, key))));
+                    s->others |= st == ST_OTHER;
+                    last = key;
+                }
+                s->pst[k] = st;
             }
             s->uniform = true;
             for (uint32_t k = 1; k < t->npools; k++)
                 s->uniform &= s->pst[k] == s->pst[0];
+            if (r->run->oom)
+                return false;
             continue;
         }
+        s->abs_val = memo_eval(r, n->vn, false, dc_null());
+        s->abs_st = state_of(s->abs_val);
+        if (r->run->oom)
+            return false;
         if (n->kind != P_MEMO)
             continue;
         s->tc = r->pl->cols[n->col];
@@ -961,7 +940,9 @@ static dc_val lane_val(prun *r, uint32_t ni, uint32_t row)
         return dc_vm_apply(r->lane, r->p, n->pc, &x);
     }
     case P_CONST: return s->abs_val;
-    case P_DRIVER: return s->val[r->t->pools[r->t->pool[row]].driver];
+    case P_DRIVER: /* the same value the run's answers came from, evaluated again */
+        return vt_eval(r, r->lane, n->vn, true,
+                       dc_strval(dc_dict_str(r->t->dict, r->t->pools[r->t->pool[row]].driver)));
     default: break;
     }
     const dc_tcol *tc = r->pl->cols[n->col];

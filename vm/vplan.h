@@ -14,8 +14,7 @@
  *     for a string column as rows meet new ids and at once for the others;
  *   - an expression of no column: one value;
  *   - `device.driver` (an answer per driver, looked up through the row's pool) and
- *     `device.allowMultipleAllocations` (the table's bitmap), where `device` is read no other
- *     way.
+ *     `device.allowMultipleAllocations` (the table's bitmap): LOADDEV.
  *
  * Each leaf gives two bitmaps per word (true, and error-or-not-a-bool) and `&&`/`||`/`!`
  * combine them with cel-go's error absorption; a word whose left side already decides skips
@@ -32,10 +31,6 @@
 #include "vm.h"
 
 struct dc_selection;
-
-/** Is the LOADVAR of `device` at pc the start of `device.driver` or
- *  `device.allowMultipleAllocations` (which a plan reads as columns)? */
-bool dc_plan_device_field(const dc_program *p, uint32_t pc);
 
 /** Build the plan of a bound program in its arena (b->plan; NULL when the program does not
  *  have a shape the plan covers). DRACEL_OK or DRACEL_ENOMEM. */

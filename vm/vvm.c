@@ -326,6 +326,22 @@ static void load_column(vm *m, uint32_t pc, vreg *res)
     }
 }
 
+/* device.driver (the dictionary id of each row's pool's driver) or allowMultipleAllocations
+ * (the table's bitmap). */
+static void load_devfield(vm *m, uint32_t pc, vreg *res)
+{
+    const dc_table *t = m->t;
+    clear_err(m, res);
+    if (dc_devfield_is_driver(m->p->consts[DC_INSN_A(m->p->code[pc])].u.s)) {
+        res->kind = VK_SID;
+        for (uint32_t l = 0; l < m->n; l++)
+            res->id[l] = t->pools[t->pool[m->row0 + l]].driver;
+    } else {
+        res->kind = VK_BOOL;
+        extract_bits(t->multi, m->row0, m->n, res->bits, m->W);
+    }
+}
+
 /* has(device.attributes["d"].id): the presence bitmap (and rows of another kind). */
 static void has_column(vm *m, uint32_t pc, vreg *res)
 {
@@ -449,6 +465,29 @@ static int memo_operand(vm *m, uint32_t pc, int pops)
  * many; beyond, it fills in as batches meet the values. */
 #define MEMO_ALL_MAX 4096u
 
+/* Compute the memo entry of instruction pc for key from args, once for the whole run (the
+ * value lives in the run's arena): its MS_* kind, or -1 when memory ran out. */
+static int memo_put(vm *m, uint32_t pc, uint32_t key, dc_val *args)
+{
+    size_t before = m->run.arena.served;
+    dc_val v = dc_vm_apply(&m->run, m->p, pc, args);
+    if (dc_memo_heavy(m->run.arena.served - before, m->mem_limit, m->p->ncode))
+        m->heavy = true;
+    if (m->run.oom) {
+        m->oom = true;
+        return -1;
+    }
+    uint8_t st = v.k == DC_K_ERROR  ? MS_ERROR
+                 : v.k == DC_K_BOOL ? (v.u.b ? MS_TRUE : MS_FALSE)
+                 : v.k == DC_K_INT  ? MS_INT
+                                    : MS_OTHER;
+    m->memo[pc][key] = v;
+    if (st == MS_INT)
+        m->memo_i[pc][key] = v.u.i;
+    m->memo_state[pc][key] = st;
+    return st;
+}
+
 static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
 {
     vreg *x = operand(m, pc, pops, which);
@@ -490,22 +529,9 @@ static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
                     cargs[i] = get(m, operand(m, pc, pops, i), 0);
             for (uint32_t key = 0; key < size; key++) {
                 cargs[which] = x->col->distinct[key];
-                size_t before = m->run.arena.served;
-                dc_val v = dc_vm_apply(&m->run, m->p, pc, cargs);
-                if (dc_memo_heavy(m->run.arena.served - before, m->mem_limit, m->p->ncode))
-                    m->heavy = true;
-                if (m->run.oom) {
-                    m->oom = true;
+                int st = memo_put(m, pc, key, cargs);
+                if (st < 0)
                     return false;
-                }
-                uint8_t st = v.k == DC_K_ERROR  ? MS_ERROR
-                             : v.k == DC_K_BOOL ? (v.u.b ? MS_TRUE : MS_FALSE)
-                             : v.k == DC_K_INT  ? MS_INT
-                                                : MS_OTHER;
-                m->memo[pc][key] = v;
-                if (st == MS_INT)
-                    m->memo_i[pc][key] = v.u.i;
-                m->memo_state[pc][key] = st;
                 all |= 1u << st;
             }
             m->memo_all[pc] = 1;
@@ -535,23 +561,10 @@ static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
                 continue;
             for (int i = 0; i < pops; i++)
                 args[i] = get(m, operand(m, pc, pops, i), l);
-            /* Values computed once for the whole run live in the run's arena. */
-            size_t before = m->run.arena.served;
-            dc_val v = dc_vm_apply(&m->run, m->p, pc, args);
-            if (dc_memo_heavy(m->run.arena.served - before, m->mem_limit, m->p->ncode))
-                m->heavy = true;
-            if (m->run.oom) {
-                m->oom = true;
+            int put = memo_put(m, pc, key, args);
+            if (put < 0)
                 return false;
-            }
-            memo[key] = v;
-            st = v.k == DC_K_ERROR  ? MS_ERROR
-                 : v.k == DC_K_BOOL ? (v.u.b ? MS_TRUE : MS_FALSE)
-                 : v.k == DC_K_INT  ? MS_INT
-                                    : MS_OTHER;
-            if (st == MS_INT)
-                mi[key] = v.u.i;
-            state[key] = st;
+            st = (uint8_t)put;
         }
         seen |= 1u << st;
     }
@@ -950,6 +963,10 @@ static void run_batch(vm *m)
             has_column(m, pc, res);
             commit(m, &m->regs[d], res);
             break;
+        case DC_OP_LOADDEV:
+            load_devfield(m, pc, res);
+            commit(m, &m->regs[d], res);
+            break;
         case DC_OP_LOADCOLDEF:
             load_column_default(m, pc, res);
             commit(m, &m->regs[d], res);
@@ -1266,7 +1283,7 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
     m.lane.cost_limit = m.run.cost_limit = 0;
     /* Per batch, half the per-row limit (at least a byte); see dc_memo_heavy. */
     m.lane.mem_limit = o->mem_limit ? (o->mem_limit / 2 ? o->mem_limit / 2 : 1) : 0;
-    bool scalar = o->scalar || b->loops || b->uses_device || (b->device_fields && o->batched) ||
+    bool scalar = o->scalar || b->loops || b->uses_device ||
                   (o->cost_limit && cost_bound(b) > o->cost_limit);
     m.mem_limit = o->mem_limit;
     dracel_status st = DRACEL_OK;

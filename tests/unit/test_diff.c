@@ -22,7 +22,9 @@
  * Most selectors (3 in 4) use only forms the vector VM runs as vectors (attributes and
  * capacities read by field, no `device` as a whole, no comprehensions); the others also use
  * the index and optional forms, has(), `in device.attributes[...]`, device.driver,
- * allowMultipleAllocations and comprehensions, which run row by row.
+ * allowMultipleAllocations and comprehensions (those that read `device` as a whole or loop
+ * run row by row; `"k" in device.attributes["d"]`, device.driver and allowMultipleAllocations
+ * compile to column instructions).
  *
  * Uses only the public API (include/dracel.h). Environment:
  *   DIFF_SEED=N        the seed (default 20250101)

@@ -155,6 +155,7 @@ static const selector SELECTORS[] = {
     {"device.driver != \"e.example.com\" && " A ".s == \"a\"", true, 0},
     {"device.driver.startsWith(\"e.\") || " A ".flag", true, 0},
     {"device.driver in [\"x.example.com\", \"e.example.com\"]", true, 0},
+    {"int(device.driver) == 0 || " A ".flag", true, DRACEL_COMPILE_NO_CHECK},
     {"device.allowMultipleAllocations", true, 0},
     {"!device.allowMultipleAllocations || " A ".i64 > 0", true, 0},
     {"device.driver == \"d.example.com\" && device.allowMultipleAllocations == " A ".flag", false, 0},
@@ -317,6 +318,52 @@ static void test_memory_limit(void **state)
     dracel_env_free(env);
 }
 
+/* A selection keeps its bitmaps, error list and scratch memory across runs: reused over tables
+ * of other sizes and programs of other shapes, it must answer as a fresh one does. */
+static void test_selection_reuse(void **state)
+{
+    (void)state;
+    dracel_env *env;
+    assert_int_equal(dracel_env_new(NULL, DRACEL_ENV_DRA, &env), DRACEL_OK);
+    dracel_table *big = load_fleet(130), *small = load_fleet(5);
+    static const char *const srcs[] = {A ".s == \"a\" && " A ".i64 > 0",
+                                       A ".many.startsWith(\"v1\") || " A ".flag"};
+    dracel_selection *kept;
+    assert_int_equal(dracel_selection_new(NULL, &kept), DRACEL_OK);
+    static const unsigned order[] = {0, 1, 0, 1, 1, 0};
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+        const dracel_table *t = order[k] ? small : big;
+        const char *src = srcs[k % 2];
+        dracel_program *p;
+        dracel_diags *d;
+        assert_int_equal(dracel_compile(env, src, strlen(src), 0, &p, &d), DRACEL_OK);
+        dracel_diags_free(d);
+        dracel_bound *b;
+        dracel_selection *fresh;
+        assert_int_equal(dracel_bind(p, t, &b), DRACEL_OK);
+        assert_int_equal(dracel_selection_new(NULL, &fresh), DRACEL_OK);
+        for (unsigned vm = 0; vm < 3; vm++) {
+            dracel_select_opts o = {vm, 0, false};
+            assert_int_equal(dracel_select(b, env, &o, kept), DRACEL_OK);
+            assert_int_equal(dracel_select(b, env, &o, fresh), DRACEL_OK);
+            uint32_t rows = dracel_table_rows(t);
+            assert_memory_equal(dracel_selection_matched(kept), dracel_selection_matched(fresh),
+                                (rows + 63) / 64 * 8);
+            assert_memory_equal(dracel_selection_errored(kept), dracel_selection_errored(fresh),
+                                (rows + 63) / 64 * 8);
+            for (uint32_t r = 0; r < rows; r++)
+                same_str(dracel_selection_error(kept, r), dracel_selection_error(fresh, r));
+        }
+        dracel_selection_free(fresh);
+        dracel_bound_free(b);
+        dracel_program_free(p);
+    }
+    dracel_selection_free(kept);
+    dracel_table_free(big);
+    dracel_table_free(small);
+    dracel_env_free(env);
+}
+
 /* Allocation failures at every step from the environment to the selection (binding builds
  * the plan, running fills its memos): ENOMEM, nothing leaked, and once it runs the same
  * bitmaps and errors as with the C library's allocator. */
@@ -396,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_selectors),
         cmocka_unit_test(test_int_edges),
         cmocka_unit_test(test_memory_limit),
+        cmocka_unit_test(test_selection_reuse),
         cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
