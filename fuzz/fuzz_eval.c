@@ -40,14 +40,16 @@ static void run(dracel_env *env, const char *src, size_t n, unsigned flags)
         dracel_selection *ref = NULL, *sel = NULL;
         if (dracel_bind(p, table, &b) == DRACEL_OK && dracel_selection_new(NULL, &ref) == DRACEL_OK &&
             dracel_selection_new(NULL, &sel) == DRACEL_OK) {
-            dracel_select_opts o = {DRACEL_VM_SCALAR, 0, true};
+            dracel_select_opts o = {sizeof(dracel_select_opts), DRACEL_VM_SCALAR, 0, true};
             if (dracel_select(b, env, &o, ref) == DRACEL_OK) {
                 /* The batch interpreter at several batch sizes, then the vector VM as users
                  * call it (fused kernels when the program has them), with and without values. */
                 static const dracel_select_opts runs[] = {
-                    {DRACEL_VM_BATCHED, 1, true}, {DRACEL_VM_BATCHED, 2, true},
-                    {DRACEL_VM_BATCHED, 3, true}, {DRACEL_VM_BATCHED, 64, true},
-                    {DRACEL_VM_VECTOR, 0, true},  {DRACEL_VM_VECTOR, 0, false}};
+#define O sizeof(dracel_select_opts)
+                    {O, DRACEL_VM_BATCHED, 1, true}, {O, DRACEL_VM_BATCHED, 2, true},
+                    {O, DRACEL_VM_BATCHED, 3, true}, {O, DRACEL_VM_BATCHED, 64, true},
+                    {O, DRACEL_VM_VECTOR, 0, true},  {O, DRACEL_VM_VECTOR, 0, false}};
+#undef O
                 for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
                     dracel_select_opts v = runs[k];
                     if (dracel_select(b, env, &v, sel) != DRACEL_OK)

@@ -19,11 +19,11 @@ extern "C" {
 #endif
 
 #define DRACEL_VERSION_MAJOR 0
-#define DRACEL_VERSION_MINOR 1
+#define DRACEL_VERSION_MINOR 2
 #define DRACEL_VERSION_PATCH 0
 #define DRACEL_VERSION_HEX \
     ((DRACEL_VERSION_MAJOR << 16) | (DRACEL_VERSION_MINOR << 8) | DRACEL_VERSION_PATCH)
-#define DRACEL_VERSION_STRING "0.1.0"
+#define DRACEL_VERSION_STRING "0.2.0"
 
 #if defined(_WIN32)
 #define DRACEL_API
@@ -58,8 +58,16 @@ typedef struct dracel_alloc {
     void *ctx;
 } dracel_alloc;
 
-/** Limits and options for compiling. Fill with dracel_config_init() and then change fields. */
+/**
+ * Limits and options. Fill with dracel_config_init() and then change fields.
+ *
+ * The struct grows at its end in later releases without breaking the ABI: `size` (set by
+ * dracel_config_init to the caller's sizeof) tells the library which fields the caller knows;
+ * fields past it take their defaults. A size smaller than this release's first layout, or a
+ * larger one whose extra bytes are not zero, is DRACEL_EINVAL.
+ */
 typedef struct dracel_config {
+    size_t size;                 /**< sizeof(dracel_config) as the caller was compiled */
     const dracel_alloc *alloc;   /**< NULL: the C library's malloc */
     size_t max_source_bytes;     /**< default 10240 (Kubernetes' CELSelectorExpressionMaxLength) */
     uint32_t max_depth;          /**< nesting and AST height; default 250 (cel-go, cel-cpp) */
@@ -81,11 +89,20 @@ typedef struct dracel_config {
 #define DRACEL_HARD_MAX_SOURCE_BYTES (64u * 1024u * 1024u)
 #define DRACEL_HARD_MAX_DEPTH 10000u
 
-/** @return the library's version string, e.g. "0.1.0". */
+/** @return the library's version string, e.g. "0.2.0" (of the library running, which may be
+ *  newer than the header a program was compiled with). */
 DRACEL_API const char *dracel_version(void);
+/** @return the running library's version as DRACEL_VERSION_HEX encodes it: compare with the
+ *  header's DRACEL_VERSION_HEX to learn what the running library has. */
+DRACEL_API unsigned long dracel_version_number(void);
+/** @return a static, constant description of @p st ("out of memory"); "unknown status" for a
+ *  value that is not a dracel_status. */
+DRACEL_API const char *dracel_status_string(dracel_status st);
 
-/** Fill @p cfg with the defaults above. @param cfg must not be NULL. */
-DRACEL_API void dracel_config_init(dracel_config *cfg);
+/** Fill @p cfg (@p size bytes, the caller's sizeof) with the defaults above. Use the macro
+ *  dracel_config_init(cfg), which passes the size. */
+DRACEL_API void dracel_config_init_size(dracel_config *cfg, size_t size);
+#define dracel_config_init(cfg) dracel_config_init_size((cfg), sizeof *(cfg))
 
 /* ---------------------------------------------------------------------------------------------
  * Diagnostics
@@ -311,12 +328,18 @@ DRACEL_API void dracel_bound_free(dracel_bound *b);
  *  compare or test it); DRACEL_VM_SCALAR evaluates row by row. All give the same answers. */
 enum { DRACEL_VM_VECTOR = 0, DRACEL_VM_SCALAR = 1, DRACEL_VM_BATCHED = 2 };
 
-/** Options of a selection. Zero-initialise for the defaults. */
+/** Options of a selection: fill with dracel_select_opts_init() (or pass NULL for the
+ *  defaults). Grows at its end as dracel_config does (`size`). */
 typedef struct dracel_select_opts {
+    size_t size;        /**< sizeof(dracel_select_opts) as the caller was compiled */
     unsigned vm;        /**< DRACEL_VM_VECTOR (default), DRACEL_VM_BATCHED or DRACEL_VM_SCALAR */
     uint32_t batch;     /**< lanes per batch of the batch interpreter (0: 1024) */
     bool keep_values;   /**< also keep every row's result (dracel_selection_value_json) */
 } dracel_select_opts;
+
+/** Fill @p o (@p size bytes) with the defaults; use the macro dracel_select_opts_init(o). */
+DRACEL_API void dracel_select_opts_init_size(dracel_select_opts *o, size_t size);
+#define dracel_select_opts_init(o) dracel_select_opts_init_size((o), sizeof *(o))
 
 DRACEL_API dracel_status dracel_selection_new(const dracel_config *cfg, dracel_selection **out);
 /**

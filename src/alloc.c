@@ -179,9 +179,7 @@ static dracel_status eval_sel(dc_policy *p, dracel_env *env, gsel *g)
         return st;
     DC_TRY(dracel_bind(g->prog, p->tt, &g->bound));
     DC_TRY(dracel_selection_new(&p->cfg, &g->sel));
-    dracel_select_opts so;
-    memset(&so, 0, sizeof so);
-    DC_TRY(dracel_select(g->bound, env, &so, g->sel));
+    DC_TRY(dracel_select(g->bound, env, NULL, g->sel));
     g->matched = dracel_selection_matched(g->sel);
     g->errored = dracel_selection_errored(g->sel);
     return DRACEL_OK;
@@ -400,15 +398,14 @@ dracel_status dc_policy_new(const dracel_config *cfg, const dracel_table *tt, co
     if (!tt || !o || !out)
         return DRACEL_EINVAL;
     *out = NULL;
-    const dracel_alloc *a = dc_alloc_of(cfg);
+    dracel_config pc_cfg;
+    DC_TRY(dc_config_read(cfg, &pc_cfg));
+    const dracel_alloc *a = dc_alloc_of(&pc_cfg);
     dc_policy *p = dc_malloc(a, sizeof *p);
     if (!p)
         goto nomem_early;
     memset(p, 0, sizeof *p);
-    if (cfg)
-        p->cfg = *cfg;
-    else
-        dracel_config_init(&p->cfg);
+    p->cfg = pc_cfg;
     p->a = a;
     dc_arena_init(&p->arena, a);
     p->tt = tt;

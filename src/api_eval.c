@@ -41,15 +41,14 @@ dracel_status dracel_env_new(const dracel_config *cfg, dracel_env_kind kind, dra
 {
     if (!out || (kind != DRACEL_ENV_PLAIN && kind != DRACEL_ENV_DRA))
         return DRACEL_EINVAL;
-    const dracel_alloc *a = dc_alloc_of(cfg);
+    dracel_config c;
+    DC_TRY(dc_config_read(cfg, &c));
+    const dracel_alloc *a = dc_alloc_of(&c);
     dracel_env *e = dc_malloc(a, sizeof *e);
     if (!e)
         return DRACEL_ENOMEM;
     memset(e, 0, sizeof *e);
-    if (cfg)
-        e->cfg = *cfg;
-    else
-        dracel_config_init(&e->cfg);
+    e->cfg = c;
     e->alloc = *a;
     e->cfg.alloc = &e->alloc;
     e->env = dc_env_new(&e->alloc, kind == DRACEL_ENV_DRA ? DC_ENV_DRA : DC_ENV_PLAIN);
@@ -261,15 +260,14 @@ dracel_status dracel_result_new(const dracel_config *cfg, dracel_result **out)
 {
     if (!out)
         return DRACEL_EINVAL;
-    const dracel_alloc *a = dc_alloc_of(cfg);
+    dracel_config c;
+    DC_TRY(dc_config_read(cfg, &c));
+    const dracel_alloc *a = dc_alloc_of(&c);
     dracel_result *r = dc_malloc(a, sizeof *r);
     if (!r)
         return DRACEL_ENOMEM;
     memset(r, 0, sizeof *r);
-    if (cfg)
-        r->cfg = *cfg;
-    else
-        dracel_config_init(&r->cfg);
+    r->cfg = c;
     dc_ectx_init(&r->ectx, a);
     r->value = dc_null();
     *out = r;

@@ -41,15 +41,14 @@ static void set_err(char *err, size_t cap, const char *msg)
 static dracel_status finish_table(const dracel_config *cfg, dc_slice_set *set, dracel_table **out,
                                   char *err, size_t errcap)
 {
-    const dracel_alloc *a = dc_alloc_of(cfg);
+    dracel_config c;
+    DC_TRY(dc_config_read(cfg, &c));
+    const dracel_alloc *a = dc_alloc_of(&c);
     dracel_table *tt = dc_malloc(a, sizeof *tt);
     if (!tt)
         return DRACEL_ENOMEM;
     memset(tt, 0, sizeof *tt);
-    if (cfg)
-        tt->cfg = *cfg;
-    else
-        dracel_config_init(&tt->cfg);
+    tt->cfg = c;
     tt->alloc = *a;
     tt->cfg.alloc = &tt->alloc;
     dracel_status st = dc_table_build(set, NULL, &tt->alloc, &tt->t, err, errcap);
@@ -97,15 +96,14 @@ dracel_status dracel_fleet_new(const dracel_config *cfg, dracel_fleet **out)
     if (!out)
         return DRACEL_EINVAL;
     *out = NULL;
-    const dracel_alloc *a = dc_alloc_of(cfg);
+    dracel_config c;
+    DC_TRY(dc_config_read(cfg, &c));
+    const dracel_alloc *a = dc_alloc_of(&c);
     dracel_fleet *fl = dc_malloc(a, sizeof *fl);
     if (!fl)
         return DRACEL_ENOMEM;
     memset(fl, 0, sizeof *fl);
-    if (cfg)
-        fl->cfg = *cfg;
-    else
-        dracel_config_init(&fl->cfg);
+    fl->cfg = c;
     fl->alloc = *a;
     fl->cfg.alloc = &fl->alloc;
     fl->f = dc_fleet_new(&fl->alloc);
@@ -210,8 +208,10 @@ dracel_status dracel_table_load(const dracel_config *cfg, const char *path, drac
     if (!path || !out)
         return DRACEL_EINVAL;
     *out = NULL;
+    dracel_config c;
+    DC_TRY(dc_config_read(cfg, &c));
     dc_slice_set set;
-    dc_slice_set_init(&set, dc_alloc_of(cfg));
+    dc_slice_set_init(&set, dc_alloc_of(&c));
     dracel_status st = dc_slices_load(&set, path, NULL, err, errcap);
     if (st == DRACEL_OK)
         st = finish_table(cfg, &set, out, err, errcap);
@@ -227,8 +227,10 @@ dracel_status dracel_table_load_buffer(const dracel_config *cfg, const char *nam
     if (!buf || !out)
         return DRACEL_EINVAL;
     *out = NULL;
+    dracel_config c;
+    DC_TRY(dc_config_read(cfg, &c));
     dc_slice_set set;
-    dc_slice_set_init(&set, dc_alloc_of(cfg));
+    dc_slice_set_init(&set, dc_alloc_of(&c));
     dracel_status st = dc_slices_load_buffer(&set, name ? name : "<buffer>", buf, len, NULL, err,
                                              errcap);
     if (st == DRACEL_OK)
@@ -319,15 +321,14 @@ dracel_status dracel_selection_new(const dracel_config *cfg, dracel_selection **
 {
     if (!out)
         return DRACEL_EINVAL;
-    const dracel_alloc *a = dc_alloc_of(cfg);
+    dracel_config c;
+    DC_TRY(dc_config_read(cfg, &c));
+    const dracel_alloc *a = dc_alloc_of(&c);
     dracel_selection *s = dc_malloc(a, sizeof *s);
     if (!s)
         return DRACEL_ENOMEM;
     memset(s, 0, sizeof *s);
-    if (cfg)
-        s->cfg = *cfg;
-    else
-        dracel_config_init(&s->cfg);
+    s->cfg = c;
     dc_selection_init(&s->sel, a);
     *out = s;
     return DRACEL_OK;
@@ -338,11 +339,17 @@ dracel_status dracel_select(const dracel_bound *b, const dracel_env *env,
 {
     if (!b || !env || !sel)
         return DRACEL_EINVAL;
+    dracel_select_opts so;
+    dracel_select_opts_init(&so);
+    if (o)
+        DC_TRY(dc_struct_read(&so, sizeof so, o, o->size, DC_SELECT_OPTS_SIZE_V1));
+    if (so.vm != DRACEL_VM_VECTOR && so.vm != DRACEL_VM_SCALAR && so.vm != DRACEL_VM_BATCHED)
+        return DRACEL_EINVAL;
     dc_vopts vo = {0};
-    vo.batch = o ? o->batch : 0;
-    vo.scalar = o && o->vm == DRACEL_VM_SCALAR;
-    vo.batched = o && o->vm == DRACEL_VM_BATCHED;
-    vo.keep_values = o && o->keep_values;
+    vo.batch = so.batch;
+    vo.scalar = so.vm == DRACEL_VM_SCALAR;
+    vo.batched = so.vm == DRACEL_VM_BATCHED;
+    vo.keep_values = so.keep_values;
     vo.cost_limit = dc_api_program_cfg(b->prog)->cost_limit;
     vo.mem_limit = dc_api_program_cfg(b->prog)->eval_memory_limit;
     const dc_val *vars;

@@ -7,6 +7,19 @@
 
 #include "vm.h"
 
+/* The first layouts of the growable public structs (dracel_config, dracel_select_opts): a
+ * caller's `size` below these is refused. They never change once released. */
+#define DC_CONFIG_SIZE_V1 (offsetof(dracel_config, eval_memory_limit) + sizeof(size_t))
+#define DC_SELECT_OPTS_SIZE_V1 (offsetof(dracel_select_opts, keep_values) + sizeof(bool))
+
+/** Copy a caller's growable struct (@p src_size bytes, its `size` field) into the library's
+ *  (@p dst_size bytes, filled with defaults beforehand): DRACEL_EINVAL when @p src_size is
+ *  below @p min_size or a newer caller set fields this library does not have. */
+dracel_status dc_struct_read(void *dst, size_t dst_size, const void *src, size_t src_size,
+                             size_t min_size) DC_WUR;
+/** A caller's config (NULL: the defaults) as this library's struct. */
+dracel_status dc_config_read(const dracel_config *in, dracel_config *out) DC_WUR;
+
 const dc_program *dc_api_program(const dracel_program *p);
 const dracel_config *dc_api_program_cfg(const dracel_program *p);
 /** The activation of env for a program reading n variables: *vars points to it; when some are

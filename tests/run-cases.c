@@ -272,7 +272,7 @@ static const char *vms_agree(const dracel_config *cfg, dracel_env *env, dracel_p
     int nb = (int)(sizeof diff_batches / sizeof diff_batches[0]);
     for (int run = -1; !fail && run <= nb + 1; run++) {
         bool plain = run == nb + 1;
-        dracel_select_opts o = {run < 0 ? DRACEL_VM_SCALAR : run < nb ? DRACEL_VM_BATCHED : DRACEL_VM_VECTOR,
+        dracel_select_opts o = {sizeof(dracel_select_opts), run < 0 ? DRACEL_VM_SCALAR : run < nb ? DRACEL_VM_BATCHED : DRACEL_VM_VECTOR,
                                 run < 0 || run >= nb ? 0 : diff_batches[run], !plain};
         if (dracel_select(bnd, env, &o, sel) != DRACEL_OK) {
             fail = "select failed";

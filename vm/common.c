@@ -31,7 +31,9 @@ const dracel_alloc dc_default_alloc = {std_malloc, std_realloc, std_free, NULL};
 
 const dracel_alloc *dc_alloc_of(const dracel_config *cfg)
 {
-    return cfg && cfg->alloc ? cfg->alloc : &dc_default_alloc;
+    return cfg && cfg->size >= offsetof(dracel_config, alloc) + sizeof cfg->alloc && cfg->alloc
+               ? cfg->alloc
+               : &dc_default_alloc;
 }
 
 void *dc_malloc(const dracel_alloc *a, size_t n)

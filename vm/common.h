@@ -38,6 +38,7 @@ extern const dracel_alloc dc_default_alloc;
 /** The allocator of a config (NULL config or NULL hook: the default). */
 const dracel_alloc *dc_alloc_of(const dracel_config *cfg);
 
+
 void *dc_malloc(const dracel_alloc *a, size_t n);
 void *dc_realloc(const dracel_alloc *a, void *p, size_t old, size_t n);
 void dc_free(const dracel_alloc *a, void *p, size_t n);

@@ -690,7 +690,7 @@ static int cmd_bench(int argc, char **argv)
         rc = EXIT_USAGE;
     }
     if (rc < 0) {
-        dracel_select_opts so = {vm, (uint32_t)batch, false};
+        dracel_select_opts so = {sizeof(dracel_select_opts), vm, (uint32_t)batch, false};
         double *times = malloc(repeat * sizeof *times);
         uint32_t rows = dracel_table_rows(t);
         for (unsigned long k = 0; k < repeat && times; k++) {

@@ -921,7 +921,7 @@ static int check_expr(const dracel_config *cfg, const dracel_env *env, const dra
     assert_non_null(want_err);
     for (size_t run = 0; run < NRUNS && !rc; run++) {
         bool batched = run >= 1 && run <= NBATCHED, plain = run == NRUNS - 1;
-        dracel_select_opts o = {run == 0 ? DRACEL_VM_SCALAR : batched ? DRACEL_VM_BATCHED : DRACEL_VM_VECTOR,
+        dracel_select_opts o = {sizeof(dracel_select_opts), run == 0 ? DRACEL_VM_SCALAR : batched ? DRACEL_VM_BATCHED : DRACEL_VM_VECTOR,
                                 batched ? BATCHES[run - 1] : 0, !plain};
         if (run == NBATCHED)
             o.batch = rand_batch;

@@ -188,7 +188,7 @@ static void check_runs(const dracel_bound *bnd, const dracel_env *env, uint32_t 
         assert_non_null(want);
         static const unsigned vms[] = {DRACEL_VM_SCALAR, DRACEL_VM_BATCHED, DRACEL_VM_VECTOR};
         for (size_t k = 0; k < 3; k++) {
-            dracel_select_opts o = {vms[k], k == 1 ? 63 : 0, values != 0};
+            dracel_select_opts o = {sizeof(dracel_select_opts), vms[k], k == 1 ? 63 : 0, values != 0};
             assert_int_equal(dracel_select(bnd, env, &o, sel), DRACEL_OK);
             for (uint32_t r = 0; r < rows; r++) {
                 char *v = row_view(sel, r, values);
@@ -343,7 +343,7 @@ static void test_selection_reuse(void **state)
         assert_int_equal(dracel_bind(p, t, &b), DRACEL_OK);
         assert_int_equal(dracel_selection_new(NULL, &fresh), DRACEL_OK);
         for (unsigned vm = 0; vm < 3; vm++) {
-            dracel_select_opts o = {vm, 0, false};
+            dracel_select_opts o = {sizeof(dracel_select_opts), vm, 0, false};
             assert_int_equal(dracel_select(b, env, &o, kept), DRACEL_OK);
             assert_int_equal(dracel_select(b, env, &o, fresh), DRACEL_OK);
             uint32_t rows = dracel_table_rows(t);
