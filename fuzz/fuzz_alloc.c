@@ -38,6 +38,43 @@ static char *render(dc_alloc_run *r)
     return s;
 }
 
+/* The results: at most 32 per claim, and no device twice outside admin access. */
+static void check_results(const dc_alloc_run *r, uint32_t nclaims)
+{
+    uint32_t seen[64], nseen = 0;
+    for (uint32_t c = 0; c < nclaims; c++) {
+        CHECK(dc_alloc_nresults(r, c) <= DC_ALLOC_MAX_RESULTS);
+        for (uint32_t i = 0; i < dc_alloc_nresults(r, c); i++) {
+            uint32_t tier, row;
+            bool admin;
+            dc_alloc_result(r, c, i, &tier, &row, &admin);
+            if (admin)
+                continue;
+            for (uint32_t k = 0; k < nseen; k++)
+                CHECK(seen[k] != row);
+            if (nseen < 64)
+                seen[nseen++] = row;
+        }
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
+
+static char *render(dc_alloc_run *r)
+{
+    dc_buf b;
+    dc_buf_init(&b, &dc_default_alloc);
+    dc_alloc_text(r, &b);
+    dc_alloc_json(r, &b);
+    dc_alloc_summary(r, &b);
+    CHECK(!b.oom);
+    char *s = strdup(b.len ? b.data : "");
+    dc_buf_free(&b);
+    return s;
+}
+
 /* The result lines of the text output ("CLAIM REQUEST DRIVER/POOL/DEVICE[ adminAccess]", up to
  * the explanation): at most 32 per claim, and no device twice outside admin access. */
 static void check_results(const char *s)
@@ -94,12 +131,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dracel_table *t = NULL;
     dc_policy *p = NULL;
     dc_alloc_run *r = NULL;
+    dc_usage *u = NULL;
     st = dc_api_table_build(&cfg, &o.slices, &t, err, sizeof err);
     CHECK(st == DRACEL_OK);
-    CHECK(dc_policy_new(&cfg, t, &o, sc.allocated, sc.nallocated, &p, err, sizeof err) == DRACEL_OK);
+    const dc_claim_in **claims = malloc((o.nclaims + 1) * sizeof *claims);
+    CHECK(claims);
+    for (uint32_t i = 0; i < o.nclaims; i++)
+        claims[i] = &o.claims[i];
+    CHECK(dc_policy_new(&cfg, t, &o, claims, o.nclaims, &p, err, sizeof err) == DRACEL_OK);
+    free(claims);
+    /* the policy holds copies: the objects can go before it is used */
+    uint32_t nclaims = o.nclaims;
+    CHECK(dc_usage_new(t, &dc_default_alloc, sc.allocated, sc.nallocated, &u) == DRACEL_OK);
     CHECK(dc_alloc_run_new(p, &r) == DRACEL_OK);
-    dc_alloc_opts ao = {sc.features, 20, true, 2};
-    CHECK(dc_alloc_node(r, &sc.node, &ao) == DRACEL_OK);
+    dc_alloc_opts ao = {sc.features, 20, 0, true, 2, u, NULL, 0};
+    CHECK(dc_alloc_begin(r, &ao) == DRACEL_OK);
+    CHECK(dc_alloc_node(r, &sc.node) == DRACEL_OK);
     dc_alloc_outcome oc = dc_alloc_outcome_of(r);
     if (oc == DC_ALLOC_ERROR)
         CHECK(dc_alloc_message(r) && dc_alloc_message(r)[0]);
@@ -108,10 +155,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *first = render(r);
     if (oc == DC_ALLOC_ALLOCATED) {
         CHECK(strncmp(first, "allocated\n", 10) == 0);
-        check_results(first + 10);
+        check_results(r, nclaims);
     }
-    /* The same node again on the reused run: the same bytes, unless the clock cut either. */
-    CHECK(dc_alloc_node(r, &sc.node, &ao) == DRACEL_OK);
+    /* The same node again on the reused run (a new call, the devices in use given as
+     * reservations instead of a usage): the same bytes, unless the clock cut either. */
+    dc_alloc_opts ao2 = {sc.features, 20, 0, true, 2, NULL, sc.allocated, sc.nallocated};
+    CHECK(dc_alloc_begin(r, &ao2) == DRACEL_OK);
+    CHECK(dc_alloc_node(r, &sc.node) == DRACEL_OK);
     char *second = render(r);
     msg = dc_alloc_message(r);
     timed |= msg && strstr(msg, "timed out");
@@ -119,6 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(first);
     free(second);
     dc_alloc_run_free(r);
+    dc_usage_free(u);
     dc_policy_free(p);
     dracel_table_free(t);
     dc_objects_free(&o);

@@ -126,8 +126,12 @@ typedef struct dracel_diag_info {
 DRACEL_API size_t dracel_diags_count(const dracel_diags *d);
 /** @return the number of errors (not warnings) in @p d. */
 DRACEL_API size_t dracel_diags_errors(const dracel_diags *d);
-/** Read diagnostic @p i into @p out. @return DRACEL_EINVAL when @p i is out of range. */
-DRACEL_API dracel_status dracel_diags_get(const dracel_diags *d, size_t i, dracel_diag_info *out);
+/** Read diagnostic @p i into @p out (@p size: the caller's sizeof; use the macro). Structs the
+ *  library fills grow at their end like dracel_config: the library writes only the fields
+ *  the caller's size holds. @return DRACEL_EINVAL when @p i is out of range. */
+DRACEL_API dracel_status dracel_diags_get_size(const dracel_diags *d, size_t i,
+                                               dracel_diag_info *out, size_t size);
+#define dracel_diags_get(d, i, out) dracel_diags_get_size((d), (i), (out), sizeof *(out))
 /**
  * Render every diagnostic in cel-go's format:
  * `ERROR: NAME:LINE:COL: message`, ` | ` source line, ` | ` dots and a caret; one per line group.
@@ -284,12 +288,19 @@ DRACEL_API size_t dracel_table_notes(const dracel_table *t);
 DRACEL_API const char *dracel_table_note(const dracel_table *t, size_t i);
 
 /** One row: Kubernetes' device ID parts, the node (NULL unless the device is tied to one node
- *  by name) and the pool's state ("complete", "incomplete", "invalid"). */
+ *  by name) and the pool's state ("complete", "incomplete", "invalid"). The strings live as
+ *  long as the table. */
 typedef struct dracel_device_info {
     const char *driver, *pool, *device, *node, *pool_state;
 } dracel_device_info;
-DRACEL_API dracel_status dracel_table_device(const dracel_table *t, uint32_t row,
-                                             dracel_device_info *out);
+DRACEL_API dracel_status dracel_table_device_size(const dracel_table *t, uint32_t row,
+                                                  dracel_device_info *out, size_t size);
+#define dracel_table_device(t, row, out) dracel_table_device_size((t), (row), (out), sizeof *(out))
+/** The node names the table's devices are tied to by name (nodeName), sorted and distinct:
+ *  the nodes a placement asks about when no Node objects are at hand. Strings live as long as
+ *  the table. */
+DRACEL_API size_t dracel_table_nodes(const dracel_table *t);
+DRACEL_API const char *dracel_table_node(const dracel_table *t, size_t i);
 
 /**
  * A fleet kept up to date slice by slice, as a watch delivers ResourceSlices: loads add or
@@ -356,6 +367,376 @@ DRACEL_API const char *dracel_selection_error(const dracel_selection *s, uint32_
 /** With keep_values: a row's result as typed JSON (release with dracel_free_string()). */
 DRACEL_API char *dracel_selection_value_json(const dracel_selection *s, uint32_t row);
 DRACEL_API void dracel_selection_free(dracel_selection *s);
+
+
+/* ---------------------------------------------------------------------------------------------
+ * Placement: which devices a pod's ResourceClaims get on a node, and why (docs/allocation.md)
+ *
+ * The objects (DeviceClasses, ResourceClaims, Nodes) are read as Kubernetes' API server
+ * validates them. A policy is one pod's claims and the classes they name, copied and compiled
+ * against a device table; it is immutable and any number of threads allocate with it, each with
+ * its own dracel_run (the thread's scratch and the answer of its last node). An allocation
+ * answers what Kubernetes' structured allocator would answer on that node, with the same error
+ * messages. The release whose behaviour is matched: docs/allocation.md.
+ */
+
+/** Kubernetes objects: DeviceClasses, ResourceClaims (and the claim of a
+ *  ResourceClaimTemplate) and Nodes. Opaque. A set grows with each load, all or nothing; it
+ *  must not be read by other threads while a load runs. */
+typedef struct dracel_objects dracel_objects;
+
+/** Object kinds, as bits for dracel_objects_load's @p kinds. */
+enum {
+    DRACEL_OBJ_CLASS = 1u << 1, /**< DeviceClass */
+    DRACEL_OBJ_CLAIM = 1u << 2, /**< ResourceClaim, and ResourceClaimTemplate (its spec.spec) */
+    DRACEL_OBJ_NODE = 1u << 3   /**< Node (its name and labels) */
+};
+
+/** An empty set. @param cfg the allocator (NULL: defaults); copied. */
+DRACEL_API dracel_status dracel_objects_new(const dracel_config *cfg, dracel_objects **out);
+/** Release a set (NULL is fine); policies made from it keep their own copies. */
+DRACEL_API void dracel_objects_free(dracel_objects *o);
+/**
+ * Load the objects of the kinds in @p kinds from a file or a directory (JSON or YAML; one
+ * object, a List or a YAML stream; a directory's .json/.yaml/.yml files in name order). Objects
+ * of other kinds are skipped with a note; an object without `kind` is taken as the one kind
+ * asked for when @p kinds has one bit. All or nothing: a rejected input (DRACEL_EINPUT, with
+ * "FILE:LINE: KIND NAME: FIELD: what is wrong" in @p err) leaves the set as it was. A
+ * DeviceClass or Node whose name the set already has is rejected input ("defined twice").
+ * An unreadable path is DRACEL_EINVAL with a message.
+ */
+DRACEL_API dracel_status dracel_objects_load(dracel_objects *o, const char *path, unsigned kinds,
+                                             char *err, size_t errcap);
+/** The same from a buffer; @p name stands for the file in messages. */
+DRACEL_API dracel_status dracel_objects_load_buffer(dracel_objects *o, const char *name,
+                                                    const char *buf, size_t len,
+                                                    unsigned kinds, char *err, size_t errcap);
+/** How many objects of one kind (one DRACEL_OBJ_* bit) the set holds, in load order. */
+DRACEL_API size_t dracel_objects_count(const dracel_objects *o, unsigned kind);
+/** Notes from loading ("FILE: skipped object of kind Pod"); they live as long as the set. */
+DRACEL_API size_t dracel_objects_notes(const dracel_objects *o);
+DRACEL_API const char *dracel_objects_note(const dracel_objects *o, size_t i);
+
+/** What identifies an object. Strings live as long as the set (or the policy) it came from. */
+typedef struct dracel_object_info {
+    const char *kind;      /**< "DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "Node" */
+    const char *name;      /**< metadata.name ("" for an unnamed claim of a scenario) */
+    const char *ns;        /**< metadata.namespace, or NULL */
+    const char *file;      /**< where it was read */
+    uint32_t line;         /**< the line of the object in @c file */
+} dracel_object_info;
+/** Object @p i of one kind. @return DRACEL_EINVAL when out of range. */
+DRACEL_API dracel_status dracel_objects_get_size(const dracel_objects *o, unsigned kind, size_t i,
+                                                 dracel_object_info *out, size_t size);
+#define dracel_objects_get(o, kind, i, out) \
+    dracel_objects_get_size((o), (kind), (i), (out), sizeof *(out))
+/** The index of the object of one kind named @p name (in namespace @p ns for claims; NULL for
+ *  none), in constant time. @return DRACEL_OK, or DRACEL_EINPUT when the set has none. */
+DRACEL_API dracel_status dracel_objects_find(const dracel_objects *o, unsigned kind,
+                                             const char *ns, const char *name, size_t *index);
+
+/** A node label. */
+typedef struct dracel_label {
+    const char *key, *value;
+} dracel_label;
+/** A node as placement sees it: what a ResourceSlice's node selection can read (the name, for
+ *  nodeName and matchFields on metadata.name, and the labels). The library copies what it
+ *  keeps; labels may come in any order. */
+typedef struct dracel_node {
+    const char *name;
+    const dracel_label *labels;
+    size_t nlabels;
+} dracel_node;
+/** Node @p i of the set (labels sorted by key; pointers into the set). */
+DRACEL_API dracel_status dracel_objects_node(const dracel_objects *o, size_t i, dracel_node *out);
+
+/** A device ID, as Kubernetes writes it: driver/pool/device (a pool name may contain '/'). */
+typedef struct dracel_device_id {
+    const char *driver, *pool, *device;
+} dracel_device_id;
+
+/** Devices in use by other claims (allocated, or reserved by a scheduler in flight), bound to
+ *  one table: immutable, shared by threads and calls. Opaque. */
+typedef struct dracel_usage dracel_usage;
+/** The devices of @p t among @p ids (IDs @p t does not have count for nothing, as in
+ *  Kubernetes), and what their counters consume. @p t must outlive the usage. */
+DRACEL_API dracel_status dracel_usage_new(const dracel_table *t, const dracel_device_id *ids,
+                                          size_t n, dracel_usage **out);
+DRACEL_API void dracel_usage_free(dracel_usage *u);
+/** How many distinct devices of the table the IDs named. */
+DRACEL_API size_t dracel_usage_devices(const dracel_usage *u);
+
+/** The allocator's features, as Kubernetes' feature gates switch them (docs/allocation.md). */
+enum {
+    DRACEL_FEATURE_ADMIN_ACCESS = 1u << 0,        /**< DRAAdminAccess */
+    DRACEL_FEATURE_PRIORITIZED_LIST = 1u << 1,    /**< DRAPrioritizedList (firstAvailable) */
+    DRACEL_FEATURE_DEVICE_TAINTS = 1u << 2,       /**< DRADeviceTaints */
+    DRACEL_FEATURE_PARTITIONABLE = 1u << 3,       /**< DRAPartitionableDevices (counters) */
+    DRACEL_FEATURE_CONSUMABLE_CAPACITY = 1u << 4, /**< DRAConsumableCapacity */
+    DRACEL_FEATURE_BINDING_CONDITIONS = 1u << 5,  /**< DRADeviceBindingConditions */
+    DRACEL_FEATURE_LIST_TYPE_ATTRIBUTES = 1u << 6, /**< DRAListTypeAttributes */
+    DRACEL_FEATURE_EXTENDED_RESOURCE = 1u << 7,   /**< DRAExtendedResource */
+    DRACEL_FEATURE_DEVICE_STATUS = 1u << 8        /**< DRAResourceClaimDeviceStatus */
+};
+/** What a current Kubernetes release enables by default. */
+#define DRACEL_FEATURES_DEFAULT                                                             \
+    (DRACEL_FEATURE_ADMIN_ACCESS | DRACEL_FEATURE_PRIORITIZED_LIST |                          \
+     DRACEL_FEATURE_DEVICE_TAINTS | DRACEL_FEATURE_PARTITIONABLE)
+/** The feature named @p name (@p len bytes; "AdminAccess" or its gate "DRAAdminAccess"), or 0. */
+DRACEL_API unsigned dracel_feature_parse(const char *name, size_t len);
+/** The name of one feature bit ("AdminAccess"), or NULL. A static string. */
+DRACEL_API const char *dracel_feature_name(unsigned bit);
+
+/** One pod's claims and the DeviceClasses they name, compiled against a table. Opaque,
+ *  immutable, shared by any number of threads. */
+typedef struct dracel_policy dracel_policy;
+/**
+ * Build a policy. The claims are @p claims' objects at @p claim_index (NULL: all of them, in
+ * load order; the pod's order decides the search); the classes they name are looked up in
+ * @p classes (a missing class is the allocator's error when a search needs it, as in
+ * Kubernetes). Both are copied: the sets may change or go afterwards. Every distinct selector
+ * is compiled and evaluated over @p t once; a selector that does not compile is reported by the
+ * allocation that meets it, as Kubernetes reports it. @p t must outlive the policy.
+ * @param cfg limits and allocator (NULL: defaults): cost_limit and eval_memory_limit bound each
+ *        selector's evaluation on each device.
+ * @return DRACEL_OK, DRACEL_ENOMEM, DRACEL_EINVAL (an index out of range).
+ */
+DRACEL_API dracel_status dracel_policy_new(const dracel_config *cfg, const dracel_table *t,
+                                           const dracel_objects *classes,
+                                           const dracel_objects *claims,
+                                           const size_t *claim_index, size_t nclaims,
+                                           dracel_policy **out, char *err, size_t errcap);
+DRACEL_API void dracel_policy_free(dracel_policy *p);
+/** "pv1-" and 16 hex digits: a hash of what decides (classes, selectors, requests, modes,
+ *  counts, tolerations, constraints, config), independent of input order. Lives as long as
+ *  the policy. */
+DRACEL_API const char *dracel_policy_version(const dracel_policy *p);
+/** The table the policy was built against. */
+DRACEL_API const dracel_table *dracel_policy_table(const dracel_policy *p);
+/** The policy's claims, in order; their strings live as long as the policy. */
+DRACEL_API size_t dracel_policy_claims(const dracel_policy *p);
+DRACEL_API dracel_status dracel_policy_claim_size(const dracel_policy *p, size_t i,
+                                                  dracel_object_info *out, size_t size);
+#define dracel_policy_claim(p, i, out) dracel_policy_claim_size((p), (i), (out), sizeof *(out))
+
+/** A tier: a request with `exactly` (one tier), or one subrequest of `firstAvailable`. The
+ *  policy's tiers are numbered in claim, request, subrequest order. Strings live as long as
+ *  the policy. */
+typedef struct dracel_tier_info {
+    size_t claim, request;     /**< the claim (policy order) and the request (claim order) */
+    uint32_t rank;             /**< the subrequest's index in firstAvailable; 0 for exactly */
+    bool first_available;
+    const char *name;          /**< "req" or "req/sub", as allocation results name it */
+    const char *device_class;  /**< deviceClassName, or NULL */
+    const char *mode;          /**< "ExactCount", "All" (or what the claim says) */
+    int64_t count;             /**< devices (ExactCount) */
+    bool admin_access;
+    size_t nselectors;         /**< the class's selectors, then the request's */
+} dracel_tier_info;
+DRACEL_API size_t dracel_policy_tiers(const dracel_policy *p);
+DRACEL_API dracel_status dracel_policy_tier_size(const dracel_policy *p, size_t tier,
+                                                 dracel_tier_info *out, size_t size);
+#define dracel_policy_tier(p, i, out) dracel_policy_tier_size((p), (i), (out), sizeof *(out))
+
+/** Options of an allocation: fill with dracel_allocate_opts_init() (or pass NULL for the
+ *  defaults). Grows at its end as dracel_config does (`size`). */
+typedef struct dracel_allocate_opts {
+    size_t size;                      /**< sizeof(dracel_allocate_opts) as compiled */
+    unsigned features;                /**< DRACEL_FEATURE_* bits; default DRACEL_FEATURES_DEFAULT */
+    uint64_t timeout_ms;              /**< the search's time limit on one node, as the
+                                           scheduler's filterTimeout (default 10000; 0: none):
+                                           reaching it makes the node unschedulable */
+    uint64_t budget_ms;               /**< the time limit of the whole call (0: none, default):
+                                           the nodes it leaves are DRACEL_SKIPPED */
+    bool explain;                     /**< gather the explanation */
+    uint32_t examples;                /**< examples per selector in it, 1 to 3 (default 1) */
+    const dracel_usage *in_use;       /**< devices allocated to other claims (NULL: none); of
+                                           the policy's table */
+    const dracel_device_id *reserved; /**< more devices in use, for this call only (in-flight
+                                           reservations); read during the call */
+    size_t nreserved;
+} dracel_allocate_opts;
+DRACEL_API void dracel_allocate_opts_init_size(dracel_allocate_opts *o, size_t size);
+#define dracel_allocate_opts_init(o) dracel_allocate_opts_init_size((o), sizeof *(o))
+
+/** One thread's allocations with a policy: scratch memory kept between calls, and the answer
+ *  of the last node. Opaque. */
+typedef struct dracel_run dracel_run;
+DRACEL_API dracel_status dracel_run_new(const dracel_policy *p, dracel_run **out);
+DRACEL_API void dracel_run_free(dracel_run *r);
+
+/**
+ * Allocate the policy's claims on @p node. The answer (and every string and struct read from
+ * it) stays in @p r until the next call on @p r.
+ * @return DRACEL_OK (the outcome is in the run, read it with dracel_run_get), DRACEL_ENOMEM,
+ *         DRACEL_EINVAL (a bad option; a usage of another table).
+ */
+DRACEL_API dracel_status dracel_allocate(dracel_run *r, const dracel_node *node,
+                                         const dracel_allocate_opts *o);
+/** Called after each node of dracel_allocate_nodes with the node's answer in @p r (valid until
+ *  the callback returns). Return nonzero to stop the call there. */
+typedef int (*dracel_node_fn)(void *ctx, size_t i, const dracel_run *r);
+/**
+ * Allocate on each of @p nodes in turn, calling @p fn after each. The options apply to the
+ * whole call: its devices in use, and its budget (budget_ms), after which the remaining nodes
+ * are answered DRACEL_SKIPPED without work.
+ */
+DRACEL_API dracel_status dracel_allocate_nodes(dracel_run *r, const dracel_node *nodes,
+                                               size_t n, const dracel_allocate_opts *o,
+                                               dracel_node_fn fn, void *ctx);
+
+typedef enum dracel_outcome {
+    DRACEL_ALLOCATED = 0,        /**< every claim got its devices */
+    DRACEL_UNSCHEDULABLE = 1,    /**< no solution on this node (or the search's time limit) */
+    DRACEL_ALLOCATION_ERROR = 2, /**< Kubernetes' allocator returns an error: see node_local */
+    DRACEL_SKIPPED = 3           /**< not tried: the call's budget was spent */
+} dracel_outcome;
+
+/** The answer of the last node. Strings live until the next call on the run. */
+typedef struct dracel_run_info {
+    dracel_outcome outcome;
+    const char *node;
+    const char *message;  /**< the error, or why unschedulable or skipped when known; or NULL */
+    bool node_local;      /**< an error Kubernetes treats as this node's (Unschedulable) rather
+                               than aborting the pod's scheduling attempt */
+    int score;            /**< the scheduler's firstAvailable score (8 - rank, summed), -1
+                               unless allocated */
+    const char *tiers;    /**< the tiers chosen, "gpu/h100, nic" ("" unless allocated) */
+    uint32_t devices, pools; /**< devices and pools visible on the node */
+    uint64_t steps, backtracks; /**< the search's work */
+    bool explained;       /**< the explanation was gathered */
+} dracel_run_info;
+DRACEL_API dracel_status dracel_run_get_size(const dracel_run *r, dracel_run_info *out,
+                                             size_t size);
+#define dracel_run_get(r, out) dracel_run_get_size((r), (out), sizeof *(out))
+/** The subrequest rank chosen for request @p request of claim @p claim (0 for exactly), or -1
+ *  unless allocated. */
+DRACEL_API int dracel_run_chosen(const dracel_run *r, size_t claim, size_t request);
+
+/** One device of an allocation result, as Kubernetes' DeviceRequestAllocationResult. */
+typedef struct dracel_device_result {
+    const char *request;       /**< "req" or "req/sub" */
+    const char *driver, *pool, *device;
+    size_t tier;               /**< the policy's tier it came from */
+    bool admin_access;
+} dracel_device_result;
+/** The devices allocated to a claim (0 unless allocated). */
+DRACEL_API size_t dracel_run_results(const dracel_run *r, size_t claim);
+DRACEL_API dracel_status dracel_run_result_size(const dracel_run *r, size_t claim, size_t i,
+                                                dracel_device_result *out, size_t size);
+#define dracel_run_result(r, claim, i, out) \
+    dracel_run_result_size((r), (claim), (i), (out), sizeof *(out))
+
+/** One entry of an allocation's config, as Kubernetes copies class and claim config. */
+typedef struct dracel_device_config {
+    bool from_class;           /**< source FromClass, else FromClaim */
+    const char *driver;        /**< opaque.driver */
+    const char *parameters;    /**< opaque.parameters as compact JSON, or NULL */
+    const char *const *requests; /**< the requests it applies to; none: every request */
+    size_t nrequests;
+} dracel_device_config;
+DRACEL_API size_t dracel_run_configs(const dracel_run *r, size_t claim);
+DRACEL_API dracel_status dracel_run_config_size(const dracel_run *r, size_t claim, size_t i,
+                                                dracel_device_config *out, size_t size);
+#define dracel_run_config(r, claim, i, out) \
+    dracel_run_config_size((r), (claim), (i), (out), sizeof *(out))
+
+/** Renderings of the answer; release with dracel_free_string() and the policy's config. NULL
+ *  on ENOMEM. */
+/** The object of `dra-celc allocate --format json` (with "explanation" when gathered). */
+DRACEL_API char *dracel_run_json(const dracel_run *r);
+/** The node's answer as one object of `dra-celc explain --format json`'s "nodes":
+ *  {"node":NAME,"tiers":"...", then the fields of dracel_run_json}. */
+DRACEL_API char *dracel_run_node_json(const dracel_run *r);
+/** The text of `dra-celc allocate`. */
+DRACEL_API char *dracel_run_text(const dracel_run *r);
+/** One line: the devices chosen, or (explained) why each tier fell short; may be "". */
+DRACEL_API char *dracel_run_summary(const dracel_run *r);
+/** Only the explanation, as JSON or text; NULL unless gathered (or on ENOMEM). */
+DRACEL_API char *dracel_run_explain_json(const dracel_run *r);
+DRACEL_API char *dracel_run_explain_text(const dracel_run *r);
+/** The node selector of a claim's result as Kubernetes' v1 NodeSelector JSON; NULL when the
+ *  result has none (devices of no node or of every node), or unless allocated. */
+DRACEL_API char *dracel_run_node_selector_json(const dracel_run *r, size_t claim);
+
+/* The explanation as data (when gathered), per tier of the policy. */
+typedef enum dracel_tier_status {
+    DRACEL_TIER_CHOSEN = 0,    /**< its devices were allocated */
+    DRACEL_TIER_FAILED = 1,    /**< tried, and it gave no solution */
+    DRACEL_TIER_NOT_TRIED = 2, /**< an earlier tier of the request was chosen */
+    DRACEL_TIER_ABORTED = 3    /**< the allocation stopped with an error */
+} dracel_tier_status;
+/** Why devices of the node were not candidates, or candidates not available. */
+enum {
+    DRACEL_EXCLUDED_INCOMPLETE_POOL = 0, /**< its pool is being updated */
+    DRACEL_EXCLUDED_INVALID_POOL = 1,    /**< its pool is invalid */
+    DRACEL_EXCLUDED_NODE = 2,            /**< per-device node selection: not this node's */
+    DRACEL_EXCLUDED_ALLOCATED = 3,       /**< in use by another claim */
+    DRACEL_EXCLUDED_TAINTED = 4,         /**< a NoSchedule/NoExecute taint not tolerated */
+    DRACEL_EXCLUDED_COUNTERS = 5,        /**< its pool's counters cannot take it */
+    DRACEL_EXCLUDED__COUNT = 6
+};
+typedef struct dracel_tier_explanation {
+    dracel_tier_status status;
+    const char *reason;        /**< why it failed (status FAILED), else NULL */
+    uint32_t needed;           /**< devices the tier needs (All: the candidates) */
+    uint32_t candidates;       /**< devices of the node its selectors accept */
+    uint32_t available;        /**< candidates not excluded */
+    uint32_t excluded[DRACEL_EXCLUDED__COUNT];
+    size_t nselectors;
+} dracel_tier_explanation;
+DRACEL_API dracel_status dracel_run_explain_tier_size(const dracel_run *r, size_t tier,
+                                                      dracel_tier_explanation *out, size_t size);
+#define dracel_run_explain_tier(r, tier, out) \
+    dracel_run_explain_tier_size((r), (tier), (out), sizeof *(out))
+
+/** One selector of a tier (the class's first, then the request's), and what it rejected. */
+typedef struct dracel_selector_explanation {
+    bool from_class;
+    uint32_t index;            /**< in the class's or the request's list, from 0 */
+    const char *expression;
+    const char *compile_error; /**< NULL when it compiled */
+    uint32_t rejected;         /**< devices it was false on (after the selectors before it) */
+    uint32_t errored;          /**< devices it gave an error on */
+    size_t nexamples;          /**< up to the examples asked for */
+} dracel_selector_explanation;
+DRACEL_API dracel_status dracel_run_explain_selector_size(const dracel_run *r, size_t tier,
+                                                          size_t k,
+                                                          dracel_selector_explanation *out,
+                                                          size_t size);
+#define dracel_run_explain_selector(r, tier, k, out) \
+    dracel_run_explain_selector_size((r), (tier), (k), (out), sizeof *(out))
+/** An example device a selector rejected, and the value that made it fail. */
+typedef struct dracel_example {
+    const char *driver, *pool, *device;
+    const char *text;          /**< "gpu-3: device.attributes["gpu.example.com"].model is "L4"" */
+    bool errored;              /**< the selector gave an error on it (text has the message) */
+} dracel_example;
+DRACEL_API dracel_status dracel_run_explain_example_size(const dracel_run *r, size_t tier,
+                                                         size_t k, size_t e,
+                                                         dracel_example *out, size_t size);
+#define dracel_run_explain_example(r, tier, k, e, out) \
+    dracel_run_explain_example_size((r), (tier), (k), (e), (out), sizeof *(out))
+
+/** The scenario of `dra-celc allocate`: one object holding features, a node, DeviceClasses,
+ *  ResourceSlices, allocated device IDs and a pod's claims (docs/allocation.md). Opaque. */
+typedef struct dracel_scenario dracel_scenario;
+/** Load a scenario (JSON or YAML) and build its table and usage. Rejected input: DRACEL_EINPUT
+ *  with "FILE:LINE: ..." in @p err. */
+DRACEL_API dracel_status dracel_scenario_load(const dracel_config *cfg, const char *path,
+                                              dracel_scenario **out, char *err, size_t errcap);
+DRACEL_API dracel_status dracel_scenario_load_buffer(const dracel_config *cfg, const char *name,
+                                                     const char *buf, size_t len,
+                                                     dracel_scenario **out, char *err,
+                                                     size_t errcap);
+DRACEL_API void dracel_scenario_free(dracel_scenario *s);
+/** Its classes and claims (claims in the scenario's order). */
+DRACEL_API const dracel_objects *dracel_scenario_objects(const dracel_scenario *s);
+DRACEL_API const dracel_table *dracel_scenario_table(const dracel_scenario *s);
+/** Its allocatedDevices (NULL when none). */
+DRACEL_API const dracel_usage *dracel_scenario_usage(const dracel_scenario *s);
+DRACEL_API void dracel_scenario_node(const dracel_scenario *s, dracel_node *out);
+DRACEL_API unsigned dracel_scenario_features(const dracel_scenario *s);
 
 #ifdef __cplusplus
 }

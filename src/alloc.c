@@ -81,7 +81,8 @@ struct dc_policy {
     dracel_env *env;            /* the programs' environment: it must outlive them */
     const dracel_table *tt;
     const dc_table *t;
-    const dc_objects *o;
+    const dc_pindex *x;         /* the table's placement index */
+    dc_objects own;             /* copies of the claims and the classes they name */
     gsel *sels;
     uint32_t nsels;
     preq *preqs;
@@ -92,22 +93,30 @@ struct dc_policy {
     uint32_t *req_slot;         /* per preq: its request's slot */
     uint32_t ncons;
     const dc_constraint_in **cons;
-    /* The fleet. */
-    uint64_t *allocated;        /* bitmap over rows */
-    uint32_t *shared_first;     /* per pool: its first entry in t->shared; [npools] = nshared */
-    dc_qty *avail;              /* per shared counter: value minus allocated devices' use */
-    uint32_t *cons_k;           /* per t->consumes entry: its shared counter, or UINT32_MAX */
-    /* Slices by node: (node name id, slice) sorted, and the slices every node must check. */
-    uint64_t *named;            /* (node id << 32) | slice */
-    uint32_t nnamed;
-    uint32_t *general;
-    uint32_t ngeneral;
     char version[24];
 };
 
-static void *pz(dc_policy *p, size_t n)
+/* ---------------------------------------------------------------------------------------------
+ * The placement index of a table: built once per table, read by every policy on it.
+ */
+
+struct dc_pindex {
+    const dracel_alloc *a;
+    dc_arena arena;
+    uint32_t *shared_first;     /* per pool: its first entry in t->shared; [npools] = nshared */
+    uint32_t *cons_k;           /* per t->consumes entry: its shared counter, or UINT32_MAX */
+    /* Slices by node: (node name id, slice) sorted, and the slices every node must check. */
+    uint64_t *named;
+    uint32_t nnamed;
+    uint32_t *general;
+    uint32_t ngeneral;
+    const char **nodes;         /* node names, sorted, distinct (strings in the dictionary) */
+    uint32_t nnodes;
+};
+
+static int cmp_str(const void *a, const void *b)
 {
-    return dc_arena_zalloc(&p->arena, n ? n : 1);
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -116,12 +125,186 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static const dc_class_in *find_class(const dc_objects *o, const char *name)
+dracel_status dc_pindex_build(const dc_table *t, const dracel_alloc *a, dc_pindex **out)
 {
-    for (uint32_t i = 0; i < o->nclasses; i++)
-        if (strcmp(o->classes[i].name, name) == 0)
-            return &o->classes[i];
-    return NULL;
+    *out = NULL;
+    dc_pindex *x = dc_malloc(a, sizeof *x);
+    if (!x)
+        return DRACEL_ENOMEM;
+    memset(x, 0, sizeof *x);
+    x->a = a;
+    dc_arena_init(&x->arena, a);
+    x->shared_first = dc_arena_zalloc(&x->arena, (t->npools + 1) * sizeof *x->shared_first);
+    x->cons_k = dc_arena_zalloc(&x->arena, (t->nconsumes + 1) * sizeof *x->cons_k);
+    if (!x->shared_first || !x->cons_k)
+        goto nomem;
+    uint32_t k = 0;
+    for (uint32_t pl = 0; pl <= t->npools; pl++) {
+        while (k < t->nshared && t->shared[k].owner < pl)
+            k++;
+        x->shared_first[pl] = k;
+    }
+    for (uint32_t j = 0; j < t->nconsumes; j++) {
+        const dc_tcounter *c = &t->consumes[j];
+        uint32_t pl = t->pool[c->owner];
+        x->cons_k[j] = UINT32_MAX;
+        for (uint32_t i = x->shared_first[pl]; i < x->shared_first[pl + 1]; i++)
+            if (t->shared[i].set == c->set && t->shared[i].name == c->name) {
+                x->cons_k[j] = i;
+                break;
+            }
+    }
+    /* Slices by node. */
+    uint32_t nn = 0, ng = 0;
+    for (uint32_t s = 0; s < t->nslices; s++) {
+        uint32_t r = t->slice_first[s];
+        if (r == t->slice_first[s + 1])
+            continue;
+        if (!dc_bit(t->slice_per_device, s) && t->node_kind[r] == DC_NODE_NAME)
+            nn++;
+        else
+            ng++;
+    }
+    x->named = dc_arena_alloc(&x->arena, (nn + 1) * sizeof *x->named);
+    x->general = dc_arena_alloc(&x->arena, (ng + 1) * sizeof *x->general);
+    if (!x->named || !x->general)
+        goto nomem;
+    for (uint32_t s = 0; s < t->nslices; s++) {
+        uint32_t r = t->slice_first[s];
+        if (r == t->slice_first[s + 1])
+            continue;
+        if (!dc_bit(t->slice_per_device, s) && t->node_kind[r] == DC_NODE_NAME)
+            x->named[x->nnamed++] = ((uint64_t)t->node[r] << 32) | s;
+        else
+            x->general[x->ngeneral++] = s;
+    }
+    if (x->nnamed > 1)
+        qsort(x->named, x->nnamed, sizeof *x->named, cmp_u64);
+    /* The node names: one per run of named slices of one node, then sorted by name. */
+    x->nodes = dc_arena_alloc(&x->arena, (x->nnamed + 1) * sizeof *x->nodes);
+    if (!x->nodes)
+        goto nomem;
+    for (uint32_t i = 0; i < x->nnamed; i++)
+        if (i == 0 || (x->named[i] >> 32) != (x->named[i - 1] >> 32))
+            x->nodes[x->nnodes++] = dc_dict_str(t->dict, (uint32_t)(x->named[i] >> 32))->data;
+    if (x->nnodes > 1)
+        qsort(x->nodes, x->nnodes, sizeof *x->nodes, cmp_str);
+    *out = x;
+    return DRACEL_OK;
+nomem:
+    dc_pindex_free(x);
+    return DRACEL_ENOMEM;
+}
+
+void dc_pindex_free(dc_pindex *x)
+{
+    if (!x)
+        return;
+    const dracel_alloc *a = x->a;
+    dc_arena_free(&x->arena);
+    dc_free(a, x, sizeof *x);
+}
+
+uint32_t dc_pindex_nodes(const dc_pindex *x)
+{
+    return x ? x->nnodes : 0;
+}
+
+const char *dc_pindex_node(const dc_pindex *x, uint32_t i)
+{
+    return x && i < x->nnodes ? x->nodes[i] : NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Devices in use
+ */
+
+struct dc_usage {
+    const dracel_alloc *a;
+    const dracel_table *tt;
+    uint64_t *bits;             /* over rows */
+    dc_qty *avail;              /* per shared counter: its value minus what devices in use take */
+    uint32_t found;
+};
+
+static uint32_t device_row(const dc_table *t, const dc_device_id *id);
+
+/* What the devices of @p bits consume, taken from the shared counters' values (@p avail, one per
+ * t->shared). A counter that would go below the most negative quantity stays as it was. */
+static void take_counters(const dc_table *t, const dc_pindex *x, const uint64_t *bits,
+                          dc_qty *avail)
+{
+    for (uint32_t j = 0; j < t->nconsumes; j++) {
+        const dc_tcounter *c = &t->consumes[j];
+        if (x->cons_k[j] == UINT32_MAX || !dc_bit(bits, c->owner))
+            continue;
+        dc_qty out;
+        if (!dc_qty_sub(&avail[x->cons_k[j]], &c->value->q, &out))
+            avail[x->cons_k[j]] = out;
+    }
+}
+
+dracel_status dc_usage_new(const dracel_table *tt, const dracel_alloc *a, const dc_device_id *ids,
+                           uint32_t n, dc_usage **out)
+{
+    *out = NULL;
+    const dc_table *t = dc_api_table(tt);
+    const dc_pindex *x = dc_api_table_pindex(tt);
+    dc_usage *u = dc_malloc(a, sizeof *u);
+    if (!u)
+        return DRACEL_ENOMEM;
+    memset(u, 0, sizeof *u);
+    u->a = a;
+    u->tt = tt;
+    size_t words = DC_BITS_WORDS(t->rows) + 1;
+    u->bits = dc_malloc(a, words * sizeof *u->bits);
+    u->avail = dc_malloc(a, (t->nshared + 1) * sizeof *u->avail);
+    if (!u->bits || !u->avail) {
+        dc_usage_free(u);
+        return DRACEL_ENOMEM;
+    }
+    memset(u->bits, 0, words * sizeof *u->bits);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t r = device_row(t, &ids[i]);
+        if (r != UINT32_MAX && !dc_bit(u->bits, r)) {
+            dc_bit_set(u->bits, r);
+            u->found++;
+        }
+    }
+    for (uint32_t i = 0; i < t->nshared; i++)
+        u->avail[i] = t->shared[i].value->q;
+    take_counters(t, x, u->bits, u->avail);
+    *out = u;
+    return DRACEL_OK;
+}
+
+void dc_usage_free(dc_usage *u)
+{
+    if (!u)
+        return;
+    const dc_table *t = dc_api_table(u->tt);
+    dc_free(u->a, u->bits, (DC_BITS_WORDS(t->rows) + 1) * sizeof *u->bits);
+    dc_free(u->a, u->avail, (t->nshared + 1) * sizeof *u->avail);
+    dc_free(u->a, u, sizeof *u);
+}
+
+uint32_t dc_usage_found(const dc_usage *u)
+{
+    return u ? u->found : 0;
+}
+
+const dracel_table *dc_usage_table(const dc_usage *u)
+{
+    return u ? u->tt : NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Policies
+ */
+
+static void *pz(dc_policy *p, size_t n)
+{
+    return dc_arena_zalloc(&p->arena, n ? n : 1);
 }
 
 static uint32_t intern_sel(dc_policy *p, const dc_sel_in *s, uint32_t *cap, bool *oom)
@@ -241,36 +424,19 @@ static void fnv_int(fnv *f, int64_t v)
     fnv_bytes(f, buf, (size_t)n + 1);
 }
 
-static int cmp_class_ptr(const void *a, const void *b)
-{
-    const dc_class_in *x = *(const dc_class_in *const *)a, *y = *(const dc_class_in *const *)b;
-    return strcmp(x->name, y->name);
-}
-
 static void policy_version(dc_policy *p)
 {
     fnv f = {0xcbf29ce484222325ull};
-    /* the classes the claims use, by name */
-    const dc_class_in **cl = p->npreqs ? dc_arena_alloc(&p->arena, p->npreqs * sizeof *cl) : NULL;
-    uint32_t ncl = 0;
-    for (uint32_t i = 0; cl && i < p->npreqs; i++) {
-        const dc_class_in *c = p->preqs[i].cls;
-        bool seen = false;
-        for (uint32_t j = 0; c && j < ncl; j++)
-            seen |= cl[j] == c;
-        if (c && !seen)
-            cl[ncl++] = c;
-    }
-    if (ncl > 1)
-        qsort(cl, ncl, sizeof *cl, cmp_class_ptr);
-    for (uint32_t i = 0; i < ncl; i++) {
+    /* the classes the claims use, by name: p->own holds each once, sorted */
+    for (uint32_t i = 0; i < p->own.nclasses; i++) {
+        const dc_class_in *cl = &p->own.classes[i];
         fnv_str(&f, "class");
-        fnv_str(&f, cl[i]->name);
-        for (uint32_t j = 0; j < cl[i]->nsels; j++)
-            fnv_str(&f, cl[i]->sels[j].expr);
-        for (uint32_t j = 0; j < cl[i]->nconfig; j++) {
-            fnv_str(&f, cl[i]->config[j].driver);
-            fnv_str(&f, cl[i]->config[j].parameters);
+        fnv_str(&f, cl->name);
+        for (uint32_t j = 0; j < cl->nsels; j++)
+            fnv_str(&f, cl->sels[j].expr);
+        for (uint32_t j = 0; j < cl->nconfig; j++) {
+            fnv_str(&f, cl->config[j].driver);
+            fnv_str(&f, cl->config[j].parameters);
         }
     }
     for (uint32_t c = 0; c < p->nclaims; c++) {
@@ -313,75 +479,6 @@ static void policy_version(dc_policy *p)
     snprintf(p->version, sizeof p->version, "pv1-%016llx", (unsigned long long)f.h);
 }
 
-static dracel_status build_fleet(dc_policy *p, const dc_device_id *allocated, uint32_t nallocated)
-{
-    const dc_table *t = p->t;
-    p->allocated = pz(p, DC_BITS_WORDS(t->rows) * sizeof(uint64_t));
-    if (!p->allocated)
-        return DRACEL_ENOMEM;
-    for (uint32_t i = 0; i < nallocated; i++) {
-        uint32_t r = device_row(t, &allocated[i]);
-        if (r != UINT32_MAX)
-            dc_bit_set(p->allocated, r);
-    }
-    /* Shared counters per pool; what allocated devices already use. */
-    p->shared_first = pz(p, (t->npools + 1) * sizeof *p->shared_first);
-    p->avail = pz(p, t->nshared * sizeof *p->avail);
-    p->cons_k = pz(p, t->nconsumes * sizeof *p->cons_k);
-    if (!p->shared_first || !p->avail || !p->cons_k)
-        return DRACEL_ENOMEM;
-    uint32_t k = 0;
-    for (uint32_t pl = 0; pl <= t->npools; pl++) {
-        while (k < t->nshared && t->shared[k].owner < pl)
-            k++;
-        p->shared_first[pl] = k;
-    }
-    for (uint32_t i = 0; i < t->nshared; i++)
-        p->avail[i] = t->shared[i].value->q;
-    for (uint32_t j = 0; j < t->nconsumes; j++) {
-        const dc_tcounter *c = &t->consumes[j];
-        uint32_t pl = t->pool[c->owner];
-        p->cons_k[j] = UINT32_MAX;
-        for (uint32_t x = p->shared_first[pl]; x < p->shared_first[pl + 1]; x++)
-            if (t->shared[x].set == c->set && t->shared[x].name == c->name) {
-                p->cons_k[j] = x;
-                break;
-            }
-        if (p->cons_k[j] != UINT32_MAX && dc_bit(p->allocated, c->owner)) {
-            dc_qty out;
-            if (!dc_qty_sub(&p->avail[p->cons_k[j]], &c->value->q, &out))
-                p->avail[p->cons_k[j]] = out;
-        }
-    }
-    /* Slices by node. */
-    uint32_t nn = 0, ng = 0;
-    for (uint32_t s = 0; s < t->nslices; s++) {
-        uint32_t r = t->slice_first[s];
-        if (r == t->slice_first[s + 1])
-            continue;
-        if (!dc_bit(t->slice_per_device, s) && t->node_kind[r] == DC_NODE_NAME)
-            nn++;
-        else
-            ng++;
-    }
-    p->named = pz(p, nn * sizeof *p->named);
-    p->general = pz(p, ng * sizeof *p->general);
-    if (!p->named || !p->general)
-        return DRACEL_ENOMEM;
-    for (uint32_t s = 0; s < t->nslices; s++) {
-        uint32_t r = t->slice_first[s];
-        if (r == t->slice_first[s + 1])
-            continue;
-        if (!dc_bit(t->slice_per_device, s) && t->node_kind[r] == DC_NODE_NAME)
-            p->named[p->nnamed++] = ((uint64_t)t->node[r] << 32) | s;
-        else
-            p->general[p->ngeneral++] = s;
-    }
-    if (p->nnamed > 1)
-        qsort(p->named, p->nnamed, sizeof *p->named, cmp_u64);
-    return DRACEL_OK;
-}
-
 static const char *kobj(dc_policy *p, const dc_claim_in *c)
 {
     if (c->namespace && c->namespace[0])
@@ -389,13 +486,76 @@ static const char *kobj(dc_policy *p, const dc_claim_in *c)
     return c->name;
 }
 
-dracel_status dc_policy_new(const dracel_config *cfg, const dracel_table *tt, const dc_objects *o,
-                            const dc_device_id *allocated, uint32_t nallocated,
-                            dc_policy **out, char *err, size_t errcap)
+static int cmp_class(const void *a, const void *b)
+{
+    return strcmp(((const dc_class_in *)a)->name, ((const dc_class_in *)b)->name);
+}
+
+/* Copy the claims, and once each the classes they name that @p classes has, sorted by name. */
+static dracel_status copy_objects(dc_policy *p, const dc_objects *classes,
+                                  const dc_claim_in *const *claims, uint32_t nclaims)
+{
+    dc_objects *o = &p->own;
+    o->claims = pz(p, nclaims * sizeof *o->claims);
+    if (!o->claims)
+        return DRACEL_ENOMEM;
+    uint32_t nsubs = 0;
+    for (uint32_t c = 0; c < nclaims; c++) {
+        DC_TRY(dc_claim_copy(&p->arena, claims[c], &o->claims[c]));
+        o->nclaims++;
+        for (uint32_t r = 0; r < claims[c]->nreqs; r++)
+            nsubs += claims[c]->reqs[r].nsubs;
+    }
+    const dc_class_in **found = pz(p, nsubs * sizeof *found);
+    o->classes = pz(p, nsubs * sizeof *o->classes);
+    if (!found || !o->classes)
+        return DRACEL_ENOMEM;
+    uint32_t nfound = 0;
+    for (uint32_t c = 0; c < nclaims; c++)
+        for (uint32_t r = 0; r < claims[c]->nreqs; r++)
+            for (uint32_t s = 0; s < claims[c]->reqs[r].nsubs; s++) {
+                const char *name = claims[c]->reqs[r].subs[s].class_name;
+                uint32_t i = classes && name && name[0]
+                                 ? dc_objects_find(classes, DC_OBJ_CLASS, NULL, name)
+                                 : UINT32_MAX;
+                if (i == UINT32_MAX)
+                    continue;
+                bool seen = false;
+                for (uint32_t k = 0; k < nfound && !seen; k++)
+                    seen = found[k] == &classes->classes[i];
+                if (!seen)
+                    found[nfound++] = &classes->classes[i];
+            }
+    for (uint32_t k = 0; k < nfound; k++)
+        DC_TRY(dc_class_copy(&p->arena, found[k], &o->classes[o->nclasses++]));
+    if (o->nclasses > 1)
+        qsort(o->classes, o->nclasses, sizeof *o->classes, cmp_class);
+    return DRACEL_OK;
+}
+
+static const dc_class_in *own_class(const dc_policy *p, const char *name)
+{
+    uint32_t lo = 0, hi = p->own.nclasses;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(p->own.classes[mid].name, name);
+        if (!c)
+            return &p->own.classes[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+dracel_status dc_policy_new(const dracel_config *cfg, const dracel_table *tt,
+                            const dc_objects *classes, const dc_claim_in *const *claims,
+                            uint32_t nclaims, dc_policy **out, char *err, size_t errcap)
 {
     if (err && errcap)
         err[0] = '\0';
-    if (!tt || !o || !out)
+    if (!tt || (!claims && nclaims) || !out)
         return DRACEL_EINVAL;
     *out = NULL;
     dracel_config pc_cfg;
@@ -410,10 +570,13 @@ dracel_status dc_policy_new(const dracel_config *cfg, const dracel_table *tt, co
     dc_arena_init(&p->arena, a);
     p->tt = tt;
     p->t = dc_api_table(tt);
-    p->o = o;
+    p->x = dc_api_table_pindex(tt);
     dracel_status st = DRACEL_OK;
     bool oom = false;
     uint32_t capsels = 0;
+    if (copy_objects(p, classes, claims, nclaims) != DRACEL_OK)
+        goto nomem;
+    const dc_objects *o = &p->own;
 
     /* Requests and subrequests. */
     p->nclaims = o->nclaims;
@@ -461,7 +624,7 @@ dracel_status dc_policy_new(const dracel_config *cfg, const dracel_table *tt, co
                 q->mode_ok = !sr->mode || q->all || strcmp(sr->mode, "ExactCount") == 0;
                 q->name = q->has_parent ? dc_arena_printf(&p->arena, "%s/%s", rq->name, sr->name)
                                         : rq->name;
-                q->cls = sr->class_name && sr->class_name[0] ? find_class(o, sr->class_name) : NULL;
+                q->cls = sr->class_name && sr->class_name[0] ? own_class(p, sr->class_name) : NULL;
                 uint32_t ncs = q->cls ? q->cls->nsels : 0;
                 q->sels = pz(p, (ncs + sr->nsels) * sizeof *q->sels);
                 if (!q->name || !q->sels)
@@ -481,8 +644,6 @@ dracel_status dc_policy_new(const dracel_config *cfg, const dracel_table *tt, co
     st = dracel_env_new(&p->cfg, DRACEL_ENV_DRA, &p->env);
     for (uint32_t i = 0; st == DRACEL_OK && i < p->nsels; i++)
         st = eval_sel(p, p->env, &p->sels[i]);
-    if (st == DRACEL_OK)
-        st = build_fleet(p, allocated, nallocated);
     if (st != DRACEL_OK) {
         dc_policy_free(p);
         if (err && errcap)
@@ -518,6 +679,59 @@ void dc_policy_free(dc_policy *p)
 const char *dc_policy_version(const dc_policy *p)
 {
     return p->version;
+}
+
+const dracel_table *dc_policy_table(const dc_policy *p)
+{
+    return p->tt;
+}
+
+uint32_t dc_policy_nclaims(const dc_policy *p)
+{
+    return p->nclaims;
+}
+
+const dc_claim_in *dc_policy_claim(const dc_policy *p, uint32_t i)
+{
+    return i < p->nclaims ? p->claims[i].in : NULL;
+}
+
+const char *dc_policy_kobj(const dc_policy *p, uint32_t i)
+{
+    return i < p->nclaims ? p->claims[i].kobj : NULL;
+}
+
+uint32_t dc_policy_ntiers(const dc_policy *p)
+{
+    return p->npreqs;
+}
+
+void dc_policy_tier(const dc_policy *p, uint32_t i, dc_tier_desc *out)
+{
+    const preq *q = &p->preqs[i];
+    out->claim = q->ci;
+    out->request = q->ri;
+    out->rank = q->si;
+    out->name = q->name;
+    out->req = q->req;
+    out->sub = q->sub;
+    out->cls = q->cls;
+    out->nsels = q->nsels;
+    out->nclass_sels = q->nclass_sels;
+}
+
+uint32_t dc_policy_tier_of(const dc_policy *p, uint32_t claim, uint32_t request)
+{
+    return p->claims[claim].req_first[request];
+}
+
+const char *dc_policy_selector(const dc_policy *p, uint32_t tier, uint32_t k, uint32_t *len,
+                               const char **compile_error)
+{
+    const gsel *g = &p->sels[p->preqs[tier].sels[k]];
+    *len = g->len;
+    *compile_error = g->compile_err;
+    return g->expr;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -638,22 +852,38 @@ typedef struct cstate {
 } cstate;
 
 typedef struct pstat {          /* explanation, per preq */
-    uint32_t pool_incomplete, pool_invalid, node, candidates;
-    uint32_t allocated, tainted, counters, available;
+    uint32_t excl[DC_EXCL__COUNT];
+    uint32_t candidates, available;
     uint32_t *rejected, *errored;       /* per selector */
     uint32_t (*examples)[DC_ALLOC_MAX_EXAMPLES];
+    const char *(*extext)[DC_ALLOC_MAX_EXAMPLES]; /* the examples as text, in the scratch arena */
     uint32_t *nexamples;
     bool sel_error;                     /* a selector did not compile */
+    const char *reason;                 /* why the tier failed (status failed) */
 } pstat;
+
+typedef struct ccfg {           /* allocation config of a claim (outcome allocated) */
+    dc_alloc_config *e;
+    uint32_t n;
+} ccfg;
 
 struct dc_alloc_run {
     const dc_policy *p;
     const dracel_alloc *a;
     dc_arena scratch;           /* per node */
     dc_ectx ectx;
-    const dc_node_in *node;
-    uint32_t node_id;           /* the node name's dictionary id, or DC_DICT_NONE */
+    /* the call */
     dc_alloc_opts o;
+    const dc_usage *usage;
+    uint64_t *resv;             /* reserved rows of this call (bits over the table's rows) */
+    uint32_t *resv_rows;        /* the same, sorted, without duplicates */
+    uint32_t nresv, capresv;
+    dc_qty *avail;              /* per shared counter of the node's pools: what is left */
+    uint64_t call_deadline_ns;  /* 0: none */
+    /* the node */
+    const dc_node_in *node;     /* during dc_alloc_node only */
+    const char *node_name;      /* in the scratch arena */
+    uint32_t node_id;           /* the node name's dictionary id, or DC_DICT_NONE */
     /* visible rows */
     uint32_t *rows;
     uint32_t nrows;
@@ -675,6 +905,7 @@ struct dc_alloc_run {
     char msg[2048];
     char tiers[1024];
     int score;
+    ccfg *cfgs;                 /* per claim, when allocated */
     pstat *stats;               /* explain */
     bool explained;
 };
@@ -701,8 +932,16 @@ dracel_status dc_alloc_run_new(const dc_policy *p, dc_alloc_run **out)
     r->a = p->a;
     dc_arena_init(&r->scratch, p->a);
     dc_ectx_init(&r->ectx, p->a);
+    r->outcome = DC_ALLOC_SKIPPED;
+    r->score = -1;
+    r->node_name = "";
     *out = r;
     return DRACEL_OK;
+}
+
+static size_t words_of(const dc_alloc_run *r)
+{
+    return DC_BITS_WORDS(r->p->t->rows) + 1;
 }
 
 void dc_alloc_run_free(dc_alloc_run *r)
@@ -711,7 +950,69 @@ void dc_alloc_run_free(dc_alloc_run *r)
         return;
     dc_arena_free(&r->scratch);
     dc_ectx_free(&r->ectx);
+    dc_free(r->a, r->resv, words_of(r) * sizeof *r->resv);
+    dc_free(r->a, r->resv_rows, r->capresv * sizeof *r->resv_rows);
+    dc_free(r->a, r->avail, (r->p->t->nshared + 1) * sizeof *r->avail);
+    dc_free(r->a, r->consumed, (r->p->t->nshared + 1) * sizeof *r->consumed);
     dc_free(r->a, r, sizeof *r);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+dracel_status dc_alloc_begin(dc_alloc_run *r, const dc_alloc_opts *o)
+{
+    const dc_table *t = r->p->t;
+    if (o->in_use && dc_usage_table(o->in_use) != r->p->tt)
+        return DRACEL_EINVAL;
+    if (o->nreserved && !o->reserved)
+        return DRACEL_EINVAL;
+    /* take back the previous call's reservations */
+    for (uint32_t i = 0; i < r->nresv; i++)
+        r->resv[r->resv_rows[i] / 64] = 0;
+    r->nresv = 0;
+    r->o = *o;
+    r->usage = o->in_use;
+    if (!r->avail) {
+        r->avail = dc_malloc(r->a, (t->nshared + 1) * sizeof *r->avail);
+        r->consumed = dc_malloc(r->a, (t->nshared + 1) * sizeof *r->consumed);
+        if (!r->avail || !r->consumed) {
+            dc_free(r->a, r->avail, (t->nshared + 1) * sizeof *r->avail);
+            dc_free(r->a, r->consumed, (t->nshared + 1) * sizeof *r->consumed);
+            r->avail = r->consumed = NULL;
+            return DRACEL_ENOMEM;
+        }
+    }
+    if (o->nreserved) {
+        if (!r->resv) {
+            r->resv = dc_malloc(r->a, words_of(r) * sizeof *r->resv);
+            if (!r->resv)
+                return DRACEL_ENOMEM;
+            memset(r->resv, 0, words_of(r) * sizeof *r->resv);
+        }
+        if (o->nreserved > r->capresv) {
+            uint32_t *v = dc_realloc(r->a, r->resv_rows, r->capresv * sizeof *v,
+                                     o->nreserved * sizeof *v);
+            if (!v)
+                return DRACEL_ENOMEM;
+            r->resv_rows = v;
+            r->capresv = o->nreserved;
+        }
+        for (uint32_t i = 0; i < o->nreserved; i++) {
+            uint32_t row = device_row(t, &o->reserved[i]);
+            if (row != UINT32_MAX && !dc_bit(r->resv, row)) {
+                dc_bit_set(r->resv, row);
+                r->resv_rows[r->nresv++] = row;
+            }
+        }
+        if (r->nresv > 1)
+            qsort(r->resv_rows, r->nresv, sizeof *r->resv_rows, cmp_u32);
+    }
+    r->call_deadline_ns = o->budget_ms ? now_ns() + o->budget_ms * 1000000ull : 0;
+    return DRACEL_OK;
 }
 
 static int fail(dc_alloc_run *r, const char *fmt, ...) DC_PRINTF(2, 3);
@@ -731,36 +1032,74 @@ static void dev_id(const dc_table *t, uint32_t row, char *buf, size_t cap)
              dc_dict_str(t->dict, pl->name)->data, dc_dict_str(t->dict, t->device_name[row])->data);
 }
 
+/* What the counters of the node's pools have left: their values, minus what the devices in use
+ * (the call's usage and reservations) consume. */
+static void node_counters(dc_alloc_run *r)
+{
+    const dc_table *t = r->p->t;
+    const dc_pindex *x = r->p->x;
+    for (uint32_t v = 0; v < r->nvpools; v++) {
+        uint32_t pl = r->vpools[v];
+        for (uint32_t k = x->shared_first[pl]; k < x->shared_first[pl + 1]; k++)
+            r->avail[k] = r->usage ? r->usage->avail[k] : t->shared[k].value->q;
+        if (!r->nresv || x->shared_first[pl] == x->shared_first[pl + 1])
+            continue;
+        /* the call's reserved devices of this pool */
+        const dc_tpool *tp = &t->pools[pl];
+        uint32_t lo = 0, hi = r->nresv;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (r->resv_rows[mid] < tp->first_row)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (uint32_t i = lo; i < r->nresv && r->resv_rows[i] < tp->first_row + tp->rows; i++) {
+            uint32_t row = r->resv_rows[i], n;
+            if (r->usage && dc_bit(r->usage->bits, row))
+                continue; /* counted by the usage already */
+            const dc_tcounter *c = dc_table_consumes(t, row, &n);
+            for (uint32_t j = 0; j < n; j++) {
+                uint32_t k = x->cons_k[c - t->consumes + j];
+                dc_qty out;
+                if (k != UINT32_MAX && !dc_qty_sub(&r->avail[k], &c[j].value->q, &out))
+                    r->avail[k] = out;
+            }
+        }
+    }
+}
+
 /* The node's rows: slices tied to it by name, and the others whose selection matches. */
 static dracel_status gather(dc_alloc_run *r)
 {
     const dc_policy *p = r->p;
+    const dc_pindex *x = p->x;
     const dc_table *t = p->t;
     const dc_node_in *n = r->node;
     uint32_t name_id = n->name ? dc_dict_find(t->dict, n->name, strlen(n->name), t->dict_limit)
                                : DC_DICT_NONE;
     r->node_id = name_id;
-    /* the named slices of this node: a range of p->named */
-    uint32_t lo = 0, hi = p->nnamed;
+    /* the named slices of this node: a range of x->named */
+    uint32_t lo = 0, hi = x->nnamed;
     uint64_t key = (uint64_t)name_id << 32;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (p->named[mid] < key)
+        if (x->named[mid] < key)
             lo = mid + 1;
         else
             hi = mid;
     }
     uint32_t end = lo;
-    while (name_id != DC_DICT_NONE && end < p->nnamed && (p->named[end] >> 32) == name_id)
+    while (name_id != DC_DICT_NONE && end < x->nnamed && (x->named[end] >> 32) == name_id)
         end++;
     /* merge with the general slices, in slice order */
     uint32_t cap = 0;
     for (uint32_t i = lo; i < end; i++) {
-        uint32_t s = (uint32_t)p->named[i];
+        uint32_t s = (uint32_t)x->named[i];
         cap += t->slice_first[s + 1] - t->slice_first[s];
     }
-    for (uint32_t i = 0; i < p->ngeneral; i++) {
-        uint32_t s = p->general[i];
+    for (uint32_t i = 0; i < x->ngeneral; i++) {
+        uint32_t s = x->general[i];
         cap += t->slice_first[s + 1] - t->slice_first[s];
     }
     r->rows = sz(r, cap * sizeof *r->rows);
@@ -770,32 +1109,33 @@ static dracel_status gather(dc_alloc_run *r)
     r->nrows = r->nvpools = 0;
     uint32_t i = lo, g = 0;
     bool partitionable = r->o.features & DC_FEAT_PARTITIONABLE;
-    while (i < end || g < p->ngeneral) {
+    while (i < end || g < x->ngeneral) {
         uint32_t s;
         bool visible;
-        if (g >= p->ngeneral || (i < end && (uint32_t)p->named[i] < p->general[g])) {
-            s = (uint32_t)p->named[i++];
+        if (g >= x->ngeneral || (i < end && (uint32_t)x->named[i] < x->general[g])) {
+            s = (uint32_t)x->named[i++];
             visible = true;
         } else {
-            s = p->general[g++];
+            s = x->general[g++];
             uint32_t a = t->slice_first[s], b = t->slice_first[s + 1];
             visible = false;
             if (dc_bit(t->slice_per_device, s)) {
-                for (uint32_t x = a; partitionable && !visible && x < b; x++)
-                    visible = row_on_node(t, x, n, name_id);
+                for (uint32_t row = a; partitionable && !visible && row < b; row++)
+                    visible = row_on_node(t, row, n, name_id);
             } else {
                 visible = row_on_node(t, a, n, name_id);
             }
         }
         if (!visible)
             continue;
-        for (uint32_t x = t->slice_first[s]; x < t->slice_first[s + 1]; x++) {
-            uint32_t pl = t->pool[x];
+        for (uint32_t row = t->slice_first[s]; row < t->slice_first[s + 1]; row++) {
+            uint32_t pl = t->pool[row];
             if (!r->nvpools || r->vpools[r->nvpools - 1] != pl)
                 r->vpools[r->nvpools++] = pl;
-            r->rows[r->nrows++] = x;
+            r->rows[r->nrows++] = row;
         }
     }
+    node_counters(r);
     return DRACEL_OK;
 }
 
@@ -841,9 +1181,15 @@ static int selectable(dc_alloc_run *r, uint32_t pq, uint32_t li)
     return 1;
 }
 
+/* In use by another claim: the call's usage or reservations. */
+static bool taken(const dc_alloc_run *r, uint32_t row)
+{
+    return (r->usage && dc_bit(r->usage->bits, row)) || (r->nresv && dc_bit(r->resv, row));
+}
+
 static bool in_use(const dc_alloc_run *r, uint32_t li)
 {
-    return dc_bit(r->p->allocated, r->rows[li]) || r->using[li] > 0;
+    return taken(r, r->rows[li]) || r->using[li] > 0;
 }
 
 static bool allocating_for_claim(const dc_alloc_run *r, uint32_t li, uint32_t ci)
@@ -900,7 +1246,7 @@ static void counters_add(dc_alloc_run *r, uint32_t row, bool add)
     uint32_t n;
     const dc_tcounter *c = dc_table_consumes(p->t, row, &n);
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t k = p->cons_k[c - p->t->consumes + i];
+        uint32_t k = p->x->cons_k[c - p->t->consumes + i];
         if (k == UINT32_MAX)
             continue;
         dc_qty out;
@@ -916,8 +1262,8 @@ static bool counters_take(dc_alloc_run *r, uint32_t row)
     const dc_policy *p = r->p;
     counters_add(r, row, true);
     uint32_t pl = p->t->pool[row];
-    for (uint32_t k = p->shared_first[pl]; k < p->shared_first[pl + 1]; k++)
-        if (dc_qty_cmp(&p->avail[k], &r->consumed[k]) < 0) {
+    for (uint32_t k = p->x->shared_first[pl]; k < p->x->shared_first[pl + 1]; k++)
+        if (dc_qty_cmp(&r->avail[k], &r->consumed[k]) < 0) {
             counters_add(r, row, false);
             return false;
         }
@@ -1256,54 +1602,77 @@ static int prepare(dc_alloc_run *r)
     return 0;
 }
 
-dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node, const dc_alloc_opts *o)
+static dracel_status build_configs(dc_alloc_run *r);
+
+dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node)
 {
     const dc_policy *p = r->p;
+    const dc_alloc_opts *o = &r->o;
     dc_arena_reset(&r->scratch);
-    r->node = node;
-    r->o = *o;
+    dc_arena_reset(&r->ectx.arena); /* attribute values of the last node's constraints */
     r->msg[0] = r->tiers[0] = '\0';
     r->node_local = r->timed_out = r->explained = r->oom = false;
     r->steps = r->backtracks = 0;
     r->score = -1;
     r->stats = NULL;
-    DC_TRY(gather(r));
+    r->cfgs = NULL;
+    r->nrows = r->nvpools = 0;
+    r->node_name = dc_arena_strndup(&r->scratch, node->name ? node->name : "",
+                                    node->name ? strlen(node->name) : 0);
+    if (!r->node_name) {
+        r->node_name = "";
+        return DRACEL_ENOMEM;
+    }
+    if (r->call_deadline_ns && now_ns() >= r->call_deadline_ns) {
+        r->outcome = DC_ALLOC_SKIPPED;
+        snprintf(r->msg, sizeof r->msg, "not tried: the time limit of the call (%llums) was "
+                 "reached before this node", (unsigned long long)o->budget_ms);
+        return DRACEL_OK;
+    }
+    r->outcome = DC_ALLOC_UNSCHEDULABLE;
+    r->node = node;
+    dracel_status st = gather(r);
     r->rd = sz(r, p->npreqs * sizeof *r->rd);
     r->selected = sz(r, p->nreqs_total * sizeof *r->selected);
     r->using = sz(r, r->nrows * sizeof *r->using);
     r->res = sz(r, p->nclaims * sizeof *r->res);
     r->nres = sz(r, p->nclaims * sizeof *r->nres);
     r->cs = sz(r, p->ncons * sizeof *r->cs);
-    r->consumed = sz(r, p->t->nshared * sizeof *r->consumed);
-    if (!r->rd || !r->selected || !r->using || !r->res || !r->nres || !r->cs || !r->consumed)
-        return DRACEL_ENOMEM;
+    if (st != DRACEL_OK || !r->rd || !r->selected || !r->using || !r->res || !r->nres || !r->cs)
+        goto nomem;
     for (uint32_t c = 0; c < p->nclaims; c++) {
         /* each claim holds at most 32 results, plus one being tried */
         r->res[c] = sz(r, (DC_ALLOC_MAX_RESULTS + 1) * sizeof **r->res);
         if (!r->res[c])
-            return DRACEL_ENOMEM;
+            goto nomem;
     }
-    for (uint32_t k = 0; k < p->t->nshared; k++)
-        r->consumed[k] = dc_qty_from_int(0);
+    for (uint32_t v = 0; v < r->nvpools; v++)
+        for (uint32_t k = p->x->shared_first[r->vpools[v]]; k < p->x->shared_first[r->vpools[v] + 1]; k++)
+            r->consumed[k] = dc_qty_from_int(0);
     for (uint32_t k = 0; k < p->ncons; k++) {
         if (!p->cons[k]->distinct_attribute)
             continue;
         r->cs[k].capvals = DC_ALLOC_MAX_RESULTS + 1;
         r->cs[k].vals = sz(r, r->cs[k].capvals * sizeof *r->cs[k].vals);
         if (!r->cs[k].vals)
-            return DRACEL_ENOMEM;
+            goto nomem;
     }
     int x = prepare(r);
     if (x == 0) {
-        r->deadline_ns = o->timeout_ms ? now_ns() + o->timeout_ms * 1000000ull : 0;
+        uint64_t now = now_ns();
+        r->deadline_ns = o->timeout_ms ? now + o->timeout_ms * 1000000ull : 0;
+        if (r->call_deadline_ns && (!r->deadline_ns || r->call_deadline_ns < r->deadline_ns))
+            r->deadline_ns = r->call_deadline_ns;
         x = allocate_one(r, 0, 0, 0, 0, false, 0);
     }
     if (r->oom)
-        return DRACEL_ENOMEM;
+        goto nomem;
     switch (x) {
     case R_DONE:
         r->outcome = DC_ALLOC_ALLOCATED;
         finish_tiers(r);
+        if (build_configs(r) != DRACEL_OK)
+            goto nomem;
         break;
     case R_TIMEOUT:
         r->outcome = DC_ALLOC_UNSCHEDULABLE;
@@ -1326,9 +1695,18 @@ dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node, const dc_al
         break;
     }
     }
-    if (o->explain)
-        DC_TRY(explain(r));
+    if (o->explain && explain(r) != DRACEL_OK)
+        goto nomem;
+    r->node = NULL;
     return DRACEL_OK;
+nomem:
+    /* no half answer: the node reads as not tried */
+    r->node = NULL;
+    r->outcome = DC_ALLOC_SKIPPED;
+    r->explained = false;
+    r->cfgs = NULL;
+    snprintf(r->msg, sizeof r->msg, "out of memory");
+    return DRACEL_ENOMEM;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -1360,6 +1738,25 @@ const char *dc_alloc_tiers(const dc_alloc_run *r)
     return r->tiers;
 }
 
+const char *dc_alloc_node_name(const dc_alloc_run *r)
+{
+    return r->node_name;
+}
+
+void dc_alloc_counts(const dc_alloc_run *r, uint32_t *devices, uint32_t *pools, uint64_t *steps,
+                     uint64_t *backtracks)
+{
+    *devices = r->nrows;
+    *pools = r->nvpools;
+    *steps = r->steps;
+    *backtracks = r->backtracks;
+}
+
+bool dc_alloc_explained(const dc_alloc_run *r)
+{
+    return r->explained;
+}
+
 static void finish_tiers(dc_alloc_run *r)
 {
     const dc_policy *p = r->p;
@@ -1389,6 +1786,131 @@ static uint32_t chosen_sub(const dc_alloc_run *r, uint32_t ci, uint32_t ri)
     return pc->in->reqs[ri].first_available ? r->selected[p->req_slot[pc->req_first[ri]]] : 0;
 }
 
+int dc_alloc_chosen(const dc_alloc_run *r, uint32_t claim, uint32_t request)
+{
+    if (r->outcome != DC_ALLOC_ALLOCATED || claim >= r->p->nclaims ||
+        request >= r->p->claims[claim].in->nreqs)
+        return -1;
+    return (int)chosen_sub(r, claim, request);
+}
+
+uint32_t dc_alloc_nresults(const dc_alloc_run *r, uint32_t claim)
+{
+    return r->outcome == DC_ALLOC_ALLOCATED && claim < r->p->nclaims ? r->nres[claim] : 0;
+}
+
+void dc_alloc_result(const dc_alloc_run *r, uint32_t claim, uint32_t i, uint32_t *tier,
+                     uint32_t *row, bool *admin)
+{
+    const result *x = &r->res[claim][i];
+    *tier = x->pq;
+    *row = r->rows[x->li];
+    *admin = x->admin;
+}
+
+/* ---- Allocation config, as Kubernetes' allocator copies it: class configs once per class (in
+ * the order the requests name the classes), naming the requests that use the class, then the
+ * claim's entries: those without requests once, the others once per request they name (a
+ * firstAvailable request by its name or by its chosen "req/sub"). */
+
+static dracel_status claim_configs(dc_alloc_run *r, uint32_t ci, ccfg *out)
+{
+    const dc_policy *p = r->p;
+    const pclaim *pc = &p->claims[ci];
+    const dc_claim_in *cl = pc->in;
+    uint32_t cap = cl->nconfig * (cl->nreqs + 1);
+    for (uint32_t ri = 0; ri < cl->nreqs; ri++) {
+        const preq *q = &p->preqs[pc->req_first[ri] + chosen_sub(r, ci, ri)];
+        cap += q->cls ? q->cls->nconfig : 0;
+    }
+    out->n = 0;
+    out->e = NULL;
+    if (!cap)
+        return DRACEL_OK;
+    dc_alloc_config *e = sz(r, cap * sizeof *e);
+    const dc_class_in **seen = sz(r, (cl->nreqs + 1) * sizeof *seen);
+    uint32_t *seen_first = sz(r, (cl->nreqs + 1) * 2 * sizeof *seen_first);
+    if (!e || !seen || !seen_first)
+        return DRACEL_ENOMEM;
+    uint32_t ne = 0, nseen = 0;
+    for (uint32_t ri = 0; ri < cl->nreqs; ri++) {
+        const preq *q = &p->preqs[pc->req_first[ri] + chosen_sub(r, ci, ri)];
+        if (!q->cls)
+            continue;
+        uint32_t k = 0;
+        while (k < nseen && seen[k] != q->cls)
+            k++;
+        if (k < nseen) {
+            /* entries of one class were given room for every request */
+            for (uint32_t x = seen_first[2 * k]; x < seen_first[2 * k + 1]; x++)
+                ((const char **)e[x].requests)[e[x].nrequests++] = q->name;
+            continue;
+        }
+        seen[nseen] = q->cls;
+        seen_first[2 * nseen] = ne;
+        for (uint32_t c = 0; c < q->cls->nconfig; c++) {
+            const char **names = sz(r, cl->nreqs * sizeof *names);
+            if (!names)
+                return DRACEL_ENOMEM;
+            names[0] = q->name;
+            e[ne++] = (dc_alloc_config){true, q->cls->config[c].driver,
+                                        q->cls->config[c].parameters, names, 1};
+        }
+        seen_first[2 * nseen + 1] = ne;
+        nseen++;
+    }
+    for (uint32_t k = 0; k < cl->nconfig; k++) {
+        const dc_claim_config_in *cc = &cl->config[k];
+        if (!cc->nrequests) {
+            e[ne++] = (dc_alloc_config){false, cc->opaque.driver, cc->opaque.parameters, NULL, 0};
+            continue;
+        }
+        for (uint32_t ri = 0; ri < cl->nreqs; ri++) {
+            const dc_request_in *rq = &cl->reqs[ri];
+            bool hit = false;
+            for (uint32_t j = 0; j < cc->nrequests; j++)
+                hit |= strcmp(cc->requests[j], rq->name) == 0;
+            if (!hit && rq->first_available) {
+                const char *full = p->preqs[pc->req_first[ri] + chosen_sub(r, ci, ri)].name;
+                for (uint32_t j = 0; j < cc->nrequests; j++)
+                    hit |= strcmp(cc->requests[j], full) == 0;
+            }
+            if (hit)
+                e[ne++] = (dc_alloc_config){false, cc->opaque.driver, cc->opaque.parameters,
+                                            cc->requests, cc->nrequests};
+        }
+    }
+    /* an entry naming every request names none */
+    for (uint32_t i = 0; i < ne; i++)
+        if (e[i].nrequests == cl->nreqs) {
+            e[i].requests = NULL;
+            e[i].nrequests = 0;
+        }
+    out->e = e;
+    out->n = ne;
+    return DRACEL_OK;
+}
+
+static dracel_status build_configs(dc_alloc_run *r)
+{
+    r->cfgs = sz(r, r->p->nclaims * sizeof *r->cfgs);
+    if (!r->cfgs)
+        return DRACEL_ENOMEM;
+    for (uint32_t c = 0; c < r->p->nclaims; c++)
+        DC_TRY(claim_configs(r, c, &r->cfgs[c]));
+    return DRACEL_OK;
+}
+
+uint32_t dc_alloc_nconfigs(const dc_alloc_run *r, uint32_t claim)
+{
+    return r->cfgs && claim < r->p->nclaims ? r->cfgs[claim].n : 0;
+}
+
+const dc_alloc_config *dc_alloc_config_of(const dc_alloc_run *r, uint32_t claim, uint32_t i)
+{
+    return i < dc_alloc_nconfigs(r, claim) ? &r->cfgs[claim].e[i] : NULL;
+}
+
 /* ---- Explanation: for each tier, the funnel of the node's devices through its filters. */
 
 static bool alone_exceeds(const dc_alloc_run *r, uint32_t row)
@@ -1397,15 +1919,95 @@ static bool alone_exceeds(const dc_alloc_run *r, uint32_t row)
     uint32_t n;
     const dc_tcounter *c = dc_table_consumes(p->t, row, &n);
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t k = p->cons_k[c - p->t->consumes + i];
-        if (k != UINT32_MAX && dc_qty_cmp(&p->avail[k], &c[i].value->q) < 0)
+        uint32_t k = p->x->cons_k[c - p->t->consumes + i];
+        if (k != UINT32_MAX && dc_qty_cmp(&r->avail[k], &c[i].value->q) < 0)
             return true;
     }
     uint32_t pl = p->t->pool[row];
-    for (uint32_t k = p->shared_first[pl]; n && k < p->shared_first[pl + 1]; k++)
-        if (dc_qty_sign(&p->avail[k]) < 0)
+    for (uint32_t k = p->x->shared_first[pl]; n && k < p->x->shared_first[pl + 1]; k++)
+        if (dc_qty_sign(&r->avail[k]) < 0)
             return true;
     return false;
+}
+
+static void js(dc_buf *b, const char *s)
+{
+    dc_json_quote(b, s, strlen(s));
+}
+
+static const char *dstr(const dc_table *t, uint32_t id)
+{
+    return dc_dict_str(t->dict, id)->data;
+}
+
+static bool mentions(const char *s, size_t n, const char *w)
+{
+    size_t wn = strlen(w);
+    for (size_t i = 0; i + wn <= n; i++)
+        if (memcmp(s + i, w, wn) == 0)
+            return true;
+    return false;
+}
+
+/* "gpu-3: device.attributes["gpu.example.com"].model is "L4"" */
+static void example_text(dc_buf *b, dc_alloc_run *r, const gsel *g, uint32_t row)
+{
+    const dc_table *t = r->p->t;
+    dc_buf_puts(b, dstr(t, t->device_name[row]));
+    dc_buf_puts(b, ": ");
+    if (dc_bit(g->errored, row)) {
+        const char *e = dracel_selection_error(g->sel, row);
+        dc_buf_printf(b, "error: %s", e ? e : "error");
+        return;
+    }
+    const dc_program *prog = dc_api_program(g->prog);
+    if (!prog->ncols) {
+        if (mentions(g->expr, g->len, "device.driver")) {
+            dc_buf_puts(b, "device.driver is ");
+            js(b, dstr(t, t->pools[t->pool[row]].driver));
+        } else {
+            dc_buf_puts(b, "the selector is false");
+        }
+        return;
+    }
+    for (uint32_t i = 0; i < prog->ncols && i < 3; i++) {
+        const dc_column *col = &prog->cols[i];
+        if (i)
+            dc_buf_puts(b, ", ");
+        dc_buf_printf(b, "device.%s[\"%.*s\"].%.*s", col->capacity ? "capacity" : "attributes",
+                      (int)col->domain->len, col->domain->data, (int)col->id->len, col->id->data);
+        const dc_tcol *tc = dc_table_col(t, col->capacity, col->domain->data, col->domain->len,
+                                         col->id->data, col->id->len);
+        dc_val v;
+        if (tc && dc_tcol_get(t, tc, row, &r->ectx, &v)) {
+            dc_buf_puts(b, " is ");
+            dc_val_text(b, v);
+        } else {
+            dc_buf_puts(b, " is absent");
+        }
+    }
+}
+
+static uint32_t needed(const dc_alloc_run *r, uint32_t pq)
+{
+    return r->rd[pq].num;
+}
+
+/* Why a tier gives too few devices (the explanation's "reason"). */
+static const char *tier_reason(dc_alloc_run *r, uint32_t pq)
+{
+    const pstat *st = &r->stats[pq];
+    const preq *q = &r->p->preqs[pq];
+    if (st->sel_error)
+        return "a selector does not compile";
+    if (q->all && st->available == 0)
+        return "asks for all devices, and none matches";
+    if (!q->all && st->available < needed(r, pq))
+        return dc_arena_printf(&r->scratch, "needs %u device%s, %u available", needed(r, pq),
+                               needed(r, pq) == 1 ? "" : "s", st->available);
+    return dc_arena_printf(&r->scratch, "%u device%s available, but no combination satisfies the "
+                           "claims' constraints and other requests", st->available,
+                           st->available == 1 ? "" : "s");
 }
 
 static dracel_status explain(dc_alloc_run *r)
@@ -1425,8 +2027,9 @@ static dracel_status explain(dc_alloc_run *r)
         st->rejected = sz(r, q->nsels * sizeof *st->rejected);
         st->errored = sz(r, q->nsels * sizeof *st->errored);
         st->examples = sz(r, q->nsels * sizeof *st->examples);
+        st->extext = sz(r, q->nsels * sizeof *st->extext);
         st->nexamples = sz(r, q->nsels * sizeof *st->nexamples);
-        if (!st->rejected || !st->errored || !st->examples || !st->nexamples)
+        if (!st->rejected || !st->errored || !st->examples || !st->extext || !st->nexamples)
             return DRACEL_ENOMEM;
         for (uint32_t k = 0; k < q->nsels; k++)
             st->sel_error |= p->sels[q->sels[k]].compile_err != NULL;
@@ -1434,10 +2037,7 @@ static dracel_status explain(dc_alloc_run *r)
             uint32_t row = r->rows[li];
             dc_pool_state ps = t->pools[t->pool[row]].state;
             if (ps != DC_POOL_COMPLETE) {
-                if (ps == DC_POOL_INCOMPLETE)
-                    st->pool_incomplete++;
-                else
-                    st->pool_invalid++;
+                st->excl[ps == DC_POOL_INCOMPLETE ? DC_EXCL_INCOMPLETE_POOL : DC_EXCL_INVALID_POOL]++;
                 continue;
             }
             if (st->sel_error)
@@ -1460,39 +2060,85 @@ static dracel_status explain(dc_alloc_run *r)
                 continue;
             if (dc_bit(t->slice_per_device, dc_table_slice_of(t, row)) &&
                 !row_on_node(t, row, r->node, r->node_id)) {
-                st->node++;
+                st->excl[DC_EXCL_NODE]++;
                 continue;
             }
             st->candidates++;
             uint32_t ncons;
             dc_table_consumes(t, row, &ncons);
-            if (!q->sub->admin_access && dc_bit(p->allocated, row))
-                st->allocated++;
+            if (!q->sub->admin_access && taken(r, row))
+                st->excl[DC_EXCL_ALLOCATED]++;
             else if ((r->o.features & DC_FEAT_DEVICE_TAINTS) && tainted(r, q, row))
-                st->tainted++;
+                st->excl[DC_EXCL_TAINTED]++;
             else if (ncons && (!(r->o.features & DC_FEAT_PARTITIONABLE) || alone_exceeds(r, row)))
-                st->counters++;
+                st->excl[DC_EXCL_COUNTERS]++;
             else
                 st->available++;
         }
+        /* what the printers and the C accessors show: the examples and the reason as text */
+        for (uint32_t k = 0; k < q->nsels; k++)
+            for (uint32_t e = 0; e < st->nexamples[k]; e++) {
+                dc_buf b;
+                dc_buf_init(&b, r->a);
+                example_text(&b, r, &p->sels[q->sels[k]], st->examples[k][e]);
+                st->extext[k][e] = b.oom ? NULL : dc_arena_strndup(&r->scratch, b.len ? b.data : "", b.len);
+                bool oom = b.oom;
+                dc_buf_free(&b);
+                if (oom || !st->extext[k][e])
+                    return DRACEL_ENOMEM;
+            }
+        if (!(st->reason = tier_reason(r, pq)))
+            return DRACEL_ENOMEM;
     }
     r->explained = true;
     return DRACEL_OK;
 }
 
+static int tier_status(const dc_alloc_run *r, const preq *q)
+{
+    if (r->outcome == DC_ALLOC_ERROR)
+        return DC_TIER_ABORTED; /* the error (the outcome's message) stopped the attempt */
+    if (r->outcome != DC_ALLOC_ALLOCATED)
+        return DC_TIER_FAILED;
+    uint32_t s = chosen_sub(r, q->ci, q->ri);
+    return q->si == s ? DC_TIER_CHOSEN : q->si < s ? DC_TIER_FAILED : DC_TIER_NOT_TRIED;
+}
+
+static const char *const TIER_STATUS[] = {"chosen", "failed", "not tried", "aborted"};
+
+void dc_alloc_tier_expl(const dc_alloc_run *r, uint32_t tier, dc_tier_expl *out)
+{
+    memset(out, 0, sizeof *out);
+    const pstat *st = &r->stats[tier];
+    out->status = tier_status(r, &r->p->preqs[tier]);
+    out->reason = out->status == DC_TIER_FAILED ? st->reason : NULL;
+    out->needed = needed(r, tier);
+    out->candidates = st->candidates;
+    out->available = st->available;
+    memcpy(out->excluded, st->excl, sizeof out->excluded);
+}
+
+void dc_alloc_sel_expl(const dc_alloc_run *r, uint32_t tier, uint32_t k, dc_sel_expl *out)
+{
+    memset(out, 0, sizeof *out);
+    const preq *q = &r->p->preqs[tier];
+    const pstat *st = &r->stats[tier];
+    const gsel *g = &r->p->sels[q->sels[k]];
+    out->from_class = k < q->nclass_sels;
+    out->index = out->from_class ? k : k - q->nclass_sels;
+    out->rejected = st->rejected[k];
+    out->errored = st->errored[k];
+    out->nexamples = st->nexamples[k];
+    for (uint32_t e = 0; e < st->nexamples[k]; e++) {
+        out->rows[e] = st->examples[k][e];
+        out->examples[e] = st->extext[k][e];
+        out->example_errored[e] = dc_bit(g->errored, st->examples[k][e]);
+    }
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Printing
  */
-
-static void js(dc_buf *b, const char *s)
-{
-    dc_json_quote(b, s, strlen(s));
-}
-
-static const char *dstr(const dc_table *t, uint32_t id)
-{
-    return dc_dict_str(t->dict, id)->data;
-}
 
 static void put_device(dc_buf *b, const dc_table *t, uint32_t row)
 {
@@ -1503,6 +2149,13 @@ static void put_device(dc_buf *b, const dc_table *t, uint32_t row)
     js(b, dstr(t, pl->name));
     dc_buf_puts(b, ",\"device\":");
     js(b, dstr(t, t->device_name[row]));
+}
+
+static void dev_id_buf(dc_buf *b, const dc_table *t, uint32_t row)
+{
+    const dc_tpool *pl = &t->pools[t->pool[row]];
+    dc_buf_printf(b, "%s/%s/%s", dstr(t, pl->driver), dstr(t, pl->name),
+                  dstr(t, t->device_name[row]));
 }
 
 static void put_tolerations(dc_buf *b, const dc_subreq_in *s)
@@ -1534,122 +2187,34 @@ static void put_tolerations(dc_buf *b, const dc_subreq_in *s)
     dc_buf_putc(b, ']');
 }
 
-/* Allocation config entries, as the allocator copies them (class configs once per class, then
- * the claim's; an entry naming every request names none). */
-typedef struct cfgent {
-    bool from_class;
-    const dc_opaque_in *opaque;
-    const char **reqs;
-    uint32_t nreqs;
-    bool all;                   /* claim config without requests */
-} cfgent;
-
 static void put_config(dc_buf *b, const dc_alloc_run *r, uint32_t ci)
 {
-    const dc_policy *p = r->p;
-    const pclaim *pc = &p->claims[ci];
-    const dc_claim_in *cl = pc->in;
-    uint32_t cap = cl->nconfig * (cl->nreqs + 1);
-    for (uint32_t ri = 0; ri < cl->nreqs; ri++) {
-        const preq *q = &p->preqs[pc->req_first[ri] + chosen_sub(r, ci, ri)];
-        cap += q->cls ? q->cls->nconfig : 0;
-    }
-    if (!cap)
+    uint32_t n = dc_alloc_nconfigs(r, ci);
+    if (!n)
         return;
-    cfgent *e = dc_malloc(r->a, cap * sizeof *e);
-    const char **names = dc_malloc(r->a, (cap * (cl->nreqs + 1) + 1) * sizeof *names);
-    if (!e || !names) {
-        b->oom = true;
-        dc_free(r->a, e, cap * sizeof *e);
-        dc_free(r->a, names, (cap * (cl->nreqs + 1) + 1) * sizeof *names);
-        return;
-    }
-    uint32_t ne = 0, nn = 0;
-    /* class configs */
-    const dc_class_in **seen = dc_malloc(r->a, (cl->nreqs + 1) * sizeof *seen);
-    uint32_t *seen_first = dc_malloc(r->a, (cl->nreqs + 1) * 2 * sizeof *seen_first);
-    uint32_t nseen = 0;
-    if (!seen || !seen_first) {
-        b->oom = true;
-    } else {
-        for (uint32_t ri = 0; ri < cl->nreqs; ri++) {
-            const preq *q = &p->preqs[pc->req_first[ri] + chosen_sub(r, ci, ri)];
-            if (!q->cls)
-                continue;
-            uint32_t k = 0;
-            while (k < nseen && seen[k] != q->cls)
-                k++;
-            if (k < nseen) {
-                for (uint32_t x = seen_first[2 * k]; x < seen_first[2 * k + 1]; x++) {
-                    /* entries of one class were given room for every request */
-                    e[x].reqs[e[x].nreqs++] = q->name;
-                }
-                continue;
+    dc_buf_puts(b, ",\"config\":[");
+    for (uint32_t i = 0; i < n; i++) {
+        const dc_alloc_config *e = &r->cfgs[ci].e[i];
+        dc_buf_puts(b, i ? ",{\"source\":" : "{\"source\":");
+        js(b, e->from_class ? "FromClass" : "FromClaim");
+        if (e->nrequests) {
+            dc_buf_puts(b, ",\"requests\":[");
+            for (uint32_t j = 0; j < e->nrequests; j++) {
+                if (j)
+                    dc_buf_putc(b, ',');
+                js(b, e->requests[j]);
             }
-            seen[nseen] = q->cls;
-            seen_first[2 * nseen] = ne;
-            for (uint32_t c = 0; c < q->cls->nconfig; c++) {
-                e[ne].from_class = true;
-                e[ne].opaque = &q->cls->config[c];
-                e[ne].reqs = &names[nn];
-                nn += cl->nreqs;
-                e[ne].reqs[0] = q->name;
-                e[ne].nreqs = 1;
-                e[ne].all = false;
-                ne++;
-            }
-            seen_first[2 * nseen + 1] = ne;
-            nseen++;
+            dc_buf_putc(b, ']');
         }
-    }
-    for (uint32_t k = 0; k < cl->nconfig; k++) {
-        const dc_claim_config_in *cc = &cl->config[k];
-        if (!cc->nrequests) {
-            e[ne++] = (cfgent){false, &cc->opaque, NULL, 0, true};
-            continue;
+        dc_buf_puts(b, ",\"opaque\":{\"driver\":");
+        js(b, e->driver ? e->driver : "");
+        if (e->parameters) {
+            dc_buf_puts(b, ",\"parameters\":");
+            dc_buf_puts(b, e->parameters);
         }
-        for (uint32_t ri = 0; ri < cl->nreqs; ri++) {
-            const dc_request_in *rq = &cl->reqs[ri];
-            bool hit = false;
-            for (uint32_t j = 0; j < cc->nrequests; j++)
-                hit |= strcmp(cc->requests[j], rq->name) == 0;
-            if (!hit && rq->first_available) {
-                const char *full = p->preqs[pc->req_first[ri] + chosen_sub(r, ci, ri)].name;
-                for (uint32_t j = 0; j < cc->nrequests; j++)
-                    hit |= strcmp(cc->requests[j], full) == 0;
-            }
-            if (hit)
-                e[ne++] = (cfgent){false, &cc->opaque, cc->requests, cc->nrequests, false};
-        }
+        dc_buf_puts(b, "}}");
     }
-    if (ne) {
-        dc_buf_puts(b, ",\"config\":[");
-        for (uint32_t i = 0; i < ne; i++) {
-            dc_buf_puts(b, i ? ",{\"source\":" : "{\"source\":");
-            js(b, e[i].from_class ? "FromClass" : "FromClaim");
-            if (!e[i].all && e[i].nreqs != cl->nreqs) {
-                dc_buf_puts(b, ",\"requests\":[");
-                for (uint32_t j = 0; j < e[i].nreqs; j++) {
-                    if (j)
-                        dc_buf_putc(b, ',');
-                    js(b, e[i].reqs[j]);
-                }
-                dc_buf_putc(b, ']');
-            }
-            dc_buf_puts(b, ",\"opaque\":{\"driver\":");
-            js(b, e[i].opaque->driver ? e[i].opaque->driver : "");
-            if (e[i].opaque->parameters) {
-                dc_buf_puts(b, ",\"parameters\":");
-                dc_buf_puts(b, e[i].opaque->parameters);
-            }
-            dc_buf_puts(b, "}}");
-        }
-        dc_buf_putc(b, ']');
-    }
-    dc_free(r->a, seen, (cl->nreqs + 1) * sizeof *seen);
-    dc_free(r->a, seen_first, (cl->nreqs + 1) * 2 * sizeof *seen_first);
-    dc_free(r->a, e, cap * sizeof *e);
-    dc_free(r->a, names, (cap * (cl->nreqs + 1) + 1) * sizeof *names);
+    dc_buf_putc(b, ']');
 }
 
 static bool same_req(const dc_node_req_in *a, const dc_node_req_in *b)
@@ -1702,17 +2267,19 @@ static void put_reqs(dc_buf *b, const char *field, const dc_node_req_in *const *
     *first = false;
 }
 
-/* Kubernetes' createNodeSelector. */
-static void put_node_selector(dc_buf *b, const dc_alloc_run *r, uint32_t ci)
+/* Kubernetes' createNodeSelector: the object, without a leading comma; nothing when none. */
+void dc_alloc_node_selector_json(const dc_alloc_run *r, uint32_t ci, dc_buf *b)
 {
     const dc_table *t = r->p->t;
+    if (dc_alloc_nresults(r, ci) == 0)
+        return;
     uint32_t nexp = 0, nfld = 0, cap = 0;
     for (uint32_t i = 0; i < r->nres[ci]; i++) {
         uint32_t row = r->rows[r->res[ci][i].li];
         if (t->node_kind[row] == DC_NODE_NAME) {
-            dc_buf_puts(b, ",\"nodeSelector\":{\"nodeSelectorTerms\":[{\"matchFields\":[{\"key\":"
+            dc_buf_puts(b, "{\"nodeSelectorTerms\":[{\"matchFields\":[{\"key\":"
                            "\"metadata.name\",\"operator\":\"In\",\"values\":[");
-            js(b, r->node->name);
+            js(b, r->node_name);
             dc_buf_puts(b, "]}]}]}");
             return;
         }
@@ -1750,7 +2317,7 @@ static void put_node_selector(dc_buf *b, const dc_alloc_run *r, uint32_t ci)
     }
     if (nexp || nfld) {
         bool first = true;
-        dc_buf_puts(b, ",\"nodeSelector\":{\"nodeSelectorTerms\":[{");
+        dc_buf_puts(b, "{\"nodeSelectorTerms\":[{");
         put_reqs(b, "matchExpressions", exp, nexp, &first);
         put_reqs(b, "matchFields", fld, nfld, &first);
         dc_buf_puts(b, "}]}");
@@ -1781,7 +2348,12 @@ static void put_allocations(dc_buf *b, const dc_alloc_run *r)
             dc_buf_putc(b, ']');
             put_config(b, r, c);
             dc_buf_putc(b, '}');
-            put_node_selector(b, r, c);
+            size_t at = b->len;
+            dc_buf_puts(b, ",\"nodeSelector\":");
+            size_t mark = b->len;
+            dc_alloc_node_selector_json(r, c, b);
+            if (b->len == mark)
+                b->len = at;
             dc_buf_putc(b, '}');
         }
     }
@@ -1790,13 +2362,32 @@ static void put_allocations(dc_buf *b, const dc_alloc_run *r)
 
 static const char *outcome_name(dc_alloc_outcome o)
 {
-    return o == DC_ALLOC_ALLOCATED ? "allocated" : o == DC_ALLOC_UNSCHEDULABLE ? "unschedulable"
-                                                                              : "error";
+    /* a node not tried is, to the scheduler, a node that did not fit */
+    return o == DC_ALLOC_ALLOCATED ? "allocated" : o == DC_ALLOC_ERROR ? "error" : "unschedulable";
 }
+
+static void put_answer(const dc_alloc_run *r, dc_buf *b);
 
 void dc_alloc_json(const dc_alloc_run *r, dc_buf *b)
 {
-    dc_buf_puts(b, "{\"outcome\":");
+    dc_buf_putc(b, '{');
+    put_answer(r, b);
+}
+
+void dc_alloc_node_json(const dc_alloc_run *r, dc_buf *b)
+{
+    dc_buf_puts(b, "{\"node\":");
+    js(b, r->node_name);
+    dc_buf_puts(b, ",\"tiers\":");
+    js(b, r->tiers);
+    dc_buf_putc(b, ',');
+    put_answer(r, b);
+}
+
+/* The fields of the allocate object after its '{', and its '}'. */
+static void put_answer(const dc_alloc_run *r, dc_buf *b)
+{
+    dc_buf_puts(b, "\"outcome\":");
     js(b, outcome_name(r->outcome));
     dc_buf_putc(b, ',');
     put_allocations(b, r);
@@ -1804,10 +2395,12 @@ void dc_alloc_json(const dc_alloc_run *r, dc_buf *b)
         dc_buf_puts(b, ",\"error\":");
         js(b, r->msg);
         dc_buf_puts(b, r->node_local ? ",\"nodeLocal\":true" : ",\"nodeLocal\":false");
-    } else if (r->outcome == DC_ALLOC_UNSCHEDULABLE && r->msg[0]) {
+    } else if (r->outcome != DC_ALLOC_ALLOCATED && r->msg[0]) {
         dc_buf_puts(b, ",\"reason\":");
         js(b, r->msg);
     }
+    if (r->outcome == DC_ALLOC_SKIPPED)
+        dc_buf_puts(b, ",\"skipped\":true");
     if (r->explained) {
         dc_buf_puts(b, ",\"explanation\":");
         dc_alloc_explain_json(r, b);
@@ -1833,11 +2426,10 @@ void dc_alloc_text(const dc_alloc_run *r, dc_buf *b)
         for (uint32_t c = 0; c < p->nclaims; c++)
             for (uint32_t i = 0; i < r->nres[c]; i++) {
                 const result *x = &r->res[c][i];
-                char id[800];
-                dev_id(p->t, r->rows[x->li], id, sizeof id);
                 const char *cn = p->claims[c].in->name;
-                dc_buf_printf(b, "%s %s %s%s\n", cn && cn[0] ? cn : "(unnamed)", p->preqs[x->pq].name, id,
-                              x->admin ? " adminAccess" : "");
+                dc_buf_printf(b, "%s %s ", cn && cn[0] ? cn : "(unnamed)", p->preqs[x->pq].name);
+                dev_id_buf(b, p->t, r->rows[x->li]);
+                dc_buf_printf(b, "%s\n", x->admin ? " adminAccess" : "");
             }
     }
     if (r->explained)
@@ -1846,107 +2438,15 @@ void dc_alloc_text(const dc_alloc_run *r, dc_buf *b)
 
 /* ---- Explanation printing. */
 
-static bool mentions(const char *s, size_t n, const char *w)
-{
-    size_t wn = strlen(w);
-    for (size_t i = 0; i + wn <= n; i++)
-        if (memcmp(s + i, w, wn) == 0)
-            return true;
-    return false;
-}
-
-/* "gpu-3: device.attributes["gpu.example.com"].model is "L4"" */
-static void example_text(dc_buf *b, const dc_alloc_run *r, const gsel *g, uint32_t row)
-{
-    const dc_table *t = r->p->t;
-    dc_buf_puts(b, dstr(t, t->device_name[row]));
-    dc_buf_puts(b, ": ");
-    if (dc_bit(g->errored, row)) {
-        const char *e = dracel_selection_error(g->sel, row);
-        dc_buf_printf(b, "error: %s", e ? e : "error");
-        return;
-    }
-    const dc_program *prog = dc_api_program(g->prog);
-    if (!prog->ncols) {
-        if (mentions(g->expr, g->len, "device.driver")) {
-            dc_buf_puts(b, "device.driver is ");
-            js(b, dstr(t, t->pools[t->pool[row]].driver));
-        } else {
-            dc_buf_puts(b, "the selector is false");
-        }
-        return;
-    }
-    dc_ectx *c = (dc_ectx *)&r->ectx;
-    for (uint32_t i = 0; i < prog->ncols && i < 3; i++) {
-        const dc_column *col = &prog->cols[i];
-        if (i)
-            dc_buf_puts(b, ", ");
-        dc_buf_printf(b, "device.%s[\"%.*s\"].%.*s", col->capacity ? "capacity" : "attributes",
-                      (int)col->domain->len, col->domain->data, (int)col->id->len, col->id->data);
-        const dc_tcol *tc = dc_table_col(t, col->capacity, col->domain->data, col->domain->len,
-                                         col->id->data, col->id->len);
-        dc_val v;
-        if (tc && dc_tcol_get(t, tc, row, c, &v)) {
-            dc_buf_puts(b, " is ");
-            dc_val_text(b, v);
-        } else {
-            dc_buf_puts(b, " is absent");
-        }
-    }
-}
-
-static const char *tier_status(const dc_alloc_run *r, const preq *q)
-{
-    if (r->outcome == DC_ALLOC_ERROR)
-        return "aborted"; /* the error (the outcome's message) stopped the attempt */
-    if (r->outcome != DC_ALLOC_ALLOCATED)
-        return "failed";
-    uint32_t s = chosen_sub(r, q->ci, q->ri);
-    return q->si == s ? "chosen" : q->si < s ? "failed" : "not tried";
-}
-
-static uint32_t needed(const dc_alloc_run *r, uint32_t pq)
-{
-    return r->rd[pq].num;
-}
-
-static void tier_reason(dc_buf *b, const dc_alloc_run *r, uint32_t pq, bool json)
-{
-    const pstat *st = &r->stats[pq];
-    const preq *q = &r->p->preqs[pq];
-    char tmp[256];
-    if (st->sel_error)
-        snprintf(tmp, sizeof tmp, "a selector does not compile");
-    else if (q->all && st->available == 0)
-        snprintf(tmp, sizeof tmp, "asks for all devices, and none matches");
-    else if (!q->all && st->available < needed(r, pq))
-        snprintf(tmp, sizeof tmp, "needs %u device%s, %u available", needed(r, pq),
-                 needed(r, pq) == 1 ? "" : "s", st->available);
-    else
-        snprintf(tmp, sizeof tmp, "%u device%s available, but no combination satisfies the "
-                 "claims' constraints and other requests", st->available,
-                 st->available == 1 ? "" : "s");
-    if (json)
-        js(b, tmp);
-    else
-        dc_buf_puts(b, tmp);
-}
-
 static void put_exclusions(dc_buf *b, const pstat *st, const char *open, const char *close)
 {
-    const struct {
-        uint32_t n;
-        const char *what;
-    } ex[] = {{st->pool_incomplete, "in an incomplete pool"},
-              {st->pool_invalid, "in an invalid pool"},
-              {st->node, "not on this node"},
-              {st->allocated, "allocated"},
-              {st->tainted, "tainted"},
-              {st->counters, "counters exhausted"}};
+    static const char *const what[DC_EXCL__COUNT] = {
+        "in an incomplete pool", "in an invalid pool", "not on this node", "allocated", "tainted",
+        "counters exhausted"};
     const char *sep = open;
-    for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++)
-        if (ex[i].n) {
-            dc_buf_printf(b, "%s%u %s", sep, ex[i].n, ex[i].what);
+    for (size_t i = 0; i < DC_EXCL__COUNT; i++)
+        if (st->excl[i]) {
+            dc_buf_printf(b, "%s%u %s", sep, st->excl[i], what[i]);
             sep = ", ";
         }
     if (sep != open)
@@ -1960,9 +2460,8 @@ void dc_alloc_summary(const dc_alloc_run *r, dc_buf *b)
         const char *sep = "";
         for (uint32_t c = 0; c < p->nclaims; c++)
             for (uint32_t i = 0; i < r->nres[c]; i++) {
-                char id[800];
-                dev_id(p->t, r->rows[r->res[c][i].li], id, sizeof id);
-                dc_buf_printf(b, "%s%s", sep, id);
+                dc_buf_puts(b, sep);
+                dev_id_buf(b, p->t, r->rows[r->res[c][i].li]);
                 sep = ", ";
             }
         return;
@@ -1972,8 +2471,7 @@ void dc_alloc_summary(const dc_alloc_run *r, dc_buf *b)
     const char *sep = "";
     for (uint32_t pq = 0; pq < p->npreqs; pq++) {
         const preq *q = &p->preqs[pq];
-        dc_buf_printf(b, "%s%s: ", sep, q->name);
-        tier_reason(b, r, pq, false);
+        dc_buf_printf(b, "%s%s: %s", sep, q->name, r->stats[pq].reason);
         put_exclusions(b, &r->stats[pq], " (", ")");
         sep = "; ";
     }
@@ -1982,13 +2480,39 @@ void dc_alloc_summary(const dc_alloc_run *r, dc_buf *b)
 static void put_policy_head(dc_buf *b, const dc_alloc_run *r)
 {
     dc_buf_puts(b, "{\"node\":");
-    js(b, r->node->name);
+    js(b, r->node_name);
     dc_buf_puts(b, ",\"policyVersion\":");
     js(b, r->p->version);
     dc_buf_printf(b, ",\"devices\":%u,\"steps\":%llu,\"backtracks\":%llu", r->nrows,
                   (unsigned long long)r->steps, (unsigned long long)r->backtracks);
     if (r->score >= 0)
         dc_buf_printf(b, ",\"score\":%d", r->score);
+}
+
+static void put_chosen(dc_buf *b, const dc_alloc_run *r, uint32_t c, uint32_t pq, bool json)
+{
+    bool first = true;
+    for (uint32_t i = 0; i < r->nres[c]; i++) {
+        if (r->res[c][i].pq != pq)
+            continue;
+        uint32_t row = r->rows[r->res[c][i].li];
+        if (!json) {
+            dc_buf_puts(b, first ? ": " : ", ");
+            dev_id_buf(b, r->p->t, row);
+        } else {
+            dc_buf id;
+            dc_buf_init(&id, r->a);
+            dev_id_buf(&id, r->p->t, row);
+            if (!first)
+                dc_buf_putc(b, ',');
+            if (id.oom)
+                b->oom = true;
+            else
+                dc_json_quote(b, id.data, id.len);
+            dc_buf_free(&id);
+        }
+        first = false;
+    }
 }
 
 void dc_alloc_explain_json(const dc_alloc_run *r, dc_buf *b)
@@ -2027,11 +2551,11 @@ void dc_alloc_explain_json(const dc_alloc_run *r, dc_buf *b)
                 dc_buf_printf(b, ",\"rank\":%u,\"class\":", s);
                 js(b, q->sub->class_name ? q->sub->class_name : "");
                 dc_buf_puts(b, ",\"status\":");
-                const char *status = tier_status(r, q);
-                js(b, status);
-                if (strcmp(status, "failed") == 0) {
+                int status = tier_status(r, q);
+                js(b, TIER_STATUS[status]);
+                if (status == DC_TIER_FAILED) {
                     dc_buf_puts(b, ",\"reason\":");
-                    tier_reason(b, r, pq, true);
+                    js(b, st->reason);
                 }
                 dc_buf_printf(b, ",\"needed\":%u,\"candidates\":%u,\"available\":%u",
                               needed(r, pq), st->candidates, st->available);
@@ -2042,15 +2566,8 @@ void dc_alloc_explain_json(const dc_alloc_run *r, dc_buf *b)
                     dc_buf_printf(b, "%s{\"source\":\"%s\",\"index\":%u,\"expression\":",
                                   k ? "," : "", cls ? "class" : "request",
                                   cls ? k : k - q->nclass_sels);
-                    char *ex = dc_malloc(r->a, g->len + 1);
-                    if (ex) {
-                        memcpy(ex, g->expr, g->len);
-                        ex[g->len] = '\0';
-                        js(b, ex);
-                        dc_free(r->a, ex, g->len + 1);
-                    } else {
-                        b->oom = true;
-                    }
+                    /* the policy's copies of expressions are NUL-terminated */
+                    dc_json_quote(b, g->expr, g->len);
                     if (g->compile_err) {
                         dc_buf_puts(b, ",\"compileError\":");
                         js(b, g->compile_err);
@@ -2058,33 +2575,20 @@ void dc_alloc_explain_json(const dc_alloc_run *r, dc_buf *b)
                     dc_buf_printf(b, ",\"rejected\":%u,\"errored\":%u,\"examples\":[",
                                   st->rejected[k], st->errored[k]);
                     for (uint32_t e = 0; e < st->nexamples[k]; e++) {
-                        dc_buf t2;
-                        dc_buf_init(&t2, r->a);
-                        example_text(&t2, r, g, st->examples[k][e]);
                         if (e)
                             dc_buf_putc(b, ',');
-                        js(b, t2.len ? t2.data : "");
-                        b->oom |= t2.oom;
-                        dc_buf_free(&t2);
+                        js(b, st->extext[k][e]);
                     }
                     dc_buf_puts(b, "]}");
                 }
                 dc_buf_printf(b, "],\"excluded\":{\"incompletePool\":%u,\"invalidPool\":%u,"
                               "\"node\":%u,\"allocated\":%u,\"tainted\":%u,\"counters\":%u}",
-                              st->pool_incomplete, st->pool_invalid, st->node, st->allocated,
-                              st->tainted, st->counters);
-                if (strcmp(status, "chosen") == 0) {
+                              st->excl[DC_EXCL_INCOMPLETE_POOL], st->excl[DC_EXCL_INVALID_POOL],
+                              st->excl[DC_EXCL_NODE], st->excl[DC_EXCL_ALLOCATED],
+                              st->excl[DC_EXCL_TAINTED], st->excl[DC_EXCL_COUNTERS]);
+                if (status == DC_TIER_CHOSEN) {
                     dc_buf_puts(b, ",\"devices\":[");
-                    bool first = true;
-                    for (uint32_t i = 0; i < r->nres[c]; i++)
-                        if (r->res[c][i].pq == pq) {
-                            char id[800];
-                            dev_id(t, r->rows[r->res[c][i].li], id, sizeof id);
-                            if (!first)
-                                dc_buf_putc(b, ',');
-                            js(b, id);
-                            first = false;
-                        }
+                    put_chosen(b, r, c, pq, true);
                     dc_buf_putc(b, ']');
                 }
                 dc_buf_putc(b, '}');
@@ -2100,7 +2604,7 @@ void dc_alloc_explain_text(const dc_alloc_run *r, dc_buf *b)
 {
     const dc_policy *p = r->p;
     const dc_table *t = p->t;
-    dc_buf_printf(b, "node %s: %u devices in %u pools; policy %s\n", r->node->name, r->nrows,
+    dc_buf_printf(b, "node %s: %u devices in %u pools; policy %s\n", r->node_name, r->nrows,
                   r->nvpools, p->version);
     for (uint32_t v = 0; v < r->nvpools; v++) {
         const dc_tpool *pl = &t->pools[r->vpools[v]];
@@ -2119,22 +2623,13 @@ void dc_alloc_explain_text(const dc_alloc_run *r, dc_buf *b)
                 uint32_t pq = pc->req_first[ri] + s;
                 const preq *q = &p->preqs[pq];
                 const pstat *st = &r->stats[pq];
-                const char *status = tier_status(r, q);
+                int status = tier_status(r, q);
                 dc_buf_printf(b, "      tier %u %s (class %s): %s", s, q->name,
-                              q->sub->class_name ? q->sub->class_name : "-", status);
-                if (strcmp(status, "failed") == 0) {
-                    dc_buf_puts(b, ": ");
-                    tier_reason(b, r, pq, false);
-                } else if (strcmp(status, "chosen") == 0) {
-                    bool first = true;
-                    for (uint32_t i = 0; i < r->nres[c]; i++)
-                        if (r->res[c][i].pq == pq) {
-                            char id[800];
-                            dev_id(t, r->rows[r->res[c][i].li], id, sizeof id);
-                            dc_buf_printf(b, "%s%s", first ? ": " : ", ", id);
-                            first = false;
-                        }
-                }
+                              q->sub->class_name ? q->sub->class_name : "-", TIER_STATUS[status]);
+                if (status == DC_TIER_FAILED)
+                    dc_buf_printf(b, ": %s", st->reason);
+                else if (status == DC_TIER_CHOSEN)
+                    put_chosen(b, r, c, pq, false);
                 dc_buf_printf(b, "\n        %u candidates, %u available, %u needed\n",
                               st->candidates, st->available, needed(r, pq));
                 for (uint32_t k = 0; k < q->nsels; k++) {
@@ -2151,7 +2646,7 @@ void dc_alloc_explain_text(const dc_alloc_run *r, dc_buf *b)
                         dc_buf_printf(b, ", errored %u", st->errored[k]);
                     for (uint32_t e = 0; e < st->nexamples[k]; e++) {
                         dc_buf_puts(b, e ? "; " : " (e.g. ");
-                        example_text(b, r, g, st->examples[k][e]);
+                        dc_buf_puts(b, st->extext[k][e]);
                     }
                     dc_buf_puts(b, st->nexamples[k] ? ")\n" : "\n");
                 }
@@ -2161,48 +2656,4 @@ void dc_alloc_explain_text(const dc_alloc_run *r, dc_buf *b)
     }
     dc_buf_printf(b, "  search: %llu steps, %llu backtracks\n", (unsigned long long)r->steps,
                   (unsigned long long)r->backtracks);
-}
-
-/* ---------------------------------------------------------------------------------------------
- * Nodes of a table
- */
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-dracel_status dc_table_node_names(const dracel_table *tt, const dracel_alloc *a,
-                                  const char ***out, uint32_t *n)
-{
-    const dc_table *t = dc_api_table(tt);
-    *out = NULL;
-    *n = 0;
-    uint32_t cap = 0;
-    for (uint32_t r = 0; r < t->rows; r++)
-        cap += t->node_kind[r] == DC_NODE_NAME;
-    if (!cap)
-        return DRACEL_OK;
-    const char **v = dc_malloc(a, cap * sizeof *v);
-    if (!v)
-        return DRACEL_ENOMEM;
-    uint32_t k = 0;
-    for (uint32_t r = 0; r < t->rows; r++)
-        if (t->node_kind[r] == DC_NODE_NAME && (r == 0 || t->node_kind[r - 1] != DC_NODE_NAME ||
-                                                t->node[r - 1] != t->node[r]))
-            v[k++] = dstr(t, t->node[r]);
-    qsort(v, k, sizeof *v, cmp_str);
-    uint32_t u = 0;
-    for (uint32_t i = 0; i < k; i++)
-        if (!u || strcmp(v[u - 1], v[i]))
-            v[u++] = v[i];
-    const char **shrunk = dc_realloc(a, v, cap * sizeof *v, u * sizeof *v);
-    *out = shrunk ? shrunk : v;
-    if (!shrunk) {
-        dc_free(a, v, cap * sizeof *v);
-        *out = NULL;
-        return DRACEL_ENOMEM;
-    }
-    *n = u;
-    return DRACEL_OK;
 }

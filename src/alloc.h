@@ -3,71 +3,135 @@
  * variant: pools sorted by driver and name, slices by name, combinations within a request)
  * decides them for one node; and the explanation of every decision (docs/allocation.md).
  *
- * A policy is the claims of one pod and the DeviceClasses they name, bound to a device table:
- * every distinct selector (class selectors first, then the request's) is compiled once and
- * evaluated once over the whole table by the vector VM, giving one match and one error bitmap
- * per selector. The search then reads those bitmaps in exactly the order Kubernetes' search
- * evaluates selectors, device by device, so an error on a device the search never reaches
- * aborts nothing, as in Kubernetes.
+ * Three lifetimes:
+ *   - the placement index of a table (dc_pindex): what every policy on that table needs and only
+ *     the table decides (slices by node, counters by pool, the nodes named); built once with the
+ *     table (src/api_table.c) and as immutable as it;
+ *   - a policy (dc_policy): the claims of one pod and the DeviceClasses they name, copied, bound
+ *     to a table: every distinct selector (class selectors first, then the request's) is
+ *     compiled once and evaluated once over the whole table by the vector VM, giving one match
+ *     and one error bitmap per selector. The search reads those bitmaps in exactly the order
+ *     Kubernetes' search evaluates selectors, device by device, so an error on a device the
+ *     search never reaches aborts nothing, as in Kubernetes. Immutable once built: any number
+ *     of threads allocate with it, each with its own run;
+ *   - a run (dc_alloc_run): one thread's scratch and the answer of its last node. A call
+ *     (dc_alloc_begin) fixes the options, the devices in use and the call's time budget; then
+ *     dc_alloc_node may run for many nodes, its memory kept between them.
+ * Devices in use (dc_usage) are given per call: a usage is bound to one table and immutable.
  *
- * A policy is immutable once built; dc_alloc_node() may run for many nodes (one thread each with
- * its own dc_alloc_run, or one run reused node after node: its memory is kept).
- *
- * Change with: src/alloc.c, src/celc/place.c (allocate, explain),
- * tests/alloc/, docs/allocation.md.
+ * Change with: src/alloc.c, src/api_place.c (the public API), tests/alloc/,
+ * tests/unit/test_place.c, docs/allocation.md, docs/api.md.
  */
 #ifndef DC_ALLOC_H
 #define DC_ALLOC_H
 
 #include "claims.h"
 #include "dracel.h"
+#include "table.h"
 
 #define DC_ALLOC_MAX_RESULTS 32u       /* AllocationResultsMaxSize */
 #define DC_ALLOC_DEFAULT_TIMEOUT_MS 10000u /* the scheduler's DynamicResourcesArgs.filterTimeout */
 #define DC_ALLOC_MAX_EXAMPLES 3u       /* examples per selector in an explanation, at most */
 
+typedef struct dc_pindex dc_pindex;
+typedef struct dc_usage dc_usage;
 typedef struct dc_policy dc_policy;
 typedef struct dc_alloc_run dc_alloc_run;
 
 typedef enum dc_alloc_outcome {
     DC_ALLOC_ALLOCATED,
     DC_ALLOC_UNSCHEDULABLE,
-    DC_ALLOC_ERROR
+    DC_ALLOC_ERROR,
+    DC_ALLOC_SKIPPED           /* not tried: the call's budget ran out before this node */
 } dc_alloc_outcome;
 
-typedef struct dc_alloc_opts {
-    unsigned features;          /* dc_feature bits */
-    uint64_t timeout_ms;        /* the search's time limit; 0: none */
-    bool explain;               /* gather the explanation */
-    uint32_t examples;          /* examples per selector (default 1, at most MAX_EXAMPLES) */
-} dc_alloc_opts;
+/* ---- The placement index of a table */
+
+dracel_status dc_pindex_build(const dc_table *t, const dracel_alloc *a, dc_pindex **out) DC_WUR;
+void dc_pindex_free(dc_pindex *x);
+/** The node names the table's devices are tied to by name, sorted, without duplicates
+ *  (explain's nodes when no Node objects are given). Strings live in the table. */
+uint32_t dc_pindex_nodes(const dc_pindex *x);
+const char *dc_pindex_node(const dc_pindex *x, uint32_t i);
+
+/* ---- Devices in use */
+
+/** The devices in use among @p ids (IDs the table does not have count for nothing), with what
+ *  their counters consume. Immutable; @p t must outlive it. */
+dracel_status dc_usage_new(const dracel_table *t, const dracel_alloc *a, const dc_device_id *ids,
+                           uint32_t n, dc_usage **out) DC_WUR;
+void dc_usage_free(dc_usage *u);
+/** How many of the IDs were devices of the table (each counted once). */
+uint32_t dc_usage_found(const dc_usage *u);
+const dracel_table *dc_usage_table(const dc_usage *u);
+
+/* ---- Policies */
 
 /**
- * Build a policy: resolve classes, compile and evaluate every selector over @p t.
- * @p o supplies the classes and the claims (o->claims, in the pod's order); it must outlive the
- * policy, as must @p t. The allocated devices are given as IDs; those not in the table count
- * for nothing. DRACEL_ENOMEM on allocation failure (err says so).
+ * Build a policy: copy @p claims (in the pod's order) and the classes they name (looked up in
+ * @p classes), compile and evaluate every selector over @p t. @p t must outlive the policy; the
+ * objects need not. DRACEL_ENOMEM on allocation failure (err says so).
  */
-dracel_status dc_policy_new(const dracel_config *cfg, const dracel_table *t, const dc_objects *o,
-                            const dc_device_id *allocated, uint32_t nallocated,
-                            dc_policy **out, char *err, size_t errcap) DC_WUR;
+dracel_status dc_policy_new(const dracel_config *cfg, const dracel_table *t,
+                            const dc_objects *classes, const dc_claim_in *const *claims,
+                            uint32_t nclaims, dc_policy **out, char *err, size_t errcap) DC_WUR;
 void dc_policy_free(dc_policy *p);
 /** A stable hash of the classes and claims that decide (names, selectors, modes, counts,
  *  tolerations, constraints, config), independent of input order: "pv1-<16 hex digits>". */
 const char *dc_policy_version(const dc_policy *p);
+const dracel_table *dc_policy_table(const dc_policy *p);
+uint32_t dc_policy_nclaims(const dc_policy *p);
+const dc_claim_in *dc_policy_claim(const dc_policy *p, uint32_t i);
+/** "namespace/name" or "name", as klog.KObj prints it. */
+const char *dc_policy_kobj(const dc_policy *p, uint32_t i);
+
+/* The tiers (requests and subrequests, flattened in claim, request, subrequest order). */
+typedef struct dc_tier_desc {
+    uint32_t claim, request, rank;
+    const char *name;           /* "req" or "req/sub" */
+    const dc_request_in *req;
+    const dc_subreq_in *sub;
+    const dc_class_in *cls;     /* NULL when the class is missing */
+    uint32_t nsels, nclass_sels;
+} dc_tier_desc;
+uint32_t dc_policy_ntiers(const dc_policy *p);
+void dc_policy_tier(const dc_policy *p, uint32_t i, dc_tier_desc *out);
+/** The first tier of a claim's request. */
+uint32_t dc_policy_tier_of(const dc_policy *p, uint32_t claim, uint32_t request);
+/** Selector k of tier i: its text (NUL-terminated), the compile error, or NULL. */
+const char *dc_policy_selector(const dc_policy *p, uint32_t tier, uint32_t k, uint32_t *len,
+                               const char **compile_error);
+
+/* ---- Runs */
+
+typedef struct dc_alloc_opts {
+    unsigned features;          /* dc_feature bits */
+    uint64_t timeout_ms;        /* the search's time limit on one node; 0: none */
+    uint64_t budget_ms;         /* the time limit of the whole call; 0: none */
+    bool explain;               /* gather the explanation */
+    uint32_t examples;          /* examples per selector (default 1, at most MAX_EXAMPLES) */
+    const dc_usage *in_use;     /* NULL: none */
+    const dc_device_id *reserved; /* in use for this call only */
+    uint32_t nreserved;
+} dc_alloc_opts;
 
 dracel_status dc_alloc_run_new(const dc_policy *p, dc_alloc_run **out) DC_WUR;
 void dc_alloc_run_free(dc_alloc_run *r);
 
+/** Start a call: options, devices in use (@p o->in_use must be of the policy's table: EINVAL
+ *  otherwise), the call's deadline. @p o is copied; its arrays must live until the call ends
+ *  (the next dc_alloc_begin). */
+dracel_status dc_alloc_begin(dc_alloc_run *r, const dc_alloc_opts *o) DC_WUR;
 /**
- * Allocate the policy's claims on @p node. The answer stays in @p r until the next call.
+ * Allocate the policy's claims on @p node (labels sorted by key). The answer stays in @p r until
+ * the next call. When the call's budget is spent the outcome is DC_ALLOC_SKIPPED at once.
  * @return DRACEL_OK (the outcome is in the run), DRACEL_ENOMEM.
  */
-dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node, const dc_alloc_opts *o) DC_WUR;
+dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node) DC_WUR;
 
 dc_alloc_outcome dc_alloc_outcome_of(const dc_alloc_run *r);
-/** The error message (outcome ERROR), or the reason of an unschedulable outcome when there is
- *  one ("timed out trying to allocate devices"), else NULL. */
+/** The error message (outcome ERROR), or the reason of an unschedulable or skipped outcome when
+ *  there is one ("timed out trying to allocate devices"), else NULL. */
 const char *dc_alloc_message(const dc_alloc_run *r);
 /** Whether Kubernetes would treat the error as this node's problem (Unschedulable). */
 bool dc_alloc_node_local(const dc_alloc_run *r);
@@ -77,20 +141,68 @@ int dc_alloc_score(const dc_alloc_run *r);
 /** A short description of the chosen tiers: "gpu/a100" (requests of every claim, ", "-joined),
  *  or "" when not allocated. Lives in the run. */
 const char *dc_alloc_tiers(const dc_alloc_run *r);
+/** The node of the last call (copied: it lives in the run). */
+const char *dc_alloc_node_name(const dc_alloc_run *r);
+/** Devices and pools visible on the node; search steps and backtracks. */
+void dc_alloc_counts(const dc_alloc_run *r, uint32_t *devices, uint32_t *pools, uint64_t *steps,
+                     uint64_t *backtracks);
+bool dc_alloc_explained(const dc_alloc_run *r);
+
+/* The answer as data (outcome ALLOCATED). */
+/** The subrequest rank chosen for a request (0 for `exactly`), or -1 when not allocated. */
+int dc_alloc_chosen(const dc_alloc_run *r, uint32_t claim, uint32_t request);
+uint32_t dc_alloc_nresults(const dc_alloc_run *r, uint32_t claim);
+/** Result i of a claim: its tier, the device's row, and whether it has admin access. */
+void dc_alloc_result(const dc_alloc_run *r, uint32_t claim, uint32_t i, uint32_t *tier,
+                     uint32_t *row, bool *admin);
+/* Allocation config entries, as the allocator copies them (class configs once per class, then
+ * the claim's; an entry naming every request names none). */
+typedef struct dc_alloc_config {
+    bool from_class;
+    const char *driver;
+    const char *parameters;     /* compact JSON, or NULL */
+    const char *const *requests; /* empty: every request */
+    uint32_t nrequests;
+} dc_alloc_config;
+uint32_t dc_alloc_nconfigs(const dc_alloc_run *r, uint32_t claim);
+const dc_alloc_config *dc_alloc_config_of(const dc_alloc_run *r, uint32_t claim, uint32_t i);
+
+/* The explanation as data (when gathered), per tier. */
+enum { DC_TIER_CHOSEN, DC_TIER_FAILED, DC_TIER_NOT_TRIED, DC_TIER_ABORTED };
+enum {
+    DC_EXCL_INCOMPLETE_POOL, DC_EXCL_INVALID_POOL, DC_EXCL_NODE, DC_EXCL_ALLOCATED,
+    DC_EXCL_TAINTED, DC_EXCL_COUNTERS, DC_EXCL__COUNT
+};
+typedef struct dc_tier_expl {
+    int status;                 /* DC_TIER_* */
+    const char *reason;         /* when FAILED, else NULL */
+    uint32_t needed, candidates, available;
+    uint32_t excluded[DC_EXCL__COUNT];
+} dc_tier_expl;
+typedef struct dc_sel_expl {
+    bool from_class;
+    uint32_t index;             /* in the class's or the request's list */
+    uint32_t rejected, errored;
+    uint32_t nexamples;
+    uint32_t rows[DC_ALLOC_MAX_EXAMPLES];
+    const char *examples[DC_ALLOC_MAX_EXAMPLES]; /* "gpu-3: device.attributes[...].model is "L4"" */
+    bool example_errored[DC_ALLOC_MAX_EXAMPLES];
+} dc_sel_expl;
+void dc_alloc_tier_expl(const dc_alloc_run *r, uint32_t tier, dc_tier_expl *out);
+void dc_alloc_sel_expl(const dc_alloc_run *r, uint32_t tier, uint32_t k, dc_sel_expl *out);
 
 /** Append the outcome as JSON (DESIGN.md's allocate output object, with "explanation" when the
  *  run gathered one) / as text (docs/dra-celc.md) to @p b. */
 void dc_alloc_json(const dc_alloc_run *r, dc_buf *b);
+/** {"node":NAME,"tiers":"...", then dc_alloc_json's fields}: one node of explain's output. */
+void dc_alloc_node_json(const dc_alloc_run *r, dc_buf *b);
 void dc_alloc_text(const dc_alloc_run *r, dc_buf *b);
 /** One line's worth: the devices chosen, or (with an explanation) why each tier failed. */
 void dc_alloc_summary(const dc_alloc_run *r, dc_buf *b);
 /** Only the explanation object / text. */
 void dc_alloc_explain_json(const dc_alloc_run *r, dc_buf *b);
 void dc_alloc_explain_text(const dc_alloc_run *r, dc_buf *b);
-
-/** The node names the table's devices are tied to by name, sorted, without duplicates
- *  (explain's nodes when no Node objects are given). Strings live in the table. */
-dracel_status dc_table_node_names(const dracel_table *t, const dracel_alloc *a,
-                                  const char ***out, uint32_t *n) DC_WUR;
+/** The result's node selector of a claim as JSON, or nothing when the result has none. */
+void dc_alloc_node_selector_json(const dc_alloc_run *r, uint32_t claim, dc_buf *b);
 
 #endif

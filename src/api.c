@@ -46,6 +46,20 @@ dracel_status dc_struct_read(void *dst, size_t dst_size, const void *src, size_t
     return DRACEL_OK;
 }
 
+dracel_status dc_struct_write(void *dst, size_t dst_size, const void *src, size_t src_size,
+                              size_t min_size)
+{
+    if (dst_size < min_size)
+        return DRACEL_EINVAL;
+    if (dst_size > src_size) {
+        /* a newer caller: the fields this library does not have read as zero */
+        memset((char *)dst + src_size, 0, dst_size - src_size);
+        dst_size = src_size;
+    }
+    memcpy(dst, src, dst_size);
+    return DRACEL_OK;
+}
+
 dracel_status dc_config_read(const dracel_config *in, dracel_config *out)
 {
     dracel_config_init(out);

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "alloc.h"
 #include "apiint.h"
 #include "fleet.h"
 #include "slices.h"
@@ -15,6 +16,7 @@ struct dracel_table {
     dracel_config cfg;
     dracel_alloc alloc;
     dc_table *t;
+    dc_pindex *pi;              /* what placement needs of the table, built with it */
     char **notes;
     size_t nnotes;
 };
@@ -52,6 +54,8 @@ static dracel_status finish_table(const dracel_config *cfg, dc_slice_set *set, d
     tt->alloc = *a;
     tt->cfg.alloc = &tt->alloc;
     dracel_status st = dc_table_build(set, NULL, &tt->alloc, &tt->t, err, errcap);
+    if (st == DRACEL_OK)
+        st = dc_pindex_build(tt->t, &tt->alloc, &tt->pi);
     if (st == DRACEL_OK && set->nnotes) {
         tt->notes = dc_malloc(a, set->nnotes * sizeof *tt->notes);
         if (!tt->notes)
@@ -192,6 +196,8 @@ dracel_status dracel_fleet_snapshot(dracel_fleet *fl, dracel_table **out, char *
     tt->alloc = fl->alloc;
     tt->cfg.alloc = &tt->alloc;
     dracel_status st = dc_fleet_snapshot(fl->f, &tt->alloc, &tt->t, err, errcap);
+    if (st == DRACEL_OK)
+        st = dc_pindex_build(tt->t, &tt->alloc, &tt->pi);
     if (st != DRACEL_OK) {
         if (st == DRACEL_ENOMEM)
             set_err(err, errcap, "out of memory");
@@ -247,6 +253,7 @@ void dracel_table_free(dracel_table *t)
     for (size_t i = 0; i < t->nnotes; i++)
         dc_free(&a, t->notes[i], strlen(t->notes[i]) + 1);
     dc_free(&a, t->notes, t->nnotes * sizeof *t->notes);
+    dc_pindex_free(t->pi);
     dc_table_free(t->t);
     dc_free(&a, t, sizeof *t);
 }
@@ -271,20 +278,22 @@ const char *dracel_table_note(const dracel_table *t, size_t i)
     return t && i < t->nnotes ? t->notes[i] : NULL;
 }
 
-dracel_status dracel_table_device(const dracel_table *tt, uint32_t row, dracel_device_info *out)
+dracel_status dracel_table_device_size(const dracel_table *tt, uint32_t row,
+                                       dracel_device_info *out, size_t size)
 {
     if (!tt || !out || row >= tt->t->rows)
         return DRACEL_EINVAL;
     const dc_table *t = tt->t;
     const dc_tpool *p = &t->pools[t->pool[row]];
-    out->driver = dc_dict_str(t->dict, p->driver)->data;
-    out->pool = dc_dict_str(t->dict, p->name)->data;
-    out->device = dc_dict_str(t->dict, t->device_name[row])->data;
-    out->node = t->node_kind[row] == DC_NODE_NAME ? dc_dict_str(t->dict, t->node[row])->data : NULL;
-    out->pool_state = p->state == DC_POOL_COMPLETE     ? "complete"
-                      : p->state == DC_POOL_INCOMPLETE ? "incomplete"
-                                                       : "invalid";
-    return DRACEL_OK;
+    dracel_device_info x;
+    x.driver = dc_dict_str(t->dict, p->driver)->data;
+    x.pool = dc_dict_str(t->dict, p->name)->data;
+    x.device = dc_dict_str(t->dict, t->device_name[row])->data;
+    x.node = t->node_kind[row] == DC_NODE_NAME ? dc_dict_str(t->dict, t->node[row])->data : NULL;
+    x.pool_state = p->state == DC_POOL_COMPLETE     ? "complete"
+                   : p->state == DC_POOL_INCOMPLETE ? "incomplete"
+                                                    : "invalid";
+    return dc_struct_write(out, size, &x, sizeof x, sizeof x);
 }
 
 dracel_status dracel_bind(const dracel_program *p, const dracel_table *t, dracel_bound **out)
@@ -401,6 +410,26 @@ void dracel_selection_free(dracel_selection *s)
 const dc_table *dc_api_table(const dracel_table *t)
 {
     return t ? t->t : NULL;
+}
+
+const dracel_alloc *dc_api_table_alloc(const dracel_table *t)
+{
+    return &t->alloc;
+}
+
+const dc_pindex *dc_api_table_pindex(const dracel_table *t)
+{
+    return t ? t->pi : NULL;
+}
+
+size_t dracel_table_nodes(const dracel_table *t)
+{
+    return t ? dc_pindex_nodes(t->pi) : 0;
+}
+
+const char *dracel_table_node(const dracel_table *t, size_t i)
+{
+    return t && i < dc_pindex_nodes(t->pi) ? dc_pindex_node(t->pi, (uint32_t)i) : NULL;
 }
 
 const dc_bound *dc_api_bound(const dracel_bound *b)

@@ -17,6 +17,11 @@
  *  below @p min_size or a newer caller set fields this library does not have. */
 dracel_status dc_struct_read(void *dst, size_t dst_size, const void *src, size_t src_size,
                              size_t min_size) DC_WUR;
+/** Fill a caller's growable output struct (@p dst_size bytes, passed by the header's macro)
+ *  from the library's (@p src, @p src_size bytes): only what both have is copied, a newer
+ *  caller's extra fields are zeroed; DRACEL_EINVAL below @p min_size. */
+dracel_status dc_struct_write(void *dst, size_t dst_size, const void *src, size_t src_size,
+                              size_t min_size) DC_WUR;
 /** A caller's config (NULL: the defaults) as this library's struct. */
 dracel_status dc_config_read(const dracel_config *in, dracel_config *out) DC_WUR;
 
@@ -29,6 +34,11 @@ void dc_api_env_vars_done(const dracel_env *env, uint32_t n, dc_val *tmp);
 
 /** The table inside a public table handle (benchmarks compare against hand-written loops). */
 const dc_table *dc_api_table(const dracel_table *t);
+/** The allocator a table was made with (a copy held by the table). */
+const dracel_alloc *dc_api_table_alloc(const dracel_table *t);
+/** The placement index built with a table (src/alloc.c). */
+struct dc_pindex;
+const struct dc_pindex *dc_api_table_pindex(const dracel_table *t);
 /** The bound program behind a public one (tests: whether it has fused kernels). */
 struct dc_bound;
 const struct dc_bound *dc_api_bound(const dracel_bound *b);

@@ -117,9 +117,18 @@ typedef struct dc_node_in {
     uint32_t line;
 } dc_node_in;
 
+/* A name index: open addressing over the objects of one kind, slot = index + 1 (0: empty). Its
+ * memory comes from the set's allocator (not the arena: it is rebuilt as it grows). */
+typedef struct dc_name_index {
+    uint32_t *slots;
+    uint32_t cap;           /* a power of two, or 0 */
+    uint32_t n;             /* objects indexed */
+} dc_name_index;
+
 /* Everything loaded. The slices and the notes about skipped objects are in `slices`; the rest
  * is in slices.arena too. Each array keeps the order of the input (files sorted by name, then
- * document order). */
+ * document order). Objects never move once loaded: a grown array leaves its old copy in the
+ * arena, so pointers to loaded objects stay valid until dc_objects_free. */
 typedef struct dc_objects {
     dc_slice_set slices;
     dc_class_in *classes;
@@ -128,6 +137,9 @@ typedef struct dc_objects {
     uint32_t nclaims, capclaims;
     dc_node_in *nodes;
     uint32_t nnodes, capnodes;
+    /* By name: classes and nodes (a name given twice is rejected input: Kubernetes cannot
+     * hold two), claims by namespace and name (the first of a name is found). */
+    dc_name_index by_class, by_claim, by_node;
 } dc_objects;
 
 /* Which kinds a load accepts; objects of the other kinds are skipped with a note. */
@@ -149,6 +161,17 @@ void dc_objects_free(dc_objects *o);
  */
 dracel_status dc_objects_load(dc_objects *o, const char *path, unsigned kinds,
                               const dc_slices_limits *lim, char *err, size_t errcap) DC_WUR;
+/** The same from a buffer (@p name in messages; JSON or YAML as dc_slices_load_buffer guesses). */
+dracel_status dc_objects_load_buffer(dc_objects *o, const char *name, const char *buf, size_t len,
+                                     unsigned kinds, const dc_slices_limits *lim, char *err,
+                                     size_t errcap) DC_WUR;
+/** The index of the object of kind @p kind (one DC_OBJ_* bit but DC_OBJ_SLICE) named @p name (in
+ *  namespace @p ns for claims; NULL or "" is none), or UINT32_MAX. Constant time. */
+uint32_t dc_objects_find(const dc_objects *o, unsigned kind, const char *ns, const char *name);
+
+/** Deep copies into @p a (policies keep what they use, so that the sets can change or go). */
+dracel_status dc_class_copy(dc_arena *a, const dc_class_in *src, dc_class_in *dst) DC_WUR;
+dracel_status dc_claim_copy(dc_arena *a, const dc_claim_in *src, dc_claim_in *dst) DC_WUR;
 
 /* ---- The scenario of `dra-celc allocate` (docs/dra-celc.md):
  * {"features": [...], "node": {"name": ..., "labels": {...}}, "classes": [DeviceClass],

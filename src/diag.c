@@ -10,6 +10,7 @@
  * under a multi-byte character is a full-width caret (U+FF3E), so that the marker lines up in
  * terminals that draw those characters wide.
  */
+#include "apiint.h"
 #include "diag.h"
 
 #include <stdlib.h>
@@ -147,16 +148,18 @@ size_t dracel_diags_errors(const dracel_diags *d)
     return d ? d->errors : 0;
 }
 
-dracel_status dracel_diags_get(const dracel_diags *d, size_t i, dracel_diag_info *out)
+dracel_status dracel_diags_get_size(const dracel_diags *d, size_t i, dracel_diag_info *out,
+                                    size_t size)
 {
     if (!d || !out || i >= d->count)
         return DRACEL_EINVAL;
     const dc_diag *x = &d->items[i];
-    out->severity = x->sev;
-    out->message = x->msg;
-    out->span = x->span;
-    dc_diags_position(d, x->span.start, &out->line, &out->column);
-    return DRACEL_OK;
+    dracel_diag_info info;
+    info.severity = x->sev;
+    info.message = x->msg;
+    info.span = x->span;
+    dc_diags_position(d, x->span.start, &info.line, &info.column);
+    return dc_struct_write(out, size, &info, sizeof info, sizeof info);
 }
 
 /* cel-go shows at most this many bytes of a source line. */

@@ -1221,12 +1221,150 @@ void dc_objects_init(dc_objects *o, const dracel_alloc *a)
     dc_slice_set_init(&o->slices, a);
 }
 
+static void index_free(const dc_objects *o, dc_name_index *x)
+{
+    dc_free(o->slices.arena.alloc, x->slots, (size_t)x->cap * sizeof *x->slots);
+    memset(x, 0, sizeof *x);
+}
+
 void dc_objects_free(dc_objects *o)
 {
+    index_free(o, &o->by_class);
+    index_free(o, &o->by_claim);
+    index_free(o, &o->by_node);
     dc_slice_set_free(&o->slices);
     dc_slice_set keep = o->slices;
     memset(o, 0, sizeof *o);
     o->slices = keep;
+}
+
+/* ---- Name indexes */
+
+static uint32_t name_hash(const char *ns, const char *name)
+{
+    uint32_t h = 2166136261u;
+    for (const char *s = ns ? ns : ""; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    h = (h ^ 0xffu) * 16777619u; /* a byte no name has separates the two */
+    for (const char *s = name ? name : ""; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void key_of(const dc_objects *o, unsigned kind, uint32_t i, const char **ns,
+                   const char **name)
+{
+    *ns = NULL;
+    if (kind == DC_OBJ_CLASS) {
+        *name = o->classes[i].name;
+    } else if (kind == DC_OBJ_NODE) {
+        *name = o->nodes[i].name;
+    } else {
+        *ns = o->claims[i].namespace;
+        *name = o->claims[i].name;
+    }
+}
+
+static dc_name_index *index_of(dc_objects *o, unsigned kind)
+{
+    return kind == DC_OBJ_CLASS ? &o->by_class : kind == DC_OBJ_NODE ? &o->by_node : &o->by_claim;
+}
+
+static bool str_same(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* The slot of (ns, name): its object's index + 1 when present, else an empty slot's position
+ * is left in *at. */
+static uint32_t index_probe(const dc_objects *o, const dc_name_index *x, unsigned kind,
+                            const char *ns, const char *name, uint32_t *at)
+{
+    uint32_t mask = x->cap - 1, h = name_hash(ns, name) & mask;
+    for (;; h = (h + 1) & mask) {
+        uint32_t v = x->slots[h];
+        if (!v) {
+            *at = h;
+            return 0;
+        }
+        const char *kns, *kname;
+        key_of(o, kind, v - 1, &kns, &kname);
+        if (str_same(kname, name) && str_same(kns, ns))
+            return v;
+    }
+}
+
+/* A new index of one kind holding the old entries and the objects from @p from to @p to, in
+ * *nx. A class or node whose name is taken is rejected (EINPUT, with both places); a claim whose
+ * name is taken is kept but not indexed (the first is found). */
+static dracel_status index_add(dc_objects *o, unsigned kind, uint32_t from, uint32_t to,
+                               dc_name_index *out, char *err, size_t errcap)
+{
+    dc_name_index *x = index_of(o, kind);
+    memset(out, 0, sizeof *out);
+    if (from == to)
+        return DRACEL_OK;
+    uint32_t cap = 16;
+    while (cap < to * 2u) {
+        if (cap > UINT32_MAX / 4)
+            goto nomem;
+        cap *= 2;
+    }
+    dc_name_index nx = {dc_malloc(o->slices.arena.alloc, (size_t)cap * sizeof(uint32_t)), cap, 0};
+    if (!nx.slots)
+        goto nomem;
+    memset(nx.slots, 0, (size_t)cap * sizeof *nx.slots);
+    for (uint32_t k = 0; k < x->cap; k++) {
+        uint32_t v = x->slots[k], at;
+        if (!v)
+            continue;
+        const char *ns, *name;
+        key_of(o, kind, v - 1, &ns, &name);
+        (void)index_probe(o, &nx, kind, ns, name, &at);
+        nx.slots[at] = v;
+        nx.n++;
+    }
+    for (uint32_t i = from; i < to; i++) {
+        const char *ns, *name;
+        key_of(o, kind, i, &ns, &name);
+        uint32_t at, v = index_probe(o, &nx, kind, ns, name, &at);
+        if (!v) {
+            nx.slots[at] = i + 1;
+            nx.n++;
+            continue;
+        }
+        if (kind == DC_OBJ_CLAIM)
+            continue;
+        if (err && errcap) {
+            bool cls = kind == DC_OBJ_CLASS;
+            snprintf(err, errcap, "%s:%u: %s %s: defined twice (also %s:%u)",
+                     cls ? o->classes[i].file : o->nodes[i].file,
+                     (unsigned)(cls ? o->classes[i].line : o->nodes[i].line),
+                     cls ? "DeviceClass" : "Node", name,
+                     cls ? o->classes[v - 1].file : o->nodes[v - 1].file,
+                     (unsigned)(cls ? o->classes[v - 1].line : o->nodes[v - 1].line));
+        }
+        index_free(o, &nx);
+        return DRACEL_EINPUT;
+    }
+    *out = nx;
+    return DRACEL_OK;
+nomem:
+    if (err && errcap)
+        snprintf(err, errcap, "out of memory");
+    return DRACEL_ENOMEM;
+}
+
+uint32_t dc_objects_find(const dc_objects *o, unsigned kind, const char *ns, const char *name)
+{
+    const dc_name_index *x = kind == DC_OBJ_CLASS  ? &o->by_class
+                             : kind == DC_OBJ_NODE ? &o->by_node
+                             : kind == DC_OBJ_CLAIM ? &o->by_claim
+                                                    : NULL;
+    if (!x || !x->cap || !name)
+        return UINT32_MAX;
+    uint32_t at, v = index_probe(o, x, kind, ns && *ns ? ns : NULL, name, &at);
+    return v ? v - 1 : UINT32_MAX;
 }
 
 typedef struct counts {
@@ -1247,6 +1385,29 @@ static void restore(dc_objects *o, const counts *k)
     o->nnodes = k->nodes;
 }
 
+/* After a load: index what it added (all kinds, or none: a rejected load changes nothing). */
+static dracel_status reindex(dc_objects *o, const counts *k, char *err, size_t errcap)
+{
+    static const unsigned kinds[3] = {DC_OBJ_CLASS, DC_OBJ_CLAIM, DC_OBJ_NODE};
+    const uint32_t from[3] = {k->classes, k->claims, k->nodes};
+    const uint32_t to[3] = {o->nclasses, o->nclaims, o->nnodes};
+    dc_name_index nx[3];
+    dracel_status st = DRACEL_OK;
+    uint32_t done = 0;
+    for (; done < 3 && st == DRACEL_OK; done++)
+        st = index_add(o, kinds[done], from[done], to[done], &nx[done], err, errcap);
+    for (uint32_t i = 0; i < done; i++) {
+        if (st != DRACEL_OK) {
+            index_free(o, &nx[i]);
+        } else if (nx[i].cap) {
+            dc_name_index *x = index_of(o, kinds[i]);
+            index_free(o, x);
+            *x = nx[i];
+        }
+    }
+    return st;
+}
+
 dracel_status dc_objects_load(dc_objects *o, const char *path, unsigned kinds,
                               const dc_slices_limits *lim, char *err, size_t errcap)
 {
@@ -1261,6 +1422,30 @@ dracel_status dc_objects_load(dc_objects *o, const char *path, unsigned kinds,
     counts k = save(o);
     dracel_status st = dc_ld_load_path(&c, path, true);
     dc_ld_free(&c);
+    if (st == DRACEL_OK)
+        st = reindex(o, &k, err, errcap);
+    if (st != DRACEL_OK)
+        restore(o, &k);
+    return st;
+}
+
+dracel_status dc_objects_load_buffer(dc_objects *o, const char *name, const char *buf, size_t len,
+                                     unsigned kinds, const dc_slices_limits *lim, char *err,
+                                     size_t errcap)
+{
+    if (err && errcap)
+        err[0] = '\0';
+    if (!o || (!buf && len))
+        return DRACEL_EINVAL;
+    ld c;
+    dc_ld_init(&c, &o->slices, lim, err, errcap);
+    c.o = o;
+    c.kinds = kinds;
+    counts k = save(o);
+    dracel_status st = dc_ld_load_buffer(&c, name ? name : "<buffer>", buf ? buf : "", len);
+    dc_ld_free(&c);
+    if (st == DRACEL_OK)
+        st = reindex(o, &k, err, errcap);
     if (st != DRACEL_OK)
         restore(o, &k);
     return st;
@@ -1288,6 +1473,8 @@ static dracel_status scenario(dc_objects *o, dc_scenario *sc, const char *path, 
     if (st == DRACEL_OK && !x.seen)
         st = dc_ld_fail(&c, 0, "no scenario (expected one object)");
     dc_ld_free(&c);
+    if (st == DRACEL_OK)
+        st = reindex(o, &k, err, errcap);
     if (st != DRACEL_OK) {
         restore(o, &k);
         return st;
@@ -1317,4 +1504,116 @@ dracel_status dc_scenario_load_buffer(dc_objects *o, dc_scenario *sc, const char
         return DRACEL_EINVAL;
     }
     return scenario(o, sc, NULL, name, buf ? buf : "", len, lim, err, errcap);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Deep copies (a policy keeps the claims and classes it uses)
+ */
+
+typedef struct cp {
+    dc_arena *a;
+    bool oom;
+} cp;
+
+static const char *cp_str(cp *c, const char *s)
+{
+    if (!s)
+        return NULL;
+    char *d = dc_arena_strndup(c->a, s, strlen(s));
+    c->oom |= !d;
+    return d;
+}
+
+static void *cp_mem(cp *c, const void *src, size_t n)
+{
+    if (!src || !n)
+        return NULL;
+    void *d = dc_arena_alloc(c->a, n);
+    if (d)
+        memcpy(d, src, n);
+    c->oom |= !d;
+    return d;
+}
+
+static const char **cp_strs(cp *c, const char *const *src, uint32_t n)
+{
+    const char **d = cp_mem(c, src, n * sizeof *d);
+    for (uint32_t i = 0; d && i < n; i++)
+        d[i] = cp_str(c, src[i]);
+    return d;
+}
+
+static dc_sel_in *cp_sels(cp *c, const dc_sel_in *src, uint32_t n)
+{
+    dc_sel_in *d = cp_mem(c, src, n * sizeof *d);
+    for (uint32_t i = 0; d && i < n; i++)
+        if (src[i].expr) {
+            d[i].expr = dc_arena_strndup(c->a, src[i].expr, src[i].len);
+            c->oom |= !d[i].expr;
+        }
+    return d;
+}
+
+static void cp_opaque(cp *c, dc_opaque_in *o)
+{
+    o->driver = cp_str(c, o->driver);
+    o->parameters = cp_str(c, o->parameters);
+}
+
+dracel_status dc_class_copy(dc_arena *a, const dc_class_in *src, dc_class_in *dst)
+{
+    cp c = {a, false};
+    *dst = *src;
+    dst->name = cp_str(&c, src->name);
+    dst->file = cp_str(&c, src->file);
+    dst->sels = cp_sels(&c, src->sels, src->nsels);
+    dst->config = cp_mem(&c, src->config, src->nconfig * sizeof *src->config);
+    for (uint32_t i = 0; dst->config && i < src->nconfig; i++)
+        cp_opaque(&c, &dst->config[i]);
+    return c.oom ? DRACEL_ENOMEM : DRACEL_OK;
+}
+
+dracel_status dc_claim_copy(dc_arena *a, const dc_claim_in *src, dc_claim_in *dst)
+{
+    cp c = {a, false};
+    *dst = *src;
+    dst->name = cp_str(&c, src->name);
+    dst->namespace = cp_str(&c, src->namespace);
+    dst->kind = cp_str(&c, src->kind);
+    dst->file = cp_str(&c, src->file);
+    dst->reqs = cp_mem(&c, src->reqs, src->nreqs * sizeof *src->reqs);
+    for (uint32_t r = 0; dst->reqs && r < src->nreqs; r++) {
+        dc_request_in *q = &dst->reqs[r];
+        q->name = cp_str(&c, q->name);
+        q->subs = cp_mem(&c, q->subs, q->nsubs * sizeof *q->subs);
+        for (uint32_t k = 0; q->subs && k < q->nsubs; k++) {
+            dc_subreq_in *x = &q->subs[k];
+            x->name = cp_str(&c, x->name);
+            x->class_name = cp_str(&c, x->class_name);
+            x->mode = cp_str(&c, x->mode);
+            x->sels = cp_sels(&c, x->sels, x->nsels);
+            x->tols = cp_mem(&c, x->tols, x->ntols * sizeof *x->tols);
+            for (uint32_t t = 0; x->tols && t < x->ntols; t++) {
+                dc_toleration_in *y = &x->tols[t];
+                y->key = cp_str(&c, y->key);
+                y->op = cp_str(&c, y->op);
+                y->value = cp_str(&c, y->value);
+                y->effect = cp_str(&c, y->effect);
+            }
+        }
+    }
+    dst->cons = cp_mem(&c, src->cons, src->ncons * sizeof *src->cons);
+    for (uint32_t k = 0; dst->cons && k < src->ncons; k++) {
+        dc_constraint_in *x = &dst->cons[k];
+        x->requests = cp_strs(&c, x->requests, x->nrequests);
+        x->match_attribute = cp_str(&c, x->match_attribute);
+        x->distinct_attribute = cp_str(&c, x->distinct_attribute);
+    }
+    dst->config = cp_mem(&c, src->config, src->nconfig * sizeof *src->config);
+    for (uint32_t k = 0; dst->config && k < src->nconfig; k++) {
+        dc_claim_config_in *x = &dst->config[k];
+        x->requests = cp_strs(&c, x->requests, x->nrequests);
+        cp_opaque(&c, &x->opaque);
+    }
+    return c.oom ? DRACEL_ENOMEM : DRACEL_OK;
 }

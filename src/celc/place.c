@@ -1,28 +1,26 @@
 /*
- * place.c: `dra-celc allocate` and `dra-celc explain` (docs/dra-celc.md, docs/allocation.md).
+ * place.c: `dra-celc allocate` and `dra-celc explain` (docs/dra-celc.md, docs/allocation.md),
+ * built on the public placement API of dracel.h alone: scenarios, object sets, tables, devices
+ * in use, policies and runs.
  *
- * Unlike the rest of dra-celc, these use the library's internal allocator interface
- * (src/alloc.h, src/claims.h): the public C API has no placement functions yet. dra-celc links
- * the library statically for that reason.
- *
- * Output is built in memory and written at once: nothing half-written reaches stdout when
- * memory runs out (exit 2).
+ * Output is built in memory (open_memstream) and written at once: nothing half-written reaches
+ * stdout when memory runs out (exit 2).
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "alloc.h"
-#include "apiint.h"
-#include "claims.h"
+#include "dracel.h"
 #include "place.h"
-#include "vm.h"
 
 enum { EXIT_OK = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2 };
+
+#define DEFAULT_TIMEOUT_MS 10000 /* the scheduler's DynamicResourcesArgs.filterTimeout */
 
 static const char *prog = "dra-celc";
 
@@ -130,9 +128,22 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static void json_str(dc_buf *b, const char *s)
+static int out_of_memory(void)
 {
-    dc_json_quote(b, s, strlen(s));
+    fprintf(stderr, "%s: out of memory\n", prog);
+    return EXIT_USAGE;
+}
+
+/* Write a finished output at once; exit 2 when it could not be built or written. */
+static int emit(const char *data, size_t len, int rc)
+{
+    if (!data)
+        return out_of_memory();
+    if ((len && fwrite(data, 1, len, stdout) != len) || fflush(stdout) != 0) {
+        fprintf(stderr, "%s: cannot write the output: %s\n", prog, strerror(errno));
+        return EXIT_USAGE;
+    }
+    return rc;
 }
 
 /* A rejected input: the message on stderr; with json, {"error":...,"diagnostics":[...]} on
@@ -150,89 +161,50 @@ static int rejected(bool json, const char *file, const char *msg)
         if (*end != ':')
             line = 0;
     }
-    dc_buf b;
-    dc_buf_init(&b, &dc_default_alloc);
-    dc_buf_puts(&b, "{\"error\":");
-    json_str(&b, msg);
-    dc_buf_puts(&b, ",\"diagnostics\":[{\"severity\":\"error\",\"message\":");
-    json_str(&b, msg);
-    dc_buf_puts(&b, ",\"source\":");
-    json_str(&b, file ? file : "");
-    dc_buf_printf(&b, ",\"line\":%lu,\"column\":0}]}\n", line);
+    cJSON *root = cJSON_CreateObject(), *list = NULL, *d = NULL;
+    bool built = root && cJSON_AddStringToObject(root, "error", msg) &&
+                 (list = cJSON_AddArrayToObject(root, "diagnostics")) != NULL &&
+                 (d = cJSON_CreateObject()) != NULL && cJSON_AddItemToArray(list, d) &&
+                 cJSON_AddStringToObject(d, "severity", "error") &&
+                 cJSON_AddStringToObject(d, "message", msg) &&
+                 cJSON_AddStringToObject(d, "source", file ? file : "") &&
+                 cJSON_AddNumberToObject(d, "line", (double)line) &&
+                 cJSON_AddNumberToObject(d, "column", 0);
+    char *s = built ? cJSON_PrintUnformatted(root) : NULL;
     int rc = EXIT_REJECTED;
-    if (b.oom || fwrite(b.data, 1, b.len, stdout) != b.len || fflush(stdout) != 0)
+    if (!s)
+        rc = out_of_memory();
+    else if (printf("%s\n", s) < 0 || fflush(stdout) != 0)
         rc = EXIT_USAGE;
-    dc_buf_free(&b);
+    cJSON_free(s);
+    cJSON_Delete(root);
     return rc;
 }
 
-/* Write a finished buffer; exit 2 when it could not be built or written. */
-static int emit(dc_buf *b, int rc)
-{
-    if (b->oom) {
-        fprintf(stderr, "%s: out of memory\n", prog);
-        return EXIT_USAGE;
-    }
-    if ((b->len && fwrite(b->data, 1, b->len, stdout) != b->len) || fflush(stdout) != 0) {
-        fprintf(stderr, "%s: cannot write the output: %s\n", prog, strerror(errno));
-        return EXIT_USAGE;
-    }
-    return rc;
-}
-
+/* The status of a load: -1 to go on, else the exit status (the message printed). */
 static int load_status(dracel_status st, bool json, const char *file, const char *err)
 {
-    if (st == DRACEL_ENOMEM) {
-        fprintf(stderr, "%s: out of memory\n", prog);
-        return EXIT_USAGE;
-    }
+    if (st == DRACEL_OK)
+        return -1;
+    if (st == DRACEL_ENOMEM)
+        return out_of_memory();
     if (st == DRACEL_EINPUT)
         return rejected(json, file, err);
     fprintf(stderr, "%s: %s\n", prog, err[0] ? err : "cannot read the input");
     return EXIT_USAGE;
 }
 
-/* Kubernetes cannot hold two DeviceClasses (or Nodes) of one name: such input is rejected,
- * rather than letting the order of the files decide. */
-static int check_unique(const dc_objects *o, bool json)
+static void print_notes(const dracel_objects *o, size_t from, size_t to)
 {
-    for (uint32_t i = 0; i < o->nclasses; i++)
-        for (uint32_t j = 0; j < i; j++)
-            if (strcmp(o->classes[i].name, o->classes[j].name) == 0) {
-                char msg[1024];
-                snprintf(msg, sizeof msg, "%s:%u: DeviceClass %s: defined twice (also %s:%u)",
-                         o->classes[i].file, o->classes[i].line, o->classes[i].name,
-                         o->classes[j].file, o->classes[j].line);
-                return rejected(json, o->classes[i].file, msg);
-            }
-    for (uint32_t i = 0; i < o->nnodes; i++)
-        for (uint32_t j = 0; j < i; j++)
-            if (strcmp(o->nodes[i].name, o->nodes[j].name) == 0) {
-                char msg[1024];
-                snprintf(msg, sizeof msg, "%s:%u: Node %s: defined twice (also %s:%u)",
-                         o->nodes[i].file, o->nodes[i].line, o->nodes[i].name, o->nodes[j].file,
-                         o->nodes[j].line);
-                return rejected(json, o->nodes[i].file, msg);
-            }
-    return -1;
-}
-
-static int cmp_node(const void *a, const void *b)
-{
-    return strcmp(((const dc_node_in *)a)->name, ((const dc_node_in *)b)->name);
-}
-
-static void print_notes(const dc_objects *o)
-{
-    for (uint32_t i = 0; i < o->slices.nnotes; i++)
-        fprintf(stderr, "%s: note: %s\n", prog, o->slices.notes[i]);
+    for (size_t i = from; i < to; i++)
+        fprintf(stderr, "%s: note: %s\n", prog, dracel_objects_note(o, i));
 }
 
 int celc_allocate(int argc, char **argv)
 {
-    const char *scenario = NULL;
+    const char *path = NULL;
     bool explain = false, json = false;
-    long long timeout = DC_ALLOC_DEFAULT_TIMEOUT_MS;
+    long long timeout = DEFAULT_TIMEOUT_MS;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -256,69 +228,69 @@ int celc_allocate(int argc, char **argv)
             }
         } else if (a[0] == '-' && a[1]) {
             return usage_error(usage_allocate, "unknown option '%s'", a);
-        } else if (scenario) {
+        } else if (path) {
             return usage_error(usage_allocate, "%s", "give one SCENARIO");
         } else {
-            scenario = a;
+            path = a;
         }
     }
-    if (!scenario)
+    if (!path)
         return usage_error(usage_allocate, "%s", "allocate needs a SCENARIO file");
 
-    dracel_config cfg;
-    dracel_config_init(&cfg);
-    dc_objects o;
-    dc_objects_init(&o, NULL);
-    dc_scenario sc;
     char err[2048];
-    dracel_status st = dc_scenario_load(&o, &sc, scenario, NULL, err, sizeof err);
-    if (st != DRACEL_OK) {
-        dc_objects_free(&o);
-        return load_status(st, json, scenario, err);
+    dracel_scenario *sc = NULL;
+    int rc = load_status(dracel_scenario_load(NULL, path, &sc, err, sizeof err), json, path, err);
+    if (rc >= 0)
+        return rc;
+    const dracel_objects *objs = dracel_scenario_objects(sc);
+    print_notes(objs, 0, dracel_objects_notes(objs));
+    dracel_policy *p = NULL;
+    dracel_run *r = NULL;
+    dracel_status st = dracel_policy_new(NULL, dracel_scenario_table(sc), objs, objs, NULL, 0, &p,
+                                         err, sizeof err);
+    if (st == DRACEL_OK)
+        st = dracel_run_new(p, &r);
+    if (st == DRACEL_OK) {
+        dracel_allocate_opts ao;
+        dracel_allocate_opts_init(&ao);
+        ao.features = dracel_scenario_features(sc);
+        ao.timeout_ms = (uint64_t)timeout;
+        ao.explain = explain;
+        ao.in_use = dracel_scenario_usage(sc);
+        dracel_node node;
+        dracel_scenario_node(sc, &node);
+        st = dracel_allocate(r, &node, &ao);
     }
-    print_notes(&o);
-    int urc = check_unique(&o, json);
-    if (urc >= 0) {
-        dc_objects_free(&o);
-        return urc;
-    }
-    dracel_table *t = NULL;
-    dc_policy *p = NULL;
-    dc_alloc_run *r = NULL;
-    int rc = EXIT_USAGE;
-    st = dc_api_table_build(&cfg, &o.slices, &t, err, sizeof err);
-    if (st == DRACEL_OK)
-        st = dc_policy_new(&cfg, t, &o, sc.allocated, sc.nallocated, &p, err, sizeof err);
-    if (st == DRACEL_OK)
-        st = dc_alloc_run_new(p, &r);
-    dc_alloc_opts ao = {sc.features, (uint64_t)timeout, explain, 1};
-    if (st == DRACEL_OK)
-        st = dc_alloc_node(r, &sc.node, &ao);
     if (st != DRACEL_OK) {
-        fprintf(stderr, "%s: %s\n", prog, st == DRACEL_ENOMEM ? "out of memory" : err);
+        rc = st == DRACEL_ENOMEM ? out_of_memory() : EXIT_USAGE;
+        if (st != DRACEL_ENOMEM)
+            fprintf(stderr, "%s: %s\n", prog, dracel_status_string(st));
     } else {
-        dc_buf b;
-        dc_buf_init(&b, &dc_default_alloc);
-        if (json) {
-            dc_alloc_json(r, &b);
-            dc_buf_putc(&b, '\n');
+        dracel_run_info info;
+        dracel_run_get(r, &info);
+        char *out = json ? dracel_run_json(r) : dracel_run_text(r);
+        bool error = info.outcome == DRACEL_ALLOCATION_ERROR;
+        if (out && error)
+            fprintf(stderr, "%s: %s\n", prog, info.message);
+        if (!out) {
+            rc = out_of_memory();
         } else {
-            dc_alloc_text(r, &b);
+            rc = emit(out, strlen(out), error ? EXIT_REJECTED : EXIT_OK);
+            if (json && rc != EXIT_USAGE)
+                rc = emit("\n", 1, rc);
         }
-        if (dc_alloc_outcome_of(r) == DC_ALLOC_ERROR)
-            fprintf(stderr, "%s: %s\n", prog, dc_alloc_message(r));
-        rc = emit(&b, dc_alloc_outcome_of(r) == DC_ALLOC_ERROR ? EXIT_REJECTED : EXIT_OK);
-        dc_buf_free(&b);
+        dracel_free_string(NULL, out);
     }
-    dc_alloc_run_free(r);
-    dc_policy_free(p);
-    dracel_table_free(t);
-    dc_objects_free(&o);
+    dracel_run_free(r);
+    dracel_policy_free(p);
+    dracel_scenario_free(sc);
     return rc;
 }
 
-/* --allocated FILE: device IDs, one a line; blank lines and '#' comments skipped. */
-static int read_allocated(const char *path, bool json, dc_device_id **out, uint32_t *n, char **keep)
+/* --allocated FILE: device IDs, one a line; blank lines and '#' comments skipped. The IDs point
+ * into *keep. */
+static int read_allocated(const char *path, bool json, dracel_device_id **out, size_t *n,
+                          char **keep)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -334,8 +306,7 @@ static int read_allocated(const char *path, bool json, dc_device_id **out, uint3
             if (!nb) {
                 free(buf);
                 fclose(f);
-                fprintf(stderr, "%s: out of memory\n", prog);
-                return EXIT_USAGE;
+                return out_of_memory();
             }
             buf = nb;
             cap = nc;
@@ -353,17 +324,17 @@ static int read_allocated(const char *path, bool json, dc_device_id **out, uint3
         return EXIT_USAGE;
     }
     buf[len] = '\0';
-    uint32_t lines = 1;
+    size_t lines = 1;
     for (size_t i = 0; i < len; i++)
         lines += buf[i] == '\n';
-    dc_device_id *ids = calloc(lines, sizeof *ids);
+    dracel_device_id *ids = calloc(lines, sizeof *ids);
     if (!ids) {
         free(buf);
-        fprintf(stderr, "%s: out of memory\n", prog);
-        return EXIT_USAGE;
+        return out_of_memory();
     }
-    uint32_t k = 0, lineno = 0;
-    for (char *line = buf; line; ) {
+    size_t k = 0;
+    unsigned lineno = 0;
+    for (char *line = buf; line;) {
         char *nl = strchr(line, '\n');
         if (nl)
             *nl = '\0';
@@ -408,7 +379,7 @@ static int parse_features(const char *list, unsigned *out)
     while (*s) {
         const char *e = strchr(s, ',');
         size_t n = e ? (size_t)(e - s) : strlen(s);
-        unsigned bit = dc_feature_parse(s, n);
+        unsigned bit = dracel_feature_parse(s, n);
         if (!bit) {
             fprintf(stderr, "%s: unknown feature '%.*s'\n", prog, (int)n, s);
             return -1;
@@ -427,159 +398,163 @@ typedef struct explain_opts {
     long long timeout;
 } explain_opts;
 
-static void summary_line(dc_buf *b, const dc_alloc_run *r, const char *node)
+/* What explain prints of each node, gathered in one memory stream. */
+typedef struct explain_out {
+    const explain_opts *eo;
+    FILE *f;
+    bool single, full, failed;
+    unsigned allocated, errors;
+} explain_out;
+
+static void summary_line(explain_out *x, const dracel_run *r, const dracel_run_info *info)
 {
-    switch (dc_alloc_outcome_of(r)) {
-    case DC_ALLOC_ALLOCATED:
-        dc_buf_printf(b, "%s: allocated %s (score %d): ", node, dc_alloc_tiers(r),
-                      dc_alloc_score(r));
-        dc_alloc_summary(r, b);
-        dc_buf_putc(b, '\n');
+    FILE *f = x->f;
+    char *sum = dracel_run_summary(r);
+    if (!sum) {
+        x->failed = true;
+        return;
+    }
+    switch (info->outcome) {
+    case DRACEL_ALLOCATED:
+        fprintf(f, "%s: allocated %s (score %d): %s\n", info->node, info->tiers, info->score, sum);
         break;
-    case DC_ALLOC_UNSCHEDULABLE:
-        dc_buf_printf(b, "%s: unschedulable", node);
-        if (dc_alloc_message(r)) {
-            dc_buf_printf(b, ": %s", dc_alloc_message(r));
-        } else {
-            size_t at = b->len;
-            dc_buf_puts(b, ": ");
-            size_t mark = b->len;
-            dc_alloc_summary(r, b);
-            if (b->len == mark)
-                b->len = at; /* no explanation: nothing to add */
-        }
-        dc_buf_putc(b, '\n');
+    case DRACEL_ALLOCATION_ERROR:
+        fprintf(f, "%s: error%s: %s\n", info->node, info->node_local ? " (node-local)" : "",
+                info->message);
         break;
-    case DC_ALLOC_ERROR:
-        dc_buf_printf(b, "%s: error%s: %s\n", node, dc_alloc_node_local(r) ? " (node-local)" : "",
-                      dc_alloc_message(r));
+    default:
+        fprintf(f, "%s: unschedulable", info->node);
+        if (info->message)
+            fprintf(f, ": %s", info->message);
+        else if (sum[0])
+            fprintf(f, ": %s", sum);
+        fputc('\n', f);
         break;
     }
+    dracel_free_string(NULL, sum);
 }
 
-static int run_explain(const explain_opts *eo, dc_objects *o, const dracel_table *t,
-                       dc_device_id *alloc_ids, uint32_t nalloc, unsigned features)
+static int each_node(void *ctx, size_t i, const dracel_run *r)
 {
-    dracel_config cfg;
-    dracel_config_init(&cfg);
+    explain_out *x = ctx;
+    dracel_run_info info;
+    dracel_run_get(r, &info);
+    x->allocated += info.outcome == DRACEL_ALLOCATED;
+    x->errors += info.outcome == DRACEL_ALLOCATION_ERROR;
+    if (x->eo->json) {
+        char *s = dracel_run_node_json(r);
+        if (!s) {
+            x->failed = true;
+            return 1;
+        }
+        fprintf(x->f, "%s%s", i ? "," : "", s);
+        dracel_free_string(NULL, s);
+    } else {
+        summary_line(x, r, &info);
+        if (x->full && !x->eo->fast) {
+            char *s = dracel_run_explain_text(r);
+            if (s)
+                fputs(s, x->f);
+            else if (info.explained)
+                x->failed = true;
+            dracel_free_string(NULL, s);
+        }
+    }
+    return x->failed;
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+    return strcmp(((const dracel_node *)a)->name, ((const dracel_node *)b)->name);
+}
+
+static int run_explain(const explain_opts *eo, const dracel_objects *objs, const dracel_table *t,
+                       const dracel_usage *used, unsigned features)
+{
     char err[2048];
-    dc_policy *p = NULL;
-    dc_alloc_run *r = NULL;
-    const char **names = NULL;
-    uint32_t nnames = 0;
-    dc_node_in *nodes = NULL;
-    uint32_t nnodes = 0;
-    int rc = EXIT_USAGE;
+    dracel_policy *p = NULL;
+    dracel_run *r = NULL;
+    dracel_node *nodes = NULL;
+    size_t nnodes = 0;
     double t0 = now_ms();
-    dracel_status st = dc_policy_new(&cfg, t, o, alloc_ids, nalloc, &p, err, sizeof err);
+    dracel_status st = dracel_policy_new(NULL, t, objs, objs, NULL, 0, &p, err, sizeof err);
     double t1 = now_ms();
     if (st == DRACEL_OK)
-        st = dc_alloc_run_new(p, &r);
-    /* The nodes: Node objects, else the node names of the slices. */
-    if (st == DRACEL_OK && o->nnodes) {
-        /* by name, whatever the order of the files */
-        nodes = malloc(o->nnodes * sizeof *nodes);
-        if (!nodes) {
-            st = DRACEL_ENOMEM;
-        } else {
-            memcpy(nodes, o->nodes, o->nnodes * sizeof *nodes);
-            nnodes = o->nnodes;
-            qsort(nodes, nnodes, sizeof *nodes, cmp_node);
-        }
-    } else if (st == DRACEL_OK) {
-        st = dc_table_node_names(t, &dc_default_alloc, &names, &nnames);
-        if (st == DRACEL_OK && nnames) {
-            nodes = calloc(nnames, sizeof *nodes);
-            if (!nodes)
-                st = DRACEL_ENOMEM;
-            for (uint32_t i = 0; nodes && i < nnames; i++)
-                nodes[i].name = names[i];
-            nnodes = nnames;
-        }
-    }
-    dc_node_in one;
-    if (st == DRACEL_OK && eo->node) {
-        const dc_node_in *found = NULL;
-        for (uint32_t i = 0; i < nnodes && !found; i++)
-            if (strcmp(nodes[i].name, eo->node) == 0)
-                found = &nodes[i];
-        if (found) {
-            one = *found;
-        } else {
-            memset(&one, 0, sizeof one);
-            one.name = eo->node;
-        }
-    }
-    dc_buf b;
-    dc_buf_init(&b, &dc_default_alloc);
-    if (st == DRACEL_OK) {
-        bool single = eo->node != NULL;
-        bool full = eo->json || single || eo->verbose;
-        dc_alloc_opts ao = {features, (uint64_t)eo->timeout, !eo->fast, 1};
-        uint32_t count = single ? 1 : nnodes, nalloc_ok = 0, nerr = 0;
-        if (eo->json) {
-            dc_buf_puts(&b, "{\"policyVersion\":");
-            json_str(&b, dc_policy_version(p));
-            dc_buf_puts(&b, ",\"nodes\":[");
-        }
-        double t2 = now_ms();
-        for (uint32_t i = 0; i < count && st == DRACEL_OK && !b.oom; i++) {
-            const dc_node_in *n = single ? &one : &nodes[i];
-            st = dc_alloc_node(r, n, &ao);
-            if (st != DRACEL_OK)
-                break;
-            dc_alloc_outcome oc = dc_alloc_outcome_of(r);
-            nalloc_ok += oc == DC_ALLOC_ALLOCATED;
-            nerr += oc == DC_ALLOC_ERROR;
-            if (eo->json) {
-                if (i)
-                    dc_buf_putc(&b, ',');
-                dc_buf_puts(&b, "{\"node\":");
-                json_str(&b, n->name);
-                dc_buf_puts(&b, ",\"tiers\":");
-                json_str(&b, dc_alloc_tiers(r));
-                dc_buf_putc(&b, ',');
-                /* the allocate object's fields, after "node" and "tiers" */
-                dc_buf inner;
-                dc_buf_init(&inner, &dc_default_alloc);
-                dc_alloc_json(r, &inner);
-                if (inner.len > 2)
-                    dc_buf_append(&b, inner.data + 1, inner.len - 1);
-                b.oom |= inner.oom;
-                dc_buf_free(&inner);
-            } else {
-                summary_line(&b, r, n->name);
-                if (full && !eo->fast)
-                    dc_alloc_explain_text(r, &b);
-            }
-        }
-        double t3 = now_ms();
-        if (eo->json)
-            dc_buf_puts(&b, "]}\n");
-        else if (!single)
-            dc_buf_printf(&b, "%u nodes: %u allocated, %u unschedulable, %u errors (policy %s)\n",
-                          count, nalloc_ok, count - nalloc_ok - nerr, nerr, dc_policy_version(p));
-        if (eo->stats && st == DRACEL_OK)
-            fprintf(stderr, "{\"nodes\":%u,\"devices\":%u,\"policy_ms\":%.3f,\"allocate_ms\":%.3f,"
-                    "\"us_per_node\":%.3f}\n", count, dracel_table_rows(t), t1 - t0, t3 - t2,
-                    count ? (t3 - t2) * 1e3 / count : 0.0);
-        if (single && dc_alloc_outcome_of(r) == DC_ALLOC_ERROR)
-            rc = EXIT_REJECTED;
+        st = dracel_run_new(p, &r);
+    /* The nodes: Node objects by name (whatever the order of the files), else the node names of
+     * the slices. */
+    size_t nobj = dracel_objects_count(objs, DRACEL_OBJ_NODE);
+    nnodes = nobj ? nobj : dracel_table_nodes(t);
+    if (st == DRACEL_OK && nnodes && !(nodes = calloc(nnodes, sizeof *nodes)))
+        st = DRACEL_ENOMEM;
+    for (size_t i = 0; st == DRACEL_OK && i < nnodes; i++) {
+        if (nobj)
+            st = dracel_objects_node(objs, i, &nodes[i]);
         else
-            rc = EXIT_OK;
+            nodes[i].name = dracel_table_node(t, i);
     }
+    if (st == DRACEL_OK && nobj > 1)
+        qsort(nodes, nnodes, sizeof *nodes, cmp_node);
+    dracel_node one = {eo->node, NULL, 0};
+    if (st == DRACEL_OK && eo->node)
+        for (size_t i = 0; i < nnodes; i++)
+            if (strcmp(nodes[i].name, eo->node) == 0) {
+                one = nodes[i];
+                break;
+            }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = st == DRACEL_OK ? open_memstream(&text, &len) : NULL;
+    if (st == DRACEL_OK && !mem)
+        st = DRACEL_ENOMEM;
+    int rc = EXIT_USAGE;
+    if (st == DRACEL_OK) {
+        explain_out x = {eo, mem, eo->node != NULL, false, false, 0, 0};
+        x.full = eo->json || x.single || eo->verbose;
+        dracel_allocate_opts ao;
+        dracel_allocate_opts_init(&ao);
+        ao.features = features;
+        ao.timeout_ms = (uint64_t)eo->timeout;
+        ao.explain = !eo->fast;
+        ao.in_use = used;
+        size_t count = x.single ? 1 : nnodes;
+        if (eo->json)
+            fprintf(mem, "{\"policyVersion\":\"%s\",\"nodes\":[", dracel_policy_version(p));
+        double t2 = now_ms();
+        st = dracel_allocate_nodes(r, x.single ? &one : nodes, count, &ao, each_node, &x);
+        double t3 = now_ms();
+        if (x.failed)
+            st = DRACEL_ENOMEM;
+        if (eo->json)
+            fputs("]}\n", mem);
+        else if (!x.single)
+            fprintf(mem, "%zu nodes: %u allocated, %zu unschedulable, %u errors (policy %s)\n",
+                    count, x.allocated, count - x.allocated - x.errors, x.errors,
+                    dracel_policy_version(p));
+        if (eo->stats && st == DRACEL_OK)
+            fprintf(stderr, "{\"nodes\":%zu,\"devices\":%u,\"policy_ms\":%.3f,\"allocate_ms\":%.3f,"
+                    "\"us_per_node\":%.3f}\n", count, dracel_table_rows(t), t1 - t0, t3 - t2,
+                    count ? (t3 - t2) * 1e3 / (double)count : 0.0);
+        rc = x.single && x.errors ? EXIT_REJECTED : EXIT_OK;
+    }
+    bool mem_ok = mem && !ferror(mem);
+    if (mem && fclose(mem) != 0)
+        mem_ok = false;
+    if (st == DRACEL_OK && !mem_ok)
+        st = DRACEL_ENOMEM;
     if (st != DRACEL_OK) {
-        fprintf(stderr, "%s: %s\n", prog, st == DRACEL_ENOMEM ? "out of memory" : err);
+        if (st == DRACEL_ENOMEM)
+            rc = out_of_memory();
+        else
+            fprintf(stderr, "%s: %s\n", prog, err[0] ? err : dracel_status_string(st));
         rc = EXIT_USAGE;
     } else {
-        rc = emit(&b, rc);
+        rc = emit(text, len, rc);
     }
-    dc_buf_free(&b);
+    free(text);
     free(nodes);
-    if (names)
-        dc_free(&dc_default_alloc, names, nnames * sizeof *names);
-    dc_alloc_run_free(r);
-    dc_policy_free(p);
+    dracel_run_free(r);
+    dracel_policy_free(p);
     return rc;
 }
 
@@ -587,7 +562,7 @@ int celc_explain(int argc, char **argv)
 {
     explain_opts eo;
     memset(&eo, 0, sizeof eo);
-    eo.timeout = DC_ALLOC_DEFAULT_TIMEOUT_MS;
+    eo.timeout = DEFAULT_TIMEOUT_MS;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **slot = NULL;
@@ -641,51 +616,49 @@ int celc_explain(int argc, char **argv)
     }
     if (!eo.claim || !eo.classes || !eo.slices)
         return usage_error(usage_explain, "%s", "explain needs --claim, --classes and --slices");
-    unsigned features = DC_FEAT_DEFAULTS;
+    unsigned features = DRACEL_FEATURES_DEFAULT;
     if (eo.features && parse_features(eo.features, &features) < 0)
         return usage_error(usage_explain, "%s", "bad --features");
 
-    dracel_config cfg;
-    dracel_config_init(&cfg);
-    dc_objects o;
-    dc_objects_init(&o, NULL);
     char err[2048];
-    int rc = -1;
-    struct {
-        const char *path;
-        unsigned kinds;
-    } loads[] = {{eo.claim, DC_OBJ_CLAIM},
-                 {eo.classes, DC_OBJ_CLASS},
-                 {eo.slices, DC_OBJ_SLICE},
-                 {eo.nodes, DC_OBJ_NODE}};
-    for (size_t i = 0; i < sizeof loads / sizeof loads[0] && rc < 0; i++) {
-        if (!loads[i].path)
-            continue;
-        dracel_status st = dc_objects_load(&o, loads[i].path, loads[i].kinds, NULL, err, sizeof err);
-        if (st != DRACEL_OK)
-            rc = load_status(st, eo.json, loads[i].path, err);
-    }
-    if (rc < 0)
-        rc = check_unique(&o, eo.json);
-    if (rc < 0 && o.nclaims == 0)
-        rc = rejected(eo.json, eo.claim, "no ResourceClaim or ResourceClaimTemplate in --claim");
-    dc_device_id *ids = NULL;
-    uint32_t nids = 0;
+    dracel_objects *objs = NULL;
+    dracel_table *t = NULL;
+    dracel_usage *used = NULL;
+    dracel_device_id *ids = NULL;
+    size_t nids = 0, notes_before_nodes = 0;
     char *idbuf = NULL;
+    int rc = dracel_objects_new(NULL, &objs) == DRACEL_OK ? -1 : out_of_memory();
+    /* In the order of the options' roles: claims, classes, slices, nodes. */
+    if (rc < 0)
+        rc = load_status(dracel_objects_load(objs, eo.claim, DRACEL_OBJ_CLAIM, err, sizeof err),
+                         eo.json, eo.claim, err);
+    if (rc < 0)
+        rc = load_status(dracel_objects_load(objs, eo.classes, DRACEL_OBJ_CLASS, err, sizeof err),
+                         eo.json, eo.classes, err);
+    if (rc < 0)
+        rc = load_status(dracel_table_load(NULL, eo.slices, &t, err, sizeof err), eo.json,
+                         eo.slices, err);
+    notes_before_nodes = dracel_objects_notes(objs);
+    if (rc < 0 && eo.nodes)
+        rc = load_status(dracel_objects_load(objs, eo.nodes, DRACEL_OBJ_NODE, err, sizeof err),
+                         eo.json, eo.nodes, err);
+    if (rc < 0 && dracel_objects_count(objs, DRACEL_OBJ_CLAIM) == 0)
+        rc = rejected(eo.json, eo.claim, "no ResourceClaim or ResourceClaimTemplate in --claim");
     if (rc < 0 && eo.allocated)
         rc = read_allocated(eo.allocated, eo.json, &ids, &nids, &idbuf);
-    dracel_table *t = NULL;
+    if (rc < 0 && nids && dracel_usage_new(t, ids, nids, &used) != DRACEL_OK)
+        rc = out_of_memory();
     if (rc < 0) {
-        print_notes(&o);
-        dracel_status st = dc_api_table_build(&cfg, &o.slices, &t, err, sizeof err);
-        if (st != DRACEL_OK)
-            rc = load_status(st, eo.json, eo.slices, err);
+        print_notes(objs, 0, notes_before_nodes);
+        for (size_t i = 0; i < dracel_table_notes(t); i++)
+            fprintf(stderr, "%s: note: %s\n", prog, dracel_table_note(t, i));
+        print_notes(objs, notes_before_nodes, dracel_objects_notes(objs));
+        rc = run_explain(&eo, objs, t, used, features);
     }
-    if (rc < 0)
-        rc = run_explain(&eo, &o, t, ids, nids, features);
+    dracel_usage_free(used);
     dracel_table_free(t);
+    dracel_objects_free(objs);
     free(ids);
     free(idbuf);
-    dc_objects_free(&o);
     return rc;
 }

@@ -308,41 +308,40 @@ static void test_allocate(void **state)
 #else
     long failures = 0;
     for (long at = 1;; at++) {
-        dracel_config cfg;
-        dracel_config_init(&cfg);
-        dc_objects o;
-        dc_objects_init(&o, NULL);
-        dc_scenario sc;
-        dracel_table *t = NULL;
-        dc_policy *p = NULL;
-        dc_alloc_run *r = NULL;
+        dracel_scenario *sc = NULL;
+        dracel_policy *p = NULL;
+        dracel_run *r = NULL;
         bool ok = false;
         arm(at);
-        dracel_status st = dc_scenario_load_buffer(&o, &sc, "s.yaml", SCENARIO, strlen(SCENARIO),
-                                                   NULL, err, sizeof err);
+        dracel_status st = dracel_scenario_load_buffer(NULL, "s.yaml", SCENARIO, strlen(SCENARIO),
+                                                       &sc, err, sizeof err);
+        const dracel_objects *o = dracel_scenario_objects(sc);
         if (st == DRACEL_OK)
-            st = dc_api_table_build(&cfg, &o.slices, &t, err, sizeof err);
+            st = dracel_policy_new(NULL, dracel_scenario_table(sc), o, o, NULL, 0, &p, err,
+                                   sizeof err);
         if (st == DRACEL_OK)
-            st = dc_policy_new(&cfg, t, &o, sc.allocated, sc.nallocated, &p, err, sizeof err);
+            st = dracel_run_new(p, &r);
+        dracel_allocate_opts ao;
+        dracel_allocate_opts_init(&ao);
+        ao.features = dracel_scenario_features(sc);
+        ao.timeout_ms = 0;
+        ao.explain = true;
+        ao.in_use = dracel_scenario_usage(sc);
+        dracel_node node;
+        dracel_scenario_node(sc, &node);
         if (st == DRACEL_OK)
-            st = dc_alloc_run_new(p, &r);
-        dc_alloc_opts ao = {sc.features, 0, true, 1};
-        if (st == DRACEL_OK)
-            st = dc_alloc_node(r, &sc.node, &ao);
+            st = dracel_allocate(r, &node, &ao);
         if (st == DRACEL_OK) {
-            dc_buf b;
-            dc_buf_init(&b, &dc_default_alloc);
-            dc_alloc_text(r, &b);
-            if (b.oom)
+            char *text = dracel_run_text(r);
+            if (!text)
                 st = DRACEL_ENOMEM;
             else
-                ok = strncmp(b.data, "allocated\nc gpu/h100 gpu.example.com/n1/gpu-2\n", 46) == 0;
-            dc_buf_free(&b);
+                ok = strncmp(text, "allocated\nc gpu/h100 gpu.example.com/n1/gpu-2\n", 46) == 0;
+            dracel_free_string(NULL, text);
         }
-        dc_alloc_run_free(r);
-        dc_policy_free(p);
-        dracel_table_free(t);
-        dc_objects_free(&o);
+        dracel_run_free(r);
+        dracel_policy_free(p);
+        dracel_scenario_free(sc);
         bool done = disarm();
         if (nlive)
             fail_msg("allocation %ld: %ld blocks left allocated", at, nlive);

@@ -401,10 +401,16 @@ static void test_kinds(void **state)
     assert_int_equal(o.slices.nnotes, 1);
     assert_string_equal(o.slices.notes[0],
                         DATA "dir/c.yml:4: skipped object without kind (unknown)");
-    /* appending */
+    /* appending: a class whose name the set has is rejected (Kubernetes holds one of a
+     * name), and nothing of the load stays */
     assert_int_equal(dc_objects_load(&o, DATA "dir/a.yaml", all, NULL, err, sizeof err),
-                     DRACEL_OK);
-    assert_int_equal(o.nclasses, 2);
+                     DRACEL_EINPUT);
+    assert_string_equal(err, DATA "dir/a.yaml:1: DeviceClass a: defined twice (also " DATA
+                             "dir/a.yaml:1)");
+    assert_int_equal(o.nclasses, 1);
+    assert_int_equal(o.slices.n, 1);
+    assert_int_equal(dc_objects_find(&o, DC_OBJ_CLASS, NULL, "a"), 0);
+    assert_int_equal(dc_objects_find(&o, DC_OBJ_CLAIM, NULL, "c"), 0);
     dc_objects_free(&o);
 
     /* One kind: objects without kind are of that kind, unless shaped like a ResourceSlice */
@@ -1122,11 +1128,20 @@ static void test_rollback(void **state)
     assert_int_equal(sc.features, 77);
     assert_null(sc.node.name);
     check_content(&o);
-    /* then a good one appends */
+    /* a scenario whose class the set has already is rejected as a whole */
+    assert_int_equal(dc_scenario_load(&o, &sc, DATA "scenario.yaml", NULL, err, sizeof err),
+                     DRACEL_EINPUT);
+    assert_non_null(strstr(err, "DeviceClass gpu.example.com: defined twice (also " DATA
+                                "objects.yaml:"));
+    check_content(&o);
+    dc_objects_free(&o);
+    /* a good one appends */
+    dc_objects_init(&o, NULL);
+    assert_int_equal(dc_objects_load(&o, DATA "dir", ~0u, NULL, err, sizeof err), DRACEL_OK);
     assert_int_equal(dc_scenario_load(&o, &sc, DATA "scenario.yaml", NULL, err, sizeof err),
                      DRACEL_OK);
     assert_int_equal(o.nclasses, 2);
-    assert_int_equal(o.nclaims, 5);
+    assert_int_equal(o.nclaims, 3);
     assert_int_equal(o.slices.n, 2);
     dc_objects_free(&o);
 }
@@ -1226,18 +1241,19 @@ static void test_fuzz(void **state)
  * Allocation failures (tests/unit/testutil.h: fail the Nth call, count what is live)
  */
 
-static dracel_status load_all(dc_objects *o, const char *jtext, size_t jlen)
+/* The data files define the same class and node again: each goes into a set of its own. */
+static dracel_status load_all(dc_objects o[4], const char *jtext, size_t jlen)
 {
     dc_scenario sc;
-    dracel_status st = dc_objects_load(o, DATA "dir", ~0u, NULL, err, sizeof err);
+    dracel_status st = dc_objects_load(&o[0], DATA "dir", ~0u, NULL, err, sizeof err);
     if (st == DRACEL_OK)
-        st = dc_objects_load(o, DATA "objects.yaml", ~0u, NULL, err, sizeof err);
+        st = dc_objects_load(&o[0], DATA "objects.yaml", ~0u, NULL, err, sizeof err);
     if (st == DRACEL_OK)
-        st = dc_objects_load(o, DATA "objects.json", ~0u, NULL, err, sizeof err);
+        st = dc_objects_load(&o[1], DATA "objects.json", ~0u, NULL, err, sizeof err);
     if (st == DRACEL_OK)
-        st = dc_scenario_load(o, &sc, DATA "scenario.yaml", NULL, err, sizeof err);
+        st = dc_scenario_load(&o[2], &sc, DATA "scenario.yaml", NULL, err, sizeof err);
     if (st == DRACEL_OK)
-        st = dc_scenario_load_buffer(o, &sc, "scenario.json", jtext, jlen, NULL, err, sizeof err);
+        st = dc_scenario_load_buffer(&o[3], &sc, "scenario.json", jtext, jlen, NULL, err, sizeof err);
     return st;
 }
 
@@ -1250,22 +1266,26 @@ static void test_alloc_failures(void **state)
     for (long at = 1;; at++) {
         fail_alloc fa = {0, at, 0, 0};
         dracel_alloc a = {fa_malloc, fa_realloc, fa_free, &fa};
-        dc_objects o;
-        dc_objects_init(&o, &a);
-        dracel_status st = load_all(&o, jtext, jlen);
+        dc_objects o[4];
+        for (int k = 0; k < 4; k++)
+            dc_objects_init(&o[k], &a);
+        dracel_status st = load_all(o, jtext, jlen);
         if (st == DRACEL_OK) {
             assert_true(fa.calls < at);
-            assert_int_equal(o.nclasses, 1 + 1 + 1 + 1 + 1);
-            assert_int_equal(o.nclaims, 1 + 3 + 3 + 2 + 2);
-            assert_int_equal(o.nnodes, 1 + 1 + 1);
-            assert_string_equal(o.classes[1].config[0].parameters, PARAMS);
+            assert_int_equal(o[0].nclasses + o[1].nclasses + o[2].nclasses + o[3].nclasses,
+                             1 + 1 + 1 + 1 + 1);
+            assert_int_equal(o[0].nclaims + o[1].nclaims + o[2].nclaims + o[3].nclaims,
+                             1 + 3 + 3 + 2 + 2);
+            assert_int_equal(o[0].nnodes + o[1].nnodes, 1 + 1 + 1);
+            assert_string_equal(o[0].classes[1].config[0].parameters, PARAMS);
         } else {
             if (st != DRACEL_ENOMEM)
                 fail_msg("allocation %ld failed: status %d: %s", at, st, err);
             assert_string_equal(err, "out of memory");
             failures++;
         }
-        dc_objects_free(&o);
+        for (int k = 0; k < 4; k++)
+            dc_objects_free(&o[k]);
         assert_int_equal(fa.live_blocks, 0);
         assert_int_equal(fa.live_bytes, 0);
         if (st == DRACEL_OK)
@@ -1281,12 +1301,14 @@ static void test_alloc_failures(void **state)
         for (long at = 1;; at++) {
             fail_alloc fa = {0, 0, 0, 0};
             dracel_alloc a = {fa_malloc, fa_realloc, fa_free, &fa};
-            dc_objects o;
-            dc_objects_init(&o, &a);
+            dc_objects o[4];
+            for (int k = 0; k < 4; k++)
+                dc_objects_init(&o[k], &a);
             if (shift)
-                assert_non_null(dc_arena_alloc(&o.slices.arena, shift));
+                for (int k = 0; k < 4; k++)
+                    assert_non_null(dc_arena_alloc(&o[k].slices.arena, shift));
             fa.fail_at = fa.calls + at;
-            dracel_status st = load_all(&o, jtext, jlen);
+            dracel_status st = load_all(o, jtext, jlen);
             bool done = fa.calls < fa.fail_at;
             if (st != DRACEL_OK) {
                 if (st != DRACEL_ENOMEM)
@@ -1294,9 +1316,10 @@ static void test_alloc_failures(void **state)
                 failures++;
             } else {
                 assert_true(done);
-                assert_int_equal(o.nclaims, 11);
+                assert_int_equal(o[0].nclaims + o[1].nclaims + o[2].nclaims + o[3].nclaims, 11);
             }
-            dc_objects_free(&o);
+            for (int k = 0; k < 4; k++)
+                dc_objects_free(&o[k]);
             assert_int_equal(fa.live_blocks, 0);
             assert_int_equal(fa.live_bytes, 0);
             if (done)

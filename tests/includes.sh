@@ -1,0 +1,27 @@
+#!/bin/sh
+# tests/includes.sh: the programs include only dracel.h and their own headers
+# (scripts/check-includes, which the build also runs), and the check catches what it must.
+top=${top_srcdir:-.}
+echo "1..2"
+if out=$(sh "$top/scripts/check-includes" "$top" src/celc 2>&1); then
+  echo "ok 1 - src/celc includes only dracel.h, system headers and its own headers"
+else
+  echo "not ok 1 - src/celc includes library-internal headers:"
+  printf '%s\n' "$out" | sed 's/^/#   /'
+fi
+tmp=${TMPDIR:-/tmp}/dracel-includes.$$
+trap 'rm -rf "$tmp"' EXIT INT TERM
+mkdir -p "$tmp/src/prog" "$tmp/vm"
+: >"$tmp/vm/vm.h"
+: >"$tmp/src/alloc.h"
+: >"$tmp/src/prog/own.h"
+printf '%s\n' '#include "dracel.h"' '#include "own.h"' '#include <stdio.h>' \
+  '#include "../alloc.h"' '# include <vm.h>' >"$tmp/src/prog/main.c"
+out=$(sh "$top/scripts/check-includes" "$tmp" src/prog 2>&1); rc=$?
+if [ $rc = 1 ] && printf '%s\n' "$out" | grep -q 'main.c:4: includes "../alloc.h"' &&
+   printf '%s\n' "$out" | grep -q 'main.c:5: includes <vm.h>' && [ "$(printf '%s\n' "$out" | wc -l)" = 2 ]; then
+  echo "ok 2 - a program including an internal header (by path, or with <>) is caught"
+else
+  echo "not ok 2 - the include check missed a violation (status $rc):"
+  printf '%s\n' "$out" | sed 's/^/#   /'
+fi
