@@ -2075,23 +2075,29 @@ static dracel_status explain(dc_alloc_run *r)
             else
                 st->available++;
         }
-        /* what the printers and the C accessors show: the examples and the reason as text */
-        for (uint32_t k = 0; k < q->nsels; k++)
-            for (uint32_t e = 0; e < st->nexamples[k]; e++) {
-                dc_buf b;
-                dc_buf_init(&b, r->a);
-                example_text(&b, r, &p->sels[q->sels[k]], st->examples[k][e]);
-                st->extext[k][e] = b.oom ? NULL : dc_arena_strndup(&r->scratch, b.len ? b.data : "", b.len);
-                bool oom = b.oom;
-                dc_buf_free(&b);
-                if (oom || !st->extext[k][e])
-                    return DRACEL_ENOMEM;
-            }
+        /* the examples' text is made when first asked for (example_str) */
         if (!(st->reason = tier_reason(r, pq)))
             return DRACEL_ENOMEM;
     }
     r->explained = true;
     return DRACEL_OK;
+}
+
+/* Example e of selector k of a tier as text, made on first use and kept in the node's scratch
+ * (a run belongs to one thread, so its const readers may fill this cache). NULL on ENOMEM. */
+static const char *example_str(const dc_alloc_run *cr, uint32_t pq, uint32_t k, uint32_t e)
+{
+    dc_alloc_run *r = (dc_alloc_run *)(uintptr_t)cr;
+    pstat *st = &r->stats[pq];
+    if (st->extext[k][e])
+        return st->extext[k][e];
+    dc_buf b;
+    dc_buf_init(&b, r->a);
+    example_text(&b, r, &r->p->sels[r->p->preqs[pq].sels[k]], st->examples[k][e]);
+    if (!b.oom)
+        st->extext[k][e] = dc_arena_strndup(&r->scratch, b.len ? b.data : "", b.len);
+    dc_buf_free(&b);
+    return st->extext[k][e];
 }
 
 static int tier_status(const dc_alloc_run *r, const preq *q)
@@ -2131,7 +2137,7 @@ void dc_alloc_sel_expl(const dc_alloc_run *r, uint32_t tier, uint32_t k, dc_sel_
     out->nexamples = st->nexamples[k];
     for (uint32_t e = 0; e < st->nexamples[k]; e++) {
         out->rows[e] = st->examples[k][e];
-        out->examples[e] = st->extext[k][e];
+        out->examples[e] = example_str(r, tier, k, e);
         out->example_errored[e] = dc_bit(g->errored, st->examples[k][e]);
     }
 }
@@ -2575,9 +2581,13 @@ void dc_alloc_explain_json(const dc_alloc_run *r, dc_buf *b)
                     dc_buf_printf(b, ",\"rejected\":%u,\"errored\":%u,\"examples\":[",
                                   st->rejected[k], st->errored[k]);
                     for (uint32_t e = 0; e < st->nexamples[k]; e++) {
+                        const char *x = example_str(r, pq, k, e);
                         if (e)
                             dc_buf_putc(b, ',');
-                        js(b, st->extext[k][e]);
+                        if (x)
+                            js(b, x);
+                        else
+                            b->oom = true;
                     }
                     dc_buf_puts(b, "]}");
                 }
@@ -2645,8 +2655,12 @@ void dc_alloc_explain_text(const dc_alloc_run *r, dc_buf *b)
                     if (st->errored[k])
                         dc_buf_printf(b, ", errored %u", st->errored[k]);
                     for (uint32_t e = 0; e < st->nexamples[k]; e++) {
+                        const char *x = example_str(r, pq, k, e);
                         dc_buf_puts(b, e ? "; " : " (e.g. ");
-                        dc_buf_puts(b, st->extext[k][e]);
+                        if (x)
+                            dc_buf_puts(b, x);
+                        else
+                            b->oom = true;
                     }
                     dc_buf_puts(b, st->nexamples[k] ? ")\n" : "\n");
                 }

@@ -750,6 +750,8 @@ dracel_status dracel_run_explain_example_size(const dracel_run *r, size_t tier, 
     dc_alloc_sel_expl(r->r, (uint32_t)tier, (uint32_t)k, &s);
     if (e >= s.nexamples)
         return DRACEL_EINVAL;
+    if (!s.examples[e])
+        return DRACEL_ENOMEM; /* its text is made on first use */
     dracel_device_info di;
     DC_TRY(dracel_table_device(dc_policy_table(r->pol->p), s.rows[e], &di));
     dracel_example x;
