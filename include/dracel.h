@@ -684,6 +684,9 @@ typedef struct dracel_tier_explanation {
     uint32_t available;        /**< candidates not excluded */
     uint32_t excluded[DRACEL_EXCLUDED__COUNT];
     size_t nselectors;
+    uint32_t unevaluated;      /**< devices a selector with comprehensions (evaluated device by
+                                    device, as Kubernetes does) was not evaluated on before the
+                                    time limit; counted nowhere else */
 } dracel_tier_explanation;
 DRACEL_API dracel_status dracel_run_explain_tier_size(const dracel_run *r, size_t tier,
                                                       dracel_tier_explanation *out, size_t size);

@@ -41,6 +41,11 @@
  * Policy
  */
 
+/* A distinct selector of the policy. Most are evaluated over the whole table when the policy is
+ * built (the vector VM: well under a microsecond a device). One with comprehensions can cost
+ * milliseconds a device: it is evaluated lazily instead, device by device as a run's search and
+ * explanation reach them (as Kubernetes does), each run keeping what it evaluated, so that the
+ * run's time limits bound that work too. */
 typedef struct gsel {
     const char *expr;
     uint32_t len;
@@ -49,7 +54,9 @@ typedef struct gsel {
     dracel_selection *sel;
     const char *compile_err;    /* in the policy arena; NULL when it compiled */
     bool empty;                 /* no `cel` in the selector */
-    const uint64_t *matched, *errored;
+    bool lazy;                  /* evaluated by the runs, row by row (comprehensions) */
+    const dc_bound *b;
+    const uint64_t *matched, *errored;   /* eager: over the table's rows */
 } gsel;
 
 /* A request or a subrequest, as the search sees it (Kubernetes' requestData). */
@@ -93,6 +100,10 @@ struct dc_policy {
     uint32_t *req_slot;         /* per preq: its request's slot */
     uint32_t ncons;
     const dc_constraint_in **cons;
+    const dc_val *vars;         /* the activation of lazy selectors (their `device` is the row) */
+    dc_val *vars_tmp;
+    uint32_t nvars;
+    bool any_lazy;
     char version[24];
 };
 
@@ -361,6 +372,11 @@ static dracel_status eval_sel(dc_policy *p, dracel_env *env, gsel *g)
     if (st != DRACEL_OK)
         return st;
     DC_TRY(dracel_bind(g->prog, p->tt, &g->bound));
+    g->b = dc_api_bound(g->bound);
+    if (g->b->loops) {
+        g->lazy = p->any_lazy = true;
+        return DRACEL_OK;
+    }
     DC_TRY(dracel_selection_new(&p->cfg, &g->sel));
     DC_TRY(dracel_select(g->bound, env, NULL, g->sel));
     g->matched = dracel_selection_matched(g->sel);
@@ -644,6 +660,11 @@ dracel_status dc_policy_new(const dracel_config *cfg, const dracel_table *tt,
     st = dracel_env_new(&p->cfg, DRACEL_ENV_DRA, &p->env);
     for (uint32_t i = 0; st == DRACEL_OK && i < p->nsels; i++)
         st = eval_sel(p, p->env, &p->sels[i]);
+    for (uint32_t i = 0; st == DRACEL_OK && i < p->nsels; i++)
+        if (p->sels[i].lazy && p->sels[i].b->p->nvars > p->nvars)
+            p->nvars = p->sels[i].b->p->nvars;
+    if (st == DRACEL_OK && p->any_lazy)
+        st = dc_api_env_vars(p->env, p->nvars, &p->vars, &p->vars_tmp);
     if (st != DRACEL_OK) {
         dc_policy_free(p);
         if (err && errcap)
@@ -670,6 +691,8 @@ void dc_policy_free(dc_policy *p)
         dracel_bound_free(p->sels[i].bound);
         dracel_program_free(p->sels[i].prog);
     }
+    if (p->vars_tmp)
+        dc_api_env_vars_done(p->env, p->nvars, p->vars_tmp);
     dracel_env_free(p->env);
     const dracel_alloc *a = p->a;
     dc_arena_free(&p->arena);
@@ -854,6 +877,8 @@ typedef struct cstate {
 typedef struct pstat {          /* explanation, per preq */
     uint32_t excl[DC_EXCL__COUNT];
     uint32_t candidates, available;
+    uint32_t unevaluated;               /* devices a lazy selector could not be evaluated on in
+                                           time: counted nowhere else */
     uint32_t *rejected, *errored;       /* per selector */
     uint32_t (*examples)[DC_ALLOC_MAX_EXAMPLES];
     const char *(*extext)[DC_ALLOC_MAX_EXAMPLES]; /* the examples as text, in the scratch arena */
@@ -861,6 +886,17 @@ typedef struct pstat {          /* explanation, per preq */
     bool sel_error;                     /* a selector did not compile */
     const char *reason;                 /* why the tier failed (status failed) */
 } pstat;
+
+typedef struct lzerr {
+    uint32_t row;
+    dc_val err;                 /* in the run's keep arena */
+} lzerr;
+
+typedef struct lzsel {          /* a lazy selector's answers so far, over the table's rows */
+    uint64_t *known, *matched, *errored;
+    lzerr *errs;
+    uint32_t nerrs, caperrs;
+} lzsel;
 
 typedef struct ccfg {           /* allocation config of a claim (outcome allocated) */
     dc_alloc_config *e;
@@ -908,6 +944,11 @@ struct dc_alloc_run {
     ccfg *cfgs;                 /* per claim, when allocated */
     pstat *stats;               /* explain */
     bool explained;
+    /* lazy selectors: what this run evaluated, kept across nodes and calls */
+    lzsel *lz;                  /* per selector of the policy (NULL: none is lazy) */
+    dc_arena keep;              /* their error values */
+    dc_ectx lctx;               /* their evaluations */
+    uint64_t lazy_evals;
 };
 
 static uint64_t now_ns(void)
@@ -935,6 +976,18 @@ dracel_status dc_alloc_run_new(const dc_policy *p, dc_alloc_run **out)
     r->outcome = DC_ALLOC_SKIPPED;
     r->score = -1;
     r->node_name = "";
+    dc_arena_init(&r->keep, p->a);
+    dc_ectx_init(&r->lctx, p->a);
+    r->lctx.cost_limit = p->cfg.cost_limit;
+    r->lctx.mem_limit = p->cfg.eval_memory_limit;
+    if (p->any_lazy) {
+        r->lz = dc_malloc(p->a, p->nsels * sizeof *r->lz);
+        if (!r->lz) {
+            dc_alloc_run_free(r);
+            return DRACEL_ENOMEM;
+        }
+        memset(r->lz, 0, p->nsels * sizeof *r->lz);
+    }
     *out = r;
     return DRACEL_OK;
 }
@@ -954,6 +1007,13 @@ void dc_alloc_run_free(dc_alloc_run *r)
     dc_free(r->a, r->resv_rows, r->capresv * sizeof *r->resv_rows);
     dc_free(r->a, r->avail, (r->p->t->nshared + 1) * sizeof *r->avail);
     dc_free(r->a, r->consumed, (r->p->t->nshared + 1) * sizeof *r->consumed);
+    for (uint32_t i = 0; r->lz && i < r->p->nsels; i++) {
+        dc_free(r->a, r->lz[i].known, 3 * words_of(r) * sizeof(uint64_t));
+        dc_free(r->a, r->lz[i].errs, r->lz[i].caperrs * sizeof *r->lz[i].errs);
+    }
+    dc_free(r->a, r->lz, r->p->nsels * sizeof *r->lz);
+    dc_ectx_free(&r->lctx);
+    dc_arena_free(&r->keep);
     dc_free(r->a, r, sizeof *r);
 }
 
@@ -1030,6 +1090,77 @@ static void dev_id(const dc_table *t, uint32_t row, char *buf, size_t cap)
     const dc_tpool *pl = &t->pools[t->pool[row]];
     snprintf(buf, cap, "%s/%s/%s", dc_dict_str(t->dict, pl->driver)->data,
              dc_dict_str(t->dict, pl->name)->data, dc_dict_str(t->dict, t->device_name[row])->data);
+}
+
+/* ---- Selectors on rows */
+
+enum { S_FALSE = 0, S_TRUE = 1, S_ERROR = 2, S_TIMEOUT = 3, S_OOM = 4 };
+
+/* Selector gi on a row: read from the policy's bitmaps, or (a lazy selector) from what the run
+ * evaluated, evaluating it now on the scalar VM when it has not yet; S_TIMEOUT when that is
+ * needed after the run's deadline, S_OOM when the run's memory ran out. */
+static int sel_on(dc_alloc_run *r, uint32_t gi, uint32_t row)
+{
+    const gsel *g = &r->p->sels[gi];
+    if (!g->lazy)
+        return dc_bit(g->errored, row) ? S_ERROR : dc_bit(g->matched, row) ? S_TRUE : S_FALSE;
+    lzsel *z = &r->lz[gi];
+    if (z->known && dc_bit(z->known, row))
+        return dc_bit(z->errored, row) ? S_ERROR : dc_bit(z->matched, row) ? S_TRUE : S_FALSE;
+    if (r->deadline_ns && now_ns() >= r->deadline_ns)
+        return S_TIMEOUT;
+    if (!z->known) {
+        size_t w = words_of(r);
+        z->known = dc_malloc(r->a, 3 * w * sizeof(uint64_t));
+        if (!z->known)
+            return S_OOM;
+        memset(z->known, 0, 3 * w * sizeof(uint64_t));
+        z->matched = z->known + w;
+        z->errored = z->known + 2 * w;
+    }
+    dc_rowsrc rs = {g->b, row};
+    r->lctx.rowsrc = &rs;
+    dc_val v = dc_vm_exec(g->b->p, &r->lctx, r->p->vars);
+    r->lctx.rowsrc = NULL;
+    r->lazy_evals++;
+    if (r->lctx.alloc_failed)
+        return S_OOM;
+    if (v.k == DC_K_BOOL) {
+        dc_bit_set(z->known, row);
+        if (v.u.b)
+            dc_bit_set(z->matched, row);
+        return v.u.b ? S_TRUE : S_FALSE;
+    }
+    /* an error (the VM makes a non-bool result of a selector one) */
+    if (z->nerrs == z->caperrs) {
+        uint32_t nc = z->caperrs ? z->caperrs * 2 : 8;
+        lzerr *e = dc_realloc(r->a, z->errs, z->caperrs * sizeof *e, nc * sizeof *e);
+        if (!e)
+            return S_OOM;
+        z->errs = e;
+        z->caperrs = nc;
+    }
+    lzerr *e = &z->errs[z->nerrs];
+    e->row = row;
+    if (!dc_val_copy(&r->keep, v, &e->err, 0))
+        return S_OOM;
+    z->nerrs++;
+    dc_bit_set(z->known, row);
+    dc_bit_set(z->errored, row);
+    return S_ERROR;
+}
+
+/* The message of selector gi's error on a row it errored on. */
+static const char *sel_error(const dc_alloc_run *r, uint32_t gi, uint32_t row)
+{
+    const gsel *g = &r->p->sels[gi];
+    if (!g->lazy)
+        return dracel_selection_error(g->sel, row);
+    const lzsel *z = &r->lz[gi];
+    for (uint32_t i = 0; i < z->nerrs; i++)
+        if (z->errs[i].row == row && z->errs[i].err.k == DC_K_ERROR)
+            return z->errs[i].err.u.e->msg;
+    return NULL;
 }
 
 /* What the counters of the node's pools have left: their values, minus what the devices in use
@@ -1161,17 +1292,24 @@ static int selectable(dc_alloc_run *r, uint32_t pq, uint32_t li)
             return fail(r, "claim %s: selector #%u: CEL compile error: %s",
                         p->claims[q->ci].kobj, idx, g->compile_err);
         }
-        if (dc_bit(g->errored, row)) {
+        int on = sel_on(r, q->sels[k], row);
+        if (on == S_TIMEOUT)
+            return R_TIMEOUT;
+        if (on == S_OOM) {
+            r->oom = true;
+            return fail(r, "out of memory");
+        }
+        if (on == S_ERROR) {
             char id[800];
             dev_id(p->t, row, id, sizeof id);
-            const char *e = dracel_selection_error(g->sel, row);
+            const char *e = sel_error(r, q->sels[k], row);
             if (cls)
                 return fail(r, "class %s: selector #%u on device %s: CEL runtime error: %s",
                             q->cls->name, idx, id, e ? e : "error");
             return fail(r, "claim %s: selector #%u on device %s: CEL runtime error: %s",
                         p->claims[q->ci].kobj, idx, id, e ? e : "error");
         }
-        if (!dc_bit(g->matched, row))
+        if (on == S_FALSE)
             return 0;
     }
     const dc_table *t = p->t;
@@ -1657,14 +1795,14 @@ dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node)
         if (!r->cs[k].vals)
             goto nomem;
     }
+    /* The node's limit covers validation too: an All request evaluates lazy selectors there. */
+    uint64_t now = now_ns();
+    r->deadline_ns = o->timeout_ms ? now + o->timeout_ms * 1000000ull : 0;
+    if (r->call_deadline_ns && (!r->deadline_ns || r->call_deadline_ns < r->deadline_ns))
+        r->deadline_ns = r->call_deadline_ns;
     int x = prepare(r);
-    if (x == 0) {
-        uint64_t now = now_ns();
-        r->deadline_ns = o->timeout_ms ? now + o->timeout_ms * 1000000ull : 0;
-        if (r->call_deadline_ns && (!r->deadline_ns || r->call_deadline_ns < r->deadline_ns))
-            r->deadline_ns = r->call_deadline_ns;
+    if (x == 0)
         x = allocate_one(r, 0, 0, 0, 0, false, 0);
-    }
     if (r->oom)
         goto nomem;
     switch (x) {
@@ -1955,8 +2093,8 @@ static void example_text(dc_buf *b, dc_alloc_run *r, const gsel *g, uint32_t row
     const dc_table *t = r->p->t;
     dc_buf_puts(b, dstr(t, t->device_name[row]));
     dc_buf_puts(b, ": ");
-    if (dc_bit(g->errored, row)) {
-        const char *e = dracel_selection_error(g->sel, row);
+    if (sel_on(r, (uint32_t)(g - r->p->sels), row) == S_ERROR) {
+        const char *e = sel_error(r, (uint32_t)(g - r->p->sels), row);
         dc_buf_printf(b, "error: %s", e ? e : "error");
         return;
     }
@@ -2042,20 +2180,26 @@ static dracel_status explain(dc_alloc_run *r)
             }
             if (st->sel_error)
                 continue;
-            bool pass = true;
+            bool pass = true, late = false;
             for (uint32_t k = 0; pass && k < q->nsels; k++) {
-                const gsel *g = &p->sels[q->sels[k]];
-                bool err = dc_bit(g->errored, row);
-                if (!err && dc_bit(g->matched, row))
+                int on = sel_on(r, q->sels[k], row);
+                if (on == S_TRUE)
                     continue;
+                if (on == S_OOM)
+                    return DRACEL_ENOMEM;
                 pass = false;
-                if (err)
+                if (on == S_TIMEOUT) {
+                    late = true;
+                    break;
+                }
+                if (on == S_ERROR)
                     st->errored[k]++;
                 else
                     st->rejected[k]++;
                 if (st->nexamples[k] < nex)
                     st->examples[k][st->nexamples[k]++] = row;
             }
+            st->unevaluated += late;
             if (!pass)
                 continue;
             if (dc_bit(t->slice_per_device, dc_table_slice_of(t, row)) &&
@@ -2121,6 +2265,7 @@ void dc_alloc_tier_expl(const dc_alloc_run *r, uint32_t tier, dc_tier_expl *out)
     out->needed = needed(r, tier);
     out->candidates = st->candidates;
     out->available = st->available;
+    out->unevaluated = st->unevaluated;
     memcpy(out->excluded, st->excl, sizeof out->excluded);
 }
 
@@ -2129,7 +2274,6 @@ void dc_alloc_sel_expl(const dc_alloc_run *r, uint32_t tier, uint32_t k, dc_sel_
     memset(out, 0, sizeof *out);
     const preq *q = &r->p->preqs[tier];
     const pstat *st = &r->stats[tier];
-    const gsel *g = &r->p->sels[q->sels[k]];
     out->from_class = k < q->nclass_sels;
     out->index = out->from_class ? k : k - q->nclass_sels;
     out->rejected = st->rejected[k];
@@ -2138,7 +2282,8 @@ void dc_alloc_sel_expl(const dc_alloc_run *r, uint32_t tier, uint32_t k, dc_sel_
     for (uint32_t e = 0; e < st->nexamples[k]; e++) {
         out->rows[e] = st->examples[k][e];
         out->examples[e] = example_str(r, tier, k, e);
-        out->example_errored[e] = dc_bit(g->errored, st->examples[k][e]);
+        out->example_errored[e] = sel_on((dc_alloc_run *)(uintptr_t)r, q->sels[k],
+                                         st->examples[k][e]) == S_ERROR;
     }
 }
 
@@ -2596,6 +2741,8 @@ void dc_alloc_explain_json(const dc_alloc_run *r, dc_buf *b)
                               st->excl[DC_EXCL_INCOMPLETE_POOL], st->excl[DC_EXCL_INVALID_POOL],
                               st->excl[DC_EXCL_NODE], st->excl[DC_EXCL_ALLOCATED],
                               st->excl[DC_EXCL_TAINTED], st->excl[DC_EXCL_COUNTERS]);
+                if (st->unevaluated)
+                    dc_buf_printf(b, ",\"unevaluated\":%u", st->unevaluated);
                 if (status == DC_TIER_CHOSEN) {
                     dc_buf_puts(b, ",\"devices\":[");
                     put_chosen(b, r, c, pq, true);
@@ -2665,6 +2812,9 @@ void dc_alloc_explain_text(const dc_alloc_run *r, dc_buf *b)
                     dc_buf_puts(b, st->nexamples[k] ? ")\n" : "\n");
                 }
                 put_exclusions(b, st, "        excluded: ", "\n");
+                if (st->unevaluated)
+                    dc_buf_printf(b, "        %u not evaluated: the time limit was reached\n",
+                                  st->unevaluated);
             }
         }
     }

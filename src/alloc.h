@@ -177,6 +177,7 @@ typedef struct dc_tier_expl {
     int status;                 /* DC_TIER_* */
     const char *reason;         /* when FAILED, else NULL */
     uint32_t needed, candidates, available;
+    uint32_t unevaluated;       /* a lazy selector ran out of time on them */
     uint32_t excluded[DC_EXCL__COUNT];
 } dc_tier_expl;
 typedef struct dc_sel_expl {

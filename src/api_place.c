@@ -61,7 +61,7 @@ _Static_assert(sizeof(dracel_label) == sizeof(dc_label_in) &&
 #define RUN_INFO_V1 (offsetof(dracel_run_info, explained) + sizeof(bool))
 #define RESULT_V1 (offsetof(dracel_device_result, admin_access) + sizeof(bool))
 #define CONFIG_V1 (offsetof(dracel_device_config, nrequests) + sizeof(size_t))
-#define TIER_EXPL_V1 (offsetof(dracel_tier_explanation, nselectors) + sizeof(size_t))
+#define TIER_EXPL_V1 (offsetof(dracel_tier_explanation, unevaluated) + sizeof(uint32_t))
 #define SEL_EXPL_V1 (offsetof(dracel_selector_explanation, nexamples) + sizeof(size_t))
 #define EXAMPLE_V1 (offsetof(dracel_example, errored) + sizeof(bool))
 
@@ -710,6 +710,7 @@ dracel_status dracel_run_explain_tier_size(const dracel_run *r, size_t tier,
     x.available = e.available;
     memcpy(x.excluded, e.excluded, sizeof x.excluded);
     x.nselectors = d.nsels;
+    x.unevaluated = e.unevaluated;
     return dc_struct_write(out, size, &x, sizeof x, TIER_EXPL_V1);
 }
 

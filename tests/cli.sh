@@ -211,6 +211,48 @@ run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slice
 check "explain --allocated with a bad device ID: rejected with file and line" \
   "$(is "$rc:$err" "1:dra-celc: $tmp/badalloc.txt:1: not a device ID (driver/pool/device): gpu.example.com/just-two")"
 
+# The time limits cover selection: a selector with comprehensions costing about a millisecond a
+# device, false on all but the last of a node's 128 devices, over 40 nodes. The limits end the
+# commands; what they say is checked, never how long they took.
+if command -v python3 >/dev/null 2>&1; then
+  python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+expr = ('lists.range(300).all(i, lists.range(300).exists(j, j >= i)) && '
+        'device.attributes["gpu.example.com"].index == 127')
+slices = [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+           "metadata": {"name": "n%d" % n},
+           "spec": {"driver": "gpu.example.com", "nodeName": "n%d" % n,
+                    "pool": {"name": "n%d" % n, "generation": 1, "resourceSliceCount": 1},
+                    "devices": [{"name": "gpu-%d" % k, "attributes": {"index": {"int": k}}}
+                                for k in range(128)]}} for n in range(40)]
+cls = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+       "spec": {"selectors": [{"cel": {"expression": expr}}]}}
+claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c"},
+         "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}}}
+json.dump({"apiVersion": "v1", "kind": "List", "items": slices}, open(d + "/slow-slices.json", "w"))
+json.dump(cls, open(d + "/slow-class.json", "w"))
+json.dump(claim, open(d + "/slow-claim.json", "w"))
+json.dump({"features": [], "node": {"name": "n0"}, "classes": [cls], "slices": slices,
+           "claims": [claim]}, open(d + "/slow.json", "w"))
+PY
+  run allocate "$tmp/slow.json" --timeout 0
+  check "allocate: a slow selector is evaluated only on the node's devices, as the search reaches them" \
+    "$(is "$rc:$out" "0:allocated
+c r gpu.example.com/n0/gpu-127")"
+  run allocate "$tmp/slow.json" --timeout 20ms --explain
+  check "allocate --timeout bounds the selectors' evaluation" \
+    "$(is "$rc:$(printf '%s\n' "$out" | head -n 1)" "0:unschedulable: timed out trying to allocate devices")"
+  check "allocate --explain counts the devices the limit left unevaluated" \
+    "$(printf '%s\n' "$out" | grep -q '^        [0-9]* not evaluated: the time limit was reached$'; echo $?)"
+  run explain --claim "$tmp/slow-claim.json" --classes "$tmp/slow-class.json" --slices "$tmp/slow-slices.json" \
+    --timeout 20ms --budget 100ms --no-explain
+  check "explain --budget bounds all nodes together: the nodes left are not tried" \
+    "$(printf '%s\n' "$out" | tail -n 1 | grep -q '^40 nodes: 0 allocated, [0-9]* unschedulable, 0 errors, [0-9]* not tried (the --budget of 100ms ran out)'; echo $?)"
+  check "explain --budget: a node not tried says why" \
+    "$(printf '%s\n' "$out" | grep -q '^n39: unschedulable: not tried: the time limit of the call (100ms) was reached before this node$'; echo $?)"
+fi
+
 # A full stdout is an I/O error (exit 2), not a silent success.
 if [ -w /dev/full ]; then
   for fmt in text json; do

@@ -21,6 +21,7 @@
 enum { EXIT_OK = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2 };
 
 #define DEFAULT_TIMEOUT_MS 10000 /* the scheduler's DynamicResourcesArgs.filterTimeout */
+#define DEFAULT_BUDGET_MS 60000  /* explain: all nodes together */
 
 static const char *prog = "dra-celc";
 
@@ -36,7 +37,8 @@ static void usage_allocate(FILE *f)
             "\n"
             "  --explain          also explain every tier (counts, examples, exclusions)\n"
             "  --format FMT       text (default) or json\n"
-            "  --timeout DURATION the search's time limit: 10s (default), 500ms, 0 (none)\n",
+            "  --timeout DURATION the time limit of the allocation, selectors included: 10s\n"
+            "                     (default), 500ms, 0 (none)\n",
             prog);
 }
 
@@ -45,7 +47,8 @@ static void usage_explain(FILE *f)
     fprintf(f,
             "usage: %s explain --claim PATH --classes PATH --slices PATH [--nodes PATH]\n"
             "                [--allocated FILE] [--node NAME] [--features LIST] [--verbose]\n"
-            "                [--format text|json] [--timeout DURATION] [--stats] [--no-explain]\n"
+            "                [--format text|json] [--timeout DURATION] [--budget DURATION]\n"
+            "                [--stats] [--no-explain]\n"
             "\n"
             "For every node (or one), the tier the claims would get there and why.\n"
             "\n"
@@ -62,6 +65,8 @@ static void usage_explain(FILE *f)
             "  --verbose          the full explanation of every node (text)\n"
             "  --format FMT       text (default) or json\n"
             "  --timeout DURATION the search's time limit per node (default 10s)\n"
+            "  --budget DURATION  the time limit of the whole command's searches (default 60s):\n"
+            "                     the nodes left when it is spent are reported not tried\n"
             "  --stats            print timings as one JSON line on stderr\n"
             "  --no-explain       only the outcome of each node (no counts, no reasons)\n",
             prog);
@@ -395,7 +400,7 @@ static int parse_features(const char *list, unsigned *out)
 typedef struct explain_opts {
     const char *claim, *classes, *slices, *nodes, *allocated, *node, *features;
     bool verbose, json, stats, fast;
-    long long timeout;
+    long long timeout, budget;
 } explain_opts;
 
 /* What explain prints of each node, gathered in one memory stream. */
@@ -403,7 +408,7 @@ typedef struct explain_out {
     const explain_opts *eo;
     FILE *f;
     bool single, full, failed;
-    unsigned allocated, errors;
+    unsigned allocated, errors, skipped;
 } explain_out;
 
 static void summary_line(explain_out *x, const dracel_run *r, const dracel_run_info *info)
@@ -441,6 +446,7 @@ static int each_node(void *ctx, size_t i, const dracel_run *r)
     dracel_run_get(r, &info);
     x->allocated += info.outcome == DRACEL_ALLOCATED;
     x->errors += info.outcome == DRACEL_ALLOCATION_ERROR;
+    x->skipped += info.outcome == DRACEL_SKIPPED;
     if (x->eo->json) {
         char *s = dracel_run_node_json(r);
         if (!s) {
@@ -509,12 +515,13 @@ static int run_explain(const explain_opts *eo, const dracel_objects *objs, const
         st = DRACEL_ENOMEM;
     int rc = EXIT_USAGE;
     if (st == DRACEL_OK) {
-        explain_out x = {eo, mem, eo->node != NULL, false, false, 0, 0};
+        explain_out x = {eo, mem, eo->node != NULL, false, false, 0, 0, 0};
         x.full = eo->json || x.single || eo->verbose;
         dracel_allocate_opts ao;
         dracel_allocate_opts_init(&ao);
         ao.features = features;
         ao.timeout_ms = (uint64_t)eo->timeout;
+        ao.budget_ms = (uint64_t)eo->budget;
         ao.explain = !eo->fast;
         ao.in_use = used;
         size_t count = x.single ? 1 : nnodes;
@@ -527,9 +534,14 @@ static int run_explain(const explain_opts *eo, const dracel_objects *objs, const
             st = DRACEL_ENOMEM;
         if (eo->json)
             fputs("]}\n", mem);
-        else if (!x.single)
+        else if (!x.single && !x.skipped)
             fprintf(mem, "%zu nodes: %u allocated, %zu unschedulable, %u errors (policy %s)\n",
                     count, x.allocated, count - x.allocated - x.errors, x.errors,
+                    dracel_policy_version(p));
+        else if (!x.single)
+            fprintf(mem, "%zu nodes: %u allocated, %zu unschedulable, %u errors, %u not tried "
+                    "(the --budget of %lldms ran out) (policy %s)\n", count, x.allocated,
+                    count - x.allocated - x.errors - x.skipped, x.errors, x.skipped, eo->budget,
                     dracel_policy_version(p));
         if (eo->stats && st == DRACEL_OK)
             fprintf(stderr, "{\"nodes\":%zu,\"devices\":%u,\"policy_ms\":%.3f,\"allocate_ms\":%.3f,"
@@ -563,6 +575,7 @@ int celc_explain(int argc, char **argv)
     explain_opts eo;
     memset(&eo, 0, sizeof eo);
     eo.timeout = DEFAULT_TIMEOUT_MS;
+    eo.budget = DEFAULT_BUDGET_MS;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **slot = NULL;
@@ -592,7 +605,8 @@ int celc_explain(int argc, char **argv)
             slot = &eo.node;
         } else if (strcmp(a, "--features") == 0) {
             slot = &eo.features;
-        } else if (strcmp(a, "--format") == 0 || strcmp(a, "--timeout") == 0) {
+        } else if (strcmp(a, "--format") == 0 || strcmp(a, "--timeout") == 0 ||
+                   strcmp(a, "--budget") == 0) {
             if (i + 1 >= argc)
                 return usage_error(usage_explain, "%s needs a value", a);
             const char *v = argv[++i];
@@ -603,7 +617,7 @@ int celc_explain(int argc, char **argv)
                     eo.json = false;
                 else
                     return usage_error(usage_explain, "unknown format '%s'", v);
-            } else if ((eo.timeout = parse_duration(v)) < 0) {
+            } else if ((*(a[2] == 't' ? &eo.timeout : &eo.budget) = parse_duration(v)) < 0) {
                 return usage_error(usage_explain, "bad duration '%s'", v);
             }
             continue;
