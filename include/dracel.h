@@ -77,6 +77,9 @@ typedef struct dracel_config {
                                       default 1000000 (Kubernetes' CELSelectorExpressionMaxCost);
                                       0: unlimited */
     size_t eval_memory_limit;    /**< bytes one evaluation may allocate; default 64 MiB */
+    size_t max_diag_bytes;       /**< what dracel_diags_render writes at most (the diagnostics
+                                      past it are counted in a last line); default 1 MiB;
+                                      0: no limit */
 } dracel_config;
 
 #define DRACEL_DEFAULT_MAX_SOURCE_BYTES 10240u
@@ -85,6 +88,7 @@ typedef struct dracel_config {
 #define DRACEL_DEFAULT_MAX_ERRORS 100u
 #define DRACEL_DEFAULT_COST_LIMIT 1000000u
 #define DRACEL_DEFAULT_EVAL_MEMORY (64u * 1024u * 1024u)
+#define DRACEL_DEFAULT_MAX_DIAG_BYTES (1024u * 1024u)
 /** Hard caps that configuration cannot raise. */
 #define DRACEL_HARD_MAX_SOURCE_BYTES (64u * 1024u * 1024u)
 #define DRACEL_HARD_MAX_DEPTH 10000u

@@ -83,6 +83,7 @@ void dracel_config_init_size(dracel_config *cfg, size_t size)
     d.max_errors = DRACEL_DEFAULT_MAX_ERRORS;
     d.cost_limit = DRACEL_DEFAULT_COST_LIMIT;
     d.eval_memory_limit = DRACEL_DEFAULT_EVAL_MEMORY;
+    d.max_diag_bytes = DRACEL_DEFAULT_MAX_DIAG_BYTES;
     /* Only the bytes the caller has: an older caller's struct is shorter, a newer caller's
      * extra fields stay zero, and `size` stays the caller's, so that a newer field set to
      * something this library cannot honour is refused (dc_struct_read). */
@@ -119,6 +120,7 @@ dracel_status dracel_parse_sexpr(const dracel_config *cfg, const char *src, size
     dc_diags *d = dc_diags_new(a, c.max_errors);
     if (!d)
         return DRACEL_ENOMEM;
+    d->max_bytes = c.max_diag_bytes;
     dc_arena arena;
     dc_arena_init(&arena, a);
     dc_ast *ast = NULL;

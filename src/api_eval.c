@@ -164,6 +164,7 @@ dracel_status dracel_compile(const dracel_env *e, const char *src, size_t len, u
     dc_diags *d = dc_diags_new(a, e->cfg.max_errors);
     if (!d)
         return DRACEL_ENOMEM;
+    d->max_bytes = e->cfg.max_diag_bytes;
     dc_arena arena;
     dc_arena_init(&arena, a);
     dc_ast *ast = NULL;

@@ -24,6 +24,7 @@ dc_diags *dc_diags_new(const dracel_alloc *a, uint32_t max)
     memset(d, 0, sizeof *d);
     dc_arena_init(&d->arena, a);
     d->max = max ? max : DRACEL_DEFAULT_MAX_ERRORS;
+    d->max_bytes = DRACEL_DEFAULT_MAX_DIAG_BYTES;
     d->src = "";
     return d;
 }
@@ -76,7 +77,10 @@ void dc_diag_vadd(dc_diags *d, dracel_severity sev, dracel_span span, const char
     x->span = span;
     x->msg = msg;
     x->seq = (uint32_t)d->count;
+    x->line = x->col = 0;
+    x->lstart = x->lend = 0;
     d->count++;
+    d->positioned = false;
 }
 
 void dc_diag_add(dc_diags *d, dracel_severity sev, dracel_span span, const char *fmt, ...)
@@ -95,10 +99,41 @@ static int diag_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static size_t seq_len(const unsigned char *s, size_t n);
+
 void dc_diags_sort(dc_diags *d)
 {
     if (d->count > 1)
         qsort(d->items, d->count, sizeof *d->items, diag_cmp);
+    /* One pass over the source for all positions (they are in order now): a diagnostic's line
+     * and column cost what lies between it and the one before, not the whole prefix. */
+    const unsigned char *s = (const unsigned char *)d->src;
+    size_t i = 0, lstart = 0, lend = 0;
+    uint32_t line = 1, col = 1;
+    for (size_t k = 0; k < d->count; k++) {
+        dc_diag *x = &d->items[k];
+        size_t o = x->span.start > d->src_len ? d->src_len : x->span.start;
+        while (i < o) {
+            if (s[i] == '\n') {
+                line++;
+                col = 1;
+                lstart = ++i;
+            } else {
+                i += seq_len(s + i, d->src_len - i);
+                col++;
+            }
+        }
+        if (lend < lstart || (k == 0 && !lend)) {
+            lend = lstart;
+            while (lend < d->src_len && s[lend] != '\n')
+                lend++;
+        }
+        x->line = line;
+        x->col = col;
+        x->lstart = lstart;
+        x->lend = lend;
+    }
+    d->positioned = true;
 }
 
 /* Start of the line holding byte offset off, and its 1-based number. */
@@ -158,7 +193,12 @@ dracel_status dracel_diags_get_size(const dracel_diags *d, size_t i, dracel_diag
     info.severity = x->sev;
     info.message = x->msg;
     info.span = x->span;
-    dc_diags_position(d, x->span.start, &info.line, &info.column);
+    if (d->positioned) {
+        info.line = x->line;
+        info.column = x->col;
+    } else {
+        dc_diags_position(d, x->span.start, &info.line, &info.column);
+    }
     return dc_struct_write(out, size, &info, sizeof info, sizeof info);
 }
 
@@ -168,14 +208,19 @@ dracel_status dracel_diags_get_size(const dracel_diags *d, size_t i, dracel_diag
 static void render_one(const dc_diags *d, const dc_diag *x, const char *name, dc_buf *b)
 {
     uint32_t line, col;
-    dc_diags_position(d, x->span.start, &line, &col);
+    if (d->positioned) {
+        line = x->line;
+        col = x->col;
+    } else {
+        dc_diags_position(d, x->span.start, &line, &col);
+    }
     dc_buf_printf(b, "%s: %s:%u:%u: %s", x->sev == DRACEL_SEV_ERROR ? "ERROR" : "WARNING", name,
                   line, col, x->msg);
     size_t o = x->span.start > d->src_len ? d->src_len : x->span.start;
     uint32_t ln;
-    size_t start = line_start(d, o, &ln);
-    size_t end = start;
-    while (end < d->src_len && d->src[end] != '\n')
+    size_t start = d->positioned ? x->lstart : line_start(d, o, &ln);
+    size_t end = d->positioned ? x->lend : start;
+    while (!d->positioned && end < d->src_len && d->src[end] != '\n')
         end++;
     if (end - start > MAX_SNIPPET) {
         dc_buf_putc(b, '\n');
@@ -183,8 +228,14 @@ static void render_one(const dc_diags *d, const dc_diag *x, const char *name, dc
     }
     const unsigned char *s = (const unsigned char *)d->src;
     dc_buf_puts(b, "\n | ");
-    for (size_t i = start; i < end; i++)
-        dc_buf_putc(b, s[i] == '\t' ? ' ' : (char)s[i]);
+    for (size_t i = start; i < end; i++) {
+        if (s[i] == '\t')
+            dc_buf_putc(b, ' ');
+        else if (s[i] == '\0')
+            dc_buf_puts(b, "\xE2\x90\x80"); /* U+2400 SYMBOL FOR NULL: a NUL would end the text */
+        else
+            dc_buf_putc(b, (char)s[i]);
+    }
     dc_buf_puts(b, "\n | ");
     size_t i = start;
     for (uint32_t c = 1; c < col && i < end; c++) {
@@ -206,8 +257,18 @@ char *dracel_diags_render(const dracel_diags *d, const char *name)
     dc_buf b;
     dc_buf_init(&b, d->arena.alloc);
     dc_buf_puts(&b, ""); /* an empty list renders as "" */
-    for (size_t i = 0; i < d->count; i++)
+    size_t i = 0;
+    for (; i < d->count && !b.oom; i++) {
+        size_t at = b.len;
         render_one(d, &d->items[i], name ? name : "<input>", &b);
+        if (d->max_bytes && b.len > d->max_bytes) {
+            b.len = at; /* this one does not fit: stop before it */
+            break;
+        }
+    }
+    if (i < d->count)
+        dc_buf_printf(&b, "%zu more diagnostics not shown (output limit of %zu bytes)\n",
+                      d->count - i, d->max_bytes);
     if (d->dropped)
         dc_buf_printf(&b, "%zu more diagnostics not shown (limit %u)\n", d->dropped, d->max);
     if (d->oom)

@@ -13,6 +13,8 @@ typedef struct dc_diag {
     dracel_span span;
     const char *msg;   /* in the arena */
     uint32_t seq;      /* insertion order: ties in position keep it */
+    uint32_t line, col; /* 1-based, set by dc_diags_sort */
+    size_t lstart, lend; /* byte offsets of its line's start and end, set by dc_diags_sort */
 } dc_diag;
 
 struct dracel_diags {
@@ -22,9 +24,11 @@ struct dracel_diags {
     dc_diag *items;
     size_t count, cap;
     uint32_t max;      /* kept at most; later ones are counted in `dropped` */
+    size_t max_bytes;  /* what dracel_diags_render may write at most (dracel_config) */
     size_t dropped;
     size_t errors;
     bool oom;
+    bool positioned;   /* items' line, col and lstart are set (dc_diags_sort) */
 };
 
 typedef struct dracel_diags dc_diags;
@@ -39,7 +43,8 @@ void dc_diag_add(dc_diags *d, dracel_severity sev, dracel_span span, const char 
 void dc_diag_vadd(dc_diags *d, dracel_severity sev, dracel_span span, const char *fmt,
                   va_list ap);
 #define dc_error(d, span, ...) dc_diag_add((d), DRACEL_SEV_ERROR, (span), __VA_ARGS__)
-/** Sort by position (stable). Done once before the list is handed out. */
+/** Sort by position (stable) and work out every item's line and column in one pass over the
+ *  source. Done once before the list is handed out. */
 void dc_diags_sort(dc_diags *d);
 /** 1-based line and column (code points) of byte offset @p off. */
 void dc_diags_position(const dc_diags *d, uint32_t off, uint32_t *line, uint32_t *col);

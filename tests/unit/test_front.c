@@ -264,6 +264,8 @@ static void test_invalid_utf8_and_nul(void **state)
     r = parse_text(NULL, "'a\0b'", 5, &st);
     assert_int_equal(st, DRACEL_EINPUT);
     assert_non_null(strstr(r, "ERROR: <input>:1:3: NUL byte in source text"));
+    /* the source line is shown whole, its NUL as U+2400, and the caret under it */
+    assert_non_null(strstr(r, "\n | 'a\xE2\x90\x80" "b'\n | ..^\n"));
     free(r);
     /* Overlong encoding and a UTF-16 surrogate encoded in UTF-8 are invalid too. */
     r = parse_text(NULL, "'\xc0\xaf'", 4, &st);
@@ -272,6 +274,57 @@ static void test_invalid_utf8_and_nul(void **state)
     r = parse_text(NULL, "'\xed\xa0\x80'", 5, &st);
     assert_int_equal(st, DRACEL_EINPUT);
     free(r);
+}
+
+/* Many diagnostics on one long line: positions in one pass over the source, the rendering bounded
+ * by max_diag_bytes (and whole diagnostics only), every position still exact. */
+static void test_many_diagnostics(void **state)
+{
+    (void)state;
+    dracel_config cfg;
+    dracel_config_init(&cfg);
+    cfg.max_source_bytes = 1u << 21;
+    cfg.max_errors = 100000;
+    char *body = repeat("\"\\q\",", 200000, "1]");
+    char *src = malloc(strlen(body) + 2);
+    assert_non_null(src);
+    src[0] = '[';
+    strcpy(src + 1, body);
+    free(body);
+    char *out = NULL;
+    dracel_diags *d = NULL;
+    assert_int_equal(dracel_parse_sexpr(&cfg, src, strlen(src), &out, &d), DRACEL_EINPUT);
+    assert_int_equal(dracel_diags_count(d), 100000);
+    dracel_diag_info info;
+    for (size_t i = 0; i < 100000; i += 9999) {
+        assert_int_equal(dracel_diags_get(d, i, &info), DRACEL_OK);
+        assert_int_equal(info.line, 1);
+        assert_int_equal(info.column, 5 * i + 2); /* each element is 5 bytes; the escape's \ */
+    }
+    char *text = dracel_diags_render(d, "<input>");
+    assert_non_null(text);
+    size_t len = strlen(text);
+    assert_true(len <= DRACEL_DEFAULT_MAX_DIAG_BYTES + 200);
+    assert_non_null(strstr(text, "more diagnostics not shown (output limit of 1048576 bytes)\n"));
+    assert_non_null(strstr(text, "more diagnostics not shown (limit 100000)\n"));
+    dracel_free_string(&cfg, text);
+    dracel_diags_free(d);
+    /* a smaller limit; 0 is none */
+    cfg.max_diag_bytes = 1000;
+    assert_int_equal(dracel_parse_sexpr(&cfg, src, strlen(src), &out, &d), DRACEL_EINPUT);
+    text = dracel_diags_render(d, "<input>");
+    assert_true(strlen(text) < 1200);
+    assert_int_equal(strncmp(text, "ERROR: <input>:1:2: ", 20), 0);
+    dracel_free_string(&cfg, text);
+    dracel_diags_free(d);
+    cfg.max_diag_bytes = 0;
+    cfg.max_errors = 1000;
+    assert_int_equal(dracel_parse_sexpr(&cfg, src, strlen(src), &out, &d), DRACEL_EINPUT);
+    text = dracel_diags_render(d, "<input>");
+    assert_null(strstr(text, "output limit"));
+    dracel_free_string(&cfg, text);
+    dracel_diags_free(d);
+    free(src);
 }
 
 static void test_random_bytes(void **state)
@@ -422,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_huge_string_literal),
         cmocka_unit_test(test_node_limit),
         cmocka_unit_test(test_invalid_utf8_and_nul),
+        cmocka_unit_test(test_many_diagnostics),
         cmocka_unit_test(test_random_bytes),
         cmocka_unit_test(test_allocation_failure_sweep),
         cmocka_unit_test(test_arena),
