@@ -184,8 +184,10 @@ static dracel_status metadata(ld *c, const tnode *obj, const tent *e, const char
     if (f[0] && f[0]->v.n) {
         const tnode *v = &f[0]->v;
         const char *why = dc_ld_subdomain_err(v->s, v->n);
-        if (why)
+        if (why) {
+            c->oname = dc_ld_qs(c, 3, v->s, v->n, true); /* say which object, as given */
             return dc_ld_bad_value(c, v, why);
+        }
         DC_TRY(dc_ld_sdup(c, v->s, v->n, name));
         c->oname = *name;
     } else if (required) {

@@ -115,13 +115,18 @@ static const char *qs(ld *c, int slot, const char *s, size_t n, bool quote)
             k += 3;
             break;
         }
+        uint32_t cp;
+        int len = ch >= 0x80 ? dc_utf8_decode((const unsigned char *)s + i, n - i, &cp) : 1;
         if (ch == '"' || ch == '\\') {
             o[k++] = '\\';
             o[k++] = (char)ch;
-        } else if (ch < 0x20 || ch == 0x7f) {
+        } else if (ch < 0x20 || ch == 0x7f || len <= 0) {
+            /* control characters and bytes that are not UTF-8: messages stay valid text */
             k += (size_t)snprintf(o + k, QBUF - k, "\\x%02x", ch);
         } else {
-            o[k++] = (char)ch;
+            memcpy(o + k, s + i, (size_t)len);
+            k += (size_t)len;
+            i += (size_t)len - 1;
         }
     }
     if (quote)
@@ -1491,8 +1496,10 @@ static dracel_status slice(ld *c, const tnode *obj, const tent *meta, const tent
             v = &f[0]->v;
             DC_TRY(want(c, v, T_STR));
             if (v->n) {
-                if ((why = subdomain_err(v->s, v->n)) != NULL)
+                if ((why = subdomain_err(v->s, v->n)) != NULL) {
+                    c->oname = qs(c, 3, v->s, v->n, true); /* say which object, as given */
                     return bad_value(c, v, why);
+                }
                 DC_TRY(sdup(c, v->s, v->n, &sl.name));
                 c->oname = sl.name;
             }

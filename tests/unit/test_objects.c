@@ -763,7 +763,11 @@ static void test_errors_objects(void **state)
     (void)state;
     /* metadata */
     CHECK_ERR("kind: DeviceClass\nmetadata:\n  name: Bad_Name\n",
-              "c.yaml:3: DeviceClass (unnamed): metadata.name: invalid value \"Bad_Name\": "
+              "c.yaml:3: DeviceClass \"Bad_Name\": metadata.name: invalid value \"Bad_Name\": "
+              WHY_SUBDOMAIN);
+    /* an invalid name names the object as written: UTF-8 whole, control bytes escaped */
+    CHECK_ERR("kind: Node\napiVersion: v1\nmetadata: {name: \"n\\u00e9\\u0001\"}\n",
+              "c.yaml:3: Node \"n\xc3\xa9\\x01\": metadata.name: invalid value \"n\xc3\xa9\\x01\": "
               WHY_SUBDOMAIN);
     CHECK_ERR("kind: ResourceClaim\nmetadata:\n  name: c\n  namespace: a.b\n",
               "c.yaml:4: ResourceClaim c: metadata.namespace: invalid value \"a.b\": " WHY_LABEL);

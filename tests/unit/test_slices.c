@@ -595,7 +595,7 @@ static void test_errors_slice(void **state)
     (void)state;
     /* metadata */
     CHECK_ERR("t.yaml", "kind: ResourceSlice\nmetadata: {name: S_1}\n",
-              PRE "2: ResourceSlice (unnamed): metadata.name: invalid value \"S_1\": "
+              PRE "2: ResourceSlice \"S_1\": metadata.name: invalid value \"S_1\": "
                   WHY_SUBDOMAIN);
     CHECK_ERR("t.yaml", "kind: ResourceSlice\nmetadata: [a]\n",
               PRE "2: ResourceSlice (unnamed): metadata: must be an object, not a list");
