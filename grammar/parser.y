@@ -39,6 +39,12 @@ void dc_yyerror(DC_YYLTYPE *lloc, dc_parser *p, const char *msg);
 %code {
 #include <string.h>
 
+/* Bison's stack (on the heap past its first 200 entries) must never be what stops a nesting
+ * the configured depth allows: a level of brackets takes about three entries, and the lexer
+ * stops brackets at the depth limit; right-recursive chains (?:) are stopped by the AST's
+ * height check. Its default of 10,000 entries cut a 10,000-deep limit at 9,997 brackets. */
+#define YYMAXDEPTH (8 * DRACEL_HARD_MAX_DEPTH + 1000)
+
 /* A node's span runs from its first symbol's start to its last symbol's end; an empty rule
  * sits at the end of what precedes it (jq's YYLLOC_DEFAULT). */
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                         \
@@ -664,7 +670,7 @@ void dc_yyerror(DC_YYLTYPE *lloc, dc_parser *p, const char *msg)
     if (strcmp(msg, "memory exhausted") == 0) {
         if (p->ast.oom)
             return; /* reported by the caller as ENOMEM */
-        /* Bison's own stack is full: only right-recursive chains (?:) get here. */
+        /* Bison's own stack is full (YYMAXDEPTH): no input the limits allow gets here. */
         dc_error(p->ast.diags, *lloc, "expression recursion limit exceeded: %u",
                  p->ast.max_depth);
         p->ast.limit_hit = true;

@@ -167,6 +167,46 @@ static void test_depth_limit(void **state)
     expect_depth_error(&cfg, "a.", 300, "b");
 }
 
+/* The hard maximum of the depth limit is reachable: Bison's own stack never stops first (its
+ * default of 10,000 entries cut 10,000 levels of brackets at 9,997). */
+static void test_depth_hard_max(void **state)
+{
+    (void)state;
+    dracel_config cfg;
+    dracel_config_init(&cfg);
+    cfg.max_depth = DRACEL_HARD_MAX_DEPTH;
+    cfg.max_source_bytes = 1u << 20;
+    /* Parentheses make no node: 10,000 of them nest 10,000 deep. A list or a map is a node
+     * above its element: 9,999 of them around a literal make a tree 10,000 high. */
+    static const char *const open[] = {"(", "[", "{1: "};
+    static const char *const close[] = {")", "]", "}"};
+    static const size_t most[] = {DRACEL_HARD_MAX_DEPTH, DRACEL_HARD_MAX_DEPTH - 1,
+                                  DRACEL_HARD_MAX_DEPTH - 1};
+    for (int k = 0; k < 3; k++) {
+        for (size_t n = most[k] - 1; n <= most[k] + 1; n++) {
+            size_t lo = strlen(open[k]), lc = strlen(close[k]);
+            char *src = malloc(n * (lo + lc) + 2);
+            assert_non_null(src);
+            size_t at = 0;
+            for (size_t i = 0; i < n; i++, at += lo)
+                memcpy(src + at, open[k], lo);
+            src[at++] = '1';
+            for (size_t i = 0; i < n; i++, at += lc)
+                memcpy(src + at, close[k], lc);
+            dracel_status st;
+            char *r = parse_text(&cfg, src, at, &st);
+            if (n <= most[k]) {
+                assert_int_equal(st, DRACEL_OK);
+            } else {
+                assert_int_equal(st, DRACEL_EINPUT);
+                assert_non_null(strstr(r, "expression recursion limit exceeded: 10000"));
+            }
+            free(r);
+            free(src);
+        }
+    }
+}
+
 static void test_long_unary_chains_fold(void **state)
 {
     (void)state;
@@ -470,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_render_multiline),
         cmocka_unit_test(test_diagnostics_sorted_and_capped),
         cmocka_unit_test(test_depth_limit),
+        cmocka_unit_test(test_depth_hard_max),
         cmocka_unit_test(test_long_unary_chains_fold),
         cmocka_unit_test(test_source_limit),
         cmocka_unit_test(test_huge_string_literal),
