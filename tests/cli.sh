@@ -211,6 +211,18 @@ run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slice
 check "explain --allocated with a bad device ID: rejected with file and line" \
   "$(is "$rc:$err" "1:dra-celc: $tmp/badalloc.txt:1: not a device ID (driver/pool/device): gpu.example.com/just-two")"
 
+# Every file the command reads itself has the slice loader's cap, checked before reading when the
+# size is known, while reading when not (/dev/zero would grow without end); text only.
+run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" --allocated /dev/zero
+check "explain --allocated /dev/zero: refused at the size cap, exit 2" \
+  "$(is "$rc:$err" "2:dra-celc: /dev/zero: file larger than 67108864 bytes")"
+run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" --allocated "$tmp"
+check "explain --allocated DIRECTORY: exit 2" "$(is "$rc:$err" "2:dra-celc: $tmp: is a directory")"
+printf 'gpu.example.com/node-l4/gpu-0\n\0\n' >"$tmp/nul.txt"
+run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" --allocated "$tmp/nul.txt"
+check "explain --allocated with a NUL byte: rejected with the line" \
+  "$(is "$rc:$err" "1:dra-celc: $tmp/nul.txt:2: a NUL byte (device IDs are text, one a line)")"
+
 # The time limits cover selection: a selector with comprehensions costing about a millisecond a
 # device, false on all but the last of a node's 128 devices, over 40 nodes. The limits end the
 # commands; what they say is checked, never how long they took.

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "dracel.h"
+#include "files.h"
 #include "place.h"
 
 enum { EXIT_OK = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2 };
@@ -297,38 +298,21 @@ int celc_allocate(int argc, char **argv)
 static int read_allocated(const char *path, bool json, dracel_device_id **out, size_t *n,
                           char **keep)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "%s: cannot open %s: %s\n", prog, path, strerror(errno));
-        return EXIT_USAGE;
-    }
-    size_t cap = 0, len = 0;
-    char *buf = NULL;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            size_t nc = cap ? cap * 2 : 8192;
-            char *nb = realloc(buf, nc);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return out_of_memory();
-            }
-            buf = nb;
-            cap = nc;
-        }
-        size_t k = fread(buf + len, 1, 4096, f);
-        len += k;
-        if (k == 0)
-            break;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
+    size_t len;
+    int oom;
+    char *buf = celc_read_file(path, CELC_MAX_FILE_BYTES, &len, &oom);
+    if (!buf)
+        return oom ? out_of_memory() : EXIT_USAGE;
+    const char *nul = memchr(buf, '\0', len);
+    if (nul) {
+        unsigned at = 1;
+        for (const char *c = buf; c < nul; c++)
+            at += *c == '\n';
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s:%u: a NUL byte (device IDs are text, one a line)", path, at);
         free(buf);
-        fprintf(stderr, "%s: cannot read %s\n", prog, path);
-        return EXIT_USAGE;
+        return rejected(json, path, msg);
     }
-    buf[len] = '\0';
     size_t lines = 1;
     for (size_t i = 0; i < len; i++)
         lines += buf[i] == '\n';
