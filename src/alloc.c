@@ -1099,11 +1099,19 @@ enum { S_FALSE = 0, S_TRUE = 1, S_ERROR = 2, S_TIMEOUT = 3, S_OOM = 4 };
 /* Selector gi on a row: read from the policy's bitmaps, or (a lazy selector) from what the run
  * evaluated, evaluating it now on the scalar VM when it has not yet; S_TIMEOUT when that is
  * needed after the run's deadline, S_OOM when the run's memory ran out. */
-static int sel_on(dc_alloc_run *r, uint32_t gi, uint32_t row)
+static int sel_on_lazy(dc_alloc_run *r, uint32_t gi, uint32_t row);
+
+static inline int sel_on(dc_alloc_run *r, uint32_t gi, uint32_t row)
 {
     const gsel *g = &r->p->sels[gi];
     if (!g->lazy)
         return dc_bit(g->errored, row) ? S_ERROR : dc_bit(g->matched, row) ? S_TRUE : S_FALSE;
+    return sel_on_lazy(r, gi, row);
+}
+
+static int sel_on_lazy(dc_alloc_run *r, uint32_t gi, uint32_t row)
+{
+    const gsel *g = &r->p->sels[gi];
     lzsel *z = &r->lz[gi];
     if (z->known && dc_bit(z->known, row))
         return dc_bit(z->errored, row) ? S_ERROR : dc_bit(z->matched, row) ? S_TRUE : S_FALSE;
@@ -1320,7 +1328,7 @@ static int selectable(dc_alloc_run *r, uint32_t pq, uint32_t li)
 }
 
 /* In use by another claim: the call's usage or reservations. */
-static bool taken(const dc_alloc_run *r, uint32_t row)
+static inline bool taken(const dc_alloc_run *r, uint32_t row)
 {
     return (r->usage && dc_bit(r->usage->bits, row)) || (r->nresv && dc_bit(r->resv, row));
 }
@@ -2219,9 +2227,8 @@ static dracel_status explain(dc_alloc_run *r)
             else
                 st->available++;
         }
-        /* the examples' text is made when first asked for (example_str) */
-        if (!(st->reason = tier_reason(r, pq)))
-            return DRACEL_ENOMEM;
+        /* the examples' text and the reason are made when first asked for (example_str,
+         * reason_str): explaining every node of a fleet prints few of them */
     }
     r->explained = true;
     return DRACEL_OK;
@@ -2244,6 +2251,16 @@ static const char *example_str(const dc_alloc_run *cr, uint32_t pq, uint32_t k, 
     return st->extext[k][e];
 }
 
+/* Why a tier fell short, made on first use (as example_str). NULL on ENOMEM. */
+static const char *reason_str(const dc_alloc_run *cr, uint32_t pq)
+{
+    dc_alloc_run *r = (dc_alloc_run *)(uintptr_t)cr;
+    pstat *st = &r->stats[pq];
+    if (!st->reason)
+        st->reason = tier_reason(r, pq);
+    return st->reason;
+}
+
 static int tier_status(const dc_alloc_run *r, const preq *q)
 {
     if (r->outcome == DC_ALLOC_ERROR)
@@ -2261,7 +2278,7 @@ void dc_alloc_tier_expl(const dc_alloc_run *r, uint32_t tier, dc_tier_expl *out)
     memset(out, 0, sizeof *out);
     const pstat *st = &r->stats[tier];
     out->status = tier_status(r, &r->p->preqs[tier]);
-    out->reason = out->status == DC_TIER_FAILED ? st->reason : NULL;
+    out->reason = out->status == DC_TIER_FAILED ? reason_str(r, tier) : NULL;
     out->needed = needed(r, tier);
     out->candidates = st->candidates;
     out->available = st->available;
@@ -2622,7 +2639,10 @@ void dc_alloc_summary(const dc_alloc_run *r, dc_buf *b)
     const char *sep = "";
     for (uint32_t pq = 0; pq < p->npreqs; pq++) {
         const preq *q = &p->preqs[pq];
-        dc_buf_printf(b, "%s%s: %s", sep, q->name, r->stats[pq].reason);
+        const char *why = reason_str(r, pq);
+        if (!why)
+            b->oom = true;
+        dc_buf_printf(b, "%s%s: %s", sep, q->name, why ? why : "");
         put_exclusions(b, &r->stats[pq], " (", ")");
         sep = "; ";
     }
@@ -2705,8 +2725,12 @@ void dc_alloc_explain_json(const dc_alloc_run *r, dc_buf *b)
                 int status = tier_status(r, q);
                 js(b, TIER_STATUS[status]);
                 if (status == DC_TIER_FAILED) {
+                    const char *why = reason_str(r, pq);
                     dc_buf_puts(b, ",\"reason\":");
-                    js(b, st->reason);
+                    if (why)
+                        js(b, why);
+                    else
+                        b->oom = true;
                 }
                 dc_buf_printf(b, ",\"needed\":%u,\"candidates\":%u,\"available\":%u",
                               needed(r, pq), st->candidates, st->available);
@@ -2783,8 +2807,12 @@ void dc_alloc_explain_text(const dc_alloc_run *r, dc_buf *b)
                 int status = tier_status(r, q);
                 dc_buf_printf(b, "      tier %u %s (class %s): %s", s, q->name,
                               q->sub->class_name ? q->sub->class_name : "-", TIER_STATUS[status]);
-                if (status == DC_TIER_FAILED)
-                    dc_buf_printf(b, ": %s", st->reason);
+                if (status == DC_TIER_FAILED) {
+                    const char *why = reason_str(r, pq);
+                    if (!why)
+                        b->oom = true;
+                    dc_buf_printf(b, ": %s", why ? why : "");
+                }
                 else if (status == DC_TIER_CHOSEN)
                     put_chosen(b, r, c, pq, false);
                 dc_buf_printf(b, "\n        %u candidates, %u available, %u needed\n",

@@ -705,6 +705,8 @@ dracel_status dracel_run_explain_tier_size(const dracel_run *r, size_t tier,
     memset(&x, 0, sizeof x);
     x.status = (dracel_tier_status)e.status;
     x.reason = e.reason;
+    if (e.status == DC_TIER_FAILED && !e.reason)
+        return DRACEL_ENOMEM; /* its text is made on first use */
     x.needed = e.needed;
     x.candidates = e.candidates;
     x.available = e.available;
