@@ -97,7 +97,7 @@ static int diag_cmp(const void *a, const void *b)
 void dc_diags_sort(dc_diags *d)
 {
     if (d->count > 1)
-        qsort(d->items, d->count, sizeof *d->items, diag_cmp);
+        dc_sort(d->items, d->count, sizeof *d->items, diag_cmp);
 }
 
 /* Start of the line holding byte offset off, and its 1-based number. */

@@ -38,11 +38,13 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "quantity.h"
@@ -2285,35 +2287,45 @@ static dracel_status set_file(ld *c, const char *name)
     return DRACEL_OK;
 }
 
+/* read(2), not stdio: fopen allocates its FILE and buffer with malloc, past the hook. */
 static dracel_status load_file(ld *c, const char *path)
 {
     c->file = path;
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return io_fail(c, path, "cannot open", errno);
     struct stat st;
-    if (fstat(fileno(fp), &st) != 0) {
+    if (fstat(fd, &st) != 0) {
         int e = errno;
-        fclose(fp);
+        close(fd);
         return io_fail(c, path, "cannot stat", e);
     }
     if (st.st_size < 0 || (uint64_t)st.st_size > c->max_bytes) {
-        fclose(fp);
+        close(fd);
         return fail(c, 0, "%llu bytes, more than the limit of %zu",
                     (unsigned long long)st.st_size, c->max_bytes);
     }
-    size_t size = (size_t)st.st_size, cap = size + 1;
+    size_t size = (size_t)st.st_size, cap = size + 1, got = 0;
     char *buf = dc_malloc(c->a, cap);
     if (!buf) {
-        fclose(fp);
+        close(fd);
         return oom(c);
     }
-    size_t got = size ? fread(buf, 1, size, fp) : 0;
-    int rerr = ferror(fp) ? errno : 0;
-    fclose(fp);
-    if (rerr || got < size) {
+    int rerr = 0;
+    while (got < size) {
+        ssize_t k = read(fd, buf + got, size - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            rerr = k < 0 ? errno : EIO; /* an error, or a file that shrank */
+            break;
+        }
+        got += (size_t)k;
+    }
+    close(fd);
+    if (rerr) {
         dc_free(c->a, buf, cap);
-        return io_fail(c, path, "read error", rerr ? rerr : EIO);
+        return io_fail(c, path, "read error", rerr);
     }
     buf[got] = '\0';
     dracel_status s = set_file(c, path);
@@ -2359,7 +2371,7 @@ static dracel_status load_dir(ld *c, const char *path)
     }
     closedir(d);
     if (st == DRACEL_OK && n > 1)
-        qsort(names, n, sizeof *names, cmp_names);
+        dc_sort(names, n, sizeof *names, cmp_names);
     size_t plen = strlen(path);
     bool slash = plen > 0 && path[plen - 1] == '/';
     for (size_t i = 0; i < n && st == DRACEL_OK; i++) {

@@ -473,8 +473,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
 
     for (uint32_t i = 0; i < s->n; i++)
         order[i] = &s->slices[i];
-    if (s->n > 1) /* qsort's base may not be NULL, even for no elements */
-        qsort(order, s->n, sizeof *order, cmp_slice);
+    if (s->n > 1)
+        dc_sort(order, s->n, sizeof *order, cmp_slice);
 
     /* Pools: runs of (driver, pool); keep the newest generation. */
     uint32_t npools = 0;
@@ -804,7 +804,7 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
         if (t->cols[c].kind == DC_COL_STRING)
             list_sids(&b, &t->cols[c], rows);
     if (!b.oom && b.ncols)
-        qsort(t->cols, b.ncols, sizeof *t->cols, cmp_col);
+        dc_sort(t->cols, b.ncols, sizeof *t->cols, cmp_col);
     t->dict_limit = dict->count;
     pthread_mutex_unlock(&dict->lock);
 
