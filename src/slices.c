@@ -39,6 +39,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,10 +140,12 @@ static dracel_status vfail(ld *c, uint32_t line, const char *fmt, va_list ap)
     if (!c->err || c->errcap == 0)
         return DRACEL_EINPUT;
     size_t pos = 0;
-    put(c, &pos, "%s", c->file ? c->file : "<input>");
-    if (line)
-        put(c, &pos, ":%u", (unsigned)line);
-    put(c, &pos, ": ");
+    if (!c->bare) {
+        put(c, &pos, "%s", c->file ? c->file : "<input>");
+        if (line)
+            put(c, &pos, ":%u", (unsigned)line);
+        put(c, &pos, ": ");
+    }
     if (c->oname)
         put(c, &pos, "%s %s: ", c->okind, c->oname);
     if (c->np) {
@@ -1297,7 +1300,11 @@ static dracel_status taints(ld *c, const tent *e, dc_device_in *d)
 enum { D_NAME, D_ATTRS, D_CAPS, D_CONSUMES, D_NODENAME, D_NODESEL, D_ALLNODES, D_TAINTS,
        D_MULTI, D_BASIC, D_N };
 
-static dracel_status device(ld *c, const tnode *m, bool per_device, dc_device_in *d)
+/* How a device is read: an entry of a slice (with or without per-device node selection), or
+ * one device on its own (dc_ld_device_alone). */
+enum { DEV_SLICE, DEV_SLICE_PER_DEVICE, DEV_ALONE };
+
+static dracel_status device(ld *c, const tnode *m, int mode, dc_device_in *d)
 {
     static const char *const DF[D_N] = {"name",     "attributes",   "capacity",
                                         "consumesCounters", "nodeName", "nodeSelector",
@@ -1308,13 +1315,15 @@ static dracel_status device(ld *c, const tnode *m, bool per_device, dc_device_in
     DC_TRY(fields(c, m, DF, D_N, f));
     d->line = m->line;
     const tnode *v;
-    pf(c, "name");
-    DC_TRY(req_str(c, f[D_NAME], m->line, &v));
-    const char *why = label_err(v->s, v->n);
-    if (why)
-        return bad_value(c, v, why);
-    DC_TRY(sdup(c, v->s, v->n, &d->name));
-    pp(c);
+    const char *why;
+    if (f[D_NAME] || mode != DEV_ALONE) {
+        pf(c, "name");
+        DC_TRY(req_str(c, f[D_NAME], m->line, &v));
+        if ((why = label_err(v->s, v->n)) != NULL)
+            return bad_value(c, v, why);
+        DC_TRY(sdup(c, v->s, v->n, &d->name));
+        pp(c);
+    }
     if (f[D_BASIC]) {
         pf(c, "basic");
         return fail(c, f[D_BASIC]->kline,
@@ -1375,13 +1384,14 @@ static dracel_status device(ld *c, const tnode *m, bool per_device, dc_device_in
                             &d->nconsumes));
         pp(c);
     }
-    if (!per_device && (f[D_NODENAME] || f[D_NODESEL] || f[D_ALLNODES])) {
+    bool node_fields = f[D_NODENAME] || f[D_NODESEL] || f[D_ALLNODES];
+    if (mode == DEV_SLICE && node_fields) {
         const tent *x = f[D_NODENAME] ? f[D_NODENAME] : f[D_NODESEL] ? f[D_NODESEL] : f[D_ALLNODES];
         return fail(c, x->kline,
                     "`nodeName`, `nodeSelector` and `allNodes` can only be set if "
                     "`perDeviceNodeSelection` is set to true in the ResourceSlice spec");
     }
-    if (per_device)
+    if (mode == DEV_SLICE_PER_DEVICE || (mode == DEV_ALONE && node_fields))
         DC_TRY(node_scope(c, m, f[D_NODENAME], f[D_NODESEL], f[D_ALLNODES], NULL, false,
                           &d->node));
     if (f[D_MULTI]) {
@@ -1391,6 +1401,35 @@ static dracel_status device(ld *c, const tnode *m, bool per_device, dc_device_in
         pp(c);
     }
     return DRACEL_OK;
+}
+
+/* name is "DRIVER/bare" */
+static bool qualifies(const char *name, const char *driver, const char *bare)
+{
+    size_t dn = strlen(driver);
+    return strncmp(name, driver, dn) == 0 && name[dn] == '/' && strcmp(name + dn + 1, bare) == 0;
+}
+
+bool dc_device_attr_hidden(const dc_device_in *d, uint32_t k, const char *driver)
+{
+    const char *name = d->attrs[k].name;
+    if (strchr(name, '/'))
+        return false;
+    for (uint32_t j = 0; j < d->nattrs; j++)
+        if (qualifies(d->attrs[j].name, driver, name))
+            return true;
+    return false;
+}
+
+bool dc_device_cap_hidden(const dc_device_in *d, uint32_t k, const char *driver)
+{
+    const char *name = d->caps[k].name;
+    if (strchr(name, '/'))
+        return false;
+    for (uint32_t j = 0; j < d->ncaps; j++)
+        if (qualifies(d->caps[j].name, driver, name))
+            return true;
+    return false;
 }
 
 static bool nonempty_seq_field(const tnode *m, const char *name)
@@ -1426,7 +1465,8 @@ static dracel_status devices(ld *c, const tent *e, dc_slice_in *sl)
     sl->ndevices = v->n;
     for (uint32_t i = 0; i < v->n; i++) {
         pi(c, i);
-        DC_TRY(device(c, &v->kids[i].v, sl->node.per_device, &sl->devices[i]));
+        DC_TRY(device(c, &v->kids[i].v, sl->node.per_device ? DEV_SLICE_PER_DEVICE : DEV_SLICE,
+                      &sl->devices[i]));
         for (uint32_t j = 0; j < i; j++) {
             if (strcmp(sl->devices[j].name, sl->devices[i].name) == 0) {
                 pf(c, "name");
@@ -2035,6 +2075,9 @@ static dracel_status jconv(ld *c, jwalk *w, const cJSON *x, tnode *out)
     return fail(c, t->line, "internal error: JSON token mismatch");
 }
 
+/* The library's one piece of global state: see load_json. */
+static pthread_mutex_t cjson_parse_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* buf[len] is '\0'. */
 static dracel_status load_json(ld *c, const char *buf, size_t len)
 {
@@ -2044,7 +2087,13 @@ static dracel_status load_json(ld *c, const char *buf, size_t len)
                                                         : "NUL byte in JSON text");
     c->njv = c->njk = 0;
     DC_TRY(json_scan(c, buf, len));
+    /* Every cJSON_Parse* writes cJSON's one process-wide error pointer (global_error): two
+     * threads parsing at once race on it. This is the library's only call to cJSON's parser,
+     * so one lock here serialises them all (docs/api.md, "Threads"); the scan above, the tree
+     * and everything after run in parallel. */
+    pthread_mutex_lock(&cjson_parse_lock);
     cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, NULL, 1);
+    pthread_mutex_unlock(&cjson_parse_lock);
     if (!root) /* the text passed the full grammar check: cJSON ran out of memory */
         return oom(c);
     jwalk w = {buf, 0, 0};
@@ -2267,7 +2316,7 @@ static dracel_status load_text(ld *c, const char *buf, size_t len)
     while (j < len && (buf[j] == ' ' || buf[j] == '\t' || buf[j] == '\r' || buf[j] == '\n'))
         j++;
     dracel_status st;
-    if (j < len && (buf[j] == '{' || buf[j] == '[')) {
+    if (c->json_only || (j < len && (buf[j] == '{' || buf[j] == '['))) {
         /* a BOM holds no newline: skipping it keeps the line numbers */
         st = load_json(c, buf + i, len - i);
     } else {
@@ -2650,4 +2699,9 @@ dracel_status dc_ld_api_version(ld *c, const tnode *av)
 dracel_status dc_ld_slice(ld *c, const tnode *obj, const tent *meta, const tent *spec)
 {
     return slice(c, obj, meta, spec);
+}
+
+dracel_status dc_ld_device_alone(ld *c, const tnode *m, dc_device_in *d)
+{
+    return device(c, m, DEV_ALONE, d);
 }

@@ -128,7 +128,7 @@ static bool run_with_failure(long k, const char *expr, bool dra)
     if (st == DRACEL_OK && dra)
         st = dracel_env_device_json(env, device, strlen(device), err, sizeof err);
     if (st == DRACEL_OK && !dra)
-        st = dracel_env_bind_json(env, "x", "{\"list\":[{\"int\":\"1\"},{\"int\":\"2\"}]}", 35, err, sizeof err);
+        st = dracel_env_bind_json(env, "x", "{\"list\":[{\"int\":\"1\"},{\"int\":\"2\"}]}", 34, err, sizeof err);
     dracel_program *p = NULL;
     dracel_diags *d = NULL;
     if (st == DRACEL_OK)
@@ -144,7 +144,7 @@ static bool run_with_failure(long k, const char *expr, bool dra)
         char *json = dracel_result_json(r);
         dracel_free_string(&cfg, json);
     } else if (st != DRACEL_ENOMEM) {
-        fail_msg("failing allocation %ld of '%s': status %d, not ENOMEM", k, expr, (int)st);
+        fail_msg("failing allocation %ld of '%s': status %d, not ENOMEM: %s", k, expr, (int)st, err);
     }
     dracel_result_free(r);
     dracel_program_free(p);
