@@ -242,9 +242,28 @@ static void test_cost_limit(void **state)
     dracel_env_free(env);
 }
 
+/* Every release function takes NULL and does nothing (docs/api.md, "Lifetimes"). */
+static void test_free_null(void **state)
+{
+    (void)state;
+    dracel_config cfg;
+    dracel_config_init(&cfg);
+    dracel_free_string(&cfg, NULL);
+    dracel_free_string(NULL, NULL);
+    dracel_diags_free(NULL);
+    dracel_env_free(NULL);
+    dracel_program_free(NULL);
+    dracel_result_free(NULL);
+    dracel_table_free(NULL);
+    dracel_fleet_free(NULL);
+    dracel_bound_free(NULL);
+    dracel_selection_free(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_free_null),
         cmocka_unit_test(test_no_allocation_per_evaluation),
         cmocka_unit_test(test_allocation_failure_sweep),
         cmocka_unit_test(test_threads_share_a_program),
