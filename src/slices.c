@@ -14,6 +14,8 @@
  *     sigs.k8s.io/yaml (goyaml.v2, YAML 1.1) does: yes/no/on/off/y/n/true/false are booleans,
  *     ~/null/empty are null, 0x/0o/0b/leading-0 integers, '_' separators, YAML-style floats.
  *     Aliases are rejected (no expansion, hence no billion laughs).
+ * src/json_val.c reads one device (`eval --device`, dc_ld_device_alone) and typed JSON values
+ * (`--bind`) with the same scan, tree and rules, through ldint.h (json_only, bare messages).
  * src/objects.c (claims.h) shares the tree, the loader state and the helpers through ldint.h:
  * when dc_objects_load asked for them, objects of the other kinds (DeviceClass, ResourceClaim,
  * ResourceClaimTemplate, Node) go to its dc_ld_object, and a scenario replaces the dispatch by

@@ -9,7 +9,9 @@
  * order.
  *
  * Two passes over the devices: the first finds the columns (qualified names) and the kind most
- * of their values have; the second fills them.
+ * of their values have; the second fills them. A bare attribute or capacity name hidden by the
+ * same name qualified with the driver's domain (dc_device_attr_hidden) gives no value: the
+ * qualified one does, whichever comes first (src/json_val.c builds `--device` the same way).
  */
 #include <stdlib.h>
 #include <string.h>
