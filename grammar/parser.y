@@ -77,6 +77,31 @@ void dc_yyerror(DC_YYLTYPE *lloc, dc_parser *p, const char *msg);
         YYNOMEM;                 \
     } while (0)
 
+/* Bison's three stacks start in yyparse's frame (YYINITDEPTH entries) and grow through the
+ * skeleton's yyoverflow hook instead of malloc/free: the larger copies go to the compile arena
+ * (released with it; the smaller copies a growth leaves behind add up to less than the final
+ * size), so the parser allocates only through the configured allocator. The stack is bounded
+ * by YYMAXDEPTH as before: past it, "memory exhausted" without p->ast.oom, as Bison says. */
+#define yyoverflow(Msg, Ss, Ssize, Vs, Vsize, Ls, Lsize, N)                              \
+    do {                                                                                 \
+        (void)(Msg);                                                                     \
+        if (*(N) >= YYMAXDEPTH)                                                          \
+            YYNOMEM;                                                                     \
+        YYPTRDIFF_T n_ = *(N) * 2 < YYMAXDEPTH ? *(N) * 2 : YYMAXDEPTH;                  \
+        void *ss_ = dc_arena_alloc(p->ast.arena, (size_t)n_ * sizeof **(Ss));            \
+        void *vs_ = dc_arena_alloc(p->ast.arena, (size_t)n_ * sizeof **(Vs));            \
+        void *ls_ = dc_arena_alloc(p->ast.arena, (size_t)n_ * sizeof **(Ls));            \
+        if (!ss_ || !vs_ || !ls_)                                                        \
+            NOMEM();                                                                     \
+        memcpy(ss_, *(Ss), (size_t)(Ssize));                                             \
+        memcpy(vs_, *(Vs), (size_t)(Vsize));                                             \
+        memcpy(ls_, *(Ls), (size_t)(Lsize));                                             \
+        *(Ss) = ss_;                                                                     \
+        *(Vs) = vs_;                                                                     \
+        *(Ls) = ls_;                                                                     \
+        *(N) = n_;                                                                       \
+    } while (0)
+
 static const char *const reserved_ids[] = {
     "as", "break", "const", "continue", "else", "for", "function", "if", "import",
     "let", "loop", "package", "namespace", "return", "var", "void", "while",

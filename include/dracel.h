@@ -2,10 +2,13 @@
  * dracel.h: the one public header of libdracel, a compiler and evaluator for the CEL device
  * selectors of Kubernetes Dynamic Resource Allocation.
  *
- * Invariants: every handle is opaque; the library keeps no global state (all configuration
- * travels in dracel_config); every allocation goes through the dracel_alloc hook given there.
- * Only names starting with dracel_/DRACEL_ are exported. When this header changes, update
- * docs/api.md and tests/unit/test_header.c (which compiles it alone as C99 and as C++).
+ * Invariants: every handle is opaque; configuration travels in dracel_config (the one piece of
+ * global state is a lock around cJSON's parser, docs/api.md "Threads"); the library's own
+ * allocations go through the dracel_alloc hook given there (what its dependencies allocate
+ * past it is listed in docs/api.md, "Allocation"); every *_free function takes NULL. Only
+ * names starting with dracel_/DRACEL_ are exported. When this header changes, update
+ * docs/api.md, include/dracel.sym and tests/unit/test_header_c99.c / test_header_cxx.cc (which
+ * compile it alone as C99 and as C++).
  */
 #ifndef DRACEL_H
 #define DRACEL_H
@@ -117,7 +120,8 @@ typedef struct dracel_diags dracel_diags;
 
 typedef enum dracel_severity { DRACEL_SEV_ERROR = 0, DRACEL_SEV_WARNING = 1 } dracel_severity;
 
-/** One diagnostic, as returned by dracel_diags_get(). Strings live as long as the list. */
+/** One diagnostic, as returned by dracel_diags_get(). `message` lives as long as the list
+ *  (until dracel_diags_free). */
 typedef struct dracel_diag_info {
     dracel_severity severity;
     const char *message;
@@ -146,7 +150,10 @@ DRACEL_API char *dracel_diags_render(const dracel_diags *d, const char *name);
 /** Release a diagnostics list (NULL is fine). */
 DRACEL_API void dracel_diags_free(dracel_diags *d);
 
-/** Release a string returned by the library. */
+/** Release a string returned by the library (dracel_diags_render, dracel_parse_sexpr,
+ *  dracel_program_disasm, dracel_result_json/text, dracel_selection_value_json). @p cfg must
+ *  carry the allocator the string was made with: that of the config which made the object it
+ *  came from (docs/api.md, "Lifetimes"); NULL means the default allocator. NULL @p s is fine. */
 DRACEL_API void dracel_free_string(const dracel_config *cfg, char *s);
 
 /* ---------------------------------------------------------------------------------------------
@@ -192,9 +199,12 @@ DRACEL_API dracel_status dracel_env_new(const dracel_config *cfg, dracel_env_kin
 DRACEL_API void dracel_env_free(dracel_env *env);
 
 /**
- * Declare variable @p name with the type of a typed-JSON value (DESIGN.md: {"int":"4"},
- * {"list":[...]}, ...) and bind the value to it.
- * @param err receives a message when the JSON is rejected (DRACEL_EINPUT).
+ * Declare variable @p name with the type of a typed-JSON value (docs/dra-celc.md, "eval":
+ * {"int":"4"}, {"int":4}, {"list":[...]}, ...) and bind the value to it. Numbers are exact
+ * (an int is a JSON integer or a string of digits, never a number with a fraction or an
+ * exponent); strings with "\u0000" are rejected.
+ * @param err receives a message naming the field path when the JSON is rejected
+ *        (DRACEL_EINPUT), e.g. "list[1].int: 1e3 is not an integer".
  */
 DRACEL_API dracel_status dracel_env_bind_json(dracel_env *env, const char *name,
                                               const char *json, size_t len, char *err,
@@ -203,6 +213,9 @@ DRACEL_API dracel_status dracel_env_bind_json(dracel_env *env, const char *name,
 /**
  * Bind `device` (DRA environments) from JSON shaped like one entry of a ResourceSlice's
  * spec.devices plus "driver": {"driver":..., "name":..., "attributes":{...}, "capacity":{...}}.
+ * Read and validated as dracel_table_load reads a device ("name" may be absent); a rejected
+ * device is DRACEL_EINPUT with "<input>:LINE: [device NAME: ]FIELD.PATH: what is wrong" in
+ * @p err.
  */
 DRACEL_API dracel_status dracel_env_device_json(dracel_env *env, const char *json, size_t len,
                                                 char *err, size_t errcap);
@@ -225,7 +238,8 @@ enum {
 DRACEL_API dracel_status dracel_compile(const dracel_env *env, const char *src, size_t len,
                                         unsigned flags, dracel_program **out,
                                         dracel_diags **out_diags);
-/** The checked type of the program's result as cel-go names it ("bool", "list(int)", "dyn"). */
+/** The checked type of the program's result as cel-go names it ("bool", "list(int)", "dyn").
+ *  The string lives as long as the program. */
 DRACEL_API const char *dracel_program_type(const dracel_program *p);
 /** The static cost estimate [min, max] (with DRACEL_COMPILE_ESTIMATE_COST; else both 0).
  *  UINT64_MAX means unbounded. */
@@ -247,11 +261,13 @@ DRACEL_API dracel_status dracel_result_new(const dracel_config *cfg, dracel_resu
 /** Evaluate into @p r, replacing its previous value. */
 DRACEL_API dracel_status dracel_eval_into(const dracel_program *p, const dracel_env *env,
                                           dracel_result *r);
-/** The error message of an error result, or NULL for a value. */
+/** The error message of an error result, or NULL for a value. Valid until the result is
+ *  evaluated into again (dracel_eval_into) or freed. */
 DRACEL_API const char *dracel_result_error(const dracel_result *r);
 /** 1 or 0 for a bool result, -1 otherwise. */
 DRACEL_API int dracel_result_bool(const dracel_result *r);
-/** The value as typed JSON (DESIGN.md), or {"error":"..."}; release with dracel_free_string(). */
+/** The value as typed JSON (docs/dra-celc.md, "eval"), or {"error":"..."}; release with
+ *  dracel_free_string() and the result's config. */
 DRACEL_API char *dracel_result_json(const dracel_result *r);
 /** The value as CEL-like text; release with dracel_free_string(). */
 DRACEL_API char *dracel_result_text(const dracel_result *r);
@@ -287,13 +303,14 @@ DRACEL_API void dracel_table_free(dracel_table *t);
 DRACEL_API uint32_t dracel_table_rows(const dracel_table *t);
 /** All memory of the table, in bytes. */
 DRACEL_API size_t dracel_table_bytes(const dracel_table *t);
-/** Notes from loading (objects of other kinds skipped), one line each. */
+/** Notes from loading (objects of other kinds skipped), one line each; dracel_table_note's
+ *  strings live as long as the table (NULL for @p i out of range). */
 DRACEL_API size_t dracel_table_notes(const dracel_table *t);
 DRACEL_API const char *dracel_table_note(const dracel_table *t, size_t i);
 
 /** One row: Kubernetes' device ID parts, the node (NULL unless the device is tied to one node
  *  by name) and the pool's state ("complete", "incomplete", "invalid"). The strings live as
- *  long as the table. */
+ *  long as the table (pool_state: static). */
 typedef struct dracel_device_info {
     const char *driver, *pool, *device, *node, *pool_state;
 } dracel_device_info;
@@ -366,9 +383,11 @@ DRACEL_API dracel_status dracel_select(const dracel_bound *b, const dracel_env *
 /** The matched and errored bitmaps: (rows + 63) / 64 words, bit r of word r / 64. */
 DRACEL_API const uint64_t *dracel_selection_matched(const dracel_selection *s);
 DRACEL_API const uint64_t *dracel_selection_errored(const dracel_selection *s);
-/** The error message of an errored row, or NULL. */
+/** The error message of an errored row, or NULL. Valid until the next dracel_select() with
+ *  @p s or dracel_selection_free(). The bitmaps above live as long. */
 DRACEL_API const char *dracel_selection_error(const dracel_selection *s, uint32_t row);
-/** With keep_values: a row's result as typed JSON (release with dracel_free_string()). */
+/** With keep_values: a row's result as typed JSON (release with dracel_free_string() and the
+ *  selection's config). */
 DRACEL_API char *dracel_selection_value_json(const dracel_selection *s, uint32_t row);
 DRACEL_API void dracel_selection_free(dracel_selection *s);
 

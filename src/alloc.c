@@ -190,7 +190,7 @@ dracel_status dc_pindex_build(const dc_table *t, const dracel_alloc *a, dc_pinde
             x->general[x->ngeneral++] = s;
     }
     if (x->nnamed > 1)
-        qsort(x->named, x->nnamed, sizeof *x->named, cmp_u64);
+        dc_sort(x->named, x->nnamed, sizeof *x->named, cmp_u64);
     /* The node names: one per run of named slices of one node, then sorted by name. */
     x->nodes = dc_arena_alloc(&x->arena, (x->nnamed + 1) * sizeof *x->nodes);
     if (!x->nodes)
@@ -199,7 +199,7 @@ dracel_status dc_pindex_build(const dc_table *t, const dracel_alloc *a, dc_pinde
         if (i == 0 || (x->named[i] >> 32) != (x->named[i - 1] >> 32))
             x->nodes[x->nnodes++] = dc_dict_str(t->dict, (uint32_t)(x->named[i] >> 32))->data;
     if (x->nnodes > 1)
-        qsort(x->nodes, x->nnodes, sizeof *x->nodes, cmp_str);
+        dc_sort(x->nodes, x->nnodes, sizeof *x->nodes, cmp_str);
     *out = x;
     return DRACEL_OK;
 nomem:
@@ -545,7 +545,7 @@ static dracel_status copy_objects(dc_policy *p, const dc_objects *classes,
     for (uint32_t k = 0; k < nfound; k++)
         DC_TRY(dc_class_copy(&p->arena, found[k], &o->classes[o->nclasses++]));
     if (o->nclasses > 1)
-        qsort(o->classes, o->nclasses, sizeof *o->classes, cmp_class);
+        dc_sort(o->classes, o->nclasses, sizeof *o->classes, cmp_class);
     return DRACEL_OK;
 }
 
@@ -1069,7 +1069,7 @@ dracel_status dc_alloc_begin(dc_alloc_run *r, const dc_alloc_opts *o)
             }
         }
         if (r->nresv > 1)
-            qsort(r->resv_rows, r->nresv, sizeof *r->resv_rows, cmp_u32);
+            dc_sort(r->resv_rows, r->nresv, sizeof *r->resv_rows, cmp_u32);
     }
     r->call_deadline_ns = o->budget_ms ? now_ns() + o->budget_ms * 1000000ull : 0;
     return DRACEL_OK;

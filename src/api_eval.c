@@ -101,12 +101,12 @@ dracel_status dracel_env_bind_json(dracel_env *e, const char *name, const char *
 {
     if (!e || !name || !json)
         return DRACEL_EINVAL;
-    char buf[256];
+    char buf[512];
     dc_val v;
-    const char *m = dc_json_typed(&e->vals, json, len, &v, buf, sizeof buf);
-    if (m) {
-        set_err(err, errcap, m);
-        return e->vals.oom ? DRACEL_ENOMEM : DRACEL_EINPUT;
+    dracel_status st = dc_json_typed(&e->vals, json, len, &v, buf, sizeof buf);
+    if (st != DRACEL_OK) {
+        set_err(err, errcap, buf);
+        return st;
     }
     bool valid = (name[0] == '_' || (name[0] >= 'a' && name[0] <= 'z') ||
                   (name[0] >= 'A' && name[0] <= 'Z'));
@@ -140,12 +140,12 @@ dracel_status dracel_env_device_json(dracel_env *e, const char *json, size_t len
         set_err(err, errcap, "this environment has no device variable (not DRA)");
         return DRACEL_EINVAL;
     }
-    char buf[256];
+    char buf[512];
     dc_val v;
-    const char *m = dc_json_device(&e->vals, json, len, &v, buf, sizeof buf);
-    if (m) {
-        set_err(err, errcap, m);
-        return e->vals.oom ? DRACEL_ENOMEM : DRACEL_EINPUT;
+    dracel_status st = dc_json_device(&e->vals, json, len, &v, buf, sizeof buf);
+    if (st != DRACEL_OK) {
+        set_err(err, errcap, buf);
+        return st;
     }
     if (!grow_binds(e))
         return DRACEL_ENOMEM;

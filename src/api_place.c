@@ -522,7 +522,7 @@ static dracel_status node_in(dracel_run *r, const dracel_node *n, dc_node_in *ou
         r->caplabels = n->nlabels;
     }
     memcpy(r->labels, n->labels, n->nlabels * sizeof *r->labels);
-    qsort(r->labels, n->nlabels, sizeof *r->labels, cmp_label);
+    dc_sort(r->labels, n->nlabels, sizeof *r->labels, cmp_label);
     out->labels = r->labels;
     return DRACEL_OK;
 }

@@ -104,7 +104,7 @@ static size_t seq_len(const unsigned char *s, size_t n);
 void dc_diags_sort(dc_diags *d)
 {
     if (d->count > 1)
-        qsort(d->items, d->count, sizeof *d->items, diag_cmp);
+        dc_sort(d->items, d->count, sizeof *d->items, diag_cmp);
     /* One pass over the source for all positions (they are in order now): a diagnostic's line
      * and column cost what lies between it and the one before, not the whole prefix. */
     const unsigned char *s = (const unsigned char *)d->src;

@@ -1,271 +1,112 @@
 /*
- * json_val.c: values from JSON: typed JSON (`--bind NAME={"int":"4"}`, DESIGN.md) and a DRA
+ * json_val.c: values from JSON: typed JSON (`--bind NAME={"int":"4"}`, docs/dra-celc.md) and a DRA
  * device (`--device FILE`: one entry of a ResourceSlice's spec.devices plus "driver").
  *
- * cJSON's pitfalls are handled here (reference/ecosystem.md section 6): object keys are looked
- * up case-sensitively; duplicate keys are rejected; integers must be exact (a JSON number is
- * accepted only when it is integral and within 2^53, a string holds any int64/uint64 exactly);
- * strings with U+0000 cannot be told from truncated ones and are rejected; nesting is bounded.
+ * Both are read by the ResourceSlice loader (src/slices.c, through ldint.h), so one parser and
+ * one set of rules serve `--device`, `--bind` and `--slices`: the loader's strict JSON scan and
+ * its tree (exact int64 numbers beyond 2^53; a number with a fraction or an exponent is never an
+ * integer; "\u0000", invalid UTF-8, lone surrogates and duplicate keys rejected; nesting
+ * bounded), its validation of a device field by field (names, lengths, counts, quantities,
+ * taints, counters, node selection) and its messages, which name the field path. The value
+ * `device` reads is built from the loader's record as src/table_build.c builds a table row: a
+ * bare attribute name hidden by the same name qualified with the driver's domain
+ * (dc_device_attr_hidden), and a version attribute that is not semver faulting the device.
+ *
+ * Values live in the evaluation context's arena; the loader's own memory goes with the call.
+ * Change with: src/slices.c (the device, the tree), src/table_build.c (a device as a row).
  */
-#include <cjson/cJSON.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jsonval.h"
+#include "ldint.h"
 #include "registry.h"
 
-#define MAX_DEPTH 64
+#define MAX_DEPTH 64 /* typed values inside typed values */
 
-/* A strict JSON syntax check (RFC 8259), used only after cJSON failed: cJSON returns NULL both
- * for bad syntax and when it runs out of memory, and only this tells the two apart. Depth is
- * bounded by the caller's pre-scan. */
-typedef struct jv {
-    const char *p, *end;
-} jv;
+/* ---- Numbers: exact, from the JSON token or a string of decimal digits */
 
-static void jv_ws(jv *v)
+/* s[0..n) is [-]digits (else false): the sign in *neg, the magnitude in *u, *ovf when it
+ * does not fit in 64 bits. */
+static bool decimal(const char *s, size_t n, bool *neg, uint64_t *u, bool *ovf)
 {
-    while (v->p < v->end && (*v->p == ' ' || *v->p == '\t' || *v->p == '\n' || *v->p == '\r'))
-        v->p++;
-}
-
-static bool jv_lit(jv *v, const char *w)
-{
-    size_t n = strlen(w);
-    if ((size_t)(v->end - v->p) < n || memcmp(v->p, w, n) != 0)
+    *neg = n > 0 && s[0] == '-';
+    *ovf = false;
+    size_t i = *neg;
+    if (i >= n)
         return false;
-    v->p += n;
+    uint64_t v = 0;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            *ovf = true;
+        else
+            v = v * 10 + d;
+    }
+    *u = v;
     return true;
 }
 
-static bool jv_digits(jv *v)
+/* {"int": N} or {"uint": N}: N a JSON integer or a string of decimal digits, exact (the JSON
+ * token itself is read, never a double). */
+static dracel_status integer(ld *c, const tnode *x, bool is_unsigned, dc_val *out)
 {
-    const char *s = v->p;
-    while (v->p < v->end && *v->p >= '0' && *v->p <= '9')
-        v->p++;
-    return v->p > s;
+    if (x->t == T_FLOAT)
+        return dc_ld_fail(c, x->line, "%s is not an integer", dc_ld_qs(c, 0, x->s, x->n, false));
+    if (x->t != T_INT && x->t != T_STR)
+        return dc_ld_fail(c, x->line, "must be an integer or a string of decimal digits, not %s",
+                          dc_ld_tname(x));
+    bool neg, ovf;
+    uint64_t u = 0;
+    if (!decimal(x->s, x->n, &neg, &u, &ovf))
+        return dc_ld_bad_value(c, x, "not a decimal integer");
+    if (is_unsigned && neg && (u || ovf))
+        return dc_ld_fail(c, x->line, "%s is negative", dc_ld_qs(c, 0, x->s, x->n, false));
+    if (ovf || (!is_unsigned && u > (uint64_t)INT64_MAX + !!neg))
+        return dc_ld_fail(c, x->line, "%s does not fit in %s", dc_ld_qs(c, 0, x->s, x->n, false),
+                          is_unsigned ? "an unsigned 64-bit integer" : "a 64-bit integer");
+    if (is_unsigned)
+        *out = dc_uint(u);
+    else
+        *out = dc_int(neg ? (int64_t)(0 - u) : (int64_t)u);
+    return DRACEL_OK;
 }
 
-static bool jv_value(jv *v);
-
-static bool jv_string(jv *v)
+/* {"double": X}: a JSON number (correctly rounded), or "NaN", "Infinity", "-Infinity". */
+static dracel_status dbl(ld *c, const tnode *x, dc_val *out)
 {
-    if (v->p >= v->end || *v->p != '"')
-        return false;
-    for (v->p++; v->p < v->end; v->p++) {
-        unsigned char ch = (unsigned char)*v->p;
-        if (ch == '"') {
-            v->p++;
-            return true;
-        }
-        if (ch < 0x20)
-            return false;
-        if (ch == '\\') {
-            if (++v->p >= v->end)
-                return false;
-            if (*v->p == 'u') {
-                /* as cJSON: a surrogate must be a high one followed by an escaped low one */
-                unsigned cp = 0;
-                for (int k = 0; k < 4; k++) {
-                    if (++v->p >= v->end || !strchr("0123456789abcdefABCDEF", *v->p))
-                        return false;
-                    cp = cp * 16 + (unsigned)(*v->p <= '9' ? *v->p - '0' : (*v->p | 0x20) - 'a' + 10);
-                }
-                if (cp >= 0xDC00 && cp <= 0xDFFF)
-                    return false;
-                if (cp >= 0xD800 && cp <= 0xDBFF) {
-                    unsigned lo = 0;
-                    if (v->end - v->p < 7 || v->p[1] != '\\' || v->p[2] != 'u')
-                        return false;
-                    v->p += 2;
-                    for (int k = 0; k < 4; k++) {
-                        if (!strchr("0123456789abcdefABCDEF", *++v->p))
-                            return false;
-                        lo = lo * 16 + (unsigned)(*v->p <= '9' ? *v->p - '0' : (*v->p | 0x20) - 'a' + 10);
-                    }
-                    if (lo < 0xDC00 || lo > 0xDFFF)
-                        return false;
-                }
-            } else if (!strchr("\"\\/bfnrt", *v->p)) {
-                return false;
-            }
-        }
+    if (x->t == T_STR) {
+        if (dc_ld_str_is(x, "NaN"))
+            *out = dc_double(NAN);
+        else if (dc_ld_str_is(x, "Infinity"))
+            *out = dc_double(INFINITY);
+        else if (dc_ld_str_is(x, "-Infinity"))
+            *out = dc_double(-INFINITY);
+        else
+            return dc_ld_bad_value(c, x, "a double is a number, \"NaN\", \"Infinity\" or "
+                                         "\"-Infinity\"");
+        return DRACEL_OK;
     }
-    return false;
+    if (x->t != T_INT && x->t != T_FLOAT)
+        return dc_ld_fail(c, x->line, "must be a number, \"NaN\", \"Infinity\" or \"-Infinity\", "
+                          "not %s", dc_ld_tname(x));
+    char buf[72]; /* the scan caps JSON numbers at 63 characters */
+    size_t n = x->n < sizeof buf - 1 ? x->n : sizeof buf - 1;
+    memcpy(buf, x->s, n);
+    buf[n] = '\0';
+    double d = strtod(buf, NULL);
+    if (isinf(d))
+        return dc_ld_fail(c, x->line, "%s is out of the range of a double (\"Infinity\" is one)",
+                          dc_ld_qs(c, 0, x->s, x->n, false));
+    *out = dc_double(d);
+    return DRACEL_OK;
 }
 
-static bool jv_value(jv *v)
-{
-    jv_ws(v);
-    if (v->p >= v->end)
-        return false;
-    switch (*v->p) {
-    case '{':
-    case '[': {
-        char close = *v->p == '{' ? '}' : ']';
-        bool obj = close == '}';
-        v->p++;
-        jv_ws(v);
-        if (v->p < v->end && *v->p == close) {
-            v->p++;
-            return true;
-        }
-        for (;;) {
-            if (obj) {
-                jv_ws(v);
-                if (!jv_string(v))
-                    return false;
-                jv_ws(v);
-                if (v->p >= v->end || *v->p++ != ':')
-                    return false;
-            }
-            if (!jv_value(v))
-                return false;
-            jv_ws(v);
-            if (v->p >= v->end)
-                return false;
-            if (*v->p == close) {
-                v->p++;
-                return true;
-            }
-            if (*v->p++ != ',')
-                return false;
-        }
-    }
-    case '"': return jv_string(v);
-    case 't': return jv_lit(v, "true");
-    case 'f': return jv_lit(v, "false");
-    case 'n': return jv_lit(v, "null");
-    default:
-        if (*v->p == '-')
-            v->p++;
-        if (v->p < v->end && *v->p == '0')
-            v->p++;
-        else if (!jv_digits(v))
-            return false;
-        if (v->p < v->end && *v->p == '.') {
-            v->p++;
-            if (!jv_digits(v))
-                return false;
-        }
-        if (v->p < v->end && (*v->p == 'e' || *v->p == 'E')) {
-            v->p++;
-            if (v->p < v->end && (*v->p == '+' || *v->p == '-'))
-                v->p++;
-            if (!jv_digits(v))
-                return false;
-        }
-        return true;
-    }
-}
-
-static bool json_valid(const char *text, size_t len)
-{
-    jv v = {text, text + len};
-    if (!jv_value(&v))
-        return false;
-    jv_ws(&v);
-    return v.p == v.end;
-}
-
-/* Parse JSON text of length len, rejecting trailing garbage. cJSON's "require NUL-terminated"
- * check reads the byte after the value within the given length, so the length passed must
- * include a NUL: the text is copied with one (the input need not be NUL-terminated). Nesting is
- * bounded before parsing. */
-static cJSON *parse_json(dc_ectx *c, const char *text, size_t len, char *err, size_t cap)
-{
-    int depth = 0, max = 0;
-    bool in_str = false;
-    for (size_t i = 0; i < len; i++) {
-        char ch = text[i];
-        if (in_str) {
-            if (ch == '\\')
-                i++;
-            else if (ch == '"')
-                in_str = false;
-        } else if (ch == '"') {
-            in_str = true;
-        } else if (ch == '[' || ch == '{') {
-            if (++depth > max)
-                max = depth;
-        } else if (ch == ']' || ch == '}') {
-            depth--;
-        }
-    }
-    if (max > 2 * MAX_DEPTH) {
-        snprintf(err, cap, "JSON nested deeper than %d", 2 * MAX_DEPTH);
-        return NULL;
-    }
-    char *copy = malloc(len + 1);
-    if (!copy) {
-        c->oom = true;
-        snprintf(err, cap, "out of memory");
-        return NULL;
-    }
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithLengthOpts(copy, len + 1, &end, 1);
-    if (!j && memchr(text, '\0', len) == NULL && json_valid(text, len)) {
-        c->oom = true; /* valid JSON that cJSON could not build */
-        snprintf(err, cap, "out of memory");
-    } else if (!j) {
-        snprintf(err, cap, "invalid JSON near byte %zu", end ? (size_t)(end - copy) : (size_t)0);
-    }
-    free(copy);
-    return j;
-}
-
-static const char *dup_keys(const cJSON *obj)
-{
-    for (const cJSON *a = obj->child; a; a = a->next)
-        for (const cJSON *b = a->next; b; b = b->next)
-            if (a->string && b->string && strcmp(a->string, b->string) == 0)
-                return a->string;
-    return NULL;
-}
-
-static dc_str *jstr(dc_ectx *c, const char *s)
-{
-    return dc_str_new(c, s, strlen(s));
-}
-
-static const char *parse_int(const cJSON *x, bool is_unsigned, dc_val *out, char *err, size_t cap)
-{
-    if (cJSON_IsString(x)) {
-        const char *s = x->valuestring;
-        char *end;
-        errno = 0;
-        if (!*s || (is_unsigned && *s == '-') || *s == ' ' || *s == '+')
-            goto bad;
-        if (is_unsigned) {
-            unsigned long long v = strtoull(s, &end, 10);
-            if (errno || *end)
-                goto bad;
-            *out = dc_uint(v);
-        } else {
-            long long v = strtoll(s, &end, 10);
-            if (errno || *end)
-                goto bad;
-            *out = dc_int(v);
-        }
-        return NULL;
-    }
-    if (cJSON_IsNumber(x)) {
-        double d = x->valuedouble;
-        if (d != trunc(d) || fabs(d) > 9007199254740992.0 || (is_unsigned && d < 0))
-            goto bad;
-        *out = is_unsigned ? dc_uint((uint64_t)d) : dc_int((int64_t)d);
-        return NULL;
-    }
-bad:
-    snprintf(err, cap, "%s must be an exact %s (a JSON string of digits for values beyond 2^53)",
-             is_unsigned ? "uint" : "int", is_unsigned ? "uint64" : "int64");
-    return err;
-}
+/* ---- Typed JSON */
 
 static int b64val(int ch)
 {
@@ -277,23 +118,18 @@ static int b64val(int ch)
     return -1;
 }
 
-static const char *parse_bytes(dc_ectx *c, const char *s, dc_val *out, char *err, size_t cap)
+static dracel_status bytes(ld *c, dc_ectx *e, const tnode *x, dc_val *out)
 {
-    size_t n = strlen(s);
-    dc_str *b = dc_str_alloc(c, n / 4 * 3 + 3);
+    dc_str *b = dc_str_alloc(e, x->n / 4 * 3 + 3);
     if (!b)
-        return "out of memory";
+        return dc_ld_oom(c);
     uint32_t acc = 0;
     int bits = 0;
     size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '=')
-            break;
-        int v = b64val((unsigned char)s[i]);
-        if (v < 0) {
-            snprintf(err, cap, "bytes must be base64");
-            return err;
-        }
+    for (size_t i = 0; i < x->n && x->s[i] != '='; i++) {
+        int v = b64val((unsigned char)x->s[i]);
+        if (v < 0)
+            return dc_ld_bad_value(c, x, "not base64");
         acc = (acc << 6) | (uint32_t)v;
         bits += 6;
         if (bits >= 8) {
@@ -304,143 +140,382 @@ static const char *parse_bytes(dc_ectx *c, const char *s, dc_val *out, char *err
     b->len = (uint32_t)k;
     b->data[k] = '\0';
     *out = dc_bytesval(b);
-    return NULL;
+    return DRACEL_OK;
 }
 
-static const char *typed(dc_ectx *c, const cJSON *j, dc_val *out, int depth, char *err, size_t cap)
+static dracel_status text_value(ld *c, dc_ectx *e, const char *k, const tnode *x, dc_val *out)
 {
-    if (depth > MAX_DEPTH) {
-        snprintf(err, cap, "value nested deeper than %d", MAX_DEPTH);
-        return err;
-    }
-    if (!cJSON_IsObject(j) || !j->child || j->child->next) {
-        snprintf(err, cap, "a typed value is an object with one key, like {\"int\":\"4\"}");
-        return err;
-    }
-    const cJSON *x = j->child;
-    const char *k = x->string;
-    if (strcmp(k, "int") == 0 || strcmp(k, "uint") == 0)
-        return parse_int(x, k[0] == 'u', out, err, cap);
-    if (strcmp(k, "double") == 0) {
-        if (cJSON_IsNumber(x)) {
-            *out = dc_double(x->valuedouble);
-            return NULL;
-        }
-        if (cJSON_IsString(x)) {
-            const char *s = x->valuestring;
-            if (strcmp(s, "NaN") == 0) { *out = dc_double(NAN); return NULL; }
-            if (strcmp(s, "Infinity") == 0) { *out = dc_double(INFINITY); return NULL; }
-            if (strcmp(s, "-Infinity") == 0) { *out = dc_double(-INFINITY); return NULL; }
-        }
-        snprintf(err, cap, "double must be a number, \"NaN\", \"Infinity\" or \"-Infinity\"");
-        return err;
-    }
-    if (strcmp(k, "string") == 0 && cJSON_IsString(x)) {
-        dc_str *s = jstr(c, x->valuestring);
+    if (k[0] == 's' && k[1] == 't') { /* string */
+        dc_str *s = dc_str_new(e, x->s, x->n);
         if (!s)
-            return "out of memory";
+            return dc_ld_oom(c);
         *out = dc_strval(s);
-        return NULL;
+        return DRACEL_OK;
     }
-    if (strcmp(k, "bytes") == 0 && cJSON_IsString(x))
-        return parse_bytes(c, x->valuestring, out, err, cap);
-    if (strcmp(k, "bool") == 0 && cJSON_IsBool(x)) {
-        *out = dc_bool(cJSON_IsTrue(x));
-        return NULL;
-    }
-    if (strcmp(k, "null") == 0 && cJSON_IsNull(x)) {
-        *out = dc_null();
-        return NULL;
-    }
-    if (strcmp(k, "list") == 0 && cJSON_IsArray(x)) {
-        int n = cJSON_GetArraySize(x);
-        dc_list *l = dc_list_new(c, (uint32_t)n);
-        if (!l)
-            return "out of memory";
-        int i = 0;
-        for (const cJSON *e = x->child; e; e = e->next, i++) {
-            const char *m = typed(c, e, &l->v[i], depth + 1, err, cap);
-            if (m)
-                return m;
-        }
-        *out = dc_listval(l);
-        return NULL;
-    }
-    if (strcmp(k, "map") == 0 && cJSON_IsArray(x)) {
-        int n = cJSON_GetArraySize(x);
-        dc_val *keys = dc_ealloc(c, (size_t)(n ? n : 1) * sizeof *keys);
-        dc_val *vals = dc_ealloc(c, (size_t)(n ? n : 1) * sizeof *vals);
-        if (!keys || !vals)
-            return "out of memory";
-        int i = 0;
-        for (const cJSON *e = x->child; e; e = e->next, i++) {
-            if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2) {
-                snprintf(err, cap, "a map entry is a pair [KEY, VALUE]");
-                return err;
-            }
-            const char *m = typed(c, e->child, &keys[i], depth + 1, err, cap);
-            if (!m)
-                m = typed(c, e->child->next, &vals[i], depth + 1, err, cap);
-            if (m)
-                return m;
-        }
-        dc_val mv = dc_map_build(c, keys, vals, (uint32_t)n);
-        if (mv.k == DC_K_ERROR) {
-            snprintf(err, cap, "map: %s", mv.u.e->msg);
-            return err;
-        }
-        *out = mv;
-        return NULL;
-    }
-    if (strcmp(k, "quantity") == 0 && cJSON_IsString(x)) {
+    if (k[0] == 'b')
+        return bytes(c, e, x, out);
+    if (k[0] == 'q') {
         dc_qty q;
-        const char *m = dc_qty_parse(x->valuestring, strlen(x->valuestring), &q);
-        if (m) {
-            snprintf(err, cap, "quantity: %s", m);
-            return err;
-        }
-        dc_qtyobj *o = dc_ealloc(c, sizeof *o);
-        if (!o || !(o->text = jstr(c, x->valuestring)))
-            return "out of memory";
+        const char *why = dc_qty_parse(x->s, x->n, &q);
+        if (why)
+            return dc_ld_bad_value(c, x, why);
+        dc_qtyobj *o = dc_ealloc(e, sizeof *o);
+        if (!o || !(o->text = dc_str_new(e, x->s, x->n)))
+            return dc_ld_oom(c);
         o->q = q;
         out->k = DC_K_QUANTITY;
         out->u.q = o;
-        return NULL;
+        return DRACEL_OK;
     }
-    if (strcmp(k, "semver") == 0 && cJSON_IsString(x)) {
-        dc_val v = dc_semver_value(c, x->valuestring, strlen(x->valuestring), false);
-        if (v.k == DC_K_ERROR) {
-            snprintf(err, cap, "semver: %s", v.u.e->msg);
-            return err;
-        }
-        *out = v;
-        return NULL;
-    }
-    if (strcmp(k, "optional") == 0) {
-        if (cJSON_IsNull(x)) {
-            *out = dc_optional_none();
-            return NULL;
-        }
-        dc_val inner;
-        const char *m = typed(c, x, &inner, depth + 1, err, cap);
-        if (m)
-            return m;
-        *out = dc_optional(c, inner);
-        return out->k == DC_K_ERROR ? "out of memory" : NULL;
-    }
-    snprintf(err, cap, "unknown or malformed typed value '%s'", k);
-    return err;
+    dc_val v = dc_semver_value(e, x->s, x->n, false);
+    if (v.k == DC_K_ERROR)
+        return e->oom ? dc_ld_oom(c) : dc_ld_bad_value(c, x, v.u.e->msg);
+    *out = v;
+    return DRACEL_OK;
 }
 
-const char *dc_json_typed(dc_ectx *c, const char *text, size_t len, dc_val *out, char *err,
-                          size_t cap)
+static dracel_status typed(ld *c, dc_ectx *e, const tnode *j, dc_val *out, int depth);
+
+static dracel_status list(ld *c, dc_ectx *e, const tnode *x, dc_val *out, int depth)
 {
-    cJSON *j = parse_json(c, text, len, err, cap);
-    if (!j)
-        return err;
-    const char *m = typed(c, j, out, 0, err, cap);
-    cJSON_Delete(j);
-    return m;
+    dc_list *l = dc_list_new(e, x->n);
+    if (!l)
+        return dc_ld_oom(c);
+    for (uint32_t i = 0; i < x->n; i++) {
+        pi(c, i);
+        DC_TRY(typed(c, e, &x->kids[i].v, &l->v[i], depth + 1));
+        pp(c);
+    }
+    *out = dc_listval(l);
+    return DRACEL_OK;
+}
+
+static dracel_status map(ld *c, dc_ectx *e, const tnode *x, dc_val *out, int depth)
+{
+    uint32_t n = x->n;
+    dc_val *keys = dc_ealloc(e, (n ? n : 1) * sizeof *keys);
+    dc_val *vals = dc_ealloc(e, (n ? n : 1) * sizeof *vals);
+    if (!keys || !vals)
+        return dc_ld_oom(c);
+    for (uint32_t i = 0; i < n; i++) {
+        const tnode *pair = &x->kids[i].v;
+        pi(c, i);
+        if (pair->t != T_SEQ || pair->n != 2)
+            return dc_ld_fail(c, pair->line, "a map entry is a pair [KEY, VALUE]");
+        pi(c, 0);
+        DC_TRY(typed(c, e, &pair->kids[0].v, &keys[i], depth + 1));
+        pp(c);
+        pi(c, 1);
+        DC_TRY(typed(c, e, &pair->kids[1].v, &vals[i], depth + 1));
+        pp(c);
+        pp(c);
+    }
+    dc_val mv = dc_map_build(e, keys, vals, n);
+    if (mv.k == DC_K_ERROR)
+        return e->oom ? dc_ld_oom(c) : dc_ld_fail(c, x->line, "%s", mv.u.e->msg);
+    *out = mv;
+    return DRACEL_OK;
+}
+
+/* One typed value: an object with one key naming the type, e.g. {"int":"4"}. */
+static dracel_status typed(ld *c, dc_ectx *e, const tnode *j, dc_val *out, int depth)
+{
+    if (depth > MAX_DEPTH)
+        return dc_ld_fail(c, j->line, "typed values nested deeper than %d", MAX_DEPTH);
+    if (j->t != T_MAP || j->n != 1)
+        return dc_ld_fail(c, j->line, "a typed value is an object with one key, like "
+                                      "{\"int\":\"4\"}, not %s",
+                          j->t == T_MAP ? j->n ? "an object with several keys" : "{}"
+                                        : dc_ld_tname(j));
+    const char *k = j->kids[0].k;
+    const tnode *x = &j->kids[0].v;
+    dracel_status st;
+    pf(c, k);
+    if (strcmp(k, "int") == 0 || strcmp(k, "uint") == 0) {
+        st = integer(c, x, k[0] == 'u', out);
+    } else if (strcmp(k, "double") == 0) {
+        st = dbl(c, x, out);
+    } else if (strcmp(k, "bool") == 0) {
+        st = dc_ld_want(c, x, T_BOOL);
+        *out = dc_bool(x->b);
+    } else if (strcmp(k, "null") == 0) {
+        st = x->t == T_NULL ? DRACEL_OK
+                            : dc_ld_fail(c, x->line, "must be null, not %s", dc_ld_tname(x));
+        *out = dc_null();
+    } else if (strcmp(k, "list") == 0) {
+        st = dc_ld_want(c, x, T_SEQ);
+        if (st == DRACEL_OK)
+            st = list(c, e, x, out, depth);
+    } else if (strcmp(k, "map") == 0) {
+        st = dc_ld_want(c, x, T_SEQ);
+        if (st == DRACEL_OK)
+            st = map(c, e, x, out, depth);
+    } else if (strcmp(k, "optional") == 0) {
+        if (x->t == T_NULL) {
+            *out = dc_optional_none();
+            st = DRACEL_OK;
+        } else {
+            dc_val inner;
+            st = typed(c, e, x, &inner, depth + 1);
+            if (st == DRACEL_OK) {
+                *out = dc_optional(e, inner);
+                if (out->k == DC_K_ERROR)
+                    st = dc_ld_oom(c);
+            }
+        }
+    } else if (strcmp(k, "string") == 0 || strcmp(k, "bytes") == 0 ||
+               strcmp(k, "quantity") == 0 || strcmp(k, "semver") == 0) {
+        st = dc_ld_want(c, x, T_STR);
+        if (st == DRACEL_OK)
+            st = text_value(c, e, k, x, out);
+    } else {
+        pp(c);
+        return dc_ld_fail(c, j->kids[0].kline, "unknown type %s (int, uint, double, string, bytes, "
+                          "bool, null, list, map, quantity, semver or optional)",
+                          dc_ld_qs(c, 0, k, j->kids[0].klen, true));
+    }
+    if (st == DRACEL_OK)
+        pp(c);
+    return st;
+}
+
+/* ---- A DRA device */
+
+/* Domain maps (domain -> id -> value) of a device's attributes or capacities, domains in order
+ * of first appearance, hidden bare names left out. At most 32 entries (the loader's limit). */
+typedef struct grouping {
+    dc_val dkeys[32];
+    uint32_t ndom, n;
+    uint32_t dom[32];
+    dc_val ids[32], vals[32];
+} grouping;
+
+static bool group_put(dc_ectx *e, grouping *g, const char *name, const char *driver, dc_val v)
+{
+    const char *slash = strchr(name, '/');
+    const char *dom = slash ? name : driver, *id = slash ? slash + 1 : name;
+    size_t dn = slash ? (size_t)(slash - name) : strlen(driver);
+    uint32_t d = 0;
+    while (d < g->ndom &&
+           !(g->dkeys[d].u.s->len == dn && memcmp(g->dkeys[d].u.s->data, dom, dn) == 0))
+        d++;
+    if (d == g->ndom) {
+        dc_str *ds = dc_str_new(e, dom, dn);
+        if (!ds)
+            return false;
+        g->dkeys[g->ndom++] = dc_strval(ds);
+    }
+    dc_str *is = dc_str_new(e, id, strlen(id));
+    if (!is)
+        return false;
+    g->dom[g->n] = d;
+    g->ids[g->n] = dc_strval(is);
+    g->vals[g->n++] = v;
+    return true;
+}
+
+/* The outer map (domains that are missing read as empty maps). The inner maps are built by hand
+ * so that an error value (a bad version) stays inside as the value of its id. */
+static bool group_map(dc_ectx *e, const grouping *g, dc_val *out)
+{
+    dc_val inner[32];
+    for (uint32_t d = 0; d < g->ndom; d++) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < g->n; i++)
+            n += g->dom[i] == d;
+        dc_map *m = dc_ealloc(e, sizeof *m);
+        dc_val *mk = dc_ealloc(e, n * sizeof *mk), *mv = dc_ealloc(e, n * sizeof *mv);
+        if (!m || !mk || !mv)
+            return false;
+        for (uint32_t i = 0, k = 0; i < g->n; i++)
+            if (g->dom[i] == d) {
+                mk[k] = g->ids[i];
+                mv[k++] = g->vals[i];
+            }
+        memset(m, 0, sizeof *m);
+        m->n = n;
+        m->keys = mk;
+        m->vals = mv;
+        inner[d] = dc_mapval(m);
+    }
+    dc_val v = dc_map_build(e, g->dkeys, inner, g->ndom);
+    if (v.k == DC_K_ERROR)
+        return false;
+    ((dc_map *)v.u.m)->flags |= DC_MAPF_MISSING_EMPTY;
+    *out = v;
+    return true;
+}
+
+/* What `device` reads: {driver, attributes, capacity, allowMultipleAllocations}, or the error
+ * of a device Kubernetes cannot present to CEL (a version attribute that is not semver: every
+ * attribute is converted before a selector runs, hidden ones too). false on ENOMEM. */
+static bool device_value(dc_ectx *e, const dc_device_in *d, const char *driver, dc_val *out)
+{
+    grouping gr, *g = &gr;
+    g->ndom = g->n = 0;
+    dc_val attrs, caps, bad = dc_null();
+    for (uint32_t k = 0; k < d->nattrs; k++) {
+        const dc_attr_in *a = &d->attrs[k];
+        dc_val v;
+        switch (a->kind) {
+        case DC_ATTR_INT: v = dc_int(a->i); break;
+        case DC_ATTR_BOOL: v = dc_bool(a->b); break;
+        case DC_ATTR_STRING: {
+            dc_str *s = dc_str_new(e, a->s, a->slen);
+            if (!s)
+                return false;
+            v = dc_strval(s);
+            break;
+        }
+        default:
+            v = dc_semver_value(e, a->s, a->slen, false);
+            if (v.k == DC_K_ERROR) {
+                if (e->oom)
+                    return false;
+                v = dc_error(e, "parse semantic version: %s", v.u.e->msg);
+                if (v.k == DC_K_ERROR && bad.k != DC_K_ERROR)
+                    bad = dc_error(e, "attribute %s: %s", a->name, v.u.e->msg);
+                if (e->oom)
+                    return false;
+            }
+            break;
+        }
+        if (!dc_device_attr_hidden(d, k, driver) && !group_put(e, g, a->name, driver, v))
+            return false;
+    }
+    if (!group_map(e, g, &attrs))
+        return false;
+    g->ndom = g->n = 0;
+    for (uint32_t k = 0; k < d->ncaps; k++) {
+        if (dc_device_cap_hidden(d, k, driver))
+            continue;
+        const char *q = d->caps[k].value;
+        dc_qtyobj *o = dc_ealloc(e, sizeof *o);
+        if (!o || !(o->text = dc_str_new(e, q, strlen(q))))
+            return false;
+        if (dc_qty_parse(q, strlen(q), &o->q))
+            return false; /* the loader validated it */
+        dc_val v;
+        v.k = DC_K_QUANTITY;
+        v.u.q = o;
+        if (!group_put(e, g, d->caps[k].name, driver, v))
+            return false;
+    }
+    if (!group_map(e, g, &caps))
+        return false;
+    if (bad.k == DC_K_ERROR) {
+        ((dc_err *)bad.u.e)->flags |= DC_ERRF_DEVICE;
+        *out = bad;
+        return true;
+    }
+    static const char *const K[4] = {"driver", "attributes", "capacity",
+                                      "allowMultipleAllocations"};
+    dc_val keys[4], vals[4];
+    for (int i = 0; i < 4; i++) {
+        dc_str *s = dc_str_new(e, K[i], strlen(K[i]));
+        if (!s)
+            return false;
+        keys[i] = dc_strval(s);
+    }
+    dc_str *dv = dc_str_new(e, driver, strlen(driver));
+    if (!dv)
+        return false;
+    vals[0] = dc_strval(dv);
+    vals[1] = attrs;
+    vals[2] = caps;
+    vals[3] = dc_bool(d->allow_multiple);
+    *out = dc_map_build(e, keys, vals, 4);
+    return out->k != DC_K_ERROR;
+}
+
+/* ---- Reading through the loader */
+
+typedef struct doc_ctx {
+    dc_ectx *e;
+    dc_val *out;
+    dc_device_in dev;
+    const char *driver;
+} doc_ctx;
+
+static dracel_status typed_doc(ld *c, const tnode *root)
+{
+    doc_ctx *x = c->doc_ctx;
+    return typed(c, x->e, root, x->out, 0);
+}
+
+static dracel_status device_doc(ld *c, const tnode *root)
+{
+    static const char *const F[] = {"driver"};
+    doc_ctx *x = c->doc_ctx;
+    const tent *f[1];
+    const tnode *v;
+    if (root->t != T_MAP)
+        return dc_ld_fail(c, root->line, "a device is a JSON object, not %s", dc_ld_tname(root));
+    /* Messages name the device when its name is valid. */
+    for (uint32_t i = 0; i < root->n; i++) {
+        const tent *k = &root->kids[i];
+        if (k->klen == 4 && memcmp(k->k, "name", 4) == 0 && k->v.t == T_STR &&
+            !dc_ld_label_err(k->v.s, k->v.n)) {
+            c->okind = "device";
+            c->oname = k->v.s;
+        }
+    }
+    DC_TRY(dc_ld_fields(c, root, F, 1, f));
+    pf(c, "driver");
+    DC_TRY(dc_ld_req_str(c, f[0], root->line, &v));
+    const char *why = dc_ld_driver_err(v->s, v->n);
+    if (why)
+        return dc_ld_bad_value(c, v, why);
+    DC_TRY(dc_ld_sdup(c, v->s, v->n, &x->driver));
+    pp(c);
+    DC_TRY(dc_ld_device_alone(c, root, &x->dev));
+    c->oname = NULL;
+    return DRACEL_OK;
+}
+
+/* Load text as one JSON document through fn. */
+static dracel_status load(dc_ectx *e, const char *text, size_t len, dc_ld_doc_fn fn, bool bare,
+                          doc_ctx *x, char *err, size_t cap)
+{
+    dc_slice_set set;
+    dc_slice_set_init(&set, e->arena.alloc);
+    dc_slices_limits lim;
+    dc_slices_limits_default(&lim);
+    lim.max_depth = 2 * MAX_DEPTH + 2; /* {"list":[...]} is two levels a typed level */
+    ld c;
+    dc_ld_init(&c, &set, &lim, err, cap);
+    c.json_only = true;
+    c.bare = bare;
+    c.per_doc = fn;
+    c.doc_ctx = x;
+    dracel_status st = dc_ld_load_buffer(&c, NULL, text, len);
+    if (st == DRACEL_OK && fn == device_doc && !device_value(e, &x->dev, x->driver, x->out))
+        st = dc_ld_oom(&c);
+    dc_ld_free(&c);
+    dc_slice_set_free(&set);
+    if (st == DRACEL_ENOMEM)
+        e->oom = true;
+    return st;
+}
+
+dracel_status dc_json_typed(dc_ectx *e, const char *text, size_t len, dc_val *out, char *err,
+                            size_t cap)
+{
+    doc_ctx x;
+    memset(&x, 0, sizeof x);
+    x.e = e;
+    x.out = out;
+    return load(e, text, len, typed_doc, true, &x, err, cap);
+}
+
+dracel_status dc_json_device(dc_ectx *e, const char *text, size_t len, dc_val *out, char *err,
+                             size_t cap)
+{
+    doc_ctx x;
+    memset(&x, 0, sizeof x);
+    x.e = e;
+    x.out = out;
+    return load(e, text, len, device_doc, false, &x, err, cap);
 }
 
 /* ---- Types of values (for --bind: the variable gets the type of its value). */
@@ -485,228 +560,3 @@ const dc_type *dc_val_static_type(dc_arena *a, dc_val v)
     }
 }
 
-/* ---- A DRA device. */
-
-/* Split a qualified name as Kubernetes does: unqualified names belong to the driver's domain. */
-static void split_name(const char *name, const char *driver, const char **dom, size_t *dn,
-                       const char **id)
-{
-    const char *slash = strchr(name, '/');
-    if (slash) {
-        *dom = name;
-        *dn = (size_t)(slash - name);
-        *id = slash + 1;
-    } else {
-        *dom = driver;
-        *dn = strlen(driver);
-        *id = name;
-    }
-}
-
-/* Group entries by domain: returns a map domain -> (map id -> value), missing domains empty. */
-typedef struct group_builder {
-    dc_val *dkeys;     /* domain strings */
-    dc_val **ids;      /* per domain: id keys */
-    dc_val **vals;
-    uint32_t *counts;
-    uint32_t ndom, cap;
-} group_builder;
-
-static const char *attr_value(dc_ectx *c, const cJSON *x, dc_val *out, char *err, size_t cap,
-                              const char *name)
-{
-    if (!cJSON_IsObject(x) || !x->child || x->child->next) {
-        snprintf(err, cap, "attribute %s: want one of {\"int\":..}, {\"bool\":..}, {\"string\":..}, {\"version\":..}", name);
-        return err;
-    }
-    const cJSON *v = x->child;
-    if (strcmp(v->string, "int") == 0) {
-        if (parse_int(v, false, out, err, cap)) {
-            snprintf(err, cap, "attribute %s: int must be an exact int64", name);
-            return err;
-        }
-        return NULL;
-    }
-    if (strcmp(v->string, "bool") == 0 && cJSON_IsBool(v)) {
-        *out = dc_bool(cJSON_IsTrue(v));
-        return NULL;
-    }
-    if (strcmp(v->string, "string") == 0 && cJSON_IsString(v)) {
-        dc_str *s = jstr(c, v->valuestring);
-        if (!s)
-            return "out of memory";
-        *out = dc_strval(s);
-        return NULL;
-    }
-    if (strcmp(v->string, "version") == 0 && cJSON_IsString(v)) {
-        /* A bad version is an evaluation error when the selector reads it (Kubernetes:
-         * "parse semantic version"). */
-        dc_val sv = dc_semver_value(c, v->valuestring, strlen(v->valuestring), false);
-        if (sv.k == DC_K_ERROR)
-            sv = dc_error(c, "parse semantic version: %s", sv.u.e->msg);
-        *out = sv;
-        return NULL;
-    }
-    snprintf(err, cap, "attribute %s: unsupported value '%s' (list-type attributes are not supported)",
-             name, v->string);
-    return err;
-}
-
-static const char *capacity_value(dc_ectx *c, const cJSON *x, dc_val *out, char *err, size_t cap,
-                                  const char *name)
-{
-    const cJSON *v = cJSON_IsObject(x) ? cJSON_GetObjectItemCaseSensitive(x, "value") : NULL;
-    if (!cJSON_IsString(v)) {
-        snprintf(err, cap, "capacity %s: want {\"value\": \"<quantity>\"}", name);
-        return err;
-    }
-    dc_qty q;
-    const char *m = dc_qty_parse(v->valuestring, strlen(v->valuestring), &q);
-    if (m) {
-        snprintf(err, cap, "capacity %s: %s", name, m);
-        return err;
-    }
-    dc_qtyobj *o = dc_ealloc(c, sizeof *o);
-    if (!o || !(o->text = jstr(c, v->valuestring)))
-        return "out of memory";
-    o->q = q;
-    out->k = DC_K_QUANTITY;
-    out->u.q = o;
-    return NULL;
-}
-
-/* Build domain -> id -> value from a JSON object of qualified names. */
-static const char *grouped(dc_ectx *c, const cJSON *obj, const char *driver, bool capacity,
-                           dc_val *out, char *err, size_t cap, dc_val *bad_attr)
-{
-    uint32_t n = 0;
-    if (obj) {
-        if (!cJSON_IsObject(obj)) {
-            snprintf(err, cap, "%s must be an object", capacity ? "capacity" : "attributes");
-            return err;
-        }
-        const char *d = dup_keys(obj);
-        if (d) {
-            snprintf(err, cap, "%s: duplicate key %s", capacity ? "capacity" : "attributes", d);
-            return err;
-        }
-        n = (uint32_t)cJSON_GetArraySize(obj);
-    }
-    if (n > 32) {
-        snprintf(err, cap, "%s: %u entries, more than Kubernetes allows (32)",
-                 capacity ? "capacity" : "attributes", n);
-        return err;
-    }
-    /* At most n domains; for each, collect its entries (n is small: quadratic is fine). */
-    dc_val dk[32], dv[32];
-    uint32_t nd = 0;
-    const cJSON *items[32];
-    uint32_t k = 0;
-    for (const cJSON *e = obj ? obj->child : NULL; e; e = e->next)
-        items[k++] = e;
-    bool used[32] = {false};
-    for (uint32_t i = 0; i < n; i++) {
-        if (used[i])
-            continue;
-        const char *dom, *id;
-        size_t dn;
-        split_name(items[i]->string, driver, &dom, &dn, &id);
-        dc_val ik[32], iv[32];
-        uint32_t ni = 0;
-        for (uint32_t j = i; j < n; j++) {
-            const char *dom2, *id2;
-            size_t dn2;
-            split_name(items[j]->string, driver, &dom2, &dn2, &id2);
-            if (used[j] || dn2 != dn || memcmp(dom, dom2, dn) != 0)
-                continue;
-            used[j] = true;
-            dc_str *ids = jstr(c, id2);
-            if (!ids)
-                return "out of memory";
-            ik[ni] = dc_strval(ids);
-            const char *m = capacity ? capacity_value(c, items[j], &iv[ni], err, cap, items[j]->string)
-                                     : attr_value(c, items[j], &iv[ni], err, cap, items[j]->string);
-            if (m)
-                return m;
-            if (iv[ni].k == DC_K_ERROR && bad_attr->k != DC_K_ERROR)
-                *bad_attr = dc_error(c, "attribute %s: %s", items[j]->string, iv[ni].u.e->msg);
-            ni++;
-        }
-        /* Attribute values may be error values (bad versions): build the map by hand so that
-         * the error stays inside as the value of that id. */
-        dc_map *m = dc_ealloc(c, sizeof *m);
-        dc_val *mk = dc_ealloc(c, ni * sizeof *mk), *mv = dc_ealloc(c, ni * sizeof *mv);
-        dc_str *ds = dc_str_new(c, dom, dn);
-        if (!m || !mk || !mv || !ds)
-            return "out of memory";
-        memcpy(mk, ik, ni * sizeof *mk);
-        memcpy(mv, iv, ni * sizeof *mv);
-        memset(m, 0, sizeof *m);
-        m->n = ni;
-        m->keys = mk;
-        m->vals = mv;
-        dk[nd] = dc_strval(ds);
-        dv[nd] = dc_mapval(m);
-        nd++;
-    }
-    dc_val g = dc_map_build(c, dk, dv, nd);
-    if (g.k == DC_K_ERROR)
-        return "out of memory";
-    ((dc_map *)g.u.m)->flags |= DC_MAPF_MISSING_EMPTY;
-    *out = g;
-    return NULL;
-}
-
-const char *dc_json_device(dc_ectx *c, const char *text, size_t len, dc_val *out, char *err,
-                           size_t cap)
-{
-    cJSON *j = parse_json(c, text, len, err, cap);
-    if (!j)
-        return err;
-    const char *m = NULL;
-    const char *d = cJSON_IsObject(j) ? dup_keys(j) : NULL;
-    const cJSON *driver = cJSON_GetObjectItemCaseSensitive(j, "driver");
-    const cJSON *multi = cJSON_GetObjectItemCaseSensitive(j, "allowMultipleAllocations");
-    dc_val keys[4], vals[4];
-    if (!cJSON_IsObject(j)) {
-        m = "a device is a JSON object";
-    } else if (d) {
-        snprintf(err, cap, "duplicate key %s", d);
-        m = err;
-    } else if (!cJSON_IsString(driver) || !*driver->valuestring) {
-        m = "a device needs \"driver\": the name of its driver";
-    } else if (multi && !cJSON_IsBool(multi)) {
-        m = "allowMultipleAllocations must be a bool";
-    } else {
-        dc_str *k0 = jstr(c, "driver"), *k1 = jstr(c, "attributes"), *k2 = jstr(c, "capacity"),
-               *k3 = jstr(c, "allowMultipleAllocations"), *dv = jstr(c, driver->valuestring);
-        if (!k0 || !k1 || !k2 || !k3 || !dv) {
-            m = "out of memory";
-        } else {
-            keys[0] = dc_strval(k0);
-            vals[0] = dc_strval(dv);
-            keys[1] = dc_strval(k1);
-            keys[2] = dc_strval(k2);
-            keys[3] = dc_strval(k3);
-            vals[3] = dc_bool(multi && cJSON_IsTrue(multi));
-            dc_val bad = dc_null();
-            m = grouped(c, cJSON_GetObjectItemCaseSensitive(j, "attributes"), driver->valuestring,
-                        false, &vals[1], err, cap, &bad);
-            if (!m)
-                m = grouped(c, cJSON_GetObjectItemCaseSensitive(j, "capacity"), driver->valuestring,
-                            true, &vals[2], err, cap, &bad);
-            if (!m && bad.k == DC_K_ERROR) {
-                /* Kubernetes converts every attribute before it evaluates a selector: a bad
-                 * version fails the evaluation of any selector on this device. */
-                ((dc_err *)bad.u.e)->flags |= DC_ERRF_DEVICE;
-                *out = bad;
-            } else if (!m) {
-                *out = dc_map_build(c, keys, vals, 4);
-                if (out->k == DC_K_ERROR)
-                    m = "out of memory";
-            }
-        }
-    }
-    cJSON_Delete(j);
-    return m;
-}

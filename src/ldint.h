@@ -1,7 +1,8 @@
 /*
  * ldint.h: the insides of the object loader of src/slices.c, shared with src/objects.c (which
- * decodes the kinds other than ResourceSlice and the scenario of `dra-celc allocate`). Not for
- * any other file: the public interfaces are slices.h and claims.h.
+ * decodes the kinds other than ResourceSlice and the scenario of `dra-celc allocate`) and
+ * src/json_val.c (one device and typed JSON values, read with the same parser and rules). Not
+ * for any other file: the public interfaces are slices.h, claims.h and jsonval.h.
  *
  * One tree (tnode/tent) holds a parsed document of either format, with a line for every value
  * and key. Decoders walk it, keep the field path of what they look at in ld.path (pf/pi/pk/pp),
@@ -9,7 +10,7 @@
  * (KIND NAME while ld.oname is set, the path while it is not empty). Everything a decoder keeps
  * is copied into the set's arena (dc_ld_sdup, dc_ld_szalloc); the tree goes with the document.
  *
- * Change with: src/slices.c, src/objects.c.
+ * Change with: src/slices.c, src/objects.c, src/json_val.c.
  */
 #ifndef DC_LDINT_H
 #define DC_LDINT_H
@@ -90,6 +91,9 @@ struct ld {
     unsigned kinds;
     dc_ld_doc_fn per_doc;
     void *doc_ctx;
+    /* json_only: the text is JSON whatever it starts with. bare: messages without the
+     * "FILE:LINE: " prefix (a value given on a command line). */
+    bool json_only, bare;
     /* YAML builder */
     tent *scr;
     size_t nscr, capscr;
@@ -180,6 +184,10 @@ const char *dc_ld_label_value_err(const char *s, size_t n); /* label value */
 dracel_status dc_ld_api_version(ld *c, const tnode *av) DC_WUR;
 /* Decode a ResourceSlice (obj: the object; meta, spec: its fields, NULL when absent). */
 dracel_status dc_ld_slice(ld *c, const tnode *obj, const tent *meta, const tent *spec) DC_WUR;
+/* Decode one device on its own (`eval --device`): an entry of spec.devices, validated as the
+ * slice loader validates one, except that `name` may be absent and the node fields
+ * (nodeName, nodeSelector, allNodes: per-device node selection) are checked when present. */
+dracel_status dc_ld_device_alone(ld *c, const tnode *m, dc_device_in *d) DC_WUR;
 
 /* ---- Of src/objects.c */
 

@@ -60,8 +60,9 @@ dc_val dc_lib_buf_string(dc_ectx *c, dc_buf *b);
 
 /* Go's strconv.ParseFloat(s, 64) with cel-go's acceptance rule: false on a syntax error or on
  * overflow (a finite literal out of range); "inf", "infinity", "nan" in any case are
- * accepted. */
-bool dc_lib_parse_double(const char *s, size_t n, double *out);
+ * accepted. A text of 128 bytes or more is copied into c's arena (c may be NULL for shorter
+ * ones); false with c->oom set when that fails. */
+bool dc_lib_parse_double(dc_ectx *c, const char *s, size_t n, double *out);
 /* Go's fmt %g of a float64 (strconv 'g', shortest): "1e-07", "1e+20", "+Inf", "-0", "NaN".
  * out needs 32 bytes; returns the length. */
 size_t dc_lib_format_double(double d, char out[32]);

@@ -189,7 +189,7 @@ static bool parse_special(const char *s, size_t n, double *out)
     return false;
 }
 
-bool dc_lib_parse_double(const char *s, size_t n, double *out)
+bool dc_lib_parse_double(dc_ectx *c, const char *s, size_t n, double *out)
 {
     if (parse_special(s, n, out))
         return true;
@@ -240,7 +240,7 @@ bool dc_lib_parse_double(const char *s, size_t n, double *out)
         return false;
     /* The syntax is Go's; the value is the correctly rounded one, as strtod computes it. */
     char small[128];
-    char *buf = n < sizeof small ? small : malloc(n + 1);
+    char *buf = n < sizeof small ? small : c ? dc_ealloc(c, n + 1) : NULL;
     if (!buf)
         return false;
     size_t k = 0;
@@ -249,8 +249,6 @@ bool dc_lib_parse_double(const char *s, size_t n, double *out)
             buf[k++] = s[j];
     buf[k] = '\0';
     double v = strtod(buf, NULL);
-    if (buf != small)
-        free(buf);
     if (isinf(v))
         return false; /* overflow: ErrRange */
     *out = v;
@@ -444,8 +442,8 @@ static dc_val fn_double(dc_ectx *c, const dc_val *a, uint32_t n)
         return dc_double((double)a[0].u.u);
     case DC_K_STRING: {
         double v;
-        if (!dc_lib_parse_double(a[0].u.s->data, a[0].u.s->len, &v))
-            return conv_error(c, "string", "double");
+        if (!dc_lib_parse_double(c, a[0].u.s->data, a[0].u.s->len, &v))
+            return c->oom ? dc_oom(c) : conv_error(c, "string", "double");
         return dc_double(v);
     }
     default:

@@ -1129,7 +1129,7 @@ static bool float_arg(dc_val v, double *out)
         if ((s->len == 3 && !memcmp(s->data, "NaN", 3)) ||
             (s->len == 8 && !memcmp(s->data, "Infinity", 8)) ||
             (s->len == 9 && !memcmp(s->data, "-Infinity", 9)))
-            return dc_lib_parse_double(s->data, s->len, out);
+            return dc_lib_parse_double(NULL, s->data, s->len, out);
     }
     return false;
 }

@@ -137,7 +137,7 @@ static dracel_status labels(ld *c, const tent *e, dc_label_in **out, uint32_t *n
         pp(c);
         ord[i] = (klabel){x, i};
     }
-    qsort(ord, m->n, sizeof *ord, cmp_klabel);
+    dc_sort(ord, m->n, sizeof *ord, cmp_klabel);
     /* The duplicate reported is the second occurrence that comes first in the document. */
     uint32_t dup = UINT32_MAX;
     for (uint32_t i = 1; i < m->n; i++)

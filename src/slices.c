@@ -14,6 +14,8 @@
  *     sigs.k8s.io/yaml (goyaml.v2, YAML 1.1) does: yes/no/on/off/y/n/true/false are booleans,
  *     ~/null/empty are null, 0x/0o/0b/leading-0 integers, '_' separators, YAML-style floats.
  *     Aliases are rejected (no expansion, hence no billion laughs).
+ * src/json_val.c reads one device (`eval --device`, dc_ld_device_alone) and typed JSON values
+ * (`--bind`) with the same scan, tree and rules, through ldint.h (json_only, bare messages).
  * src/objects.c (claims.h) shares the tree, the loader state and the helpers through ldint.h:
  * when dc_objects_load asked for them, objects of the other kinds (DeviceClass, ResourceClaim,
  * ResourceClaimTemplate, Node) go to its dc_ld_object, and a scenario replaces the dispatch by
@@ -38,11 +40,14 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "quantity.h"
@@ -142,10 +147,12 @@ static dracel_status vfail(ld *c, uint32_t line, const char *fmt, va_list ap)
     if (!c->err || c->errcap == 0)
         return DRACEL_EINPUT;
     size_t pos = 0;
-    put(c, &pos, "%s", c->file ? c->file : "<input>");
-    if (line)
-        put(c, &pos, ":%u", (unsigned)line);
-    put(c, &pos, ": ");
+    if (!c->bare) {
+        put(c, &pos, "%s", c->file ? c->file : "<input>");
+        if (line)
+            put(c, &pos, ":%u", (unsigned)line);
+        put(c, &pos, ": ");
+    }
     if (c->oname)
         put(c, &pos, "%s %s: ", c->okind, c->oname);
     if (c->np) {
@@ -1300,7 +1307,11 @@ static dracel_status taints(ld *c, const tent *e, dc_device_in *d)
 enum { D_NAME, D_ATTRS, D_CAPS, D_CONSUMES, D_NODENAME, D_NODESEL, D_ALLNODES, D_TAINTS,
        D_MULTI, D_BASIC, D_N };
 
-static dracel_status device(ld *c, const tnode *m, bool per_device, dc_device_in *d)
+/* How a device is read: an entry of a slice (with or without per-device node selection), or
+ * one device on its own (dc_ld_device_alone). */
+enum { DEV_SLICE, DEV_SLICE_PER_DEVICE, DEV_ALONE };
+
+static dracel_status device(ld *c, const tnode *m, int mode, dc_device_in *d)
 {
     static const char *const DF[D_N] = {"name",     "attributes",   "capacity",
                                         "consumesCounters", "nodeName", "nodeSelector",
@@ -1311,13 +1322,15 @@ static dracel_status device(ld *c, const tnode *m, bool per_device, dc_device_in
     DC_TRY(fields(c, m, DF, D_N, f));
     d->line = m->line;
     const tnode *v;
-    pf(c, "name");
-    DC_TRY(req_str(c, f[D_NAME], m->line, &v));
-    const char *why = label_err(v->s, v->n);
-    if (why)
-        return bad_value(c, v, why);
-    DC_TRY(sdup(c, v->s, v->n, &d->name));
-    pp(c);
+    const char *why;
+    if (f[D_NAME] || mode != DEV_ALONE) {
+        pf(c, "name");
+        DC_TRY(req_str(c, f[D_NAME], m->line, &v));
+        if ((why = label_err(v->s, v->n)) != NULL)
+            return bad_value(c, v, why);
+        DC_TRY(sdup(c, v->s, v->n, &d->name));
+        pp(c);
+    }
     if (f[D_BASIC]) {
         pf(c, "basic");
         return fail(c, f[D_BASIC]->kline,
@@ -1378,13 +1391,14 @@ static dracel_status device(ld *c, const tnode *m, bool per_device, dc_device_in
                             &d->nconsumes));
         pp(c);
     }
-    if (!per_device && (f[D_NODENAME] || f[D_NODESEL] || f[D_ALLNODES])) {
+    bool node_fields = f[D_NODENAME] || f[D_NODESEL] || f[D_ALLNODES];
+    if (mode == DEV_SLICE && node_fields) {
         const tent *x = f[D_NODENAME] ? f[D_NODENAME] : f[D_NODESEL] ? f[D_NODESEL] : f[D_ALLNODES];
         return fail(c, x->kline,
                     "`nodeName`, `nodeSelector` and `allNodes` can only be set if "
                     "`perDeviceNodeSelection` is set to true in the ResourceSlice spec");
     }
-    if (per_device)
+    if (mode == DEV_SLICE_PER_DEVICE || (mode == DEV_ALONE && node_fields))
         DC_TRY(node_scope(c, m, f[D_NODENAME], f[D_NODESEL], f[D_ALLNODES], NULL, false,
                           &d->node));
     if (f[D_MULTI]) {
@@ -1394,6 +1408,35 @@ static dracel_status device(ld *c, const tnode *m, bool per_device, dc_device_in
         pp(c);
     }
     return DRACEL_OK;
+}
+
+/* name is "DRIVER/bare" */
+static bool qualifies(const char *name, const char *driver, const char *bare)
+{
+    size_t dn = strlen(driver);
+    return strncmp(name, driver, dn) == 0 && name[dn] == '/' && strcmp(name + dn + 1, bare) == 0;
+}
+
+bool dc_device_attr_hidden(const dc_device_in *d, uint32_t k, const char *driver)
+{
+    const char *name = d->attrs[k].name;
+    if (strchr(name, '/'))
+        return false;
+    for (uint32_t j = 0; j < d->nattrs; j++)
+        if (qualifies(d->attrs[j].name, driver, name))
+            return true;
+    return false;
+}
+
+bool dc_device_cap_hidden(const dc_device_in *d, uint32_t k, const char *driver)
+{
+    const char *name = d->caps[k].name;
+    if (strchr(name, '/'))
+        return false;
+    for (uint32_t j = 0; j < d->ncaps; j++)
+        if (qualifies(d->caps[j].name, driver, name))
+            return true;
+    return false;
 }
 
 static bool nonempty_seq_field(const tnode *m, const char *name)
@@ -1429,7 +1472,8 @@ static dracel_status devices(ld *c, const tent *e, dc_slice_in *sl)
     sl->ndevices = v->n;
     for (uint32_t i = 0; i < v->n; i++) {
         pi(c, i);
-        DC_TRY(device(c, &v->kids[i].v, sl->node.per_device, &sl->devices[i]));
+        DC_TRY(device(c, &v->kids[i].v, sl->node.per_device ? DEV_SLICE_PER_DEVICE : DEV_SLICE,
+                      &sl->devices[i]));
         for (uint32_t j = 0; j < i; j++) {
             if (strcmp(sl->devices[j].name, sl->devices[i].name) == 0) {
                 pf(c, "name");
@@ -2040,6 +2084,9 @@ static dracel_status jconv(ld *c, jwalk *w, const cJSON *x, tnode *out)
     return fail(c, t->line, "internal error: JSON token mismatch");
 }
 
+/* The library's one piece of global state: see load_json. */
+static pthread_mutex_t cjson_parse_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* buf[len] is '\0'. */
 static dracel_status load_json(ld *c, const char *buf, size_t len)
 {
@@ -2049,7 +2096,13 @@ static dracel_status load_json(ld *c, const char *buf, size_t len)
                                                         : "NUL byte in JSON text");
     c->njv = c->njk = 0;
     DC_TRY(json_scan(c, buf, len));
+    /* Every cJSON_Parse* writes cJSON's one process-wide error pointer (global_error): two
+     * threads parsing at once race on it. This is the library's only call to cJSON's parser,
+     * so one lock here serialises them all (docs/api.md, "Threads"); the scan above, the tree
+     * and everything after run in parallel. */
+    pthread_mutex_lock(&cjson_parse_lock);
     cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, NULL, 1);
+    pthread_mutex_unlock(&cjson_parse_lock);
     if (!root) /* the text passed the full grammar check: cJSON ran out of memory */
         return oom(c);
     jwalk w = {buf, 0, 0};
@@ -2272,7 +2325,7 @@ static dracel_status load_text(ld *c, const char *buf, size_t len)
     while (j < len && (buf[j] == ' ' || buf[j] == '\t' || buf[j] == '\r' || buf[j] == '\n'))
         j++;
     dracel_status st;
-    if (j < len && (buf[j] == '{' || buf[j] == '[')) {
+    if (c->json_only || (j < len && (buf[j] == '{' || buf[j] == '['))) {
         /* a BOM holds no newline: skipping it keeps the line numbers */
         st = load_json(c, buf + i, len - i);
     } else {
@@ -2292,35 +2345,45 @@ static dracel_status set_file(ld *c, const char *name)
     return DRACEL_OK;
 }
 
+/* read(2), not stdio: fopen allocates its FILE and buffer with malloc, past the hook. */
 static dracel_status load_file(ld *c, const char *path)
 {
     c->file = path;
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return io_fail(c, path, "cannot open", errno);
     struct stat st;
-    if (fstat(fileno(fp), &st) != 0) {
+    if (fstat(fd, &st) != 0) {
         int e = errno;
-        fclose(fp);
+        close(fd);
         return io_fail(c, path, "cannot stat", e);
     }
     if (st.st_size < 0 || (uint64_t)st.st_size > c->max_bytes) {
-        fclose(fp);
+        close(fd);
         return fail(c, 0, "%llu bytes, more than the limit of %zu",
                     (unsigned long long)st.st_size, c->max_bytes);
     }
-    size_t size = (size_t)st.st_size, cap = size + 1;
+    size_t size = (size_t)st.st_size, cap = size + 1, got = 0;
     char *buf = dc_malloc(c->a, cap);
     if (!buf) {
-        fclose(fp);
+        close(fd);
         return oom(c);
     }
-    size_t got = size ? fread(buf, 1, size, fp) : 0;
-    int rerr = ferror(fp) ? errno : 0;
-    fclose(fp);
-    if (rerr || got < size) {
+    int rerr = 0;
+    while (got < size) {
+        ssize_t k = read(fd, buf + got, size - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            rerr = k < 0 ? errno : EIO; /* an error, or a file that shrank */
+            break;
+        }
+        got += (size_t)k;
+    }
+    close(fd);
+    if (rerr) {
         dc_free(c->a, buf, cap);
-        return io_fail(c, path, "read error", rerr ? rerr : EIO);
+        return io_fail(c, path, "read error", rerr);
     }
     buf[got] = '\0';
     dracel_status s = set_file(c, path);
@@ -2366,7 +2429,7 @@ static dracel_status load_dir(ld *c, const char *path)
     }
     closedir(d);
     if (st == DRACEL_OK && n > 1)
-        qsort(names, n, sizeof *names, cmp_names);
+        dc_sort(names, n, sizeof *names, cmp_names);
     size_t plen = strlen(path);
     bool slash = plen > 0 && path[plen - 1] == '/';
     for (size_t i = 0; i < n && st == DRACEL_OK; i++) {
@@ -2645,4 +2708,9 @@ dracel_status dc_ld_api_version(ld *c, const tnode *av)
 dracel_status dc_ld_slice(ld *c, const tnode *obj, const tent *meta, const tent *spec)
 {
     return slice(c, obj, meta, spec);
+}
+
+dracel_status dc_ld_device_alone(ld *c, const tnode *m, dc_device_in *d)
+{
+    return device(c, m, DEV_ALONE, d);
 }

@@ -156,6 +156,15 @@ dracel_status dc_slices_load_buffer(dc_slice_set *s, const char *name, const cha
  * [0,0,0,...] (about 170 bytes per value). Real ResourceSlice files use 20-40 bytes per value. */
 #define DC_SLICES_MAX_VALUES_PER_FILE (1u << 22)
 
+/** Whether attribute @p k of @p d (of a device of @p driver) is hidden: a bare name ("model")
+ *  when the device also has the same name qualified with its driver's domain
+ *  ("gpu.example.com/model"). The qualified one is what CEL and constraints see, as in
+ *  Kubernetes' allocator (lookupAttribute looks the full name up first); Kubernetes' CEL code
+ *  leaves the choice to Go's map order, which differs from one evaluation to the next. */
+bool dc_device_attr_hidden(const dc_device_in *d, uint32_t k, const char *driver);
+/** The same for capacity @p k. */
+bool dc_device_cap_hidden(const dc_device_in *d, uint32_t k, const char *driver);
+
 /** Fill @p lim with the defaults. In a dc_slices_limits given to the loaders, a zero field also
  *  means its default, and a NULL pointer means all defaults. max_depth above 1000 (cJSON's
  *  compiled-in limit) acts as 1000. max_objects counts the objects of the whole set (loaded

@@ -9,7 +9,9 @@
  * order.
  *
  * Two passes over the devices: the first finds the columns (qualified names) and the kind most
- * of their values have; the second fills them.
+ * of their values have; the second fills them. A bare attribute or capacity name hidden by the
+ * same name qualified with the driver's domain (dc_device_attr_hidden) gives no value: the
+ * qualified one does, whichever comes first (src/json_val.c builds `--device` the same way).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -401,6 +403,30 @@ static bool push_counters(builder *b, dc_tcounter **v, uint32_t *n, uint32_t *ca
     return true;
 }
 
+/* Kubernetes cannot present a device with a bad version attribute to CEL at all: the row gets
+ * a fault, named by its first bad attribute. false on ENOMEM. */
+static bool add_fault(builder *b, dc_foreign **faults, uint32_t *n, uint32_t *cap, uint32_t row,
+                      const char *name, const char *why)
+{
+    if (*n && (*faults)[*n - 1].row == row)
+        return true;
+    dc_foreign *f = arena_room(b->ta, *faults, *n, cap, sizeof *f);
+    if (!f)
+        return false;
+    *faults = f;
+    dc_err *e = dc_arena_alloc(b->ta, sizeof *e);
+    char *msg = e ? dc_arena_printf(b->ta, "attribute %s: parse semantic version: %s", name, why)
+                  : NULL;
+    if (!msg)
+        return false;
+    e->msg = msg;
+    e->flags = DC_ERRF_DEVICE;
+    f[*n].row = row;
+    f[*n].v = dc_errval(e);
+    (*n)++;
+    return true;
+}
+
 static int cmp_col(const void *a, const void *b)
 {
     const dc_tcol *x = a, *y = b;
@@ -473,8 +499,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
 
     for (uint32_t i = 0; i < s->n; i++)
         order[i] = &s->slices[i];
-    if (s->n > 1) /* qsort's base may not be NULL, even for no elements */
-        qsort(order, s->n, sizeof *order, cmp_slice);
+    if (s->n > 1)
+        dc_sort(order, s->n, sizeof *order, cmp_slice);
 
     /* Pools: runs of (driver, pool); keep the newest generation. */
     uint32_t npools = 0;
@@ -540,11 +566,15 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
         for (uint32_t d = 0; d < sl->ndevices && !b.oom; d++) {
             const dc_device_in *dev = &sl->devices[d];
             for (uint32_t k = 0; k < dev->nattrs; k++) {
+                if (dc_device_attr_hidden(dev, k, sl->driver))
+                    continue;
                 uint32_t c = column_of(&b, dev->attrs[k].name, sl->driver, false, true);
                 if (c != UINT32_MAX)
                     b.cols[c].kinds[attr_kind(dev->attrs[k].kind)]++;
             }
             for (uint32_t k = 0; k < dev->ncaps; k++) {
+                if (dc_device_cap_hidden(dev, k, sl->driver))
+                    continue;
                 uint32_t c = column_of(&b, dev->caps[k].name, sl->driver, true, true);
                 if (c != UINT32_MAX)
                     b.cols[c].kinds[DC_COL_QUANTITY]++;
@@ -625,6 +655,21 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
             for (uint32_t k = 0; k < dev->nattrs + dev->ncaps && !b.oom; k++) {
                 bool cap = k >= dev->nattrs;
                 const char *name = cap ? dev->caps[k - dev->nattrs].name : dev->attrs[k].name;
+                if (cap ? dc_device_cap_hidden(dev, k - dev->nattrs, sl->driver)
+                        : dc_device_attr_hidden(dev, k, sl->driver)) {
+                    /* Not a value CEL sees, but Kubernetes converts every attribute before
+                     * it evaluates: a bad version still faults the device. */
+                    const dc_attr_in *at = &dev->attrs[k];
+                    dc_semver sv;
+                    dc_semver_error se;
+                    if (!cap && at->kind == DC_ATTR_VERSION &&
+                        dc_semver_parse_ex(at->s, at->slen, false, &sv, &se)) {
+                        dc_semver_error_format(&se, b.msg, sizeof b.msg);
+                        if (!add_fault(&b, &faults, &nfaults, &capfaults, row, at->name, b.msg))
+                            b.oom = true;
+                    }
+                    continue;
+                }
                 uint32_t c = column_of(&b, name, sl->driver, cap, false);
                 if (c == UINT32_MAX)
                     continue;
@@ -687,27 +732,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
                         if (at->slen > t->max_strlen)
                             t->max_strlen = at->slen;
                         if (bad) {
-                            /* Kubernetes cannot present this device to CEL at all. */
-                            dc_foreign *f = arena_room(&arena, faults, nfaults, &capfaults, sizeof *f);
-                            if (!f) {
+                            if (!add_fault(&b, &faults, &nfaults, &capfaults, row, at->name, bad))
                                 b.oom = true;
-                                continue;
-                            }
-                            faults = f;
-                            if (nfaults && faults[nfaults - 1].row == row)
-                                continue; /* the first bad attribute names the fault */
-                            dc_err *e = dc_arena_alloc(&arena, sizeof *e);
-                            char *msg = e ? dc_arena_printf(&arena, "attribute %s: parse semantic version: %s",
-                                                            at->name, bad) : NULL;
-                            if (!msg) {
-                                b.oom = true;
-                                continue;
-                            }
-                            e->msg = msg;
-                            e->flags = DC_ERRF_DEVICE;
-                            faults[nfaults].row = row;
-                            faults[nfaults].v = dc_errval(e);
-                            nfaults++;
                             continue;
                         }
                         if (col->kind == kind) {
@@ -804,7 +830,7 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
         if (t->cols[c].kind == DC_COL_STRING)
             list_sids(&b, &t->cols[c], rows);
     if (!b.oom && b.ncols)
-        qsort(t->cols, b.ncols, sizeof *t->cols, cmp_col);
+        dc_sort(t->cols, b.ncols, sizeof *t->cols, cmp_col);
     t->dict_limit = dict->count;
     pthread_mutex_unlock(&dict->lock);
 

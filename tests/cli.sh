@@ -98,10 +98,57 @@ for f in "$src"/examples/selectors/*.cel; do
 done
 
 
-# A lone surrogate escape is invalid JSON (as cJSON says), not a lack of memory.
+# A lone surrogate escape is invalid JSON, not a lack of memory.
 run eval -e 'x' --bind 'x={"string":"\udc00"}'
 check "--bind with a lone surrogate: invalid JSON, not out of memory" \
-  "$(printf '%s' "$err" | grep -q 'invalid JSON'; echo $?)"
+  "$(is "$rc:$err" '2:dra-celc: --bind x: JSON syntax error: invalid \u escape (a lone low surrogate)')"
+
+# ---- --device and --bind read JSON as --slices does (docs/dra-celc.md, "eval"): exact int64,
+# no silent cut at \u0000, names validated, messages with FILE:LINE and the field path, and the
+# driver-qualified attribute over the bare one on both paths.
+slice_of() { # FIELDS -> a ResourceSlice holding one device "d" with FIELDS
+  printf '{"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":"s"},"spec":{"driver":"gpu.example.com","nodeName":"n","pool":{"name":"p","generation":1,"resourceSliceCount":1},"devices":[{"name":"d",%s}]}}\n' "$1"
+}
+dev_and_slice() { # FIELDS: $tmp/dev.json and $tmp/slice.json
+  printf '{"driver":"gpu.example.com",\n %s}\n' "$1" >"$tmp/dev.json"
+  slice_of "$1" >"$tmp/slice.json"
+}
+sel='device.attributes["gpu.example.com"].big == 9007199254740992'
+dev_and_slice '"attributes":{"big":{"int":9007199254740993}}'
+run eval --device "$tmp/dev.json" -e "$sel"
+check "--device: an int beyond 2^53 is exact" "$(is "$rc:$out" "0:false")"
+run eval --slices "$tmp/slice.json" -e "$sel"
+check "--slices: the same device does not match either" "$(is "$rc:$out" "0:")"
+run eval --device "$tmp/dev.json" --value -e 'device.attributes["gpu.example.com"].big'
+check "--device --value prints 9007199254740993" "$(is "$out" "9007199254740993")"
+dev_and_slice '"attributes":{"big":{"int":123456789012345678},"min":{"int":-9223372036854775808}}'
+run eval --device "$tmp/dev.json" -e 'device.attributes["gpu.example.com"].big == 123456789012345678 && device.attributes["gpu.example.com"].min < 0'
+check "--device: 123456789012345678 and -9223372036854775808 are exact int64" "$(is "$rc:$out" "0:true")"
+dev_and_slice '"attributes":{"s":{"string":"x\u0000y"}}'
+run eval --device "$tmp/dev.json" -e 'true'
+check "--device: a string with \\u0000 is rejected, not cut" \
+  "$(is "$rc:$err" "2:dra-celc: $tmp/dev.json:2: JSON string contains \\u0000 (not supported)")"
+dev_and_slice '"name":"gpu-0","attributes":{"n":{"int":1e3}}'
+run eval --device "$tmp/dev.json" -e 'true'
+check "--device: 1e3 is not an int, with file, line, device and field" \
+  "$(is "$rc:$err" "2:dra-celc: $tmp/dev.json:2: device gpu-0: attributes[\"n\"].int: 1e3 is not an integer")"
+dev_and_slice '"attributes":{"my model":{"string":"x"}}'
+run eval --device "$tmp/dev.json" -e 'true'
+check "--device: attribute names are validated" \
+  "$(is "$rc:$err" "2:dra-celc: $tmp/dev.json:2: attributes[\"my model\"]: the name must be a C identifier (letters, digits and '_', not starting with a digit)")"
+dev_and_slice '"attributes":{"model":{"string":"bare"},"gpu.example.com/model":{"string":"qualified"}}'
+sel='device.attributes["gpu.example.com"].model == "qualified"'
+run eval --device "$tmp/dev.json" -e "$sel"
+check "--device: the driver-qualified attribute wins over the bare one" "$(is "$rc:$out" "0:true")"
+run eval --slices "$tmp/slice.json" -e "$sel"
+check "--slices: the same attribute wins" "$(is "$rc:$out" "0:gpu.example.com/p/d")"
+run eval -e 'x == 9007199254740993' --bind 'x={"int":9007199254740993}'
+check "--bind: {\"int\":N} is exact beyond 2^53" "$(is "$rc:$out" "0:true")"
+run eval -e 'x + y' --bind 'x={"int":4}' --bind 'y={"int":"4"}'
+check "--bind: {\"int\":4} and {\"int\":\"4\"}" "$(is "$rc:$out" "0:8")"
+run eval -e 'x' --bind 'x={"list":[{"int":1},{"int":1e3}]}'
+check "--bind: 1e3 is not an int, with the field path" \
+  "$(is "$rc:$err" "2:dra-celc: --bind x: list[1].int: 1e3 is not an integer")"
 
 # ---- allocate and explain (docs/allocation.md). The scenario semantics are in tests/alloc/.
 d="$src/tests/data/alloc"

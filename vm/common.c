@@ -1,5 +1,9 @@
 /*
- * common.c: the default allocator, allocation wrappers, the byte buffer and UTF-8 helpers.
+ * common.c: the default allocator, allocation wrappers, the byte buffer, dc_sort and UTF-8
+ * helpers.
+ *
+ * The default allocator below is the one place in the library that calls malloc, realloc and
+ * free (tests/nomalloc.sh fails the build's tests if any other object file refers to them).
  */
 #include "common.h"
 
@@ -151,6 +155,120 @@ char *dc_buf_take(dc_buf *b)
     }
     dc_buf_free(b);
     return p;
+}
+
+/* ---- dc_sort: insertion sort of short runs, then runs merged pairwise in place. A merge of
+ * [a, m) and [m, b) splits the longer run at its middle element x, finds where x belongs in the
+ * other run (before the equal elements of the right run when x comes from the left, after the
+ * equal elements of the left run when it comes from the right: stability), rotates the two
+ * middle blocks into place and merges the two halves left on either side of x. */
+
+#define SORT_RUN 12
+
+static void swap_elems(char *x, char *y, size_t size)
+{
+    char tmp[64];
+    while (size) {
+        size_t k = size < sizeof tmp ? size : sizeof tmp;
+        memcpy(tmp, x, k);
+        memcpy(x, y, k);
+        memcpy(y, tmp, k);
+        x += k;
+        y += k;
+        size -= k;
+    }
+}
+
+/* Reverse elements [i, j). */
+static void reverse(char *base, size_t i, size_t j, size_t size)
+{
+    while (i + 1 < j) {
+        j--;
+        swap_elems(base + i * size, base + j * size, size);
+        i++;
+    }
+}
+
+typedef struct sorter {
+    char *base;
+    size_t size;
+    int (*cmp)(const void *, const void *);
+} sorter;
+
+static int cmp_at(const sorter *s, size_t i, size_t j)
+{
+    return s->cmp(s->base + i * s->size, s->base + j * s->size);
+}
+
+static void merge_in_place(const sorter *s, size_t a, size_t m, size_t b)
+{
+    while (a < m && m < b) {
+        if (cmp_at(s, m - 1, m) <= 0)
+            return; /* already in order (often so: nearly sorted input) */
+        if (b - a == 2) {
+            if (cmp_at(s, m, a) < 0)
+                swap_elems(s->base + a * s->size, s->base + m * s->size, s->size);
+            return;
+        }
+        /* After the rotation below, [lo1, m) and [m, hi2) have traded places and the pivot x
+         * sits at p, its final position: [a, p) holds what goes before x, (p, b) the rest. */
+        size_t lo1, hi2, p;
+        if (m - a >= b - m) {
+            size_t x = a + (m - a) / 2, lo = m, hi = b;
+            while (lo < hi) { /* the first element of the right run not below x */
+                size_t h = lo + (hi - lo) / 2;
+                if (cmp_at(s, h, x) < 0)
+                    lo = h + 1;
+                else
+                    hi = h;
+            }
+            lo1 = x;
+            hi2 = lo;
+            p = x + (hi2 - m);
+        } else {
+            size_t x = m + (b - m) / 2, lo = a, hi = m;
+            while (lo < hi) { /* the first element of the left run above x */
+                size_t h = lo + (hi - lo) / 2;
+                if (cmp_at(s, x, h) < 0)
+                    hi = h;
+                else
+                    lo = h + 1;
+            }
+            lo1 = lo;
+            hi2 = x + 1;
+            p = lo1 + (x - m);
+        }
+        reverse(s->base, lo1, m, s->size);
+        reverse(s->base, m, hi2, s->size);
+        reverse(s->base, lo1, hi2, s->size);
+        /* Left to merge: [a, lo1) with [lo1, p), and [p + 1, hi2) with [hi2, b). The smaller
+         * recursively, the larger by looping: the depth stays O(log n). */
+        if (p - a < b - p) {
+            merge_in_place(s, a, lo1, p);
+            a = p + 1;
+            m = hi2;
+        } else {
+            merge_in_place(s, p + 1, hi2, b);
+            b = p;
+            m = lo1;
+        }
+    }
+}
+
+void dc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n < 2 || size == 0)
+        return;
+    sorter s = {base, size, cmp};
+    for (size_t a = 0; a < n; a += SORT_RUN) {
+        size_t b = a + SORT_RUN < n ? a + SORT_RUN : n;
+        for (size_t i = a + 1; i < b; i++)
+            for (size_t j = i; j > a && cmp_at(&s, j, j - 1) < 0; j--)
+                swap_elems(s.base + j * size, s.base + (j - 1) * size, size);
+    }
+    for (size_t w = SORT_RUN; w < n; w *= 2)
+        for (size_t a = 0; a + w < n; a += 2 * w)
+            merge_in_place(&s, a, a + w, a + 2 * w < n ? a + 2 * w : n);
 }
 
 int dc_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)

@@ -1,6 +1,10 @@
 /*
  * common.h: internal helpers shared by every module of libdracel: the allocation hook, status
- * propagation, and a growable byte buffer. Nothing here is exported.
+ * propagation, a growable byte buffer, a sort that does not allocate, UTF-8. Nothing here is
+ * exported.
+ *
+ * Invariant: vm/common.c's default allocator is the only code of the library that calls the C
+ * library's malloc, realloc and free (tests/nomalloc.sh checks the objects).
  */
 #ifndef DC_COMMON_H
 #define DC_COMMON_H
@@ -61,6 +65,11 @@ void dc_buf_vprintf(dc_buf *b, const char *fmt, va_list ap);
 /** Detach the contents as a NUL-terminated string (allocated with the buffer's allocator; its
  *  size for dc_free is strlen+1 rounded as dc_buf_take says: callers use dracel_free_string). */
 char *dc_buf_take(dc_buf *b);
+
+/** Sort n elements of `size` bytes at base by cmp, stably (equal elements keep their order),
+ *  in place and without allocating: the C library's qsort may malloc a scratch copy (glibc's
+ *  does from 1 KiB), which would bypass the allocator hook. O(n log^2 n) element moves. */
+void dc_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
 /* UTF-8 */
 /** Decode one code point at s[0..n); @return its length (1..4) or 0 when invalid/truncated. */

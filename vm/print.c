@@ -1,5 +1,5 @@
 /*
- * print.c: values as typed JSON (the contract of `dra-celc eval --format json`, DESIGN.md) and
+ * print.c: values as typed JSON (the contract of `dra-celc eval --format json`, docs/dra-celc.md) and
  * as CEL-like text (the default output of eval, and constants in the disassembly).
  *
  *   {"int":"-5"} {"uint":"5"} {"double":1.5} {"double":"NaN"} {"string":"x"} {"bytes":"YWI="}

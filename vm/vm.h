@@ -208,7 +208,7 @@ const char *dc_program_verify(dc_program *p);
 /** Print the program, one instruction a line (docs/bytecode.md). */
 void dc_program_disasm(const dc_program *p, dc_buf *out);
 
-/** Print a value as typed JSON (DESIGN.md). */
+/** Print a value as typed JSON (docs/dra-celc.md, "eval"). */
 void dc_val_json(dc_buf *b, dc_val v);
 /** Append s[0..n) as a JSON string (quotes, escapes; control characters and DEL as \\uXXXX). */
 void dc_json_quote(dc_buf *b, const char *s, size_t n);

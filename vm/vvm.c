@@ -1364,7 +1364,7 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
      * for dc_selection_error's binary search. */
     for (uint32_t i = 1; i < out->nerrors; i++)
         if (out->errors[i - 1].row > out->errors[i].row) {
-            qsort(out->errors, out->nerrors, sizeof *out->errors, cmp_error_row);
+            dc_sort(out->errors, out->nerrors, sizeof *out->errors, cmp_error_row);
             break;
         }
     dc_ectx_free(&m.lane);

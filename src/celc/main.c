@@ -465,8 +465,10 @@ static int make_env(const options *o, dracel_env_kind kind, dracel_env **env)
         dracel_status st = dracel_env_device_json(*env, text, len, err, sizeof err);
         free(text);
         if (st != DRACEL_OK) {
-            fprintf(stderr, "%s: %s: %s\n", progname, o->device,
-                    st == DRACEL_ENOMEM ? "out of memory" : err);
+            /* The library names the text "<input>" in "<input>:LINE: ...": say which file. */
+            bool at = st == DRACEL_EINPUT && strncmp(err, "<input>:", 8) == 0;
+            fprintf(stderr, "%s: %s%s%s\n", progname, o->device, at ? ":" : ": ",
+                    st == DRACEL_ENOMEM ? "out of memory" : at ? err + 8 : err);
             return EXIT_USAGE;
         }
     }
