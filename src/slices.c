@@ -190,6 +190,8 @@ static dracel_status oom(ld *c)
 
 static dracel_status io_fail(ld *c, const char *path, const char *what, int e)
 {
+    if (e == ENOMEM)
+        return oom(c); /* the system's memory (opendir's buffer, say): not the input's fault */
     if (c->err && c->errcap)
         snprintf(c->err, c->errcap, "%s: %s: %s", path, what, strerror(e));
     return DRACEL_EINVAL;

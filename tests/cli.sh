@@ -127,15 +127,18 @@ check "--device: 123456789012345678 and -9223372036854775808 are exact int64" "$
 dev_and_slice '"attributes":{"s":{"string":"x\u0000y"}}'
 run eval --device "$tmp/dev.json" -e 'true'
 check "--device: a string with \\u0000 is rejected, not cut" \
-  "$(is "$rc:$err" "2:dra-celc: $tmp/dev.json:2: JSON string contains \\u0000 (not supported)")"
+  "$(is "$rc:$err" "1:dra-celc: $tmp/dev.json:2: JSON string contains \\u0000 (not supported)")"
 dev_and_slice '"name":"gpu-0","attributes":{"n":{"int":1e3}}'
 run eval --device "$tmp/dev.json" -e 'true'
 check "--device: 1e3 is not an int, with file, line, device and field" \
-  "$(is "$rc:$err" "2:dra-celc: $tmp/dev.json:2: device gpu-0: attributes[\"n\"].int: 1e3 is not an integer")"
+  "$(is "$rc:$err" "1:dra-celc: $tmp/dev.json:2: device gpu-0: attributes[\"n\"].int: 1e3 is not an integer")"
+run eval --device "$tmp/dev.json" -e 'true' --format json
+check "--device rejected with --format json: the error object on stdout, exit 1" \
+  "$(is "$rc:$out" "1:{\"error\":\"$tmp/dev.json:2: device gpu-0: attributes[\\\"n\\\"].int: 1e3 is not an integer\",\"diagnostics\":[{\"severity\":\"error\",\"message\":\"$tmp/dev.json:2: device gpu-0: attributes[\\\"n\\\"].int: 1e3 is not an integer\",\"source\":\"$tmp/dev.json\",\"line\":2,\"column\":0}]}")"
 dev_and_slice '"attributes":{"my model":{"string":"x"}}'
 run eval --device "$tmp/dev.json" -e 'true'
 check "--device: attribute names are validated" \
-  "$(is "$rc:$err" "2:dra-celc: $tmp/dev.json:2: attributes[\"my model\"]: the name must be a C identifier (letters, digits and '_', not starting with a digit)")"
+  "$(is "$rc:$err" "1:dra-celc: $tmp/dev.json:2: attributes[\"my model\"]: the name must be a C identifier (letters, digits and '_', not starting with a digit)")"
 dev_and_slice '"attributes":{"model":{"string":"bare"},"gpu.example.com/model":{"string":"qualified"}}'
 sel='device.attributes["gpu.example.com"].model == "qualified"'
 run eval --device "$tmp/dev.json" -e "$sel"
@@ -311,6 +314,47 @@ c r gpu.example.com/n0/gpu-127")"
   check "explain --budget: a node not tried says why" \
     "$(printf '%s\n' "$out" | grep -q '^n39: unschedulable: not tried: the time limit of the call (100ms) was reached before this node$'; echo $?)"
 fi
+
+# Contracts of every command (issue 14): options a command does not take, output that cannot be
+# written, a rejected fleet under --format json, names that are not UTF-8.
+run eval -e '1' --env plain
+check "eval does not take --env" "$(is "$rc:$(printf '%s\n' "$err" | head -n 1)" "2:dra-celc: eval does not take --env")"
+run check -e 'true' --no-check
+check "check does not take --no-check" "$(is "$rc:$(printf '%s\n' "$err" | head -n 1)" "2:dra-celc: check does not take --no-check")"
+run disasm -e 'true' --format json
+check "disasm does not take --format" "$(is "$rc:$(printf '%s\n' "$err" | head -n 1)" "2:dra-celc: disasm does not take --format")"
+run bench --slices "$ex/fleet" -e 'true' --value
+check "bench does not take --value" "$(is "$rc:$(printf '%s\n' "$err" | head -n 1)" "2:dra-celc: bench does not take --value")"
+run version --format json
+check "version takes no options" "$(is "$rc" 2)"
+set --
+i=0; while [ $i -lt 130 ]; do set -- "$@" --repeat 1; i=$((i + 1)); done
+run bench --slices "$ex/fleet" "$@" -e 'device.driver == "gpu.example.com"'
+check "bench reads every argument (260 before -e)" \
+  "$(is "$rc:$(printf '%s' "$out" | cut -c1-14)" '0:{"devices":12,')"
+[ "$rc" = 0 ] || printf '%s\n' "$err" | head -n 3 | sed 's/^/# /' 
+set --
+printf 'not: [a slice\n' >"$tmp/bad-slice.yaml"
+run eval --slices "$tmp/bad-slice.yaml" -e 'true' --format json
+check "eval --slices with a rejected file: the error object on stdout, exit 1" \
+  "$(is "$rc:$(printf '%s' "$out" | cut -c1-9)" '1:{"error":')"
+bad=$(printf 'bad\377name.cel')
+printf '1 +' >"$tmp/$bad"
+run parse -f "$tmp/$bad" --format json
+check "a file name that is not UTF-8 is U+FFFD in JSON" \
+  "$(printf '%s' "$out" | grep -q "\"source\":\"$tmp/bad$(printf '\357\277\275')name.cel\""; echo $?)"
+if [ -w /dev/full ]; then
+  for args in "disasm -e true" "bench --slices $ex/fleet -e true --repeat 1" "version" "--help" \
+              "eval --help" "parse -e 1" "eval -e 1 --format json" "check -e true"; do
+    # shellcheck disable=SC2086
+    "$celc" $args >/dev/full 2>"$tmp/err"; rc=$?
+    check "$args to a full disk: exit 2 and says why" \
+      "$(is "$rc:$(cat "$tmp/err")" "2:dra-celc: cannot write the output: No space left on device")"
+  done
+fi
+"$celc" eval -e '1 + 2' >&- 2>"$tmp/err"; rc=$?
+check "a closed stdout: exit 2 and says why" \
+  "$(is "$rc:$(cat "$tmp/err")" "2:dra-celc: cannot write the output: Bad file descriptor")"
 
 # A full stdout is an I/O error (exit 2), not a silent success.
 if [ -w /dev/full ]; then

@@ -21,9 +21,12 @@ char *celc_read_file(const char *path, size_t max, size_t *len, int *oom)
     bool is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f) {
-        if (errno == ENOMEM)
+        if (errno == ENOMEM) {
             *oom = 1;
-        fprintf(stderr, "%s: cannot open %s: %s\n", prog, path, strerror(errno));
+            fprintf(stderr, "%s: out of memory\n", prog);
+        } else {
+            fprintf(stderr, "%s: cannot open %s: %s\n", prog, path, strerror(errno));
+        }
         return NULL;
     }
     struct stat st;

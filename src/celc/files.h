@@ -12,8 +12,8 @@
 
 /**
  * Read @p path ("-" for standard input) whole, NUL-terminated (the NUL not counted in *len).
- * On failure returns NULL and prints "dra-celc: PATH: why" on stderr; *oom tells whether it was
- * memory (the caller says "out of memory": exit 2 either way).
+ * On failure returns NULL after printing "dra-celc: PATH: why" (or "dra-celc: out of memory")
+ * on stderr; *oom tells which. Exit 2 either way.
  */
 char *celc_read_file(const char *path, size_t max, size_t *len, int *oom);
 

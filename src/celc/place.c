@@ -8,7 +8,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,14 +16,13 @@
 
 #include "dracel.h"
 #include "files.h"
+#include "out.h"
 #include "place.h"
-
-enum { EXIT_OK = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2 };
 
 #define DEFAULT_TIMEOUT_MS 10000 /* the scheduler's DynamicResourcesArgs.filterTimeout */
 #define DEFAULT_BUDGET_MS 60000  /* explain: all nodes together */
 
-static const char *prog = "dra-celc";
+static const char *const prog = celc_prog;
 
 static void usage_allocate(FILE *f)
 {
@@ -134,68 +132,15 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static int out_of_memory(void)
-{
-    fprintf(stderr, "%s: out of memory\n", prog);
-    return EXIT_USAGE;
-}
-
-/* Write a finished output at once; exit 2 when it could not be built or written. */
-static int emit(const char *data, size_t len, int rc)
-{
-    if (!data)
-        return out_of_memory();
-    if ((len && fwrite(data, 1, len, stdout) != len) || fflush(stdout) != 0) {
-        fprintf(stderr, "%s: cannot write the output: %s\n", prog, strerror(errno));
-        return EXIT_USAGE;
-    }
-    return rc;
-}
-
-/* A rejected input: the message on stderr; with json, {"error":...,"diagnostics":[...]} on
- * stdout (the line parsed back from "FILE:LINE: ..."). */
-static int rejected(bool json, const char *file, const char *msg)
-{
-    fprintf(stderr, "%s: %s\n", prog, msg);
-    if (!json)
-        return EXIT_REJECTED;
-    unsigned long line = 0;
-    size_t fl = file ? strlen(file) : 0;
-    if (fl && strncmp(msg, file, fl) == 0 && msg[fl] == ':') {
-        char *end;
-        line = strtoul(msg + fl + 1, &end, 10);
-        if (*end != ':')
-            line = 0;
-    }
-    cJSON *root = cJSON_CreateObject(), *list = NULL, *d = NULL;
-    bool built = root && cJSON_AddStringToObject(root, "error", msg) &&
-                 (list = cJSON_AddArrayToObject(root, "diagnostics")) != NULL &&
-                 (d = cJSON_CreateObject()) != NULL && cJSON_AddItemToArray(list, d) &&
-                 cJSON_AddStringToObject(d, "severity", "error") &&
-                 cJSON_AddStringToObject(d, "message", msg) &&
-                 cJSON_AddStringToObject(d, "source", file ? file : "") &&
-                 cJSON_AddNumberToObject(d, "line", (double)line) &&
-                 cJSON_AddNumberToObject(d, "column", 0);
-    char *s = built ? cJSON_PrintUnformatted(root) : NULL;
-    int rc = EXIT_REJECTED;
-    if (!s)
-        rc = out_of_memory();
-    else if (printf("%s\n", s) < 0 || fflush(stdout) != 0)
-        rc = EXIT_USAGE;
-    cJSON_free(s);
-    cJSON_Delete(root);
-    return rc;
-}
-
 /* The status of a load: -1 to go on, else the exit status (the message printed). */
 static int load_status(dracel_status st, bool json, const char *file, const char *err)
 {
     if (st == DRACEL_OK)
         return -1;
     if (st == DRACEL_ENOMEM)
-        return out_of_memory();
+        return celc_oom();
     if (st == DRACEL_EINPUT)
-        return rejected(json, file, err);
+        return celc_rejected(json, file, err);
     fprintf(stderr, "%s: %s\n", prog, err[0] ? err : "cannot read the input");
     return EXIT_USAGE;
 }
@@ -268,7 +213,7 @@ int celc_allocate(int argc, char **argv)
         st = dracel_allocate(r, &node, &ao);
     }
     if (st != DRACEL_OK) {
-        rc = st == DRACEL_ENOMEM ? out_of_memory() : EXIT_USAGE;
+        rc = st == DRACEL_ENOMEM ? celc_oom() : EXIT_USAGE;
         if (st != DRACEL_ENOMEM)
             fprintf(stderr, "%s: %s\n", prog, dracel_status_string(st));
     } else {
@@ -278,13 +223,13 @@ int celc_allocate(int argc, char **argv)
         bool error = info.outcome == DRACEL_ALLOCATION_ERROR;
         if (out && error)
             fprintf(stderr, "%s: %s\n", prog, info.message);
-        if (!out) {
-            rc = out_of_memory();
-        } else {
-            rc = emit(out, strlen(out), error ? EXIT_REJECTED : EXIT_OK);
-            if (json && rc != EXIT_USAGE)
-                rc = emit("\n", 1, rc);
-        }
+        celc_out o;
+        celc_out_open(&o);
+        if (out && o.f)
+            fprintf(o.f, json ? "%s\n" : "%s", out);
+        else
+            celc_out_discard(&o);
+        rc = celc_out_close(&o, error ? EXIT_REJECTED : EXIT_OK);
         dracel_free_string(NULL, out);
     }
     dracel_run_free(r);
@@ -302,7 +247,7 @@ static int read_allocated(const char *path, bool json, dracel_device_id **out, s
     int oom;
     char *buf = celc_read_file(path, CELC_MAX_FILE_BYTES, &len, &oom);
     if (!buf)
-        return oom ? out_of_memory() : EXIT_USAGE;
+        return EXIT_USAGE; /* said why */
     const char *nul = memchr(buf, '\0', len);
     if (nul) {
         unsigned at = 1;
@@ -311,7 +256,7 @@ static int read_allocated(const char *path, bool json, dracel_device_id **out, s
         char msg[1024];
         snprintf(msg, sizeof msg, "%s:%u: a NUL byte (device IDs are text, one a line)", path, at);
         free(buf);
-        return rejected(json, path, msg);
+        return celc_rejected(json, path, msg);
     }
     size_t lines = 1;
     for (size_t i = 0; i < len; i++)
@@ -319,7 +264,7 @@ static int read_allocated(const char *path, bool json, dracel_device_id **out, s
     dracel_device_id *ids = calloc(lines, sizeof *ids);
     if (!ids) {
         free(buf);
-        return out_of_memory();
+        return celc_oom();
     }
     size_t k = 0;
     unsigned lineno = 0;
@@ -342,7 +287,7 @@ static int read_allocated(const char *path, bool json, dracel_device_id **out, s
                          path, lineno, s);
                 free(ids);
                 free(buf);
-                return rejected(json, path, msg);
+                return celc_rejected(json, path, msg);
             }
             *first = '\0';
             *last = '\0';
@@ -492,9 +437,10 @@ static int run_explain(const explain_opts *eo, const dracel_objects *objs, const
                 one = nodes[i];
                 break;
             }
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = st == DRACEL_OK ? open_memstream(&text, &len) : NULL;
+    celc_out out = {NULL, NULL, 0};
+    if (st == DRACEL_OK)
+        celc_out_open(&out);
+    FILE *mem = out.f;
     if (st == DRACEL_OK && !mem)
         st = DRACEL_ENOMEM;
     int rc = EXIT_USAGE;
@@ -533,21 +479,16 @@ static int run_explain(const explain_opts *eo, const dracel_objects *objs, const
                     count ? (t3 - t2) * 1e3 / (double)count : 0.0);
         rc = x.single && x.errors ? EXIT_REJECTED : EXIT_OK;
     }
-    bool mem_ok = mem && !ferror(mem);
-    if (mem && fclose(mem) != 0)
-        mem_ok = false;
-    if (st == DRACEL_OK && !mem_ok)
-        st = DRACEL_ENOMEM;
     if (st != DRACEL_OK) {
+        celc_out_discard(&out);
         if (st == DRACEL_ENOMEM)
-            rc = out_of_memory();
+            rc = celc_oom();
         else
             fprintf(stderr, "%s: %s\n", prog, err[0] ? err : dracel_status_string(st));
         rc = EXIT_USAGE;
     } else {
-        rc = emit(text, len, rc);
+        rc = celc_out_close(&out, rc);
     }
-    free(text);
     free(nodes);
     dracel_run_free(r);
     dracel_policy_free(p);
@@ -625,7 +566,7 @@ int celc_explain(int argc, char **argv)
     dracel_device_id *ids = NULL;
     size_t nids = 0, notes_before_nodes = 0;
     char *idbuf = NULL;
-    int rc = dracel_objects_new(NULL, &objs) == DRACEL_OK ? -1 : out_of_memory();
+    int rc = dracel_objects_new(NULL, &objs) == DRACEL_OK ? -1 : celc_oom();
     /* In the order of the options' roles: claims, classes, slices, nodes. */
     if (rc < 0)
         rc = load_status(dracel_objects_load(objs, eo.claim, DRACEL_OBJ_CLAIM, err, sizeof err),
@@ -641,11 +582,11 @@ int celc_explain(int argc, char **argv)
         rc = load_status(dracel_objects_load(objs, eo.nodes, DRACEL_OBJ_NODE, err, sizeof err),
                          eo.json, eo.nodes, err);
     if (rc < 0 && dracel_objects_count(objs, DRACEL_OBJ_CLAIM) == 0)
-        rc = rejected(eo.json, eo.claim, "no ResourceClaim or ResourceClaimTemplate in --claim");
+        rc = celc_rejected(eo.json, eo.claim, "no ResourceClaim or ResourceClaimTemplate in --claim");
     if (rc < 0 && eo.allocated)
         rc = read_allocated(eo.allocated, eo.json, &ids, &nids, &idbuf);
     if (rc < 0 && nids && dracel_usage_new(t, ids, nids, &used) != DRACEL_OK)
-        rc = out_of_memory();
+        rc = celc_oom();
     if (rc < 0) {
         print_notes(objs, 0, notes_before_nodes);
         for (size_t i = 0; i < dracel_table_notes(t); i++)
