@@ -5,7 +5,8 @@
  * Invariants: every handle is opaque; the library keeps no global state (all configuration
  * travels in dracel_config); every allocation goes through the dracel_alloc hook given there.
  * Only names starting with dracel_/DRACEL_ are exported. When this header changes, update
- * docs/api.md and tests/unit/test_header.c (which compiles it alone as C99 and as C++).
+ * docs/api.md, include/dracel.sym (tests/abi.sh) and tests/unit/test_header_c99.c and
+ * test_header_cxx.cc (which compile it alone as C99 and as C++).
  */
 #ifndef DRACEL_H
 #define DRACEL_H

@@ -280,11 +280,12 @@ dracel_status dracel_result_new(const dracel_config *cfg, dracel_result **out)
 
 dracel_status dc_api_check_vars(const dc_program *p, const dc_env *env)
 {
-    if (p->nvars > env->nvars)
-        return DRACEL_EINVAL;
+    /* Slots the program does not read may be anything (dc_api_run pads missing ones). */
     for (uint32_t i = 0; i < p->nvarrefs; i++) {
         const dc_varref *r = &p->varrefs[i];
-        const dc_vardecl *v = &env->vars[r->slot]; /* r->slot < p->nvars */
+        if (r->slot >= env->nvars)
+            return DRACEL_EINVAL;
+        const dc_vardecl *v = &env->vars[r->slot];
         if (strcmp(v->name, r->name) != 0 || (r->type && strcmp(v->type_text, r->type) != 0))
             return DRACEL_EINVAL;
     }

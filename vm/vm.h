@@ -6,7 +6,11 @@
  * of threads can evaluate it at once, each with its own dc_ectx. The scalar VM is the reference
  * evaluator; the vector VM (vm/vvm.c, later) runs the same programs over column batches.
  *
- * Change with: vm/opcodes.def, vm/vm.c, vm/program.c, vm/disasm.c, src/compile.c.
+ * A CALL names a dc_builtin: a library function (src/lib_*.c), or a dc_hostcall of host
+ * functions (vm/host.h) that the program holds references to; dc_builtin_call is the one way
+ * both VMs call either.
+ *
+ * Change with: vm/opcodes.def, vm/vm.c, vm/program.c, vm/disasm.c, src/compile.c, vm/host.h.
  */
 #ifndef DC_VM_H
 #define DC_VM_H
