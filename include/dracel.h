@@ -231,6 +231,8 @@ DRACEL_API const char *dracel_program_type(const dracel_program *p);
 DRACEL_API void dracel_program_cost(const dracel_program *p, uint64_t *min, uint64_t *max);
 /** The disassembly (docs/bytecode.md); release with dracel_free_string(). */
 DRACEL_API char *dracel_program_disasm(const dracel_program *p);
+/** Release a program (NULL is fine), also after its environment was freed. Results it made
+ *  stay valid. */
 DRACEL_API void dracel_program_free(dracel_program *p);
 
 /**
@@ -274,6 +276,7 @@ DRACEL_API char *dracel_result_json(const dracel_result *r);
 DRACEL_API char *dracel_result_text(const dracel_result *r);
 /** The run-time cost the evaluation used, in cel-go's units. */
 DRACEL_API uint64_t dracel_result_cost(const dracel_result *r);
+/** Release a result and everything its value points to (NULL is fine). */
 DRACEL_API void dracel_result_free(dracel_result *r);
 
 /* ---------------------------------------------------------------------------------------------
