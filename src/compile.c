@@ -902,8 +902,7 @@ static bool segment_pure(const cg *g, uint32_t start, uint32_t locals0, uint32_t
         dc_op op = DC_INSN_OP(w);
         const dc_opinfo *in = &dc_op_info[op];
         uint32_t a = DC_INSN_A(w);
-        if (op == DC_OP_LOADVAR || op == DC_OP_LOADATTR || op == DC_OP_LOADCAP ||
-            op == DC_OP_LOADCOLDEF || op == DC_OP_HASCOL || op == DC_OP_LOADDEV)
+        if (op == DC_OP_LOADVAR || dc_op_reads_device(op))
             return false;
         if (in->fmt == DC_FMT_S && a < locals0)
             return false;
@@ -1010,8 +1009,7 @@ static bool record_vars(cg *g, const dc_env *env)
         uint32_t slot = UINT32_MAX;
         if (op == DC_OP_LOADVAR)
             slot = DC_INSN_A(p->code[pc]);
-        else if (op == DC_OP_LOADATTR || op == DC_OP_LOADCAP || op == DC_OP_LOADCOLDEF ||
-                 op == DC_OP_HASCOL || op == DC_OP_LOADDEV)
+        else if (dc_op_reads_device(op))
             slot = p->device_slot;
         if (slot < env->nvars && !reads[slot]) {
             reads[slot] = true;

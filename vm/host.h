@@ -25,8 +25,8 @@
 
 #include "vm.h"
 
-/* CEL parameters of one overload, the receiver included (dracel.h: DRACEL_FUNCTION_MAX_PARAMS). */
-#define DC_HOST_MAX_PARAMS 8u
+/* CEL parameters of one overload, the receiver included. */
+#define DC_HOST_MAX_PARAMS ((unsigned)DRACEL_FUNCTION_MAX_PARAMS)
 
 /* What the checker, the compiler and the cost estimators know of a host overload. */
 typedef struct dc_hostsig {

@@ -147,6 +147,14 @@ typedef struct dc_bound {
     const struct dc_plan *plan; /* the vector VM's fused kernels (vm/vplan.h), or NULL */
 } dc_bound;
 
+/* Does the instruction read part of `device` without loading the variable (a column, has() of
+ * one, or a field: what a table row answers directly)? */
+static inline bool dc_op_reads_device(dc_op op)
+{
+    return op == DC_OP_LOADATTR || op == DC_OP_LOADCAP || op == DC_OP_LOADCOLDEF ||
+           op == DC_OP_HASCOL || op == DC_OP_LOADDEV;
+}
+
 /* LOADDEV's field (its constant): device.driver, else allowMultipleAllocations (the only two
  * the compiler emits it for). */
 static inline bool dc_devfield_is_driver(const dc_str *f)
