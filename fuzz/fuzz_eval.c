@@ -4,6 +4,10 @@
  * built-in fleet on the scalar VM, on the vector VM's batch interpreter at several batch sizes,
  * and on the vector VM as users call it (fused kernels when the program has them) with and
  * without values; any difference in any row's value (bitmaps and error message) is a crash. Plain CEL programs run the same way over the fleet's rows.
+ * Both environments declare three host functions (called through libffi), so that the VMs'
+ * calls of them are compared too: fz.triple(int) (pure, with an overflow error), s.shout()
+ * (pure, a string result), fz.tick(string) (impure: never memoised; deterministic all the
+ * same, so that every VM must agree), and an overload of the library's size for ints.
  * Built with --enable-fuzzing.
  */
 #include <stdint.h>
@@ -30,6 +34,82 @@ static const char fleet[] =
 
 static dracel_table *table;
 static dracel_env *envs[2];
+
+static int64_t fz_triple(dracel_host_ctx *x, int64_t v)
+{
+    if (v > INT64_MAX / 3 || v < INT64_MIN / 3) {
+        dracel_host_error(x, "fz.triple: integer overflow");
+        return 0;
+    }
+    return v * 3;
+}
+
+static void fz_shout(dracel_host_ctx *x, const char *s, size_t n)
+{
+    char buf[256];
+    if (n > sizeof buf) {
+        dracel_host_error(x, "shout: too long");
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        buf[i] = s[i] >= 'a' && s[i] <= 'z' ? (char)(s[i] - 32) : s[i];
+    dracel_host_return_string(x, buf, n);
+}
+
+static int64_t fz_tick(dracel_host_ctx *x, const char *s, size_t n)
+{
+    (void)x;
+    int64_t h = 0;
+    for (size_t i = 0; i < n; i++)
+        h = h * 31 + (unsigned char)s[i];
+    return h & 0xFFFF;
+}
+
+static int64_t fz_digits(dracel_host_ctx *x, int64_t v)
+{
+    (void)x;
+    int64_t n = 1;
+    while (v / 10) {
+        v /= 10;
+        n++;
+    }
+    return n;
+}
+
+static void declare_hosts(dracel_env *env)
+{
+    static const struct {
+        const char *name, *id;
+        bool member;
+        unsigned flags;
+        dracel_type param, result;
+        dracel_host_fn fn;
+    } fns[] = {
+        {"fz.triple", "fz_triple_int", false, DRACEL_FUNCTION_PURE, DRACEL_TYPE_INT, DRACEL_TYPE_INT,
+         DRACEL_HOST_FN(fz_triple)},
+        {"shout", "string_shout", true, DRACEL_FUNCTION_PURE, DRACEL_TYPE_STRING, DRACEL_TYPE_STRING,
+         DRACEL_HOST_FN(fz_shout)},
+        {"fz.tick", "fz_tick_string", false, 0, DRACEL_TYPE_STRING, DRACEL_TYPE_INT, DRACEL_HOST_FN(fz_tick)},
+        {"size", "fz_size_int", false, DRACEL_FUNCTION_PURE, DRACEL_TYPE_INT, DRACEL_TYPE_INT,
+         DRACEL_HOST_FN(fz_digits)},
+    };
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+        dracel_function f;
+        dracel_function_init(&f);
+        f.name = fns[i].name;
+        f.overload_id = fns[i].id;
+        f.member = fns[i].member;
+        f.nparams = 1;
+        f.params[0] = fns[i].param;
+        f.result = fns[i].result;
+        f.fn = fns[i].fn;
+        f.flags = fns[i].flags;
+        f.cost = 3;
+        f.size_cost_factor = 0.25;
+        if (dracel_env_add_function(env, &f, NULL, 0) != DRACEL_OK)
+            abort();
+    }
+}
 
 static void run(dracel_env *env, const char *src, size_t n, unsigned flags)
 {
@@ -99,6 +179,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             dracel_env_new(&cfg, DRACEL_ENV_DRA, &envs[0]) != DRACEL_OK ||
             dracel_env_new(&cfg, DRACEL_ENV_PLAIN, &envs[1]) != DRACEL_OK)
             abort();
+        declare_hosts(envs[0]);
+        declare_hosts(envs[1]);
     }
     if (size == 0 || size > 4096)
         return 0;

@@ -7,7 +7,7 @@
  * allocations go through the dracel_alloc hook given there (what its dependencies allocate
  * past it is listed in docs/api.md, "Allocation"); every *_free function takes NULL. Only
  * names starting with dracel_/DRACEL_ are exported. When this header changes, update
- * docs/api.md, include/dracel.sym and tests/unit/test_header_c99.c / test_header_cxx.cc (which
+ * docs/api.md, include/dracel.sym (tests/abi.sh) and tests/unit/test_header_c99.c / test_header_cxx.cc (which
  * compile it alone as C99 and as C++).
  */
 #ifndef DRACEL_H
@@ -187,15 +187,20 @@ typedef enum dracel_env_kind {
  *  Read-only while programs evaluate against it: share it between threads only then. */
 typedef struct dracel_env dracel_env;
 
-/** A compiled program: immutable, shareable by any number of threads. Opaque. */
+/** A compiled program: immutable, shareable by any number of threads. Opaque. It keeps what it
+ *  needs of its environment (the host functions it calls, by reference count): it may be used
+ *  and freed after the environment is freed. */
 typedef struct dracel_program dracel_program;
 
 /** The outcome of one evaluation: a value or an error. Opaque. */
 typedef struct dracel_result dracel_result;
 
-/** Create an environment. @param cfg limits and allocator (NULL: defaults; copied). */
+/** Create an environment. @param cfg limits and allocator (NULL: defaults; the struct and the
+ *  dracel_alloc it points to are copied). */
 DRACEL_API dracel_status dracel_env_new(const dracel_config *cfg, dracel_env_kind kind,
                                         dracel_env **out);
+/** Release an environment (NULL is fine). Programs compiled with it stay usable; activations
+ *  made for it must be freed first. */
 DRACEL_API void dracel_env_free(dracel_env *env);
 
 /**
@@ -203,6 +208,8 @@ DRACEL_API void dracel_env_free(dracel_env *env);
  * {"int":"4"}, {"int":4}, {"list":[...]}, ...) and bind the value to it. Numbers are exact
  * (an int is a JSON integer or a string of digits, never a number with a fraction or an
  * exponent); strings with "\u0000" are rejected.
+ * When @p name is already declared, the value must have its type (dyn takes any value): a
+ * value of another type is DRACEL_EINPUT.
  * @param err receives a message naming the field path when the JSON is rejected
  *        (DRACEL_EINPUT), e.g. "list[1].int: 1e3 is not an integer".
  */
@@ -246,10 +253,14 @@ DRACEL_API const char *dracel_program_type(const dracel_program *p);
 DRACEL_API void dracel_program_cost(const dracel_program *p, uint64_t *min, uint64_t *max);
 /** The disassembly (docs/bytecode.md); release with dracel_free_string(). */
 DRACEL_API char *dracel_program_disasm(const dracel_program *p);
+/** Release a program (NULL is fine), also after its environment was freed. Results it made
+ *  stay valid. */
 DRACEL_API void dracel_program_free(dracel_program *p);
 
 /**
- * Evaluate @p p with the values bound in @p env (the environment it was compiled for).
+ * Evaluate @p p with the values bound in @p env: the environment it was compiled for, or one
+ * that declares every variable @p p reads in the same place with the same name and type (else
+ * DRACEL_EINVAL: the program's code would read another variable).
  * A CEL error is not a failure of the call: it is a result (dracel_result_error).
  * @return DRACEL_OK (*out set), DRACEL_ENOMEM, DRACEL_EINVAL.
  */
@@ -261,11 +272,26 @@ DRACEL_API dracel_status dracel_result_new(const dracel_config *cfg, dracel_resu
 /** Evaluate into @p r, replacing its previous value. */
 DRACEL_API dracel_status dracel_eval_into(const dracel_program *p, const dracel_env *env,
                                           dracel_result *r);
-/** The error message of an error result, or NULL for a value. Valid until the result is
- *  evaluated into again (dracel_eval_into) or freed. */
+/** The error message of an error result, or NULL for a value. The message lives as long as
+ *  the result's value (until @p r is freed or evaluated into again). */
 DRACEL_API const char *dracel_result_error(const dracel_result *r);
 /** 1 or 0 for a bool result, -1 otherwise. */
 DRACEL_API int dracel_result_bool(const dracel_result *r);
+/** Read an int result into @p out. @return DRACEL_OK, or DRACEL_EINVAL when the result is
+ *  not an int (another type, or an error) or an argument is NULL. */
+DRACEL_API dracel_status dracel_result_int(const dracel_result *r, int64_t *out);
+/** Read a uint result, as dracel_result_int. */
+DRACEL_API dracel_status dracel_result_uint(const dracel_result *r, uint64_t *out);
+/** Read a double result, as dracel_result_int. */
+DRACEL_API dracel_status dracel_result_double(const dracel_result *r, double *out);
+/** Read a string result: @p *data (UTF-8, followed by a NUL that @p *len does not count; the
+ *  string itself may contain NULs) lives as long as the result's value (until @p r is freed
+ *  or evaluated into again). @return DRACEL_OK, or DRACEL_EINVAL for another type. */
+DRACEL_API dracel_status dracel_result_string(const dracel_result *r, const char **data,
+                                              size_t *len);
+/** Read a bytes result, as dracel_result_string. */
+DRACEL_API dracel_status dracel_result_bytes(const dracel_result *r, const void **data,
+                                             size_t *len);
 /** The value as typed JSON (docs/dra-celc.md, "eval"), or {"error":"..."}; release with
  *  dracel_free_string() and the result's config. */
 DRACEL_API char *dracel_result_json(const dracel_result *r);
@@ -273,6 +299,7 @@ DRACEL_API char *dracel_result_json(const dracel_result *r);
 DRACEL_API char *dracel_result_text(const dracel_result *r);
 /** The run-time cost the evaluation used, in cel-go's units. */
 DRACEL_API uint64_t dracel_result_cost(const dracel_result *r);
+/** Release a result and everything its value points to (NULL is fine). */
 DRACEL_API void dracel_result_free(dracel_result *r);
 
 /* ---------------------------------------------------------------------------------------------
@@ -391,6 +418,203 @@ DRACEL_API const char *dracel_selection_error(const dracel_selection *s, uint32_
 DRACEL_API char *dracel_selection_value_json(const dracel_selection *s, uint32_t row);
 DRACEL_API void dracel_selection_free(dracel_selection *s);
 
+/* ---------------------------------------------------------------------------------------------
+ * Activations: the values of one evaluation, apart from the environment
+ *
+ * An activation holds a value for each variable of an environment (as cel-cpp's Activation):
+ * many threads evaluate one program at once, each with its own activation and result, while
+ * the environment only declares. An activation is used by one thread at a time while it is
+ * being set; evaluations only read it (several threads may evaluate with one activation that
+ * no one changes). The environment must outlive its activations, and its declarations must not
+ * change while they are in use. A variable that was never set reads as the error "no such
+ * attribute(s): variable not bound". Values are copied in: nothing given to a setter (a string,
+ * a JSON text, a table) needs to outlive the call.
+ */
+
+/** The values of one evaluation. Opaque. */
+typedef struct dracel_activation dracel_activation;
+
+/** A new activation for @p env's variables, none set. @return DRACEL_OK, DRACEL_ENOMEM,
+ *  DRACEL_EINVAL. */
+DRACEL_API dracel_status dracel_activation_new(const dracel_env *env, dracel_activation **out);
+/** Release an activation (NULL is fine). */
+DRACEL_API void dracel_activation_free(dracel_activation *act);
+/**
+ * Set variable @p name (declared in the activation's environment) from typed JSON (as
+ * dracel_env_bind_json reads it). The value must have the declared type (dyn takes any).
+ * @return DRACEL_OK; DRACEL_EINVAL when @p name is not declared; DRACEL_EINPUT when the JSON
+ *         is rejected or its type is not the declared one (a message in @p err); DRACEL_ENOMEM.
+ *         On failure the variable keeps its previous value.
+ */
+DRACEL_API dracel_status dracel_activation_bind_json(dracel_activation *act, const char *name,
+                                                     const char *json, size_t len, char *err,
+                                                     size_t errcap);
+/** Set variable @p name to a CEL int. @return DRACEL_OK, or DRACEL_EINVAL when @p name is not
+ *  declared or is declared with a type that is neither int nor dyn; DRACEL_ENOMEM. */
+DRACEL_API dracel_status dracel_activation_set_int(dracel_activation *act, const char *name,
+                                                   int64_t v);
+/** Set a uint variable, as dracel_activation_set_int. */
+DRACEL_API dracel_status dracel_activation_set_uint(dracel_activation *act, const char *name,
+                                                    uint64_t v);
+/** Set a double variable, as dracel_activation_set_int. */
+DRACEL_API dracel_status dracel_activation_set_double(dracel_activation *act, const char *name,
+                                                      double v);
+/** Set a bool variable, as dracel_activation_set_int. */
+DRACEL_API dracel_status dracel_activation_set_bool(dracel_activation *act, const char *name,
+                                                    bool v);
+/** Set a string variable to @p len bytes at @p s (copied; must be UTF-8, else DRACEL_EINVAL;
+ *  NULs allowed), as dracel_activation_set_int. */
+DRACEL_API dracel_status dracel_activation_set_string(dracel_activation *act, const char *name,
+                                                      const char *s, size_t len);
+/** Set a bytes variable to @p len bytes at @p b (copied), as dracel_activation_set_int. */
+DRACEL_API dracel_status dracel_activation_set_bytes(dracel_activation *act, const char *name,
+                                                     const void *b, size_t len);
+/** Set `device` (DRA environments) from device JSON, as dracel_env_device_json reads it.
+ *  @return DRACEL_EINVAL without a `device` variable; DRACEL_EINPUT for rejected JSON. */
+DRACEL_API dracel_status dracel_activation_device_json(dracel_activation *act, const char *json,
+                                                       size_t len, char *err, size_t errcap);
+/**
+ * Set `device` (DRA environments) to row @p row of table @p t, without JSON: the same value
+ * dracel_activation_device_json would give for that device's JSON (a device Kubernetes cannot
+ * present to CEL, such as one with an invalid version, is the error every selector gets on it).
+ * The value is copied: @p t may be freed afterwards.
+ * @return DRACEL_OK; DRACEL_EINVAL without a `device` variable or when @p row is out of range;
+ *         DRACEL_ENOMEM.
+ */
+DRACEL_API dracel_status dracel_activation_set_device_row(dracel_activation *act,
+                                                          const dracel_table *t, uint32_t row);
+/**
+ * Evaluate @p p with the values of @p act into @p r (made with dracel_result_new; its previous
+ * value is replaced). @p act's environment must declare every variable @p p reads as @p p's
+ * environment did (the same environment, or one with the same names and types in the same
+ * places), else DRACEL_EINVAL.
+ * @return DRACEL_OK (a CEL error is a result), DRACEL_ENOMEM, DRACEL_EINVAL.
+ */
+DRACEL_API dracel_status dracel_eval_activation(const dracel_program *p,
+                                                const dracel_activation *act, dracel_result *r);
+
+/* ---------------------------------------------------------------------------------------------
+ * Host functions: C functions that expressions call
+ *
+ * dracel_env_add_function declares one overload of a function and the C function that
+ * implements it; declaring the same name again adds an overload (cel-go's cel.Function with
+ * several cel.Overload options merges the same way). Calls go through libffi's ffi_call with a
+ * call interface prepared once, at declaration; no closure and no executable memory is used.
+ *
+ * The C function's signature follows the declaration:
+ *
+ *     RESULT fn(dracel_host_ctx *ctx, PARAM1, PARAM2, ...)
+ *
+ * with, for each CEL parameter (the receiver first for a member overload):
+ *     DRACEL_TYPE_BOOL   bool            DRACEL_TYPE_INT    int64_t
+ *     DRACEL_TYPE_UINT   uint64_t        DRACEL_TYPE_DOUBLE double
+ *     DRACEL_TYPE_STRING const char *, size_t   (UTF-8, NUL-terminated too; may hold NULs)
+ *     DRACEL_TYPE_BYTES  const unsigned char *, size_t
+ * String and bytes arguments point into the evaluation's own values: read-only, valid during
+ * the call only. RESULT is bool, int64_t, uint64_t or double for those result types, and void
+ * for a string or bytes result, which the function gives with dracel_host_return_string or
+ * dracel_host_return_bytes (the library copies it during that call). A function fails with
+ * dracel_host_error: the call's value is then a CEL error with that message (and its return
+ * value is ignored); errors are values, so `false && f(x)` and `true || f(x)` absorb them as
+ * CEL's logic does.
+ *
+ * Contract: the function must return (no longjmp, no exit), must not keep @p ctx or the
+ * argument pointers after it returns, and may be called by several threads at once when
+ * several threads evaluate. Its cost cannot be interrupted: declare it (`cost`,
+ * `size_cost_factor`); the cost limit is checked before each call, and a call the remaining
+ * budget cannot pay is not made. A function without DRACEL_FUNCTION_PURE is called once for
+ * every evaluation that reaches the call (the vector VM may run a row again after reaching the
+ * memory limit); a pure one may be called once per distinct argument value over a table.
+ */
+
+/** CEL types of host function parameters and results, and their C types (above). */
+typedef enum dracel_type {
+    DRACEL_TYPE_BOOL = 1,
+    DRACEL_TYPE_INT = 2,
+    DRACEL_TYPE_UINT = 3,
+    DRACEL_TYPE_DOUBLE = 4,
+    DRACEL_TYPE_STRING = 5,
+    DRACEL_TYPE_BYTES = 6
+} dracel_type;
+
+/** The call a host function is running: its first argument. Opaque; valid during the call. */
+typedef struct dracel_host_ctx dracel_host_ctx;
+
+/** The type of dracel_function.fn: the real C function cast to it with DRACEL_HOST_FN(f). */
+typedef void (*dracel_host_fn)(void);
+#define DRACEL_HOST_FN(f) ((dracel_host_fn)(f))
+
+/** The most CEL parameters of one overload, the receiver included. */
+#define DRACEL_FUNCTION_MAX_PARAMS 8
+/** The default longest string or bytes result of a host function (bytes). */
+#define DRACEL_DEFAULT_MAX_RESULT (1u << 20)
+
+enum {
+    /** The function is deterministic and has no effect the caller can observe: equal arguments
+     *  give equal results, so the vector VM may call it once per distinct value of a column. */
+    DRACEL_FUNCTION_PURE = 1u << 0
+};
+
+/**
+ * One overload of a host function. Fill with dracel_function_init() and then set the fields.
+ * Grows at its end as dracel_config does (`size`).
+ */
+typedef struct dracel_function {
+    size_t size;               /**< sizeof(dracel_function) as the caller was compiled */
+    const char *name;          /**< "score", or qualified "acme.score" (global overloads only) */
+    const char *overload_id;   /**< unique within the function, e.g. "score_string_int" */
+    bool member;               /**< receiver style, `x.score(y)`: params[0] is the receiver */
+    uint32_t nparams;          /**< 0 .. DRACEL_FUNCTION_MAX_PARAMS (at least 1 for member) */
+    dracel_type params[DRACEL_FUNCTION_MAX_PARAMS];
+    dracel_type result;
+    dracel_host_fn fn;         /**< the C function, cast with DRACEL_HOST_FN */
+    void *data;                /**< given back by dracel_host_data() during calls */
+    unsigned flags;            /**< DRACEL_FUNCTION_* */
+    uint64_t cost;             /**< run-time cost of a call in cel-go's units (default 1; 0
+                                    counts as 1, what every call costs), also what the static
+                                    estimate counts */
+    double size_cost_factor;   /**< plus this times the summed sizes of the string (code
+                                    points) and bytes (bytes) arguments, rounded up (cel-go
+                                    charges 0.1 per character to traverse a string); default 0 */
+    size_t max_result_bytes;   /**< a longer string or bytes result is an error value (default
+                                    DRACEL_DEFAULT_MAX_RESULT; at most UINT32_MAX - 1) */
+} dracel_function;
+
+/** Fill @p f (@p size bytes) with the defaults; use the macro dracel_function_init(f). */
+DRACEL_API void dracel_function_init_size(dracel_function *f, size_t size);
+#define dracel_function_init(f) dracel_function_init_size((f), sizeof *(f))
+
+/**
+ * Declare the overload @p f in @p env (copied: @p f and its strings need not outlive the call).
+ * Rules, as cel-go's for adding an overload to a function: a new overload id whose signature
+ * overlaps a declared overload of the same name (same style and arity, and each parameter type
+ * equal or dyn or a type parameter on either side) is refused ("overload signature collision
+ * in function NAME: ID collides with ID"); an id declared before may be declared again with the
+ * same signature (the new C function, cost and flags replace the old for later compilations;
+ * programs compiled before keep theirs) but not with another ("overload redefinition in
+ * function. NAME: ID has multiple definitions"). Library functions can gain overloads (`size`
+ * of an int, say) but none of theirs can be redefined or overlapped. Macros (has, all, exists,
+ * exists_one, map, filter, cel.bind, ...) are expanded before functions are looked up, as in
+ * cel-go: a host function with a macro's name and arity is never called.
+ * @param err receives a message on DRACEL_EINVAL (may be NULL).
+ * @return DRACEL_OK, DRACEL_EINVAL (a bad or colliding declaration), DRACEL_ENOMEM.
+ */
+DRACEL_API dracel_status dracel_env_add_function(dracel_env *env, const dracel_function *f,
+                                                 char *err, size_t errcap);
+
+/** During a call: the declaration's `data`. */
+DRACEL_API void *dracel_host_data(const dracel_host_ctx *ctx);
+/** During a call: fail it; the call's value becomes a CEL error with message @p msg (copied;
+ *  bytes that are not UTF-8 become '?'; NULL: "host function 'NAME' failed"). The first
+ *  error of a call counts; the function's return value is then ignored. */
+DRACEL_API void dracel_host_error(dracel_host_ctx *ctx, const char *msg);
+/** During a call of a function declared to return a string: return @p len bytes at @p s
+ *  (copied now, so a stack buffer is fine). NULL, a longer result than max_result_bytes,
+ *  text that is not UTF-8 or a function declared with another result type make the call's
+ *  value an error instead. A later return replaces an earlier one. */
+DRACEL_API void dracel_host_return_string(dracel_host_ctx *ctx, const char *s, size_t len);
+/** During a call of a function declared to return bytes: as dracel_host_return_string. */
+DRACEL_API void dracel_host_return_bytes(dracel_host_ctx *ctx, const void *b, size_t len);
 
 /* ---------------------------------------------------------------------------------------------
  * Placement: which devices a pod's ResourceClaims get on a node, and why (docs/allocation.md)

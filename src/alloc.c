@@ -660,11 +660,16 @@ dracel_status dc_policy_new(const dracel_config *cfg, const dracel_table *tt,
     st = dracel_env_new(&p->cfg, DRACEL_ENV_DRA, &p->env);
     for (uint32_t i = 0; st == DRACEL_OK && i < p->nsels; i++)
         st = eval_sel(p, p->env, &p->sels[i]);
+    /* one activation serves every lazy selector (one environment): that of the one reading
+     * the most variables */
+    const dc_program *widest = NULL;
     for (uint32_t i = 0; st == DRACEL_OK && i < p->nsels; i++)
-        if (p->sels[i].lazy && p->sels[i].b->p->nvars > p->nvars)
-            p->nvars = p->sels[i].b->p->nvars;
-    if (st == DRACEL_OK && p->any_lazy)
-        st = dc_api_env_vars(p->env, p->nvars, &p->vars, &p->vars_tmp);
+        if (p->sels[i].lazy && (!widest || p->sels[i].b->p->nvars > widest->nvars))
+            widest = p->sels[i].b->p;
+    if (st == DRACEL_OK && widest) {
+        p->nvars = widest->nvars;
+        st = dc_api_env_vars(p->env, widest, &p->vars, &p->vars_tmp);
+    }
     if (st != DRACEL_OK) {
         dc_policy_free(p);
         if (err && errcap)

@@ -2,8 +2,14 @@
  * api_eval.c: the public API of environments, programs and evaluation (include/dracel.h).
  * A dracel_env owns a dc_env (declarations) and the values bound to its variables; a
  * dracel_program owns a dc_program and the checked result type; a dracel_result owns the
- * evaluation context its value lives in.
+ * evaluation context its value lives in. Each keeps its own copy of the allocator, so that a
+ * program or a result may outlive what it was made from.
+ *
+ * Evaluating with another environment's values (or an activation's) is allowed when it declares
+ * every variable the program reads in the same slot with the same name and type (dc_varref):
+ * the program's code reads slots, so anything else would read the wrong variable.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "apiint.h"
@@ -13,29 +19,7 @@
 #include "jsonval.h"
 #include "parse.h"
 
-struct dracel_env {
-    dracel_config cfg;
-    dracel_alloc alloc;
-    dc_env *env;
-    dc_ectx vals;          /* owns the bound values; never reset */
-    dc_val *binds;         /* by slot; unbound slots hold an error value */
-    uint32_t nbinds;
-};
-
-struct dracel_program {
-    dracel_config cfg;
-    dc_program *prog;
-    char type[128];
-    uint64_t cost_min, cost_max;
-};
-
-struct dracel_result {
-    dracel_config cfg;
-    dc_ectx ectx;
-    dc_val value;
-};
-
-static const dc_err err_unbound = {"no such attribute(s): variable not bound", 0};
+const dc_err dc_api_err_unbound = {"no such attribute(s): variable not bound", 0};
 
 dracel_status dracel_env_new(const dracel_config *cfg, dracel_env_kind kind, dracel_env **out)
 {
@@ -82,7 +66,7 @@ static bool grow_binds(dracel_env *e)
     if (!b)
         return false;
     for (uint32_t i = e->nbinds; i < n; i++)
-        b[i] = dc_errval(&err_unbound);
+        b[i] = dc_errval(&dc_api_err_unbound);
     e->binds = b;
     e->nbinds = n;
     return true;
@@ -119,6 +103,14 @@ dracel_status dracel_env_bind_json(dracel_env *e, const char *name, const char *
     }
     const dc_vardecl *old = dc_env_var(e->env, name);
     uint32_t slot = old ? old->slot : DC_ENV_NOSLOT;
+    if (old && !dc_val_has_type(v, old->type)) {
+        /* Programs compiled since the declaration were checked against its type. */
+        char msg[256];
+        snprintf(msg, sizeof msg, "variable %s is declared with type %s: the value has another type",
+                 name, old->type_text);
+        set_err(err, errcap, msg);
+        return DRACEL_EINPUT;
+    }
     if (!old) {
         const dc_type *t = dc_val_static_type(&e->vals.arena, v);
         if (!t || (slot = dc_env_add_var(e->env, name, t)) == DC_ENV_NOSLOT)
@@ -195,24 +187,33 @@ dracel_status dracel_compile(const dracel_env *e, const char *src, size_t len, u
             }
         }
     }
-    dc_program *prog = NULL;
-    if (st == DRACEL_OK)
-        st = dc_compile(e->env, a, d, ast, &prog);
     if (st == DRACEL_OK) {
+        /* The program's allocator is its own copy (it may outlive the environment). */
+        p = dc_malloc(a, sizeof *p);
+        if (!p)
+            st = DRACEL_ENOMEM;
+    }
+    if (st == DRACEL_OK) {
+        memset(p, 0, sizeof *p);
+        p->cfg = e->cfg;
+        p->alloc = e->alloc;
+        p->cfg.alloc = &p->alloc;
+        st = dc_compile(e->env, &p->alloc, d, ast, &p->prog);
+        if (st != DRACEL_OK) {
+            dc_free(a, p, sizeof *p);
+            p = NULL;
+        }
+    }
+    if (st == DRACEL_OK) {
+        dc_program *prog = p->prog;
         if (flags & DRACEL_COMPILE_ANY_RESULT)
             prog->result_must_be_bool = false;
-        p = dc_malloc(a, sizeof *p);
-        if (!p) {
-            dc_program_free(prog);
-            st = DRACEL_ENOMEM;
-        } else {
-            memset(p, 0, sizeof *p);
-            p->cfg = e->cfg;
-            p->prog = prog;
-            strncpy(p->type, type ? type : "dyn", sizeof p->type - 1);
-            p->cost_min = est.min;
-            p->cost_max = est.max;
-        }
+        if (flags & DRACEL_COMPILE_NO_CHECK)
+            for (uint32_t i = 0; i < prog->nvarrefs; i++)
+                prog->varrefs[i].type = NULL; /* nothing assumed a type */
+        strncpy(p->type, type ? type : "dyn", sizeof p->type - 1);
+        p->cost_min = est.min;
+        p->cost_max = est.max;
     }
     dc_arena_free(&arena);
     if (st == DRACEL_ENOMEM) {
@@ -253,8 +254,9 @@ void dracel_program_free(dracel_program *p)
 {
     if (!p)
         return;
+    dracel_alloc a = p->alloc;
     dc_program_free(p->prog);
-    dc_free(dc_alloc_of(&p->cfg), p, sizeof *p);
+    dc_free(&a, p, sizeof *p);
 }
 
 dracel_status dracel_result_new(const dracel_config *cfg, dracel_result **out)
@@ -269,9 +271,46 @@ dracel_status dracel_result_new(const dracel_config *cfg, dracel_result **out)
         return DRACEL_ENOMEM;
     memset(r, 0, sizeof *r);
     r->cfg = c;
-    dc_ectx_init(&r->ectx, a);
+    r->alloc = *a;
+    r->cfg.alloc = &r->alloc;
+    dc_ectx_init(&r->ectx, &r->alloc);
     r->value = dc_null();
     *out = r;
+    return DRACEL_OK;
+}
+
+dracel_status dc_api_check_vars(const dc_program *p, const dc_env *env)
+{
+    /* Slots the program does not read may be anything (dc_api_run pads missing ones). */
+    for (uint32_t i = 0; i < p->nvarrefs; i++) {
+        const dc_varref *r = &p->varrefs[i];
+        if (r->slot >= env->nvars)
+            return DRACEL_EINVAL;
+        const dc_vardecl *v = &env->vars[r->slot];
+        if (strcmp(v->name, r->name) != 0 || (r->type && strcmp(v->type_text, r->type) != 0))
+            return DRACEL_EINVAL;
+    }
+    return DRACEL_OK;
+}
+
+dracel_status dc_api_run(const dracel_program *p, const dc_val *vals, uint32_t nvals,
+                         dracel_result *r)
+{
+    r->ectx.cost_limit = p->cfg.cost_limit;
+    r->ectx.mem_limit = p->cfg.eval_memory_limit;
+    uint32_t n = p->prog->nvars;
+    if (nvals >= n) {
+        r->value = dc_vm_exec(p->prog, &r->ectx, vals);
+        return DRACEL_OK;
+    }
+    /* Some declared variables were never bound: they read as errors. */
+    dc_val *v = dc_malloc(&r->alloc, n * sizeof *v);
+    if (!v)
+        return DRACEL_ENOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        v[i] = i < nvals ? vals[i] : dc_errval(&dc_api_err_unbound);
+    r->value = dc_vm_exec(p->prog, &r->ectx, v);
+    dc_free(&r->alloc, v, n * sizeof *v);
     return DRACEL_OK;
 }
 
@@ -279,24 +318,8 @@ dracel_status dracel_eval_into(const dracel_program *p, const dracel_env *e, dra
 {
     if (!p || !e || !r)
         return DRACEL_EINVAL;
-    if (p->prog->nvars > e->env->nvars)
-        return DRACEL_EINVAL; /* compiled for another environment */
-    r->ectx.cost_limit = p->cfg.cost_limit;
-    r->ectx.mem_limit = p->cfg.eval_memory_limit;
-    if (e->nbinds >= p->prog->nvars) {
-        r->value = dc_vm_exec(p->prog, &r->ectx, e->binds);
-        return DRACEL_OK;
-    }
-    /* Some declared variables were never bound: they read as errors. */
-    const dracel_alloc *a = dc_alloc_of(&r->cfg);
-    dc_val *v = dc_malloc(a, p->prog->nvars * sizeof *v);
-    if (!v)
-        return DRACEL_ENOMEM;
-    for (uint32_t i = 0; i < p->prog->nvars; i++)
-        v[i] = i < e->nbinds ? e->binds[i] : dc_errval(&err_unbound);
-    r->value = dc_vm_exec(p->prog, &r->ectx, v);
-    dc_free(a, v, p->prog->nvars * sizeof *v);
-    return DRACEL_OK;
+    DC_TRY(dc_api_check_vars(p->prog, e->env));
+    return dc_api_run(p, e->binds, e->nbinds, r);
 }
 
 dracel_status dracel_eval(const dracel_program *p, const dracel_env *e, dracel_result **out)
@@ -323,6 +346,48 @@ const char *dracel_result_error(const dracel_result *r)
 int dracel_result_bool(const dracel_result *r)
 {
     return r && r->value.k == DC_K_BOOL ? r->value.u.b : -1;
+}
+
+dracel_status dracel_result_int(const dracel_result *r, int64_t *out)
+{
+    if (!r || !out || r->value.k != DC_K_INT)
+        return DRACEL_EINVAL;
+    *out = r->value.u.i;
+    return DRACEL_OK;
+}
+
+dracel_status dracel_result_uint(const dracel_result *r, uint64_t *out)
+{
+    if (!r || !out || r->value.k != DC_K_UINT)
+        return DRACEL_EINVAL;
+    *out = r->value.u.u;
+    return DRACEL_OK;
+}
+
+dracel_status dracel_result_double(const dracel_result *r, double *out)
+{
+    if (!r || !out || r->value.k != DC_K_DOUBLE)
+        return DRACEL_EINVAL;
+    *out = r->value.u.d;
+    return DRACEL_OK;
+}
+
+dracel_status dracel_result_string(const dracel_result *r, const char **data, size_t *len)
+{
+    if (!r || !data || !len || r->value.k != DC_K_STRING)
+        return DRACEL_EINVAL;
+    *data = r->value.u.s->data;
+    *len = r->value.u.s->len;
+    return DRACEL_OK;
+}
+
+dracel_status dracel_result_bytes(const dracel_result *r, const void **data, size_t *len)
+{
+    if (!r || !data || !len || r->value.k != DC_K_BYTES)
+        return DRACEL_EINVAL;
+    *data = r->value.u.s->data;
+    *len = r->value.u.s->len;
+    return DRACEL_OK;
 }
 
 static char *render(const dracel_result *r, void (*fn)(dc_buf *, dc_val))
@@ -355,9 +420,9 @@ void dracel_result_free(dracel_result *r)
 {
     if (!r)
         return;
-    const dracel_alloc *a = dc_alloc_of(&r->cfg);
+    dracel_alloc a = r->alloc;
     dc_ectx_free(&r->ectx);
-    dc_free(a, r, sizeof *r);
+    dc_free(&a, r, sizeof *r);
 }
 
 const dc_program *dc_api_program(const dracel_program *p)
@@ -370,9 +435,12 @@ const dracel_config *dc_api_program_cfg(const dracel_program *p)
     return &p->cfg;
 }
 
-dracel_status dc_api_env_vars(const dracel_env *e, uint32_t n, const dc_val **vars, dc_val **tmp)
+dracel_status dc_api_env_vars(const dracel_env *e, const dc_program *p, const dc_val **vars,
+                              dc_val **tmp)
 {
     *tmp = NULL;
+    DC_TRY(dc_api_check_vars(p, e->env));
+    uint32_t n = p->nvars;
     static const dc_val none[1] = {{DC_K_NULL, {0}}};
     if (e->nbinds >= n) {
         *vars = e->nbinds ? e->binds : none;
@@ -382,7 +450,7 @@ dracel_status dc_api_env_vars(const dracel_env *e, uint32_t n, const dc_val **va
     if (!v)
         return DRACEL_ENOMEM;
     for (uint32_t i = 0; i < n; i++)
-        v[i] = i < e->nbinds ? e->binds[i] : dc_errval(&err_unbound);
+        v[i] = i < e->nbinds ? e->binds[i] : dc_errval(&dc_api_err_unbound);
     *vars = v;
     *tmp = v;
     return DRACEL_OK;

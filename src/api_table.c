@@ -364,7 +364,7 @@ dracel_status dracel_select(const dracel_bound *b, const dracel_env *env,
     const dc_val *vars;
     dc_val *tmp = NULL;
     uint32_t n = dc_api_program(b->prog)->nvars;
-    dracel_status st = dc_api_env_vars(env, n, &vars, &tmp);
+    dracel_status st = dc_api_env_vars(env, dc_api_program(b->prog), &vars, &tmp);
     if (st != DRACEL_OK)
         return st;
     st = dc_vvm_run(b->b, vars, &vo, &sel->sel);

@@ -18,6 +18,7 @@
 #include "compile.h"
 
 #include "check.h"
+#include "host.h"
 #include "registry.h"
 
 #include <string.h>
@@ -472,6 +473,54 @@ static void compile_cond(cg *g, const dc_ast *e)
     patch(g, jend2);
 }
 
+/* The implementation a call of (name, style, argc) runs: the library's builtin, or when the
+ * environment declares host overloads of that triple, a dc_hostcall of them (one per triple in
+ * a program, made in its arena) with the builtin as its fallback. NULL when neither exists. */
+static const dc_builtin *find_fn(cg *g, const char *name, bool member, uint32_t argc)
+{
+    const dc_builtin *lib = dc_builtin_find(name, member, argc);
+    const dc_fundecl *f = dc_env_fun(g->env, name);
+    uint32_t nhost = 0;
+    bool impure = false;
+    for (uint32_t i = 0; f && i < f->n; i++) {
+        const dc_overload *o = &f->overloads[i];
+        if (o->host && o->member == member && o->nparams == argc) {
+            nhost++;
+            impure |= !dc_host_sig(o->host)->pure;
+        }
+    }
+    if (nhost == 0 || argc > DC_HOST_MAX_PARAMS)
+        return lib;
+    for (uint32_t i = 0; i < g->nfns; i++) {
+        const dc_builtin *b = g->fns[i];
+        if ((b->flags & DC_BF_HOST) && b->member == member && b->argc == argc &&
+            strcmp(b->name, f->name) == 0)
+            return b;
+    }
+    dc_hostcall *hc = dc_arena_zalloc(g->a, sizeof *hc);
+    const dc_host **ovs = dc_arena_alloc(g->a, nhost * sizeof *ovs);
+    char *nm = dc_arena_strndup(g->a, f->name, strlen(f->name));
+    if (!hc || !ovs || !nm) {
+        g->oom = true;
+        return NULL;
+    }
+    hc->n = 0;
+    for (uint32_t i = 0; i < f->n; i++) {
+        const dc_overload *o = &f->overloads[i];
+        if (o->host && o->member == member && o->nparams == argc)
+            ovs[hc->n++] = o->host;
+    }
+    hc->ovs = ovs;
+    hc->fallback = lib;
+    hc->b.name = nm;
+    hc->b.member = member;
+    hc->b.argc = (uint8_t)argc;
+    hc->b.flags = (uint8_t)(DC_BF_HOST | (impure ? DC_BF_IMPURE : 0) |
+                            (lib ? lib->flags & DC_BF_NONSTRICT : 0));
+    hc->b.fn = lib ? lib->fn : NULL; /* never called: dc_builtin_call takes DC_BF_HOST */
+    return &hc->b;
+}
+
 /* A receiver call whose target names a namespace (optional.of, sets.contains, strings.quote,
  * cel.bind is a macro) rather than a value: the global function "target.fn". */
 static const dc_builtin *namespaced(cg *g, const dc_ast *e)
@@ -490,7 +539,7 @@ static const dc_builtin *namespaced(cg *g, const dc_ast *e)
             return NULL;
         name = dc_arena_printf(g->a, "%s.%s", q[0] == '.' ? q + 1 : q, e->u.call.fn);
     }
-    return name ? dc_builtin_find(name, false, e->u.call.nargs - 1) : NULL;
+    return name ? find_fn(g, name, false, e->u.call.nargs - 1) : NULL;
 }
 
 static void emit_call(cg *g, const char *name, bool member, uint32_t argc)
@@ -628,8 +677,10 @@ static void compile_call(cg *g, const dc_ast *e)
         first = 1; /* the namespace is not an argument */
     } else {
         const char *name = fn[0] == '.' ? fn + 1 : fn;
-        b = dc_builtin_find(name, member, n);
+        b = find_fn(g, name, member, n);
     }
+    if (g->oom)
+        return;
     if (!b) {
         /* Only an unchecked program gets here (the checker reports unknown functions): as in
          * cel-go, the call is an error when it is evaluated, after its arguments (an error
@@ -851,10 +902,12 @@ static bool segment_pure(const cg *g, uint32_t start, uint32_t locals0, uint32_t
         dc_op op = DC_INSN_OP(w);
         const dc_opinfo *in = &dc_op_info[op];
         uint32_t a = DC_INSN_A(w);
-        if (op == DC_OP_LOADVAR || op == DC_OP_LOADATTR || op == DC_OP_LOADCAP ||
-            op == DC_OP_LOADCOLDEF || op == DC_OP_HASCOL || op == DC_OP_LOADDEV)
+        if (op == DC_OP_LOADVAR || dc_op_reads_device(op))
             return false;
         if (in->fmt == DC_FMT_S && a < locals0)
+            return false;
+        /* Host functions run when the program does, never while it is compiled. */
+        if (op == DC_OP_CALL && (g->fns[a]->flags & DC_BF_HOST))
             return false;
         if (in->fmt == DC_FMT_IJ && a < iters0)
             return false;
@@ -942,10 +995,51 @@ static void compile(cg *g, const dc_ast *e)
         maybe_fold(g, start, locals0, iters0);
 }
 
+/* The variables the code reads, with the names and types the environment declares them with
+ * (dc_varref): LOADVAR slots, and `device` when a column or device field stands for it. */
+static bool record_vars(cg *g, const dc_env *env)
+{
+    dc_program *p = g->p;
+    bool *reads = dc_arena_zalloc(g->a, (env->nvars ? env->nvars : 1) * sizeof *reads);
+    if (!reads)
+        return false;
+    uint32_t n = 0;
+    for (uint32_t pc = 0; pc < p->ncode;) {
+        dc_op op = DC_INSN_OP(p->code[pc]);
+        uint32_t slot = UINT32_MAX;
+        if (op == DC_OP_LOADVAR)
+            slot = DC_INSN_A(p->code[pc]);
+        else if (dc_op_reads_device(op))
+            slot = p->device_slot;
+        if (slot < env->nvars && !reads[slot]) {
+            reads[slot] = true;
+            n++;
+        }
+        pc += dc_fmt_words(dc_op_info[op].fmt);
+    }
+    p->varrefs = dc_arena_alloc(g->a, (n ? n : 1) * sizeof *p->varrefs);
+    if (!p->varrefs)
+        return false;
+    p->nvarrefs = 0;
+    for (uint32_t i = 0; i < env->nvars; i++) {
+        if (!reads[i])
+            continue;
+        const dc_vardecl *v = &env->vars[i];
+        dc_varref *r = &p->varrefs[p->nvarrefs++];
+        r->slot = v->slot;
+        r->name = dc_arena_strndup(g->a, v->name, strlen(v->name));
+        r->type = dc_arena_strndup(g->a, v->type_text, strlen(v->type_text));
+        if (!r->name || !r->type)
+            return false;
+    }
+    return true;
+}
+
 void dc_program_free(dc_program *p)
 {
     if (!p)
         return;
+    dc_host_program_refs(p, false);
     dc_arena a = p->arena; /* the program lives in its own arena */
     dc_arena_free(&a);
 }
@@ -998,6 +1092,11 @@ dracel_status dc_compile(const dc_env *env, const dracel_alloc *alloc, dc_diags 
         dc_arena_free(&arena);
         return DRACEL_EINPUT;
     }
+    if (!record_vars(&g, env)) {
+        dc_arena_free(&arena);
+        return DRACEL_ENOMEM;
+    }
+    dc_host_program_refs(p, true);
     p->arena = arena; /* p is inside the arena: copy the header last */
     *out = p;
     return DRACEL_OK;

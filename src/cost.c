@@ -32,6 +32,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "host.h"
+
 typedef dc_cost_est est;
 typedef dc_cost_size size;
 
@@ -1274,6 +1276,30 @@ static callest function_cost(cc *c, xn *e, const char *fn, const char *oid, cons
     return ce(est_add(E(1, 1), sum), NULL);
 }
 
+/* A host function (vm/host.h): its declared cost over the size range of its string and bytes
+ * arguments (the formula the VMs charge), plus the arguments' costs; a string or bytes result
+ * is at most its declared limit. */
+static callest host_cost(const dc_hostsig *s, const anode *t, const anode *args, uint32_t n,
+                         const est *argc)
+{
+    est sum = {0, 0};
+    for (uint32_t i = 0; i < n; i++)
+        sum = est_add(sum, argc[i]);
+    size total = {0, 0};
+    for (uint32_t k = 0; k < s->nparams; k++) {
+        if (s->params[k] != DC_K_STRING && s->params[k] != DC_K_BYTES)
+            continue;
+        const anode *a = !s->member ? (k < n ? &args[k] : NULL) : k == 0 ? t : (k - 1 < n ? &args[k - 1] : NULL);
+        total = size_add(total, a ? anode_size(a) : unknown_size);
+    }
+    est call = E(dc_host_call_cost(s, total.min), dc_host_call_cost(s, total.max));
+    if (s->result == DC_K_STRING || s->result == DC_K_BYTES) {
+        size r = S(0, s->max_result);
+        return ce(est_add(call, sum), &r);
+    }
+    return ce(est_add(call, sum), NULL);
+}
+
 /* Whether an argument of type @p a may be passed for parameter @p p (dyn and type parameters
  * accept anything; NULL is unknown). */
 static bool may_assign(const dc_type *p, const dc_type *a)
@@ -1298,8 +1324,9 @@ static bool may_assign(const dc_type *p, const dc_type *a)
 }
 
 /* The overloads the checker would record for a call (NULL id: none declared or none found:
- * estimated as a plain call of that function). */
-static uint32_t overloads(cc *c, const xn *e, const char **ids, uint32_t cap)
+ * estimated as a plain call of that function), and their host records (NULL: the library's). */
+static uint32_t overloads(cc *c, const xn *e, const char **ids, const dc_host **hosts,
+                          uint32_t cap)
 {
     const dc_fundecl *f = dc_env_fun(c->env, e->name);
     uint32_t k = 0;
@@ -1310,11 +1337,15 @@ static uint32_t overloads(cc *c, const xn *e, const char **ids, uint32_t cap)
         bool ok = true;
         for (uint32_t j = 0; j < e->n && ok; j++)
             ok = may_assign(o->params[j], e->args[j]->type);
-        if (ok)
+        if (ok) {
+            hosts[k] = o->host;
             ids[k++] = o->id;
+        }
     }
-    if (k == 0)
+    if (k == 0) {
+        hosts[k] = NULL;
         ids[k++] = NULL;
+    }
     return k;
 }
 
@@ -1347,7 +1378,8 @@ static est cost_call(cc *c, xn *e)
         nodes[i] = mk_anode(c, argv[i]);
     }
     const char *ids[64];
-    uint32_t nids = overloads(c, e, ids, DC_COUNTOF(ids));
+    const dc_host *hosts[64];
+    uint32_t nids = overloads(c, e, ids, hosts, DC_COUNTOF(ids));
     est sum = {0, 0};
     anode tnode = {0};
     if (first) {
@@ -1358,7 +1390,8 @@ static est cost_call(cc *c, xn *e)
     bool has_res = false;
     size res = {0, 0};
     for (uint32_t k = 0; k < nids; k++) {
-        callest oc = function_cost(c, e, e->name, ids[k], first ? &tnode : NULL, nodes, n, argc);
+        callest oc = hosts[k] ? host_cost(dc_host_sig(hosts[k]), first ? &tnode : NULL, nodes, n, argc)
+                              : function_cost(c, e, e->name, ids[k], first ? &tnode : NULL, nodes, n, argc);
         fn = est_union(fn, oc.cost);
         if (oc.has_size) {
             res = has_res ? size_union(res, oc.sz) : oc.sz;

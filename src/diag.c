@@ -18,11 +18,14 @@
 
 dc_diags *dc_diags_new(const dracel_alloc *a, uint32_t max)
 {
+    if (!a)
+        a = &dc_default_alloc;
     dc_diags *d = dc_malloc(a, sizeof *d);
     if (!d)
         return NULL;
     memset(d, 0, sizeof *d);
-    dc_arena_init(&d->arena, a);
+    d->alloc = *a;
+    dc_arena_init(&d->arena, &d->alloc);
     d->max = max ? max : DRACEL_DEFAULT_MAX_ERRORS;
     d->max_bytes = DRACEL_DEFAULT_MAX_DIAG_BYTES;
     d->src = "";
@@ -33,10 +36,10 @@ void dracel_diags_free(dracel_diags *d)
 {
     if (!d)
         return;
-    const dracel_alloc *a = d->arena.alloc;
-    dc_free(a, d->items, d->cap * sizeof *d->items);
+    dracel_alloc a = d->alloc;
+    dc_free(&a, d->items, d->cap * sizeof *d->items);
     dc_arena_free(&d->arena);
-    dc_free(a, d, sizeof *d);
+    dc_free(&a, d, sizeof *d);
 }
 
 dracel_status dc_diags_set_source(dc_diags *d, const char *src, size_t len)

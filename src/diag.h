@@ -18,7 +18,8 @@ typedef struct dc_diag {
 } dc_diag;
 
 struct dracel_diags {
-    dc_arena arena;
+    dracel_alloc alloc;     /* a copy: the list may outlive the environment that made it */
+    dc_arena arena;         /* allocates with &alloc */
     const char *src;   /* copy of the source, NUL-terminated, in the arena */
     size_t src_len;
     dc_diag *items;

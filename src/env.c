@@ -6,13 +6,19 @@
  * own arena, except the two growable arrays `vars` and `funs`, which are reallocated with the
  * environment's allocator and released by dc_env_free. Variable slots are dense and given in
  * declaration order; the DRA kind declares `device` first, so it is slot 0. An environment is
- * not modified once compilations use it (it may then be shared between threads).
+ * not modified once compilations use it (it may then be shared between threads). Host
+ * overloads are counted records (vm/host.h): the environment holds one reference to each it
+ * declares, released by dc_env_free or when an overload is declared again.
  *
- * Change with: src/env.h, src/decls.c (the library table), src/check.c, src/compile.c.
+ * Change with: src/env.h, src/decls.c (the library table), src/check.c, src/compile.c,
+ * vm/host.h.
  */
 #include "env.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "host.h"
 
 const dc_vardecl *dc_env_var(const dc_env *env, const char *name)
 {
@@ -60,6 +66,9 @@ void dc_env_free(dc_env *env)
     if (!env)
         return;
     const dracel_alloc *a = env->arena.alloc;
+    for (uint32_t f = 0; f < env->nfuns; f++)
+        for (uint32_t i = 0; i < env->funs[f].n; i++)
+            dc_host_unref(env->funs[f].overloads[i].host);
     dc_free(a, env->vars, env->capvars * sizeof *env->vars);
     dc_free(a, env->funs, env->capfuns * sizeof *env->funs);
     dc_arena_free(&env->arena);
@@ -115,11 +124,13 @@ uint32_t dc_env_add_var(dc_env *env, const char *name, const dc_type *type)
     }
     const char *n = dc_arena_strndup(&env->arena, name, strlen(name));
     const dc_type *t = dc_type_clone(&env->arena, type);
-    if (!n || !t)
+    const char *tt = t ? dc_type_str(&env->arena, t) : NULL;
+    if (!n || !t || !tt)
         return DC_ENV_NOSLOT;
     dc_vardecl *v = &env->vars[env->nvars];
     v->name = n;
     v->type = t;
+    v->type_text = tt;
     v->slot = env->nvars++;
     return v->slot;
 }
@@ -184,6 +195,10 @@ static int parse_param_list(dc_arena *a, const char *text, const dc_type **out, 
 
 #define MAX_PARAMS 8
 
+static dracel_status add_overload(dc_env *env, dc_fundecl *f, const char *id, bool member,
+                                  const dc_type *const *pt, uint32_t np, const dc_type *rt,
+                                  const dc_host *host);
+
 dracel_status dc_env_add_overload(dc_env *env, const char *fn, const char *id, bool member,
                                   const char *params, const char *result)
 {
@@ -204,6 +219,14 @@ dracel_status dc_env_add_overload(dc_env *env, const char *fn, const char *id, b
     for (uint32_t i = 0; i < f->n; i++)
         if (strcmp(f->overloads[i].id, id) == 0)
             return DRACEL_EINVAL;
+    return add_overload(env, f, id, member, pt, (uint32_t)np, rt, NULL);
+}
+
+/* Append an overload to f; its types already live in the environment's arena. */
+static dracel_status add_overload(dc_env *env, dc_fundecl *f, const char *id, bool member,
+                                  const dc_type *const *pt, uint32_t np, const dc_type *rt,
+                                  const dc_host *host)
+{
     /* The array's capacity is implied: 4, then the next power of two. */
     if (f->n == 0 || (f->n >= 4 && (f->n & (f->n - 1)) == 0)) {
         uint32_t cap = f->n ? f->n * 2 : 4;
@@ -228,7 +251,104 @@ dracel_status dc_env_add_overload(dc_env *env, const char *fn, const char *id, b
     o->id = idc;
     o->result = rt;
     o->params = pv;
-    o->nparams = (uint32_t)np;
+    o->nparams = np;
     o->member = member;
+    o->host = host;
+    dc_host_ref(host);
     return DRACEL_OK;
+}
+
+/* The checker's type of a host kind. */
+static const dc_type *host_type(uint8_t k)
+{
+    switch (k) {
+    case DC_K_BOOL: return &dc_ty_bool;
+    case DC_K_INT: return &dc_ty_int;
+    case DC_K_UINT: return &dc_ty_uint;
+    case DC_K_DOUBLE: return &dc_ty_double;
+    case DC_K_STRING: return &dc_ty_string;
+    default: return &dc_ty_bytes;
+    }
+}
+
+/* cel-go's SignatureOverlaps for a declared overload and a host signature: the same style and
+ * arity, and each parameter assignable one way or the other (dyn and type parameters take any
+ * type; host parameters are primitive). */
+static bool overlaps(const dc_overload *o, const dc_hostsig *s)
+{
+    if (o->member != s->member || o->nparams != s->nparams)
+        return false;
+    for (uint32_t i = 0; i < s->nparams; i++) {
+        dc_tykind k = o->params[i]->kind;
+        if (k != DC_TY_DYN && k != DC_TY_PARAM && k != host_type(s->params[i])->kind)
+            return false;
+    }
+    return true;
+}
+
+static bool same_signature(const dc_overload *o, const dc_hostsig *s)
+{
+    if (!o->host)
+        return false;
+    const dc_hostsig *t = dc_host_sig(o->host);
+    return t->member == s->member && t->nparams == s->nparams && t->result == s->result &&
+           memcmp(t->params, s->params, s->nparams) == 0;
+}
+
+dracel_status dc_env_add_host(dc_env *env, const dc_host *h, char *err, size_t errcap)
+{
+    const dc_hostsig *s = dc_host_sig(h);
+    char scratch[1];
+    if (!err || !errcap) {
+        err = scratch;
+        errcap = sizeof scratch;
+    }
+    if (!valid_name(s->name) || (s->member && strchr(s->name, '.'))) {
+        snprintf(err, errcap, "function name '%s' is not %s", s->name,
+                 s->member ? "an identifier (a member function's name has no dots)"
+                           : "an identifier or identifiers joined by '.'");
+        return DRACEL_EINVAL;
+    }
+    dc_fundecl *f = NULL;
+    for (uint32_t i = 0; i < env->nfuns && !f; i++)
+        if (strcmp(env->funs[i].name, s->name) == 0)
+            f = &env->funs[i];
+    for (uint32_t i = 0; f && i < f->n; i++) {
+        dc_overload *o = &f->overloads[i];
+        if (strcmp(o->id, s->id) != 0) {
+            if (overlaps(o, s)) {
+                snprintf(err, errcap, "overload signature collision in function %s: %s collides with %s",
+                         f->name, o->id, s->id);
+                return DRACEL_EINVAL;
+            }
+            continue;
+        }
+        if (!o->host) {
+            snprintf(err, errcap, "overload %s of function %s belongs to the library: a host function cannot redefine it",
+                     o->id, f->name);
+            return DRACEL_EINVAL;
+        }
+        if (!same_signature(o, s)) {
+            snprintf(err, errcap, "overload redefinition in function. %s: %s has multiple definitions",
+                     f->name, o->id);
+            return DRACEL_EINVAL;
+        }
+        /* The same signature again: the new record replaces the old (cel-go replaces the
+         * binding). Programs compiled before keep theirs. */
+        dc_host_ref(h);
+        dc_host_unref(o->host);
+        o->host = h;
+        return DRACEL_OK;
+    }
+    const dc_type *pt[DC_HOST_MAX_PARAMS];
+    for (uint32_t i = 0; i < s->nparams; i++)
+        pt[i] = host_type(s->params[i]);
+    if (!f && !(f = fun_get(env, s->name))) {
+        snprintf(err, errcap, "out of memory");
+        return DRACEL_ENOMEM;
+    }
+    dracel_status st = add_overload(env, f, s->id, s->member, pt, s->nparams, host_type(s->result), h);
+    if (st != DRACEL_OK)
+        snprintf(err, errcap, "out of memory");
+    return st;
 }

@@ -6,9 +6,14 @@
  * Functions: every overload is declared with a signature (src/decls.c) for the checker; at run
  * time one builtin implementation serves every overload of a (name, receiver style, arity)
  * triple and dispatches on the kinds of its arguments (src/lib_*.c), so the compiler needs no
- * overload ids and the VMs agree by construction.
+ * overload ids and the VMs agree by construction. Host functions (vm/host.h) are overloads with
+ * a record: the compiler calls them through a dc_hostcall, which dispatches the same way. They
+ * follow cel-go's rules for adding overloads to a function (FunctionDecl.AddOverload): a new id
+ * whose signature overlaps a declared overload is refused, an existing id may be declared again
+ * only with the same signature (it replaces the record); and, unlike cel-go, a library overload
+ * is never replaced.
  *
- * Change with: src/env.c, src/decls.c, src/check.c, src/compile.c.
+ * Change with: src/env.c, src/decls.c, src/check.c, src/compile.c, vm/host.h.
  */
 #ifndef DC_ENV_H
 #define DC_ENV_H
@@ -21,6 +26,7 @@ typedef struct dc_overload {
     const dc_type **params;    /* for member overloads params[0] is the receiver */
     uint32_t nparams;
     bool member;
+    const struct dc_host *host; /* a host function (the environment holds a reference), or NULL */
 } dc_overload;
 
 typedef struct dc_fundecl {
@@ -32,6 +38,7 @@ typedef struct dc_fundecl {
 typedef struct dc_vardecl {
     const char *name;          /* may be qualified ("a.b") */
     const dc_type *type;
+    const char *type_text;     /* the type as cel-go prints it (programs record it: dc_varref) */
     uint32_t slot;             /* index into the activation */
 } dc_vardecl;
 
@@ -81,6 +88,13 @@ uint32_t dc_env_add_var(dc_env *env, const char *name, const dc_type *type);
  */
 dracel_status dc_env_add_overload(dc_env *env, const char *fn, const char *id, bool member,
                                   const char *params, const char *result) DC_WUR;
+/**
+ * Declare host overload @p h (vm/host.h) of the function its signature names, under cel-go's
+ * rules above. The environment takes its own reference; the caller keeps its.
+ * @return DRACEL_OK; DRACEL_EINVAL with a message in @p err (cel-go's wording) when the overload
+ *         collides with a declared one; DRACEL_ENOMEM.
+ */
+dracel_status dc_env_add_host(dc_env *env, const struct dc_host *h, char *err, size_t errcap) DC_WUR;
 /** Declare every library function (src/decls.c); dc_env_new calls it. */
 dracel_status dc_decls_install(dc_env *env) DC_WUR;
 

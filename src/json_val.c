@@ -560,3 +560,38 @@ const dc_type *dc_val_static_type(dc_arena *a, dc_val v)
     }
 }
 
+bool dc_val_has_type(dc_val v, const dc_type *t)
+{
+    switch (t->kind) {
+    case DC_TY_DYN: return true;
+    case DC_TY_NULL: return v.k == DC_K_NULL;
+    case DC_TY_BOOL: return v.k == DC_K_BOOL;
+    case DC_TY_INT: return v.k == DC_K_INT;
+    case DC_TY_UINT: return v.k == DC_K_UINT;
+    case DC_TY_DOUBLE: return v.k == DC_K_DOUBLE;
+    case DC_TY_STRING: return v.k == DC_K_STRING;
+    case DC_TY_BYTES: return v.k == DC_K_BYTES;
+    case DC_TY_QUANTITY: return v.k == DC_K_QUANTITY;
+    case DC_TY_SEMVER: return v.k == DC_K_SEMVER;
+    case DC_TY_TYPE: return v.k == DC_K_TYPE;
+    case DC_TY_DEVICE: return v.k == DC_K_MAP || v.k == DC_K_ERROR; /* a device, or its fault */
+    case DC_TY_LIST:
+        if (v.k != DC_K_LIST)
+            return false;
+        for (uint32_t i = 0; i < v.u.l->n; i++)
+            if (!dc_val_has_type(v.u.l->v[i], t->a))
+                return false;
+        return true;
+    case DC_TY_MAP:
+        if (v.k != DC_K_MAP)
+            return false;
+        for (uint32_t i = 0; i < v.u.m->n; i++)
+            if (!dc_val_has_type(v.u.m->keys[i], t->a) || !dc_val_has_type(v.u.m->vals[i], t->b))
+                return false;
+        return true;
+    case DC_TY_OPTIONAL:
+        return v.k == DC_K_OPTIONAL && (!v.u.opt || dc_val_has_type(*v.u.opt, t->a));
+    default: return false;
+    }
+}
+

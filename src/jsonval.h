@@ -20,5 +20,8 @@ dracel_status dc_json_device(dc_ectx *c, const char *text, size_t len, dc_val *o
                              size_t cap) DC_WUR;
 /** The static type a value declares a variable with (lists and maps of mixed types: dyn). */
 const dc_type *dc_val_static_type(dc_arena *a, dc_val v);
+/** May @p v be bound to a variable declared with type @p t (dyn takes anything; a list or map
+ *  type every element; kubernetes.DRADevice a device map)? */
+bool dc_val_has_type(dc_val v, const dc_type *t);
 
 #endif

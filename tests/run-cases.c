@@ -13,7 +13,8 @@
  *                          the diagnostics when it does not compile. Lines between the directive
  *                          and the expression: `%bind NAME=TYPED_JSON` and `%device JSON` (which
  *                          selects the DRA environment). Options: dra (the DRA environment
- *                          without a device), no-check, any-result, cost-limit=N.
+ *                          without a device), no-check, any-result, cost-limit=N, host (the
+ *                          host functions of host_library below are declared).
  *
  * Options: `escaped` (the expression line takes the escapes \n \t \r \\ \0 and \xHH, to write
  * control bytes, NULs and invalid UTF-8), max-length=N, max-depth=N, max-nodes=N, max-errors=N.
@@ -31,6 +32,221 @@
 #include "dracel.h"
 
 static int n_run, n_failed;
+
+/* ---- The host functions that `%%EVAL host` declares (docs/testing.md lists them): one of
+ * every C type mapping, member and global overloads, an overload added to a library function,
+ * and every way a call can fail. */
+
+static int64_t h_twice_int(dracel_host_ctx *x, int64_t v)
+{
+    if (v > INT64_MAX / 2 || v < INT64_MIN / 2) {
+        dracel_host_error(x, "integer overflow");
+        return 0;
+    }
+    return v * 2;
+}
+
+static uint64_t h_twice_uint(dracel_host_ctx *x, uint64_t v)
+{
+    if (v > UINT64_MAX / 2)
+        dracel_host_error(x, "unsigned integer overflow");
+    return v * 2;
+}
+
+static double h_twice_double(dracel_host_ctx *x, double v)
+{
+    (void)x;
+    return v * 2;
+}
+
+static bool h_flip(dracel_host_ctx *x, bool b)
+{
+    (void)x;
+    return !b;
+}
+
+static int64_t h_times(dracel_host_ctx *x, int64_t a, int64_t b)
+{
+    if (__builtin_mul_overflow(a, b, &a))
+        dracel_host_error(x, "integer overflow");
+    return a;
+}
+
+static void h_shout(dracel_host_ctx *x, const char *s, size_t n)
+{
+    char buf[64];
+    if (n > sizeof buf) {
+        dracel_host_error(x, "shout: too long");
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        buf[i] = s[i] >= 'a' && s[i] <= 'z' ? (char)(s[i] - 32) : s[i];
+    dracel_host_return_string(x, buf, n); /* a stack buffer: copied by the library */
+}
+
+static void h_join(dracel_host_ctx *x, const char *a, size_t an, const char *b, size_t bn)
+{
+    char buf[256];
+    int n = snprintf(buf, sizeof buf, "%.*s-%.*s", (int)an, a, (int)bn, b);
+    dracel_host_return_string(x, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+static int64_t h_len(dracel_host_ctx *x, const unsigned char *b, size_t n)
+{
+    (void)x;
+    (void)b;
+    return (int64_t)n;
+}
+
+static void h_rev(dracel_host_ctx *x, const unsigned char *b, size_t n)
+{
+    unsigned char buf[64];
+    if (n > sizeof buf) {
+        dracel_host_error(x, "rev: too long");
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        buf[i] = b[n - 1 - i];
+    dracel_host_return_bytes(x, buf, n);
+}
+
+static int64_t h_mix(dracel_host_ctx *x, int64_t i, uint64_t u, double d, bool b, const char *s,
+                     size_t sn, const unsigned char *y, size_t yn)
+{
+    (void)x;
+    (void)s;
+    (void)y;
+    return i + (int64_t)u + (int64_t)d + (b ? 1000 : 0) + (int64_t)sn * 10000 + (int64_t)yn * 100000;
+}
+
+static bool h_fail(dracel_host_ctx *x, const char *msg, size_t n)
+{
+    (void)n;
+    dracel_host_error(x, msg);
+    return true; /* ignored */
+}
+
+static void h_noresult(dracel_host_ctx *x, int64_t v)
+{
+    (void)x;
+    (void)v;
+}
+
+static void h_null(dracel_host_ctx *x)
+{
+    dracel_host_return_string(x, NULL, 3);
+}
+
+static void h_big(dracel_host_ctx *x, int64_t n)
+{
+    static const char xs[64] = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
+    dracel_host_return_string(x, xs, n < 0 ? 0 : n > 64 ? 64 : (size_t)n);
+}
+
+static void h_bad_utf8(dracel_host_ctx *x)
+{
+    dracel_host_return_string(x, "a\xff", 2);
+}
+
+static void h_wrong_kind(dracel_host_ctx *x)
+{
+    dracel_host_return_bytes(x, "ab", 2); /* declared to return a string */
+}
+
+static int64_t h_digits(dracel_host_ctx *x, int64_t v)
+{
+    (void)x;
+    int64_t n = 1;
+    while (v / 10) {
+        v /= 10;
+        n++;
+    }
+    return n;
+}
+
+static int64_t h_next(dracel_host_ctx *x, int64_t v)
+{
+    (void)x;
+    return v == INT64_MAX ? v : v + 1;
+}
+
+static int64_t h_costly(dracel_host_ctx *x, const char *s, size_t n)
+{
+    (void)x;
+    (void)s;
+    return (int64_t)n;
+}
+
+typedef struct host_decl {
+    const char *name, *id;
+    bool member, pure;
+    uint32_t nparams;
+    dracel_type params[8];
+    dracel_type result;
+    dracel_host_fn fn;
+    uint64_t cost;
+    double factor;
+    size_t max_result;
+} host_decl;
+
+#define B DRACEL_TYPE_BOOL
+#define I DRACEL_TYPE_INT
+#define U DRACEL_TYPE_UINT
+#define D DRACEL_TYPE_DOUBLE
+#define S DRACEL_TYPE_STRING
+#define Y DRACEL_TYPE_BYTES
+static const host_decl host_library[] = {
+    {"hx.twice", "twice_int", false, true, 1, {I}, I, DRACEL_HOST_FN(h_twice_int), 0, 0, 0},
+    {"hx.twice", "twice_uint", false, true, 1, {U}, U, DRACEL_HOST_FN(h_twice_uint), 0, 0, 0},
+    {"hx.twice", "twice_double", false, true, 1, {D}, D, DRACEL_HOST_FN(h_twice_double), 0, 0, 0},
+    {"hx.flip", "flip_bool", false, true, 1, {B}, B, DRACEL_HOST_FN(h_flip), 0, 0, 0},
+    {"times", "int_times_int", true, true, 2, {I, I}, I, DRACEL_HOST_FN(h_times), 0, 0, 0},
+    {"shout", "string_shout", true, true, 1, {S}, S, DRACEL_HOST_FN(h_shout), 0, 0, 0},
+    {"hx.join", "join_string_string", false, true, 2, {S, S}, S, DRACEL_HOST_FN(h_join), 0, 0, 0},
+    {"hx.len", "len_bytes", false, true, 1, {Y}, I, DRACEL_HOST_FN(h_len), 0, 0, 0},
+    {"rev", "bytes_rev", true, true, 1, {Y}, Y, DRACEL_HOST_FN(h_rev), 0, 0, 0},
+    {"hx.mix", "mix", false, true, 6, {I, U, D, B, S, Y}, I, DRACEL_HOST_FN(h_mix), 0, 0, 0},
+    {"hx.fail", "fail_string", false, true, 1, {S}, B, DRACEL_HOST_FN(h_fail), 0, 0, 0},
+    {"hx.noresult", "noresult_int", false, true, 1, {I}, S, DRACEL_HOST_FN(h_noresult), 0, 0, 0},
+    {"hx.nil", "nil", false, true, 0, {I}, S, DRACEL_HOST_FN(h_null), 0, 0, 0},
+    {"hx.big", "big_int", false, true, 1, {I}, S, DRACEL_HOST_FN(h_big), 0, 0, 16},
+    {"hx.bad", "bad_utf8", false, true, 0, {I}, S, DRACEL_HOST_FN(h_bad_utf8), 0, 0, 0},
+    {"hx.wrong", "wrong_kind", false, true, 0, {I}, S, DRACEL_HOST_FN(h_wrong_kind), 0, 0, 0},
+    {"size", "size_int_digits", false, true, 1, {I}, I, DRACEL_HOST_FN(h_digits), 0, 0, 0},
+    {"hx.next", "next_int", false, false, 1, {I}, I, DRACEL_HOST_FN(h_next), 0, 0, 0},
+    {"hx.costly", "costly_string", false, true, 1, {S}, I, DRACEL_HOST_FN(h_costly), 100, 0.5, 0},
+};
+#undef B
+#undef I
+#undef U
+#undef D
+#undef S
+#undef Y
+
+static bool declare_hosts(dracel_env *env, char *err, size_t cap)
+{
+    for (size_t i = 0; i < sizeof host_library / sizeof host_library[0]; i++) {
+        const host_decl *h = &host_library[i];
+        dracel_function f;
+        dracel_function_init(&f);
+        f.name = h->name;
+        f.overload_id = h->id;
+        f.member = h->member;
+        f.nparams = h->nparams;
+        memcpy(f.params, h->params, sizeof f.params);
+        f.result = h->result;
+        f.fn = h->fn;
+        f.flags = h->pure ? DRACEL_FUNCTION_PURE : 0;
+        if (h->cost)
+            f.cost = h->cost;
+        f.size_cost_factor = h->factor;
+        if (h->max_result)
+            f.max_result_bytes = h->max_result;
+        if (dracel_env_add_function(env, &f, err, cap) != DRACEL_OK)
+            return false;
+    }
+    return true;
+}
 
 #define MAX_SETUP 16
 
@@ -339,6 +555,12 @@ static void run_eval_block(const block *b)
         return;
     }
     char err[512];
+    if (has_word(b->options, "host") && !declare_hosts(env, err, sizeof err)) {
+        snprintf(got, sizeof got, "declaring the host functions failed: %s", err);
+        result(b, false, got);
+        dracel_env_free(env);
+        return;
+    }
     for (int i = 0; i < b->nsetup; i++) {
         const char *line = b->setup[i];
         dracel_status st;

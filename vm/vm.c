@@ -615,7 +615,7 @@ dc_val dc_vm_apply(dc_ectx *c, const dc_program *p, uint32_t pc, dc_val *args)
             for (uint32_t i = 0; i < n; i++)
                 if (args[i].k == DC_K_ERROR)
                     return args[i];
-        return b->fn(c, args, n);
+        return dc_builtin_call(c, b, args, n);
     }
     case DC_OP_COUNTIF:
         if (args[0].k == DC_K_ERROR)
@@ -673,7 +673,7 @@ static bool ensure(dc_ectx *c, const dc_program *p)
     return true;
 }
 
-static const dc_err err_cost = {"operation cancelled: actual cost limit exceeded", 0};
+const dc_err dc_err_cost = {"operation cancelled: actual cost limit exceeded", 0};
 
 dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
 {
@@ -886,7 +886,7 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
             if (!(b->flags & DC_BF_NONSTRICT))
                 while (i < n && sp[i].k != DC_K_ERROR)
                     i++;
-            r = i < n && !(b->flags & DC_BF_NONSTRICT) ? sp[i] : b->fn(c, sp, n);
+            r = i < n && !(b->flags & DC_BF_NONSTRICT) ? sp[i] : dc_builtin_call(c, b, sp, n);
             *sp++ = r;
             dc_cost(c, 1);
             break;
@@ -986,7 +986,7 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
             if (c->oom)
                 return dc_oom(c);
             if (c->cost_exceeded)
-                return dc_errval(&err_cost);
+                return dc_errval(&dc_err_cost);
             if (p->result_must_be_bool && r.k != DC_K_BOOL && r.k != DC_K_ERROR)
                 return dc_vm_not_bool(c, r);
             return r;
@@ -997,7 +997,7 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
         if (DC_UNLIKELY(c->cost_exceeded || c->oom)) {
             if (c->oom)
                 return dc_oom(c);
-            return dc_errval(&err_cost);
+            return dc_errval(&dc_err_cost);
         }
     }
 }

@@ -6,7 +6,11 @@
  * of threads can evaluate it at once, each with its own dc_ectx. The scalar VM is the reference
  * evaluator; the vector VM (vm/vvm.c, later) runs the same programs over column batches.
  *
- * Change with: vm/opcodes.def, vm/vm.c, vm/program.c, vm/disasm.c, src/compile.c.
+ * A CALL names a dc_builtin: a library function (src/lib_*.c), or a dc_hostcall of host
+ * functions (vm/host.h) that the program holds references to; dc_builtin_call is the one way
+ * both VMs call either.
+ *
+ * Change with: vm/opcodes.def, vm/vm.c, vm/program.c, vm/disasm.c, src/compile.c, vm/host.h.
  */
 #ifndef DC_VM_H
 #define DC_VM_H
@@ -57,7 +61,11 @@ static inline unsigned dc_fmt_words(dc_opfmt f)
 typedef dc_val (*dc_builtin_fn)(dc_ectx *c, const dc_val *args, uint32_t nargs);
 
 enum {
-    DC_BF_NONSTRICT = 1u << 0 /* receives error arguments (default: the first error is the result) */
+    DC_BF_NONSTRICT = 1u << 0, /* receives error arguments (default: the first error is the result) */
+    DC_BF_HOST = 1u << 1,      /* a call of host functions: the builtin is a dc_hostcall
+                                  (vm/host.h), called through dc_host_call, never through fn */
+    DC_BF_IMPURE = 1u << 2     /* may answer differently for equal arguments: never memoised,
+                                  folded or fused (host functions not declared pure) */
 };
 
 typedef struct dc_builtin {
@@ -68,6 +76,19 @@ typedef struct dc_builtin {
     dc_builtin_fn fn;
 } dc_builtin;
 
+/* Call a host function (vm/host.c): @p b is a dc_hostcall. */
+dc_val dc_host_call(dc_ectx *c, const dc_builtin *b, const dc_val *args, uint32_t n);
+
+/* The one way the VMs call a builtin: library functions directly, host functions through
+ * libffi. Arguments are the caller's (not copied); results live in c's arena. */
+static inline dc_val dc_builtin_call(dc_ectx *c, const dc_builtin *b, const dc_val *args,
+                                     uint32_t n)
+{
+    if (DC_UNLIKELY(b->flags & DC_BF_HOST))
+        return dc_host_call(c, b, args, n);
+    return b->fn(c, args, n);
+}
+
 /* A device column: a qualified attribute or capacity name, split as Kubernetes splits it. */
 typedef struct dc_column {
     const dc_str *domain;
@@ -75,8 +96,19 @@ typedef struct dc_column {
     bool capacity;
 } dc_column;
 
+/* An activation variable a program reads, as the environment it was compiled for declared it:
+ * evaluating with another environment's values is refused unless its slot has the same name and
+ * type (src/api_eval.c). */
+typedef struct dc_varref {
+    uint32_t slot;
+    const char *name;
+    const char *type;          /* as cel-go prints it; NULL: any (an unchecked program) */
+} dc_varref;
+
 typedef struct dc_program {
-    dc_arena arena;            /* owns everything below */
+    dc_arena arena;            /* owns everything below, except the host functions its
+                                  dc_hostcalls hold a reference to (released by
+                                  dc_program_free) */
     const uint32_t *code;
     uint32_t ncode;
     const dc_val *consts;
@@ -91,6 +123,9 @@ typedef struct dc_program {
     uint32_t nvars;            /* activation variables the program reads */
     uint32_t device_slot;      /* the activation slot of `device` (UINT32_MAX: none) */
     bool result_must_be_bool;  /* a DRA selector: a non-bool result is an evaluation error */
+    dc_varref *varrefs;        /* the variables the code reads (LOADVAR, and `device` for
+                                  column loads), by slot */
+    uint32_t nvarrefs;
 } dc_program;
 
 /* ---- A program bound to a device table: its columns resolved to the table's, its string
@@ -111,6 +146,14 @@ typedef struct dc_bound {
     bool loops;                 /* comprehensions: the vector VM runs it lane by lane */
     const struct dc_plan *plan; /* the vector VM's fused kernels (vm/vplan.h), or NULL */
 } dc_bound;
+
+/* Does the instruction read part of `device` without loading the variable (a column, has() of
+ * one, or a field: what a table row answers directly)? */
+static inline bool dc_op_reads_device(dc_op op)
+{
+    return op == DC_OP_LOADATTR || op == DC_OP_LOADCAP || op == DC_OP_LOADCOLDEF ||
+           op == DC_OP_HASCOL || op == DC_OP_LOADDEV;
+}
 
 /* LOADDEV's field (its constant): device.driver, else allowMultipleAllocations (the only two
  * the compiler emits it for). */
@@ -194,6 +237,8 @@ void dc_ectx_free(dc_ectx *c);
  * Errors that are not CEL's (OOM, the cost limit) set c->oom / c->cost_exceeded.
  */
 dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars);
+/* The error of an evaluation stopped by the cost limit. */
+extern const dc_err dc_err_cost;
 
 /** One value instruction (at pc) on boxed operands: the scalar VM's own semantics, for the
  *  vector VM's lanes that it does not vectorize. */

@@ -398,6 +398,11 @@ dracel_status dc_plan_build(dc_bound *b, dc_arena *a)
     b->plan = NULL;
     if (b->loops || b->uses_device)
         return DRACEL_OK;
+    /* Host functions are not fused: the batch interpreter calls them row by row, or once per
+     * distinct value when they are pure, as the scalar VM would (vm/vvm.c). */
+    for (uint32_t i = 0; i < b->p->nfns; i++)
+        if (b->p->fns[i]->flags & DC_BF_HOST)
+            return DRACEL_OK;
     builder bd;
     memset(&bd, 0, sizeof bd);
     bd.b = b;

@@ -19,6 +19,7 @@
  * accounting; any other program runs lane by lane on the scalar VM, which counts exactly.
  */
 #include "vvm.h"
+#include "host.h"
 #include "vplan.h"
 
 #include <stdlib.h>
@@ -441,11 +442,16 @@ static bool const_clean(const vm *m, const vreg *r)
     return true;
 }
 
-/* Is the instruction at pc a candidate for a memo: one SID/VID operand, the others constants? */
+/* Is the instruction at pc a candidate for a memo: one SID/VID operand, the others constants,
+ * and not a call of a function that may answer differently for equal arguments (an impure host
+ * function runs once per row, as on the scalar VM)? */
 static int memo_operand(vm *m, uint32_t pc, int pops)
 {
     int which = -1;
     if (pops > 8)
+        return -1;
+    uint32_t w = m->p->code[pc];
+    if (DC_INSN_OP(w) == DC_OP_CALL && (m->p->fns[DC_INSN_A(w)]->flags & DC_BF_IMPURE))
         return -1;
     for (int i = 0; i < pops; i++) {
         vreg *r = operand(m, pc, pops, i);
@@ -1174,8 +1180,14 @@ static uint64_t cost_bound(const dc_bound *b)
         total += 3; /* an instruction, and the selections a column load stands for */
         if (op == DC_OP_CHARGE)
             total += DC_INSN_A(p->code[pc]);
-        if (op == DC_OP_CALL)
-            total += 16 + (longest + 1) * (longest + 1); /* matches: subject x pattern sizes */
+        if (op == DC_OP_CALL) {
+            uint64_t lib = 16 + (longest + 1) * (longest + 1); /* matches: subject x pattern */
+            const dc_builtin *fn = p->fns[DC_INSN_A(p->code[pc])];
+            uint64_t c = (fn->flags & DC_BF_HOST) ? dc_host_cost_bound(fn, &longest, lib) : lib;
+            if (c > ((uint64_t)1 << 62) || longest > ((uint64_t)1 << 30))
+                return UINT64_MAX;
+            total += c;
+        }
         if (op == DC_OP_IN)
             total += biglist;
         if (op == DC_OP_ADD || op == DC_OP_MKLIST) {

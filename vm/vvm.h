@@ -6,7 +6,8 @@
  * Registers are typed batches (bools as bitmaps, ints, dictionary ids, distinct-value ids,
  * broadcast constants, or boxed values) with an error mask; control flow narrows an active
  * mask. Pure functions of a dictionary-encoded value with constant other operands are
- * computed once per distinct value. Anything else runs lane by lane through the scalar VM's
+ * computed once per distinct value (host functions only when declared pure: DC_BF_IMPURE).
+ * Anything else runs lane by lane through the scalar VM's
  * own code (dc_vm_apply), and programs with comprehensions or whole-device uses run entirely
  * lane by lane on the scalar VM: the two VMs agree by construction.
  *
