@@ -134,6 +134,12 @@ dracel_status dracel_parse_sexpr(const dracel_config *cfg, const char *src, size
             st = DRACEL_ENOMEM;
     }
     dc_arena_free(&arena);
+    if (d->oom && st != DRACEL_ENOMEM) {
+        /* a diagnostic was lost: the answer would be incomplete */
+        dracel_free_string(&c, *out_sexpr);
+        *out_sexpr = NULL;
+        st = DRACEL_ENOMEM;
+    }
     if (st == DRACEL_ENOMEM) {
         dracel_diags_free(d);
         return st;

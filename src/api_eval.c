@@ -169,10 +169,11 @@ dracel_status dracel_compile(const dracel_env *e, const char *src, size_t len, u
         const dc_type *t = dc_check_ex(e->env, &arena, d, ast, &info);
         if (!t || d->errors)
             st = d->oom ? DRACEL_ENOMEM : DRACEL_EINPUT;
-        else
-            type = dc_type_str(&arena, t);
+        else if (!(type = dc_type_str(&arena, t)))
+            st = DRACEL_ENOMEM; /* never "dyn" for want of memory */
+        if (st == DRACEL_OK && (flags & DRACEL_COMPILE_ESTIMATE_COST))
+            st = dc_cost_estimate_ex(e->env, ast, &info, NULL, &est); /* never "unbounded" */
         if (st == DRACEL_OK && (flags & DRACEL_COMPILE_ESTIMATE_COST)) {
-            est = dc_cost_estimate(e->env, ast, &info);
             uint64_t limit = e->cfg.cost_limit;
             if (e->env->kind == DC_ENV_DRA && limit && est.max > limit) {
                 if (est.max == UINT64_MAX)
@@ -216,6 +217,13 @@ dracel_status dracel_compile(const dracel_env *e, const char *src, size_t len, u
         p->cost_max = est.max;
     }
     dc_arena_free(&arena);
+    if (d->oom && st != DRACEL_ENOMEM) {
+        /* a diagnostic was lost: the answer would be incomplete */
+        if (p)
+            dracel_program_free(p);
+        p = NULL;
+        st = DRACEL_ENOMEM;
+    }
     if (st == DRACEL_ENOMEM) {
         dracel_diags_free(d);
         return st;
@@ -301,16 +309,22 @@ dracel_status dc_api_run(const dracel_program *p, const dc_val *vals, uint32_t n
     uint32_t n = p->prog->nvars;
     if (nvals >= n) {
         r->value = dc_vm_exec(p->prog, &r->ectx, vals);
-        return DRACEL_OK;
+    } else {
+        /* Some declared variables were never bound: they read as errors. */
+        dc_val *v = dc_malloc(&r->alloc, n * sizeof *v);
+        if (!v)
+            return DRACEL_ENOMEM;
+        for (uint32_t i = 0; i < n; i++)
+            v[i] = i < nvals ? vals[i] : dc_errval(&dc_api_err_unbound);
+        r->value = dc_vm_exec(p->prog, &r->ectx, v);
+        dc_free(&r->alloc, v, n * sizeof *v);
     }
-    /* Some declared variables were never bound: they read as errors. */
-    dc_val *v = dc_malloc(&r->alloc, n * sizeof *v);
-    if (!v)
+    /* The allocator failing is the caller's ENOMEM, never a CEL "out of memory" value (which
+     * only the configured eval_memory_limit gives: an evaluation error, as configured). */
+    if (r->ectx.alloc_failed) {
+        r->value = dc_null();
         return DRACEL_ENOMEM;
-    for (uint32_t i = 0; i < n; i++)
-        v[i] = i < nvals ? vals[i] : dc_errval(&dc_api_err_unbound);
-    r->value = dc_vm_exec(p->prog, &r->ectx, v);
-    dc_free(&r->alloc, v, n * sizeof *v);
+    }
     return DRACEL_OK;
 }
 

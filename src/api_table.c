@@ -29,6 +29,7 @@ struct dracel_bound {
 
 struct dracel_selection {
     dracel_config cfg;
+    dracel_alloc alloc;         /* a copy: the caller's hook struct need not outlive this */
     dc_selection sel;
 };
 
@@ -338,7 +339,9 @@ dracel_status dracel_selection_new(const dracel_config *cfg, dracel_selection **
         return DRACEL_ENOMEM;
     memset(s, 0, sizeof *s);
     s->cfg = c;
-    dc_selection_init(&s->sel, a);
+    s->alloc = *a;
+    s->cfg.alloc = &s->alloc;
+    dc_selection_init(&s->sel, &s->alloc);
     *out = s;
     return DRACEL_OK;
 }
@@ -403,8 +406,9 @@ void dracel_selection_free(dracel_selection *s)
 {
     if (!s)
         return;
+    dracel_alloc a = s->alloc;
     dc_selection_free(&s->sel);
-    dc_free(dc_alloc_of(&s->cfg), s, sizeof *s);
+    dc_free(&a, s, sizeof *s);
 }
 
 const dc_table *dc_api_table(const dracel_table *t)

@@ -957,6 +957,8 @@ static void maybe_fold(cg *g, uint32_t start, uint32_t locals0, uint32_t iters0)
     dc_val v = dc_vm_exec(&tmp, &c, NULL);
     dc_val copy;
     bool ok = !c.cost_exceeded && !c.oom;
+    if (c.alloc_failed)
+        g->oom = true; /* the allocator failed (not the fold's limits): ENOMEM, not unfolded code */
     if (ok && !dc_val_copy(g->a, v, &copy, 0)) {
         ok = false;
         g->oom = true;

@@ -71,12 +71,14 @@ sweep "check --format json" check -e 'device.driver == "gpu.example.com"' --form
 sweep "eval" eval -e '{"a": [1, 2.5, "x", b"y"]}'
 sweep "eval --format json" eval -e '[1, 2, 3].map(x, x * 2)' --format json
 sweep "eval --device" eval --device "$tmp/dev.json" -e 'device.attributes["gpu.example.com"].model == "H100"'
+sweep "eval, a regex" eval -e '"gpu-12".matches("^gpu-[0-9]+$") && "a,b".split(",").size() == 2'
 sweep "eval --bind" eval -e 'x + 1' --bind 'x={"int":"41"}' --format json
 sweep "eval --slices" eval --slices "$ex/fleet" -e 'device.attributes["gpu.example.com"].model == "H100"'
 sweep "eval --slices --format json" eval --slices "$ex/fleet" -e 'device.driver == "gpu.example.com"' --format json
 sweep "disasm" disasm -e 'device.attributes["gpu.example.com"].model in ["H100", "A100"]'
 sweep "allocate --explain --format json" allocate "$src/tests/data/alloc/order-a.yaml" --explain --format json
 sweep "allocate" allocate "$src/tests/alloc/37-first-available-backtrack-lower-tier.yaml"
+sweep "allocate --explain, All mode" allocate "$src/tests/alloc/26-all-mode.yaml" --explain
 sweep "explain" explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" \
   --nodes "$ex/nodes.yaml" --allocated "$ex/allocated.txt"
 sweep "explain --format json --node" explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" \
