@@ -586,39 +586,46 @@ static void push_local(ck *c, const char *name, const dc_type *t)
 
 /* The dotted name of an IDENT/SELECT chain ("a.b.c", or ".a.b" with a leading dot) written
  * into buf; the root identifier in *root. @return false if @p e is not such a chain or the
- * name does not fit. */
+ * name does not fit. Iterative, and it stops at the first part past @p cap: a chain as long as
+ * the depth limit allows costs what fits, not its length squared. */
+bool dc_check_qualified_name(const dc_ast *e, char *buf, size_t cap, size_t *len,
+                             const dc_ast **root)
+{
+    size_t total = 0;
+    const dc_ast *x = e;
+    for (; x && x->kind == DC_AST_SELECT && !(x->flags & DC_ASTF_TEST_ONLY); x = x->u.sel.operand) {
+        total += strlen(x->u.sel.field) + 1;
+        if (total >= cap)
+            return false;
+    }
+    if (!x || x->kind != DC_AST_IDENT)
+        return false;
+    total += strlen(x->u.ident.name);
+    if (total >= cap)
+        return false;
+    *root = x;
+    *len = total;
+    buf[total] = '\0';
+    size_t at = total;
+    for (x = e; x->kind == DC_AST_SELECT; x = x->u.sel.operand) {
+        size_t n = strlen(x->u.sel.field);
+        at -= n;
+        memcpy(buf + at, x->u.sel.field, n);
+        buf[--at] = '.';
+    }
+    memcpy(buf, x->u.ident.name, at);
+    return true;
+}
+
 static bool qualified_name(const dc_ast *e, char *buf, size_t cap, size_t *len,
                            const dc_ast **root)
 {
-    if (!e)
-        return false;
-    const char *part;
-    if (e->kind == DC_AST_IDENT) {
-        *root = e;
-        *len = 0;
-        part = e->u.ident.name;
-    } else if (e->kind == DC_AST_SELECT && !(e->flags & DC_ASTF_TEST_ONLY)) {
-        if (!qualified_name(e->u.sel.operand, buf, cap, len, root))
-            return false;
-        if (*len + 1 >= cap)
-            return false;
-        buf[(*len)++] = '.';
-        part = e->u.sel.field;
-    } else {
-        return false;
-    }
-    size_t n = strlen(part);
-    if (*len + n >= cap)
-        return false;
-    memcpy(buf + *len, part, n);
-    *len += n;
-    buf[*len] = '\0';
-    return true;
+    return dc_check_qualified_name(e, buf, cap, len, root);
 }
 
 #define QNAME_MAX 512
 
-const char *dc_check_qualified_fn(const dc_env *env, const dc_ast *call)
+__attribute__((noinline)) const char *dc_check_qualified_fn(const dc_env *env, const dc_ast *call)
 {
     if (!env || !call || call->kind != DC_AST_CALL || !(call->flags & DC_ASTF_MEMBER) ||
         call->u.call.nargs == 0)
@@ -925,6 +932,28 @@ static const dc_type *check_opt_map(ck *c, const dc_ast *e, bool flat)
     return resolve_named(c, e->pos, "_?_:_", false, argt, 3);
 }
 
+/* A member call whose receiver is a qualified name of a function Kubernetes does not support
+ * ("ext.fn(x)"): reported, returns true. Its name buffer lives in a frame of its own, not in
+ * check_call's, which stays on the stack while the receiver is checked (chains of calls are as
+ * deep as the depth limit allows). */
+static __attribute__((noinline)) bool unsupported_namespace(ck *c, const dc_ast *e)
+{
+    const char *fn = e->u.call.fn;
+    char buf[QNAME_MAX];
+    size_t len;
+    const dc_ast *root;
+    size_t fl = strlen(fn);
+    if (!qualified_name(e->u.call.args[0], buf, sizeof buf, &len, &root) || len + 1 + fl >= sizeof buf)
+        return false;
+    buf[len] = '.';
+    memcpy(buf + len + 1, fn, fl + 1);
+    const char *qn = buf[0] == '.' ? buf + 1 : buf;
+    /* Only when the receiver is not a value the expression can use. */
+    const char *rn = root->u.ident.name;
+    bool value = (rn[0] != '.' && find_local(c, rn)) || dc_env_var(c->env, rn[0] == '.' ? rn + 1 : rn);
+    return !value && report_unsupported(c, e->pos, qn, false);
+}
+
 static const dc_type *check_call(ck *c, const dc_ast *e)
 {
     const char *fn = e->u.call.fn;
@@ -977,23 +1006,8 @@ static const dc_type *check_call(ck *c, const dc_ast *e)
     const char *qfn = dc_check_qualified_fn(c->env, e);
     if (qfn)
         return resolve(c, e->pos, dc_env_fun(c->env, qfn), false, argt + 1, n - 1);
-    {
-        char buf[QNAME_MAX];
-        size_t len;
-        const dc_ast *root;
-        size_t fl = strlen(fn);
-        if (qualified_name(args[0], buf, sizeof buf, &len, &root) && len + 1 + fl < sizeof buf) {
-            buf[len] = '.';
-            memcpy(buf + len + 1, fn, fl + 1);
-            const char *qn = buf[0] == '.' ? buf + 1 : buf;
-            /* Only when the receiver is not a value the expression can use. */
-            const char *rn = root->u.ident.name;
-            bool value = (rn[0] != '.' && find_local(c, rn)) ||
-                         dc_env_var(c->env, rn[0] == '.' ? rn + 1 : rn);
-            if (!value && report_unsupported(c, e->pos, qn, false))
-                return &dc_ty_error;
-        }
-    }
+    if (unsupported_namespace(c, e))
+        return &dc_ty_error;
     argt[0] = check(c, args[0]);
     const dc_fundecl *f = dc_env_fun(c->env, fn);
     if (!f) {

@@ -51,4 +51,10 @@ const dc_type *dc_check_ex(const dc_env *env, dc_arena *a, dc_diags *d, const dc
  */
 const char *dc_check_qualified_fn(const dc_env *env, const dc_ast *call);
 
+/** The dotted name of an IDENT/SELECT chain ("a.b.c", or ".a.b") in @p buf (at most @p cap
+ *  bytes with its NUL), its root identifier in *root; false when @p e is not such a chain or
+ *  the name does not fit. */
+bool dc_check_qualified_name(const dc_ast *e, char *buf, size_t cap, size_t *len,
+                             const dc_ast **root);
+
 #endif

@@ -46,6 +46,7 @@ typedef struct cg {
     uint32_t nlocals, niters;
     bool oom;
     bool no_fold;
+    size_t folded_bytes;        /* the constants folding has made, in all */
 } cg;
 
 /* Grow an arena array by doubling (the old copy stays in the arena: programs are small). */
@@ -200,16 +201,23 @@ static void compile(cg *g, const dc_ast *e);
 
 /* ---- Names. */
 
-/* The dotted name of an IDENT/SELECT chain ("a.b.c"), or NULL. */
-static const char *qualified(cg *g, const dc_ast *e)
+/* Whether the IDENT/SELECT chain @p e spells the dotted name @p s (a leading dot of its root
+ * not counted), compared from the name's end: it costs the name's length, never the chain's,
+ * so that a chain as deep as the depth limit allows (10,000 selections) compiles in linear
+ * time and memory (building "a.a.a..." at every level was cubic). */
+static bool chain_is(const dc_ast *e, const char *s)
 {
-    if (e->kind == DC_AST_IDENT)
-        return e->u.ident.name;
-    if (e->kind == DC_AST_SELECT && !(e->flags & DC_ASTF_TEST_ONLY)) {
-        const char *left = qualified(g, e->u.sel.operand);
-        return left ? dc_arena_printf(g->a, "%s.%s", left, e->u.sel.field) : NULL;
+    size_t n = strlen(s);
+    for (; e->kind == DC_AST_SELECT && !(e->flags & DC_ASTF_TEST_ONLY); e = e->u.sel.operand) {
+        size_t fl = strlen(e->u.sel.field);
+        if (fl + 1 > n || s[n - fl - 1] != '.' || memcmp(s + n - fl, e->u.sel.field, fl) != 0)
+            return false;
+        n -= fl + 1;
     }
-    return NULL;
+    if (e->kind != DC_AST_IDENT)
+        return false;
+    const char *id = e->u.ident.name[0] == '.' ? e->u.ident.name + 1 : e->u.ident.name;
+    return strlen(id) == n && memcmp(id, s, n) == 0;
 }
 
 /* The leftmost identifier of a chain. */
@@ -230,10 +238,10 @@ static const dc_vardecl *env_var_of(cg *g, const dc_ast *e)
     bool dot = rn[0] == '.';
     if (!dot && scope_find(g, rn))
         return NULL;
-    const char *name = qualified(g, e);
-    if (!name)
-        return NULL;
-    return dc_env_var(g->env, dot ? name + 1 : name);
+    for (uint32_t i = 0; i < g->env->nvars; i++)
+        if (chain_is(e, g->env->vars[i].name))
+            return &g->env->vars[i];
+    return NULL;
 }
 
 static bool is_device(cg *g, const dc_ast *e)
@@ -523,7 +531,7 @@ static const dc_builtin *find_fn(cg *g, const char *name, bool member, uint32_t 
 
 /* A receiver call whose target names a namespace (optional.of, sets.contains, strings.quote,
  * cel.bind is a macro) rather than a value: the global function "target.fn". */
-static const dc_builtin *namespaced(cg *g, const dc_ast *e)
+static __attribute__((noinline)) const dc_builtin *namespaced(cg *g, const dc_ast *e)
 {
     if (!(e->flags & DC_ASTF_MEMBER))
         return NULL;
@@ -534,8 +542,10 @@ static const dc_builtin *namespaced(cg *g, const dc_ast *e)
         const dc_ast *t = e->u.call.args[0];
         if (env_var_of(g, t) || (t->kind == DC_AST_IDENT && scope_find(g, t->u.ident.name)))
             return NULL;
-        const char *q = qualified(g, t);
-        if (!q)
+        char q[512]; /* longer than any function's name: no function */
+        size_t ql;
+        const dc_ast *root;
+        if (!dc_check_qualified_name(t, q, sizeof q, &ql, &root))
             return NULL;
         name = dc_arena_printf(g->a, "%s.%s", q[0] == '.' ? q + 1 : q, e->u.call.fn);
     }
@@ -894,6 +904,10 @@ static void compile_comprehension(cg *g, const dc_ast *e)
 #define FOLD_MAX_CODE 4096u
 #define FOLD_MAX_COST 100000u
 #define FOLD_MAX_MEM (16u << 20)
+/* All folds of one compilation together: a value folded at every level of a nest (a map in a
+ * map, 10,000 deep) is copied whole at each, quadratic in the nesting; past this, the rest stays
+ * code. */
+#define FOLD_MAX_TOTAL (64u << 20)
 
 static bool segment_pure(const cg *g, uint32_t start, uint32_t locals0, uint32_t iters0)
 {
@@ -919,7 +933,7 @@ static bool segment_pure(const cg *g, uint32_t start, uint32_t locals0, uint32_t
 static void maybe_fold(cg *g, uint32_t start, uint32_t locals0, uint32_t iters0)
 {
     uint32_t n = g->ncode - start;
-    if (g->oom || n == 0 || n > FOLD_MAX_CODE)
+    if (g->oom || n == 0 || n > FOLD_MAX_CODE || g->folded_bytes > FOLD_MAX_TOTAL)
         return;
     if (n == 1 && DC_INSN_OP(g->code[start]) == DC_OP_CONST)
         return;
@@ -959,10 +973,12 @@ static void maybe_fold(cg *g, uint32_t start, uint32_t locals0, uint32_t iters0)
     bool ok = !c.cost_exceeded && !c.oom;
     if (c.alloc_failed)
         g->oom = true; /* the allocator failed (not the fold's limits): ENOMEM, not unfolded code */
+    size_t before = g->a->served;
     if (ok && !dc_val_copy(g->a, v, &copy, 0)) {
         ok = false;
         g->oom = true;
     }
+    g->folded_bytes += g->a->served - before;
     uint64_t cost = c.cost;
     dc_ectx_free(&c);
     if (!ok)

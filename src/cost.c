@@ -1349,49 +1349,21 @@ static uint32_t overloads(cc *c, const xn *e, const char **ids, const dc_host **
     return k;
 }
 
-static est cost_call(cc *c, xn *e)
+/* The estimate of a call whose arguments are costed (@p argc, @p nodes): in a function of its
+ * own, so that its large arrays are not on the stack while cost_call recurses. */
+static __attribute__((noinline)) est call_estimate(cc *c, xn *e, uint32_t first, uint32_t n,
+                                                   xn **argv, const anode *nodes,
+                                                   const est *argc, est sum, const anode *tnode)
 {
-    /* Dyn only disables type checking: 1 plus its argument, sizes passed through. */
-    if (streq(e->name, "dyn") && !e->member && e->n == 1) {
-        est a = cost(c, e->args[0]);
-        size s;
-        if (comp_size(c, e->args[0], &s))
-            set_size(c, e, &s);
-        set_entry(c, e, comp_entry(c, e->args[0]));
-        return est_add(E(1, 1), a);
-    }
-    uint32_t first = e->member && e->n > 0 ? 1 : 0;
-    uint32_t n = e->n - first;
-    xn **argv = e->args + first;
-    anode stack_nodes[8];
-    est stack_costs[8];
-    anode *nodes = stack_nodes;
-    est *argc = stack_costs;
-    if (n > DC_COUNTOF(stack_nodes)) {
-        nodes = alloc(c, n * sizeof *nodes);
-        argc = alloc(c, n * sizeof *argc);
-        if (!nodes || !argc)
-            return E(0, UINT64_MAX);
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        argc[i] = cost(c, argv[i]);
-        nodes[i] = mk_anode(c, argv[i]);
-    }
     const char *ids[64];
     const dc_host *hosts[64];
     uint32_t nids = overloads(c, e, ids, hosts, DC_COUNTOF(ids));
-    est sum = {0, 0};
-    anode tnode = {0};
-    if (first) {
-        sum = cost(c, e->args[0]);
-        tnode = mk_anode(c, e->args[0]);
-    }
     est fn = {UINT64_MAX, 0};
     bool has_res = false;
     size res = {0, 0};
     for (uint32_t k = 0; k < nids; k++) {
-        callest oc = hosts[k] ? host_cost(dc_host_sig(hosts[k]), first ? &tnode : NULL, nodes, n, argc)
-                              : function_cost(c, e, e->name, ids[k], first ? &tnode : NULL, nodes, n, argc);
+        callest oc = hosts[k] ? host_cost(dc_host_sig(hosts[k]), first ? tnode : NULL, nodes, n, argc)
+                              : function_cost(c, e, e->name, ids[k], first ? tnode : NULL, nodes, n, argc);
         fn = est_union(fn, oc.cost);
         if (oc.has_size) {
             res = has_res ? size_union(res, oc.sz) : oc.sz;
@@ -1410,6 +1382,39 @@ static est cost_call(cc *c, xn *e)
     if (has_res)
         set_size(c, e, &res);
     return est_add(sum, fn);
+}
+
+/* A call. Its frame stays small while it recurses into the arguments (chains of calls are as
+ * deep as the depth limit allows, 10,000): the per-argument data lives in the arena. */
+static est cost_call(cc *c, xn *e)
+{
+    /* Dyn only disables type checking: 1 plus its argument, sizes passed through. */
+    if (streq(e->name, "dyn") && !e->member && e->n == 1) {
+        est a = cost(c, e->args[0]);
+        size s;
+        if (comp_size(c, e->args[0], &s))
+            set_size(c, e, &s);
+        set_entry(c, e, comp_entry(c, e->args[0]));
+        return est_add(E(1, 1), a);
+    }
+    uint32_t first = e->member && e->n > 0 ? 1 : 0;
+    uint32_t n = e->n - first;
+    xn **argv = e->args + first;
+    anode *nodes = alloc(c, n * sizeof *nodes);
+    est *argc = alloc(c, n * sizeof *argc);
+    anode *tnode = alloc(c, sizeof *tnode);
+    if (!nodes || !argc || !tnode)
+        return E(0, UINT64_MAX);
+    for (uint32_t i = 0; i < n; i++) {
+        argc[i] = cost(c, argv[i]);
+        nodes[i] = mk_anode(c, argv[i]);
+    }
+    est sum = {0, 0};
+    if (first) {
+        sum = cost(c, e->args[0]);
+        *tnode = mk_anode(c, e->args[0]);
+    }
+    return call_estimate(c, e, first, n, argv, nodes, argc, sum, tnode);
 }
 
 static est cost_select(cc *c, xn *e)

@@ -76,7 +76,7 @@ static void put_base64(dc_buf *b, const unsigned char *s, size_t n)
 
 /* Depth is bounded: values built by a program are at most as deep as its nesting plus the
  * depth of its inputs; the printers still stop at a fixed depth to stay safe on any input. */
-#define PRINT_MAX_DEPTH 1000
+#define PRINT_MAX_DEPTH DC_VALUE_MAX_DEPTH
 
 static void json(dc_buf *b, dc_val v, int depth)
 {

@@ -353,7 +353,7 @@ static dc_str *copy_str(dc_arena *a, const dc_str *s)
 
 bool dc_val_copy(dc_arena *a, dc_val v, dc_val *out, int depth)
 {
-    if (depth > 1000)
+    if (depth > DC_VALUE_MAX_DEPTH)
         return false;
     *out = v;
     switch (v.k) {

@@ -188,8 +188,13 @@ dc_val dc_val_eq(dc_ectx *c, dc_val a, dc_val b);
 bool dc_val_cmp(dc_ectx *c, dc_val a, dc_val b, int *out, dc_val *err);
 /* Look up key in map: the value, or NULL when absent. Numeric keys unify (1 == 1u == 1.0). */
 const dc_val *dc_map_get(const dc_map *m, dc_val key);
+/* How deep a value may nest for the walks that recurse over values (copy, print): past what
+ * any program can build, since a value nests at most as deep as the expression that builds it
+ * (DRACEL_HARD_MAX_DEPTH) plus its inputs (the JSON readers allow 64 levels). */
+#define DC_VALUE_MAX_DEPTH (2 * (int)DRACEL_HARD_MAX_DEPTH + 64)
+
 /* Copy v and everything it points to into arena a (the compiler keeps folded constants in the
- * program). false on ENOMEM or nesting deeper than 1000. */
+ * program). false on ENOMEM or nesting deeper than DC_VALUE_MAX_DEPTH. */
 struct dc_arena;
 bool dc_val_copy(struct dc_arena *a, dc_val v, dc_val *out, int depth);
 /* Number of code points in a UTF-8 string. */
