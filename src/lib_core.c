@@ -6,8 +6,10 @@
  * apiserver pkg/cel/library quantity.go and semverlib.go (src/quantity.h, src/semver.h hold the
  * exact value semantics). Error texts keep the wording users meet in Kubernetes.
  */
+#include <math.h>
 #include <string.h>
 
+#include "lib.h"
 #include "registry.h"
 #include "regex.h"
 #include "vm.h"
@@ -96,6 +98,7 @@ typedef struct re_entry {
     char *pat;       /* a copy of the pattern text (the key) */
     size_t len;
     dc_re *re;
+    uint64_t prog; /* its program size (dc_re_program_size) */
     /* The last subject matched and its answer, compared by content (subject strings may live
      * in the evaluation arena, whose addresses are reused). */
     char memo[MEMO_MAX];
@@ -118,22 +121,62 @@ static void re_cache_free(void *state, const dracel_alloc *a)
     dc_free(a, rc, sizeof *rc);
 }
 
-static dc_val compile_re_entry(dc_ectx *c, dc_val pat, re_entry **out);
-
-static dc_val compile_re(dc_ectx *c, dc_val pat, const dc_re **out)
+/*
+ * What a regular expression call costs on top of the call itself. First, before any work, what
+ * cel-go charges for matches (and Kubernetes for find and findAll): the subject's traversal
+ * ceil((1 + code points) * 0.1) times the pattern's ceil(code points * 0.25). That guess (4
+ * characters a regex step) fails for counted repetitions: `a{1000}` is 7 characters and 1,004
+ * RE2 instructions, and matching takes time proportional to subject length times program size.
+ * So, once the pattern is compiled, a program larger than twice the pattern plus 16 instructions
+ * is charged by its size instead (the difference, docs/language.md): the budget then bounds a
+ * match's time. Ordinary patterns (RE2's program is about as long as the pattern) cost exactly
+ * what they cost in Kubernetes.
+ */
+static uint64_t re_units(uint64_t n)
 {
-    re_entry *e;
-    dc_val r = compile_re_entry(c, pat, &e);
-    if (r.k != DC_K_ERROR)
-        *out = e->re;
-    return r;
+    return (uint64_t)ceil((double)n * 0.25);
+}
+
+static uint64_t re_product(uint64_t a, uint64_t b)
+{
+    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+static uint64_t re_subject_units(const dc_str *subj)
+{
+    return dc_lib_scan_cost(dc_utf8_count(subj->data, subj->len) + 1);
+}
+
+static bool re_charge(dc_ectx *c, const dc_str *subj, const dc_str *pat)
+{
+    return dc_cost(c, re_product(re_subject_units(subj), re_units(dc_utf8_count(pat->data, pat->len))));
+}
+
+/* The pattern factor: cel-go's, or the program's when it is more than twice the pattern plus 16
+ * instructions. */
+static uint64_t re_pattern_units(uint64_t len, uint64_t prog)
+{
+    return re_units(prog > 2 * len + 16 ? prog : len);
+}
+
+static bool re_charge_program(dc_ectx *c, const dc_str *subj, const re_entry *e)
+{
+    uint64_t len = dc_utf8_count(e->pat, e->len);
+    uint64_t extra = re_pattern_units(len, e->prog) - re_units(len);
+    return !extra || dc_cost(c, re_product(re_subject_units(subj), extra));
+}
+
+uint64_t dc_regex_units(const dc_str *pattern)
+{
+    uint64_t len = dc_utf8_count(pattern->data, pattern->len);
+    dc_re *re = dc_re_compile(pattern->data, pattern->len, NULL, 0);
+    uint64_t prog = dc_re_program_size(re); /* 0 for an invalid pattern: the call fails */
+    dc_re_free(re);
+    return re_pattern_units(len, prog);
 }
 
 static dc_val compile_re_entry(dc_ectx *c, dc_val pat, re_entry **out)
 {
-    /* Each string traversal costs 0.1 per byte in cel-go; a regex costs its length * 0.25. */
-    if (!dc_cost(c, (pat.u.s->len + 3) / 4))
-        return dc_err_overflow(c);
     const dracel_alloc *a = c->arena.alloc;
     re_cache *rc = c->lib_state;
     if (!rc && !c->lib_state_free) {
@@ -168,10 +211,25 @@ static dc_val compile_re_entry(dc_ectx *c, dc_val pat, re_entry **out)
     slot->re = re;
     slot->pat = copy;
     slot->len = n;
+    slot->prog = dc_re_program_size(re);
     slot->memo_result = -1;
     rc->next = (rc->next + 1) % RE_CACHE;
     *out = slot;
     return dc_null();
+}
+
+/* Charge for matching a[1] against the subject a[0] and compile it: what every regex call does
+ * first. An error value (cost, pattern, memory) or null with *out set. */
+static dc_val re_prepare(dc_ectx *c, const dc_val *a, re_entry **out)
+{
+    if (!re_charge(c, a[0].u.s, a[1].u.s))
+        return dc_lib_cost_error(c);
+    dc_val e = compile_re_entry(c, a[1], out);
+    if (e.k == DC_K_ERROR)
+        return e;
+    if (!re_charge_program(c, a[0].u.s, *out))
+        return dc_lib_cost_error(c);
+    return e;
 }
 
 static dc_val re_matches(dc_ectx *c, const dc_val *a, uint32_t n)
@@ -179,12 +237,11 @@ static dc_val re_matches(dc_ectx *c, const dc_val *a, uint32_t n)
     (void)n;
     if (a[0].k != DC_K_STRING || a[1].k != DC_K_STRING)
         return dc_err_no_overload(c);
+    const dc_str *subj = a[0].u.s;
     re_entry *ent;
-    dc_val e = compile_re_entry(c, a[1], &ent);
+    dc_val e = re_prepare(c, a, &ent);
     if (e.k == DC_K_ERROR)
         return e;
-    const dc_str *subj = a[0].u.s;
-    dc_cost(c, (subj->len + 9) / 10);
     if (ent->memo_result >= 0 && ent->memo_len == subj->len &&
         memcmp(ent->memo, subj->data, subj->len) == 0)
         return dc_bool(ent->memo_result == 1);
@@ -202,10 +259,11 @@ static dc_val re_find(dc_ectx *c, const dc_val *a, uint32_t n)
     (void)n;
     if (a[0].k != DC_K_STRING || a[1].k != DC_K_STRING)
         return dc_err_no_overload(c);
-    const dc_re *re;
-    dc_val e = compile_re(c, a[1], &re);
+    re_entry *ent;
+    dc_val e = re_prepare(c, a, &ent);
     if (e.k == DC_K_ERROR)
         return e;
+    const dc_re *re = ent->re;
     size_t s, t;
     int r = dc_re_find(re, a[0].u.s->data, a[0].u.s->len, &s, &t);
     if (r < 0)
@@ -219,10 +277,11 @@ static dc_val re_find_all(dc_ectx *c, const dc_val *a, uint32_t n)
     if (a[0].k != DC_K_STRING || a[1].k != DC_K_STRING || (n == 3 && a[2].k != DC_K_INT))
         return dc_err_no_overload(c);
     int64_t limit = n == 3 ? a[2].u.i : -1;
-    const dc_re *re;
-    dc_val e = compile_re(c, a[1], &re);
+    re_entry *ent;
+    dc_val e = re_prepare(c, a, &ent);
     if (e.k == DC_K_ERROR)
         return e;
+    const dc_re *re = ent->re;
     const dc_str *s = a[0].u.s;
     /* Count, then fill. */
     uint32_t count = 0;
@@ -489,11 +548,11 @@ const dc_builtin dc_lib_core[] = {
     {"value", true, 1, 0, opt_value},
     {"orValue", true, 2, 0, opt_or_value},
     {"or", true, 2, 0, opt_or},
-    {"matches", true, 2, 0, re_matches},
-    {"matches", false, 2, 0, re_matches},
-    {"find", true, 2, 0, re_find},
-    {"findAll", true, 2, 0, re_find_all},
-    {"findAll", true, 3, 0, re_find_all},
+    {"matches", true, 2, DC_BF_REGEX, re_matches},
+    {"matches", false, 2, DC_BF_REGEX, re_matches},
+    {"find", true, 2, DC_BF_REGEX, re_find},
+    {"findAll", true, 2, DC_BF_REGEX, re_find_all},
+    {"findAll", true, 3, DC_BF_REGEX, re_find_all},
     {"quantity", false, 1, 0, qty_parse},
     {"isQuantity", false, 1, 0, qty_is},
     {"compareTo", true, 2, 0, any_compare},

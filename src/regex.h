@@ -54,6 +54,14 @@ dc_re *dc_re_compile(const char *pat, size_t n, char *errbuf, size_t errcap);
  */
 dc_re *dc_re_compile_ex(const char *pat, size_t n, size_t max_mem, char *errbuf, size_t errcap);
 
+/**
+ * The size of the compiled program, in RE2 instructions (RE2::ProgramSize): about the pattern's
+ * length for ordinary patterns, far more for counted repetitions (`a{1000}`: 1,004; `\pL{400}`:
+ * 477,204). Matching takes time proportional to the subject's length times this size in the worst
+ * case, which is what the run-time cost of a regex call charges (src/lib_core.c). 0 for NULL.
+ */
+size_t dc_re_program_size(const dc_re *re);
+
 /** Free a compiled pattern; NULL is a no-op. */
 void dc_re_free(dc_re *re);
 

@@ -541,6 +541,12 @@ dc_re *dc_re_compile(const char *pat, size_t n, char *errbuf, size_t errcap)
     return dc_re_compile_ex(pat, n, 0, errbuf, errcap);
 }
 
+size_t dc_re_program_size(const dc_re *re)
+{
+    int n = re ? re->re.ProgramSize() : 0;
+    return n > 0 ? static_cast<size_t>(n) : 0;
+}
+
 void dc_re_free(dc_re *re)
 {
     try {

@@ -8,6 +8,21 @@
 #include "vm.h"
 #include "vplan.h"
 
+/* The regex factor of the call at pc (whose pattern, args[1], is its last argument: the
+ * instruction before it pushed it when that is a string CONST), combined with worst so far. A
+ * pattern computed at run time has no bound. */
+static uint64_t regex_bound(const dc_program *p, uint32_t pc, uint32_t prev, uint64_t worst)
+{
+    if (worst == UINT64_MAX || prev == UINT32_MAX || p->code[pc + 1] != 2 ||
+        DC_INSN_OP(p->code[prev]) != DC_OP_CONST)
+        return UINT64_MAX;
+    const dc_val *k = &p->consts[DC_INSN_A(p->code[prev])];
+    if (k->k != DC_K_STRING)
+        return worst; /* not a pattern: no overload, no match */
+    uint64_t u = dc_regex_units(k->u.s);
+    return u > worst ? u : worst;
+}
+
 dracel_status dc_bind(const dc_program *p, const dc_table *t, const dracel_alloc *a,
                       dc_bound **out)
 {
@@ -54,8 +69,10 @@ dracel_status dc_bind(const dc_program *p, const dc_table *t, const dracel_alloc
     }
     b->extra = extra;
     b->nextra = nextra;
-    for (uint32_t pc = 0; pc < p->ncode;) {
+    for (uint32_t pc = 0, prev = UINT32_MAX; pc < p->ncode;) {
         dc_op op = DC_INSN_OP(p->code[pc]);
+        if (op == DC_OP_CALL && (p->fns[DC_INSN_A(p->code[pc])]->flags & DC_BF_REGEX))
+            b->regex_units = regex_bound(p, pc, prev, b->regex_units);
         if (op == DC_OP_LOADVAR && DC_INSN_A(p->code[pc]) == p->device_slot)
             b->uses_device = true;
         /* Comprehensions (iterators and their builders) run lane by lane on the scalar VM. */
@@ -64,6 +81,7 @@ dracel_status dc_bind(const dc_program *p, const dc_table *t, const dracel_alloc
             op == DC_OP_ACCPUSH || op == DC_OP_ACCPUT || op == DC_OP_ACCMERGE ||
             op == DC_OP_ACCPOISON || op == DC_OP_ACCDONE || op == DC_OP_COUNTIF)
             b->loops = true;
+        prev = pc;
         pc += dc_fmt_words(dc_op_info[op].fmt);
     }
     b->colmap = colmap;

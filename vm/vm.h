@@ -64,9 +64,19 @@ enum {
     DC_BF_NONSTRICT = 1u << 0, /* receives error arguments (default: the first error is the result) */
     DC_BF_HOST = 1u << 1,      /* a call of host functions: the builtin is a dc_hostcall
                                   (vm/host.h), called through dc_host_call, never through fn */
-    DC_BF_IMPURE = 1u << 2     /* may answer differently for equal arguments: never memoised,
+    DC_BF_IMPURE = 1u << 2,    /* may answer differently for equal arguments: never memoised,
                                   folded or fused (host functions not declared pure) */
+    DC_BF_REGEX = 1u << 3      /* args[1] is a regular expression: the call costs the subject's
+                                  traversal times dc_regex_units(pattern) */
 };
+
+/*
+ * The regular expression factor of a regex call's run-time cost (src/lib_core.c): cel-go's
+ * ceil(code points * 0.25), or the compiled program's size * 0.25 when the program is far larger
+ * than the pattern (counted repetitions). Compiles the pattern; for bounds computed once per
+ * binding, not per evaluation.
+ */
+uint64_t dc_regex_units(const dc_str *pattern);
 
 typedef struct dc_builtin {
     const char *name;   /* as declared: "size", "startsWith", "optional.of", "_+_" is not used */
@@ -145,6 +155,8 @@ typedef struct dc_bound {
     bool uses_device;           /* the program reads `device` as a whole (LOADVAR) */
     bool loops;                 /* comprehensions: the vector VM runs it lane by lane */
     const struct dc_plan *plan; /* the vector VM's fused kernels (vm/vplan.h), or NULL */
+    uint64_t regex_units;       /* the largest dc_regex_units of the program's regex calls (0:
+                                   none; UINT64_MAX: a pattern that is not a constant) */
 } dc_bound;
 
 /* Does the instruction read part of `device` without loading the variable (a column, has() of

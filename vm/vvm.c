@@ -1161,15 +1161,47 @@ static bool alloc_regs(vm *m)
     return true;
 }
 
+/* The longest string in a value (UINT64_MAX past a nesting the bound will not walk). */
+static uint64_t longest_string(dc_val v, int depth)
+{
+    uint64_t m = 0, x;
+    switch (v.k) {
+    case DC_K_STRING:
+    case DC_K_BYTES: return v.u.s->len;
+    case DC_K_LIST:
+    case DC_K_MAP:
+        if (depth > 8)
+            return UINT64_MAX;
+        for (uint32_t i = 0; i < (v.k == DC_K_LIST ? v.u.l->n : v.u.m->n); i++) {
+            x = longest_string(v.k == DC_K_LIST ? v.u.l->v[i] : v.u.m->vals[i], depth + 1);
+            m = x > m ? x : m;
+            if (v.k == DC_K_MAP && (x = longest_string(v.u.m->keys[i], depth + 1)) > m)
+                m = x;
+        }
+        return m;
+    default: return 0;
+    }
+}
+
 /* The worst-case cost of one row of a loop-free program: every instruction once, the folded
- * charges, and for calls what the libraries can charge for the longest strings involved. */
-static uint64_t cost_bound(const dc_bound *b)
+ * charges, and for calls what the libraries can charge for the longest strings involved (the
+ * table's, the constants' and the variables'). */
+static uint64_t cost_bound(const dc_bound *b, const dc_val *vars)
 {
     const dc_program *p = b->p;
     uint64_t longest = b->t->max_strlen;
     for (uint32_t i = 0; i < p->nconsts; i++)
         if (p->consts[i].k == DC_K_STRING && p->consts[i].u.s->len > longest)
             longest = p->consts[i].u.s->len;
+    for (uint32_t pc = 0; pc < p->ncode; pc += dc_fmt_words(dc_op_info[DC_INSN_OP(p->code[pc])].fmt)) {
+        uint32_t a = DC_INSN_A(p->code[pc]);
+        if (DC_INSN_OP(p->code[pc]) == DC_OP_LOADVAR && a != p->device_slot && vars) {
+            uint64_t x = longest_string(vars[a], 0);
+            longest = x > longest ? x : longest;
+        }
+    }
+    if (longest > ((uint64_t)1 << 30))
+        return UINT64_MAX;
     uint64_t biglist = 64;
     for (uint32_t i = 0; i < p->nconsts; i++)
         if (p->consts[i].k == DC_K_LIST && p->consts[i].u.l->n > biglist)
@@ -1181,8 +1213,12 @@ static uint64_t cost_bound(const dc_bound *b)
         if (op == DC_OP_CHARGE)
             total += DC_INSN_A(p->code[pc]);
         if (op == DC_OP_CALL) {
-            uint64_t lib = 16 + (longest + 1) * (longest + 1); /* matches: subject x pattern */
+            uint64_t lib = 16 + (longest + 1) * (longest + 1); /* contains: subject x part */
             const dc_builtin *fn = p->fns[DC_INSN_A(p->code[pc])];
+            if ((fn->flags & DC_BF_REGEX) && b->regex_units > ((uint64_t)1 << 30))
+                return UINT64_MAX;
+            if (fn->flags & DC_BF_REGEX) /* what lib_core.c charges: subject x program */
+                lib += ((longest + 11) / 10) * b->regex_units;
             uint64_t c = (fn->flags & DC_BF_HOST) ? dc_host_cost_bound(fn, &longest, lib) : lib;
             if (c > ((uint64_t)1 << 62) || longest > ((uint64_t)1 << 30))
                 return UINT64_MAX;
@@ -1296,7 +1332,7 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
     /* Per batch, half the per-row limit (at least a byte); see dc_memo_heavy. */
     m.lane.mem_limit = o->mem_limit ? (o->mem_limit / 2 ? o->mem_limit / 2 : 1) : 0;
     bool scalar = o->scalar || b->loops || b->uses_device ||
-                  (o->cost_limit && cost_bound(b) > o->cost_limit);
+                  (o->cost_limit && cost_bound(b, vars) > o->cost_limit);
     m.mem_limit = o->mem_limit;
     dracel_status st = DRACEL_OK;
     if (!scalar && b->plan && !o->batched) {
