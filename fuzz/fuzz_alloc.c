@@ -58,56 +58,6 @@ static void check_results(const dc_alloc_run *r, uint32_t nclaims)
     }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
-
-static char *render(dc_alloc_run *r)
-{
-    dc_buf b;
-    dc_buf_init(&b, &dc_default_alloc);
-    dc_alloc_text(r, &b);
-    dc_alloc_json(r, &b);
-    dc_alloc_summary(r, &b);
-    CHECK(!b.oom);
-    char *s = strdup(b.len ? b.data : "");
-    dc_buf_free(&b);
-    return s;
-}
-
-/* The result lines of the text output ("CLAIM REQUEST DRIVER/POOL/DEVICE[ adminAccess]", up to
- * the explanation): at most 32 per claim, and no device twice outside admin access. */
-static void check_results(const char *s)
-{
-    char seen[64][256];
-    unsigned nseen = 0, per_claim = 0;
-    char claim[256] = "";
-    while (*s && strncmp(s, "node ", 5) != 0) {
-        const char *nl = strchr(s, '\n');
-        CHECK(nl);
-        char line[1024];
-        size_t n = (size_t)(nl - s);
-        CHECK(n < sizeof line);
-        memcpy(line, s, n);
-        line[n] = '\0';
-        char *c = strtok(line, " "), *req = strtok(NULL, " "), *id = strtok(NULL, " ");
-        char *admin = strtok(NULL, " ");
-        CHECK(c && req && id);
-        if (strcmp(c, claim) != 0) {
-            snprintf(claim, sizeof claim, "%s", c);
-            per_claim = 0;
-        }
-        CHECK(++per_claim <= DC_ALLOC_MAX_RESULTS);
-        if (!admin) {
-            for (unsigned i = 0; i < nseen; i++)
-                CHECK(strcmp(seen[i], id) != 0);
-            if (nseen < 64)
-                snprintf(seen[nseen++], sizeof seen[0], "%s", id);
-        }
-        s = nl + 1;
-    }
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[1024];

@@ -16,6 +16,7 @@
 
 #include "dracel.h"
 #include "files.h"
+#include "ids.h"
 #include "out.h"
 #include "place.h"
 
@@ -248,58 +249,12 @@ static int read_allocated(const char *path, bool json, dracel_device_id **out, s
     char *buf = celc_read_file(path, CELC_MAX_FILE_BYTES, &len, &oom);
     if (!buf)
         return EXIT_USAGE; /* said why */
-    const char *nul = memchr(buf, '\0', len);
-    if (nul) {
-        unsigned at = 1;
-        for (const char *c = buf; c < nul; c++)
-            at += *c == '\n';
-        char msg[1024];
-        snprintf(msg, sizeof msg, "%s:%u: a NUL byte (device IDs are text, one a line)", path, at);
+    char msg[1024];
+    int r = celc_parse_ids(path, buf, len, out, n, msg, sizeof msg);
+    if (r != 0) {
         free(buf);
-        return celc_rejected(json, path, msg);
+        return r < 0 ? celc_oom() : celc_rejected(json, path, msg);
     }
-    size_t lines = 1;
-    for (size_t i = 0; i < len; i++)
-        lines += buf[i] == '\n';
-    dracel_device_id *ids = calloc(lines, sizeof *ids);
-    if (!ids) {
-        free(buf);
-        return celc_oom();
-    }
-    size_t k = 0;
-    unsigned lineno = 0;
-    for (char *line = buf; line;) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        lineno++;
-        char *s = line;
-        while (*s == ' ' || *s == '\t')
-            s++;
-        char *e = s + strlen(s);
-        while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-            *--e = '\0';
-        if (*s && *s != '#') {
-            char *first = strchr(s, '/'), *last = strrchr(s, '/');
-            if (!first || first == last || first == s || last == first + 1 || !last[1]) {
-                char msg[1024];
-                snprintf(msg, sizeof msg, "%s:%u: not a device ID (driver/pool/device): %.600s",
-                         path, lineno, s);
-                free(ids);
-                free(buf);
-                return celc_rejected(json, path, msg);
-            }
-            *first = '\0';
-            *last = '\0';
-            ids[k].driver = s;
-            ids[k].pool = first + 1;
-            ids[k].device = last + 1;
-            k++;
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    *out = ids;
-    *n = k;
     *keep = buf;
     return -1;
 }
