@@ -3,10 +3,10 @@
 # (scripts/check-includes, which the build also runs), and the check catches what it must.
 top=${top_srcdir:-.}
 echo "1..2"
-if out=$(sh "$top/scripts/check-includes" "$top" src/celc 2>&1); then
-  echo "ok 1 - src/celc includes only dracel.h, system headers and its own headers"
+if out=$(sh "$top/scripts/check-includes" "$top" src/celc src/extender 2>&1); then
+  echo "ok 1 - src/celc and src/extender include only dracel.h, system headers and their own headers"
 else
-  echo "not ok 1 - src/celc includes library-internal headers:"
+  echo "not ok 1 - a program includes library-internal headers:"
   printf '%s\n' "$out" | sed 's/^/#   /'
 fi
 tmp=${TMPDIR:-/tmp}/dracel-includes.$$

@@ -1,0 +1,110 @@
+/*
+ * kube.h: the Kubernetes API client of dra-extender (src/extender/kube.c): list then watch of
+ * the resources the extender reads, with libcurl, as client-go's reflector does.
+ *
+ * One thread per resource: LIST (paged with limit/continue), then WATCH from the list's
+ * resourceVersion with allowWatchBookmarks, resuming from the last resourceVersion seen (events
+ * and bookmarks) after a disconnect or a stream that ends; a 410 Gone (as the HTTP status, or an
+ * ERROR event whose Status has code 410) means relist. Errors, disconnects and streams that go
+ * silent back off with jitter. The sink sees each resource's objects as one complete list first
+ * (and after every relist), then events; it is never given a partial list, so a relist never
+ * loses or duplicates an object.
+ *
+ * Objects are handed over as their exact text (the bytes the server sent: an item of a list
+ * page, the "object" member of a watch event), never re-encoded: cJSON would round int64
+ * attribute values through a double.
+ *
+ * Configuration: a kubeconfig file (current-context's cluster server, certificate-authority or
+ * -data, insecure-skip-tls-verify, user token / tokenFile / client-certificate(-data) and
+ * client-key(-data)), or in cluster (KUBERNETES_SERVICE_HOST and _PORT, the service account's
+ * token file, re-read when it changes so that a rotated token is used, and its CA file).
+ */
+#ifndef EXT_KUBE_H
+#define EXT_KUBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The resources read, and their API paths (resource.k8s.io/v1, Kubernetes 1.34 and later). */
+typedef enum kube_res {
+    KUBE_SLICES,   /* /apis/resource.k8s.io/v1/resourceslices */
+    KUBE_CLASSES,  /* /apis/resource.k8s.io/v1/deviceclasses */
+    KUBE_CLAIMS,   /* /apis/resource.k8s.io/v1/resourceclaims (all namespaces) */
+    KUBE_NODES,    /* /api/v1/nodes */
+    KUBE__N
+} kube_res;
+
+/** "resourceslices", ... (the plural, as in the path and in metrics labels). */
+const char *kube_res_name(kube_res r);
+
+/* One object: its identity and its exact text. Valid during the sink call only. */
+typedef struct kube_obj {
+    const char *ns;        /* metadata.namespace, or NULL (cluster-scoped) */
+    const char *name;      /* metadata.name */
+    const char *rv;        /* metadata.resourceVersion, or NULL */
+    const char *json;      /* the object, exactly as sent (not NUL-terminated) */
+    size_t len;
+} kube_obj;
+
+/* What happened, for logs and metrics (the sink's note callback). */
+typedef enum kube_note {
+    KUBE_NOTE_LISTED,      /* a complete list was delivered (detail: the object count) */
+    KUBE_NOTE_SYNCED,      /* the first complete list of this resource: it is synced */
+    KUBE_NOTE_RELIST,      /* a relist starts (detail: why, e.g. "410 Gone") */
+    KUBE_NOTE_WATCH,       /* a watch starts (detail: the resourceVersion) */
+    KUBE_NOTE_BOOKMARK,    /* a BOOKMARK event (detail: its resourceVersion) */
+    KUBE_NOTE_DISCONNECT,  /* a watch stream ended or broke (detail: why) */
+    KUBE_NOTE_ERROR,       /* a request failed (detail: the HTTP status or curl's message) */
+    KUBE_NOTE_BACKOFF,     /* waiting before the next try (detail: milliseconds) */
+    KUBE_NOTE__N
+} kube_note;
+
+/* Where the client delivers. Calls for one resource come from that resource's thread, in
+ * order; calls for different resources may run at the same time. A callback returning nonzero
+ * makes the client relist that resource (after a backoff). */
+typedef struct kube_sink {
+    void *ctx;
+    /* The complete current list of resource r: replaces every object of r held before. */
+    int (*replace)(void *ctx, kube_res r, const kube_obj *objs, size_t n);
+    /* One watch event: type 'A' (ADDED), 'M' (MODIFIED) or 'D' (DELETED). */
+    int (*event)(void *ctx, kube_res r, char type, const kube_obj *obj);
+    /* Optional: what happened (see kube_note); detail may be NULL. */
+    void (*note)(void *ctx, kube_res r, kube_note what, const char *detail);
+} kube_sink;
+
+typedef struct kube_config {
+    const char *kubeconfig;      /* a kubeconfig file, or NULL: in cluster */
+    const char *context;         /* a context of the kubeconfig, or NULL: current-context */
+    /* In cluster, the files read (NULL: the standard paths under
+     * /var/run/secrets/kubernetes.io/serviceaccount/). */
+    const char *token_file;
+    const char *ca_file;
+    uint32_t list_limit;         /* items per LIST page (0: 500) */
+    uint32_t watch_timeout_s;    /* timeoutSeconds of a WATCH (0: a random 300 to 600) */
+    uint32_t connect_timeout_ms; /* 0: 10000 */
+    uint32_t idle_timeout_s;     /* a stream sending nothing for this long is dead (0: 120;
+                                    bookmarks keep a healthy stream alive) */
+    uint32_t backoff_min_ms;     /* 0: 250 */
+    uint32_t backoff_max_ms;     /* 0: 30000 */
+    size_t max_object_bytes;     /* one object or event at most (0: 16 MiB) */
+    size_t max_list_bytes;       /* one complete list at most (0: 1 GiB) */
+    const char *user_agent;      /* 0: "dra-extender/VERSION" */
+} kube_config;
+
+typedef struct kube kube;
+
+/** Read the configuration (kubeconfig or in-cluster files) and prepare the client; no request
+ *  is sent yet. On error returns -1 with a message in err. */
+int kube_new(const kube_config *cfg, const kube_sink *sink, kube **out, char *err, size_t errcap);
+/** Start one thread per resource. */
+int kube_start(kube *k, char *err, size_t errcap);
+/** Has every resource been listed completely at least once? */
+bool kube_synced(const kube *k);
+/** The server's URL (for logs). */
+const char *kube_server(const kube *k);
+/** Stop every thread promptly (an open watch is interrupted) and wait for them. */
+void kube_stop(kube *k);
+void kube_free(kube *k);
+
+#endif
