@@ -899,6 +899,10 @@ DRACEL_API char *dracel_run_node_json(const dracel_run *r);
 DRACEL_API char *dracel_run_text(const dracel_run *r);
 /** One line: the devices chosen, or (explained) why each tier fell short; may be "". */
 DRACEL_API char *dracel_run_summary(const dracel_run *r);
+/** The node's answer in one line, as `dra-celc explain` prints it: "NODE: allocated TIERS (score
+ *  S): DEVICES", "NODE: error[ (node-local)]: MESSAGE" or "NODE: unschedulable[: WHY]" (also
+ *  for a node not tried, DRACEL_SKIPPED; WHY: the message, else the summary). */
+DRACEL_API char *dracel_run_line(const dracel_run *r);
 /** Only the explanation, as JSON or text; NULL unless gathered (or on ENOMEM). */
 DRACEL_API char *dracel_run_explain_json(const dracel_run *r);
 DRACEL_API char *dracel_run_explain_text(const dracel_run *r);

@@ -662,6 +662,43 @@ char *dracel_run_summary(const dracel_run *r)
     return render(r, dc_alloc_summary);
 }
 
+char *dracel_run_line(const dracel_run *r)
+{
+    if (!r)
+        return NULL;
+    dc_buf b;
+    dc_buf_init(&b, &r->pol->alloc);
+    const char *node = dc_alloc_node_name(r->r), *msg = dc_alloc_message(r->r);
+    dc_buf_puts(&b, node ? node : "");
+    switch (dc_alloc_outcome_of(r->r)) {
+    case DC_ALLOC_ALLOCATED:
+        dc_buf_printf(&b, ": allocated %s (score %d): ", dc_alloc_tiers(r->r),
+                      dc_alloc_score(r->r));
+        dc_alloc_summary(r->r, &b);
+        break;
+    case DC_ALLOC_ERROR:
+        dc_buf_printf(&b, ": error%s: %s", dc_alloc_node_local(r->r) ? " (node-local)" : "",
+                      msg ? msg : "");
+        break;
+    default: {
+        dc_buf_puts(&b, ": unschedulable");
+        size_t at = b.len;
+        if (msg)
+            dc_buf_printf(&b, ": %s", msg);
+        else {
+            dc_buf_puts(&b, ": ");
+            size_t before = b.len;
+            dc_alloc_summary(r->r, &b);
+            if (b.len == before && !b.oom)
+                b.len = at; /* nothing to say */
+        }
+        break;
+    }
+    }
+    dc_buf_puts(&b, "");
+    return dc_buf_take(&b);
+}
+
 char *dracel_run_explain_json(const dracel_run *r)
 {
     return r && dc_alloc_explained(r->r) ? render(r, dc_alloc_explain_json) : NULL;

@@ -295,32 +295,15 @@ typedef struct explain_out {
     unsigned allocated, errors, skipped;
 } explain_out;
 
-static void summary_line(explain_out *x, const dracel_run *r, const dracel_run_info *info)
+static void summary_line(explain_out *x, const dracel_run *r)
 {
-    FILE *f = x->f;
-    char *sum = dracel_run_summary(r);
-    if (!sum) {
+    char *line = dracel_run_line(r);
+    if (!line) {
         x->failed = true;
         return;
     }
-    switch (info->outcome) {
-    case DRACEL_ALLOCATED:
-        fprintf(f, "%s: allocated %s (score %d): %s\n", info->node, info->tiers, info->score, sum);
-        break;
-    case DRACEL_ALLOCATION_ERROR:
-        fprintf(f, "%s: error%s: %s\n", info->node, info->node_local ? " (node-local)" : "",
-                info->message);
-        break;
-    default:
-        fprintf(f, "%s: unschedulable", info->node);
-        if (info->message)
-            fprintf(f, ": %s", info->message);
-        else if (sum[0])
-            fprintf(f, ": %s", sum);
-        fputc('\n', f);
-        break;
-    }
-    dracel_free_string(NULL, sum);
+    fprintf(x->f, "%s\n", line);
+    dracel_free_string(NULL, line);
 }
 
 static int each_node(void *ctx, size_t i, const dracel_run *r)
@@ -340,7 +323,7 @@ static int each_node(void *ctx, size_t i, const dracel_run *r)
         fprintf(x->f, "%s%s", i ? "," : "", s);
         dracel_free_string(NULL, s);
     } else {
-        summary_line(x, r, &info);
+        summary_line(x, r);
         if (x->full && !x->eo->fast) {
             char *s = dracel_run_explain_text(r);
             if (s)

@@ -1,0 +1,69 @@
+/*
+ * args.h: what kube-scheduler sends an extender, read (src/extender/args.c), and what it reads
+ * back, written. The types are k8s.io/kube-scheduler/extender/v1's, which have no json tags: the
+ * keys are Go field names ("Pod", "Nodes", "NodeNames", "FailedNodes", ...), matched
+ * case-insensitively as Go's encoding/json matches them, the last of duplicate keys winning; the
+ * Pod and Node objects inside are ordinary Kubernetes JSON.
+ *
+ * ExtenderArgs: {"Pod": v1.Pod, "Nodes": v1.NodeList | null, "NodeNames": [string] | null}.
+ * Nodes is set when the scheduler's extender entry has nodeCacheCapable: false (then the answer
+ * must carry the Node objects that pass, in "Nodes"), NodeNames when it is true.
+ */
+#ifndef EXT_ARGS_H
+#define EXT_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "dracel.h"
+#include "json.h"
+
+/* A pod's claim reference (spec.resourceClaims[]), resolved as Kubernetes resolves it. */
+typedef struct pod_claim {
+    const char *entry;           /* its name in the pod */
+    const char *claim;           /* the ResourceClaim's name; NULL when none is known */
+    bool from_template;          /* resourceClaimTemplateName was given */
+    bool not_needed;             /* a template entry whose status says no claim is needed */
+} pod_claim;
+
+typedef struct ext_pod {
+    const char *ns, *name, *uid;
+    pod_claim *claims;
+    size_t nclaims;
+} ext_pod;
+
+typedef struct ext_node {
+    const char *name;
+    dracel_label *labels;        /* Nodes form: its labels; NodeNames form: none (NULL) */
+    size_t nlabels;
+    size_t start, end;           /* Nodes form: the item's exact text in the body */
+} ext_node;
+
+typedef struct ext_args {
+    ext_pod pod;
+    bool nodes_form;             /* the nodes came as "Nodes" (full objects) */
+    ext_node *nodes;
+    size_t nnodes;
+    const char *body;            /* the request body the spans point into */
+    void *mem;                   /* everything above (arena) */
+} ext_args;
+
+typedef struct ext_limits {
+    unsigned max_depth;          /* JSON nesting (0: 64) */
+    size_t max_nodes;            /* nodes in one request (0: 100000) */
+} ext_limits;
+
+/**
+ * Read an ExtenderArgs body. Returns 0, or -1 for a body that is not one (message in err:
+ * "NodeNames[3]: expected a string"), or -2 when memory runs out. The body must stay alive as
+ * long as the args (spans point into it).
+ */
+int ext_args_parse(const char *body, size_t len, const ext_limits *lim, ext_args *out,
+                   char *err, size_t errcap);
+void ext_args_free(ext_args *a);
+
+/** Read just a Pod object (the body of POST /explain may be a Pod). Same contract. */
+int ext_pod_parse(const char *body, size_t len, const ext_limits *lim, ext_args *out, char *err,
+                  size_t errcap);
+
+#endif

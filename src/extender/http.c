@@ -1,0 +1,614 @@
+/* http.c: the HTTP server of dra-extender (src/extender/http.h), on libmicrohttpd. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "http.h"
+#include "json.h"
+#include "log.h"
+#include "metrics.h"
+
+static const double latency_buckets[] = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05,
+                                         0.1,    0.25,  0.5,   1,     2.5,  5,     10};
+static const metric_family m_requests = {
+    "dra_extender_http_requests_total",
+    "HTTP requests answered, by route (verb) and status code (\"closed\": the connection was "
+    "closed without an answer).",
+    METRIC_COUNTER, NULL, 0};
+static const metric_family m_duration = {
+    "dra_extender_http_request_duration_seconds",
+    "Time from a request's headers to its answer, by route.", METRIC_HISTOGRAM, latency_buckets,
+    sizeof latency_buckets / sizeof *latency_buckets};
+static const metric_family m_inflight = {
+    "dra_extender_http_requests_in_flight",
+    "Requests received and not yet answered (queued or computing).", METRIC_GAUGE, NULL, 0};
+static const metric_family m_queue_wait = {
+    "dra_extender_http_queue_wait_seconds",
+    "Time a compute request waited for a worker.", METRIC_HISTOGRAM, latency_buckets,
+    sizeof latency_buckets / sizeof *latency_buckets};
+static const metric_family m_rejected = {
+    "dra_extender_http_rejected_total",
+    "Requests refused before their handler: overloaded (queue full or waited too long), "
+    "body_too_large, too_slow (body not received in time), shutting_down.",
+    METRIC_COUNTER, NULL, 0};
+
+typedef enum { J_HEADERS, J_QUEUED, J_DONE } job_state;
+
+typedef struct job {
+    struct http_server *s;
+    struct MHD_Connection *conn;
+    job_state state;
+    const char *route;
+    bool worker, too_big, counted;
+    char *method, *path, *content_type;
+    char *body;
+    size_t len, cap;
+    char **args;                 /* key, value pairs */
+    size_t nargs, cap_args;
+    double start, queued_at;
+    int reject;                  /* a status to answer without the handler */
+    const char *reject_msg;
+    http_resp resp;
+    int sent;                    /* the status sent, 0: none */
+} job;
+
+struct http_server {
+    http_config cfg;
+    http_handlers h;
+    struct MHD_Daemon *d;
+    char *cert, *key;
+    pthread_t *workers;
+    unsigned nworkers;
+    pthread_mutex_t lock;
+    pthread_cond_t cond, idle;
+    job **ring;
+    unsigned cap, head, count;
+    bool stop_workers, closing;
+    unsigned inflight;           /* jobs between their headers and their completion */
+};
+
+double http_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *http_arg(const http_req *r, const char *key)
+{
+    for (size_t i = 0; i < r->nargs; i++)
+        if (strcmp(r->args[2 * i], key) == 0)
+            return r->args[2 * i + 1];
+    return NULL;
+}
+
+void http_error(http_resp *resp, int status, const char *message)
+{
+    jbuf b;
+    jb_init(&b);
+    jb_puts(&b, "{\"error\":");
+    jb_cstr(&b, message);
+    jb_puts(&b, "}\n");
+    free(resp->body);
+    resp->status = status;
+    resp->content_type = "application/json";
+    resp->body = jb_take(&b, &resp->len);
+}
+
+static void label_of(char *out, size_t cap, const char *verb, const char *code)
+{
+    jbuf b;
+    jb_init(&b);
+    jb_puts(&b, "verb=\"");
+    metrics_label(&b, verb);
+    jb_putc(&b, '"');
+    if (code) {
+        jb_puts(&b, ",code=\"");
+        metrics_label(&b, code);
+        jb_putc(&b, '"');
+    }
+    char *t = jb_take(&b, NULL);
+    snprintf(out, cap, "%s", t ? t : "");
+    free(t);
+}
+
+/* Queue resp (taking its body) on the connection. */
+static enum MHD_Result send_resp(job *j, http_resp *resp)
+{
+    if (!resp->body && resp->len == 0)
+        resp->body = NULL;
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(resp->len, resp->body ? resp->body : (void *)"",
+                                        resp->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (!r) {
+        free(resp->body);
+        resp->body = NULL;
+        return MHD_NO;
+    }
+    resp->body = NULL;
+    if (resp->content_type)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, resp->content_type);
+    enum MHD_Result ok = MHD_queue_response(j->conn, (unsigned)resp->status, r);
+    MHD_destroy_response(r);
+    if (ok == MHD_YES)
+        j->sent = resp->status;
+    return ok;
+}
+
+static enum MHD_Result send_error(job *j, int status, const char *msg, const char *why)
+{
+    if (why) {
+        char labels[128];
+        snprintf(labels, sizeof labels, "reason=\"%s\"", why);
+        metrics_add(&m_rejected, labels, 1);
+    }
+    http_resp resp = {0, NULL, NULL, 0};
+    http_error(&resp, status, msg);
+    return send_resp(j, &resp);
+}
+
+static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                               const char *value)
+{
+    (void)kind;
+    job *j = cls;
+    if (j->nargs == j->cap_args) {
+        size_t cap = j->cap_args ? j->cap_args * 2 : 4;
+        if (cap > 256)
+            return MHD_NO; /* more arguments are ignored */
+        char **a = realloc(j->args, 2 * cap * sizeof *a);
+        if (!a)
+            return MHD_NO;
+        j->args = a;
+        j->cap_args = cap;
+    }
+    char *k = strdup(key), *v = strdup(value ? value : "");
+    if (!k || !v) {
+        free(k);
+        free(v);
+        return MHD_NO;
+    }
+    j->args[2 * j->nargs] = k;
+    j->args[2 * j->nargs + 1] = v;
+    j->nargs++;
+    return MHD_YES;
+}
+
+static void fill_req(const job *j, http_req *r)
+{
+    r->method = j->method;
+    r->path = j->path;
+    r->body = j->body ? j->body : "";
+    r->len = j->len;
+    r->content_type = j->content_type;
+    r->start = j->start;
+    r->args = (const char *const *)j->args;
+    r->nargs = j->nargs;
+}
+
+static void job_free(job *j)
+{
+    free(j->method);
+    free(j->path);
+    free(j->content_type);
+    free(j->body);
+    for (size_t i = 0; i < 2 * j->nargs; i++)
+        free(j->args[i]);
+    free(j->args);
+    free(j->resp.body);
+    free(j);
+}
+
+/* The first call for a request: its headers. */
+static job *job_new(http_server *s, struct MHD_Connection *conn, const char *url,
+                    const char *method)
+{
+    job *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    j->s = s;
+    j->conn = conn;
+    j->start = http_now();
+    j->method = strdup(method);
+    j->path = strdup(url);
+    const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_CONTENT_TYPE);
+    j->content_type = ct ? strdup(ct) : NULL;
+    if (!j->method || !j->path || (ct && !j->content_type)) {
+        job_free(j);
+        return NULL;
+    }
+    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_arg, j);
+    j->route = s->h.route(s->h.ctx, method, url, &j->worker);
+    if (!j->route) {
+        j->route = "other";
+        j->reject = 404;
+        j->reject_msg = "no such endpoint";
+    }
+    pthread_mutex_lock(&s->lock);
+    s->inflight++;
+    j->counted = true;
+    metrics_set(&m_inflight, NULL, s->inflight);
+    pthread_mutex_unlock(&s->lock);
+    return j;
+}
+
+static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const char *url,
+                                 const char *method, const char *version,
+                                 const char *upload, size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    http_server *s = cls;
+    job *j = *con_cls;
+    if (!j) {
+        j = job_new(s, conn, url, method);
+        if (!j)
+            return MHD_NO;
+        *con_cls = j;
+        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl) {
+            char *end;
+            errno = 0;
+            unsigned long long n = strtoull(cl, &end, 10);
+            if (errno || *end || n > s->cfg.max_body) {
+                char msg[160];
+                snprintf(msg, sizeof msg, "request body too large: at most %zu bytes",
+                         s->cfg.max_body);
+                return send_error(j, 413, msg, "body_too_large");
+            }
+        }
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        size_t n = *upload_size;
+        *upload_size = 0;
+        if (http_now() - j->start > s->cfg.request_timeout_ms / 1e3) {
+            metrics_add(&m_rejected, "reason=\"too_slow\"", 1);
+            log_line(LOG_WARN, "request body not received in time: connection closed", "route",
+                     j->route, NULL);
+            return MHD_NO;
+        }
+        if (j->too_big)
+            return MHD_YES;
+        if (j->len + n > s->cfg.max_body) {
+            j->too_big = true;
+            free(j->body);
+            j->body = NULL;
+            j->len = j->cap = 0;
+            return MHD_YES;
+        }
+        if (j->len + n + 1 > j->cap) {
+            size_t cap = j->cap ? j->cap : 4096;
+            while (cap < j->len + n + 1)
+                cap *= 2;
+            char *b = realloc(j->body, cap);
+            if (!b)
+                return MHD_NO;
+            j->body = b;
+            j->cap = cap;
+        }
+        memcpy(j->body + j->len, upload, n);
+        j->len += n;
+        j->body[j->len] = '\0';
+        return MHD_YES;
+    }
+    /* The whole request is in, or a worker is done with it. */
+    if (j->state == J_DONE)
+        return send_resp(j, &j->resp);
+    if (j->state == J_QUEUED)
+        return MHD_YES;
+    if (j->too_big) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "request body too large: at most %zu bytes", s->cfg.max_body);
+        return send_error(j, 413, msg, "body_too_large");
+    }
+    if (j->reject)
+        return send_error(j, j->reject, j->reject_msg, NULL);
+    if (!j->worker) {
+        http_req r;
+        fill_req(j, &r);
+        s->h.handle(s->h.ctx, j->route, &r, &j->resp);
+        return send_resp(j, &j->resp);
+    }
+    pthread_mutex_lock(&s->lock);
+    if (s->closing || s->count == s->cap) {
+        bool closing = s->closing;
+        unsigned queued = s->count;
+        pthread_mutex_unlock(&s->lock);
+        char msg[160];
+        if (closing)
+            snprintf(msg, sizeof msg, "shutting down");
+        else
+            snprintf(msg, sizeof msg, "overloaded: %u requests already wait for a worker",
+                     queued);
+        return send_error(j, 503, msg, closing ? "shutting_down" : "overloaded");
+    }
+    j->state = J_QUEUED;
+    j->queued_at = http_now();
+    MHD_suspend_connection(conn);
+    s->ring[(s->head + s->count) % s->cap] = j;
+    s->count++;
+    pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+    return MHD_YES;
+}
+
+static void *worker_main(void *arg)
+{
+    http_server *s = arg;
+    for (;;) {
+        pthread_mutex_lock(&s->lock);
+        while (!s->count && !s->stop_workers)
+            pthread_cond_wait(&s->cond, &s->lock);
+        if (!s->count) {
+            pthread_mutex_unlock(&s->lock);
+            return NULL;
+        }
+        job *j = s->ring[s->head];
+        s->head = (s->head + 1) % s->cap;
+        s->count--;
+        bool stopping = s->stop_workers;
+        pthread_mutex_unlock(&s->lock);
+        double waited = http_now() - j->queued_at;
+        char labels[96];
+        label_of(labels, sizeof labels, j->route, NULL);
+        metrics_observe(&m_queue_wait, labels, waited);
+        if (stopping) {
+            metrics_add(&m_rejected, "reason=\"shutting_down\"", 1);
+            http_error(&j->resp, 503, "shutting down");
+        } else if (waited * 1e3 > s->cfg.queue_wait_ms) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "overloaded: waited %.0f ms for a worker (limit %u ms)",
+                     waited * 1e3, s->cfg.queue_wait_ms);
+            metrics_add(&m_rejected, "reason=\"overloaded\"", 1);
+            http_error(&j->resp, 503, msg);
+        } else {
+            http_req r;
+            fill_req(j, &r);
+            s->h.handle(s->h.ctx, j->route, &r, &j->resp);
+            if (!j->resp.status)
+                http_error(&j->resp, 500, "internal error: no answer");
+        }
+        pthread_mutex_lock(&s->lock);
+        j->state = J_DONE;
+        pthread_mutex_unlock(&s->lock);
+        MHD_resume_connection(j->conn);
+    }
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)conn;
+    (void)toe;
+    http_server *s = cls;
+    job *j = *con_cls;
+    if (!j)
+        return;
+    *con_cls = NULL;
+    char code[16], labels[128];
+    if (j->sent)
+        snprintf(code, sizeof code, "%d", j->sent);
+    else
+        snprintf(code, sizeof code, "closed");
+    label_of(labels, sizeof labels, j->route, code);
+    metrics_add(&m_requests, labels, 1);
+    label_of(labels, sizeof labels, j->route, NULL);
+    metrics_observe(&m_duration, labels, http_now() - j->start);
+    if (j->counted) {
+        pthread_mutex_lock(&s->lock);
+        s->inflight--;
+        metrics_set(&m_inflight, NULL, s->inflight);
+        if (!s->inflight)
+            pthread_cond_broadcast(&s->idle);
+        pthread_mutex_unlock(&s->lock);
+    }
+    job_free(j);
+}
+
+static char *read_file(const char *path, char *err, size_t errcap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errcap, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    jbuf b;
+    jb_init(&b);
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < ((size_t)1 << 20))
+        jb_put(&b, chunk, n);
+    bool bad = ferror(f);
+    fclose(f);
+    char *t = jb_take(&b, NULL);
+    if (bad || !t) {
+        snprintf(err, errcap, "%s: cannot read", path);
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static void server_free(http_server *s)
+{
+    free(s->cert);
+    free(s->key);
+    free(s->ring);
+    free(s->workers);
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->cond);
+    pthread_cond_destroy(&s->idle);
+    free(s);
+}
+
+static void stop_workers(http_server *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->stop_workers = true;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+    for (unsigned i = 0; i < s->nworkers; i++)
+        pthread_join(s->workers[i], NULL);
+    s->nworkers = 0;
+}
+
+http_server *http_start(const http_config *cfg, const http_handlers *h, char *err, size_t errcap)
+{
+    http_server *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errcap, "out of memory");
+        return NULL;
+    }
+    s->cfg = *cfg;
+    s->h = *h;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!s->cfg.threads)
+        s->cfg.threads = 2;
+    if (!s->cfg.workers)
+        s->cfg.workers = cpus > 0 ? (unsigned)cpus : 2;
+    if (!s->cfg.queue)
+        s->cfg.queue = 4 * s->cfg.workers;
+    if (!s->cfg.queue_wait_ms)
+        s->cfg.queue_wait_ms = 1000;
+    if (!s->cfg.max_connections)
+        s->cfg.max_connections = 512;
+    if (!s->cfg.idle_timeout_s)
+        s->cfg.idle_timeout_s = 60;
+    if (!s->cfg.request_timeout_ms)
+        s->cfg.request_timeout_ms = 10000;
+    if (!s->cfg.max_body)
+        s->cfg.max_body = (size_t)64 << 20;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->cond, NULL);
+    pthread_cond_init(&s->idle, NULL);
+    s->cap = s->cfg.queue;
+    s->ring = calloc(s->cap, sizeof *s->ring);
+    s->workers = calloc(s->cfg.workers, sizeof *s->workers);
+    if (!s->ring || !s->workers) {
+        snprintf(err, errcap, "out of memory");
+        server_free(s);
+        return NULL;
+    }
+
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    const char *addr = cfg->address ? cfg->address : "0.0.0.0";
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+                     MHD_USE_ERROR_LOG;
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
+    if (inet_pton(AF_INET, addr, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)cfg->port);
+    } else if (inet_pton(AF_INET6, addr, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((uint16_t)cfg->port);
+        flags |= MHD_USE_IPv6;
+    } else {
+        snprintf(err, errcap, "--address: '%s' is not an IPv4 or IPv6 address", addr);
+        server_free(s);
+        return NULL;
+    }
+    if ((cfg->tls_cert != NULL) != (cfg->tls_key != NULL)) {
+        snprintf(err, errcap, "TLS needs both a certificate and a key file");
+        server_free(s);
+        return NULL;
+    }
+    if (cfg->tls_cert) {
+        if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+            snprintf(err, errcap, "this libmicrohttpd was built without TLS");
+            server_free(s);
+            return NULL;
+        }
+        s->cert = read_file(cfg->tls_cert, err, errcap);
+        s->key = s->cert ? read_file(cfg->tls_key, err, errcap) : NULL;
+        if (!s->key) {
+            server_free(s);
+            return NULL;
+        }
+        flags |= MHD_USE_TLS;
+    }
+    metrics_declare(&m_requests);
+    metrics_declare(&m_duration);
+    metrics_declare(&m_rejected);
+    metrics_set(&m_inflight, NULL, 0);
+    for (unsigned i = 0; i < s->cfg.workers; i++) {
+        if (pthread_create(&s->workers[i], NULL, worker_main, s) != 0) {
+            snprintf(err, errcap, "cannot start a worker thread");
+            stop_workers(s);
+            server_free(s);
+            return NULL;
+        }
+        s->nworkers++;
+    }
+    struct MHD_OptionItem tls[] = {
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, s->cert},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, s->key},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    s->d = MHD_start_daemon(
+        flags, (uint16_t)cfg->port, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, &ss,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.threads, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)s->cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)s->cfg.idle_timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)128, MHD_OPTION_ARRAY,
+        cfg->tls_cert ? tls : tls + 2, MHD_OPTION_END);
+    if (!s->d) {
+        snprintf(err, errcap, "cannot listen on %s port %u (in use, or not permitted)", addr,
+                 cfg->port);
+        stop_workers(s);
+        server_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+unsigned http_port(const http_server *s)
+{
+    const union MHD_DaemonInfo *i = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+    return i ? i->port : 0;
+}
+
+unsigned http_shutdown(http_server *s, unsigned wait_ms)
+{
+    MHD_socket fd = MHD_quiesce_daemon(s->d);
+    if (fd != MHD_INVALID_SOCKET)
+        close(fd);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += wait_ms / 1000;
+    until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&s->lock);
+    s->closing = true;
+    while (s->inflight && pthread_cond_timedwait(&s->idle, &s->lock, &until) == 0)
+        ;
+    unsigned left = s->inflight;
+    pthread_mutex_unlock(&s->lock);
+    /* Whatever still waits for a worker is answered "shutting down"; then the connections go. */
+    stop_workers(s);
+    pthread_mutex_lock(&s->lock);
+    struct timespec brief;
+    clock_gettime(CLOCK_REALTIME, &brief);
+    brief.tv_sec += 1;
+    while (s->inflight && pthread_cond_timedwait(&s->idle, &s->lock, &brief) == 0)
+        ;
+    pthread_mutex_unlock(&s->lock);
+    MHD_stop_daemon(s->d);
+    server_free(s);
+    return left;
+}

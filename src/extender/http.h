@@ -1,0 +1,85 @@
+/*
+ * http.h: the HTTP server of dra-extender (src/extender/http.c), on libmicrohttpd.
+ *
+ * libmicrohttpd's threads (a pool of them, epoll) read requests and never compute: a route
+ * marked `worker` (filter, prioritize, explain) is handed to a bounded queue of compute workers
+ * while its connection is suspended, and answered when a worker is done. So a request always
+ * gets its answer fast: when the queue is full, or a request waited in it longer than allowed,
+ * it is answered 503 with a JSON reason at once instead of waiting past the scheduler's
+ * timeout. Cheap routes (health, metrics) run inline.
+ *
+ * Bad requests never reach a handler: a body over the cap is refused with 413 as soon as
+ * Content-Length says so (before reading it; as soon as the cap is passed without one); a client
+ * that takes longer than the request timeout to send its body is disconnected; idle connections
+ * are closed; connections are capped. Every answer, handled or not, is counted in the metrics
+ * dra_extender_http_requests_total{verb,code} and _duration_seconds{verb}.
+ */
+#ifndef EXT_HTTP_H
+#define EXT_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct http_config {
+    const char *address;         /* IPv4 or IPv6 address to listen on (NULL: 0.0.0.0) */
+    unsigned port;               /* 0: any free port (see http_port) */
+    unsigned threads;            /* libmicrohttpd threads (0: 2) */
+    unsigned workers;            /* compute workers (0: the number of CPUs) */
+    unsigned queue;              /* compute requests waiting at most (0: 4 x workers) */
+    unsigned queue_wait_ms;      /* a request that waited longer is answered 503 (0: 1000) */
+    unsigned max_connections;    /* open connections at most (0: 512) */
+    unsigned idle_timeout_s;     /* an idle connection is closed after (0: 60) */
+    unsigned request_timeout_ms; /* receiving one request's body at most (0: 10000) */
+    size_t max_body;             /* request body bytes at most (0: 64 MiB) */
+    const char *tls_cert;        /* PEM files: both, or neither (plain HTTP) */
+    const char *tls_key;
+} http_config;
+
+/* A request, as a handler sees it. Strings live until the handler returns. */
+typedef struct http_req {
+    const char *method;
+    const char *path;            /* without the query */
+    const char *body;            /* NUL-terminated (not counted in len) */
+    size_t len;
+    const char *content_type;    /* or NULL */
+    double start;                /* when its headers arrived (http_now's clock) */
+    const char *const *args;     /* query arguments: key, value, key, value, ... (decoded) */
+    size_t nargs;                /* pairs */
+} http_req;
+
+/* The answer a handler fills. body is malloc'd and taken over (may be NULL for none). */
+typedef struct http_resp {
+    int status;
+    const char *content_type;    /* a static string */
+    char *body;
+    size_t len;
+} http_resp;
+
+typedef struct http_handlers {
+    void *ctx;
+    /* The route of (method, path): its metrics label ("filter", ...) and whether it runs on a
+     * compute worker. NULL: no such route (404). */
+    const char *(*route)(void *ctx, const char *method, const char *path, bool *worker);
+    /* Answer a request of that route (called on a worker or inline). */
+    void (*handle)(void *ctx, const char *route, const http_req *req, http_resp *resp);
+} http_handlers;
+
+typedef struct http_server http_server;
+
+/** Start serving. On error returns NULL with a message in err. */
+http_server *http_start(const http_config *cfg, const http_handlers *h, char *err, size_t errcap);
+/** The port it listens on. */
+unsigned http_port(const http_server *s);
+/** Stop accepting connections (SIGTERM), finish what is in flight for at most @p wait_ms, then
+ *  stop; returns how many requests were still running when it gave up (0: all finished). */
+unsigned http_shutdown(http_server *s, unsigned wait_ms);
+
+/** The value of query argument @p key, or NULL. */
+const char *http_arg(const http_req *r, const char *key);
+/** Fill @p resp with a JSON error {"error":MESSAGE} and a status. */
+void http_error(http_resp *resp, int status, const char *message);
+/** Seconds on the monotonic clock. */
+double http_now(void);
+
+#endif
