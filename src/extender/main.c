@@ -1,19 +1,614 @@
 /*
- * dra-extender: the kube-scheduler extender (docs/extender.md). Work in progress: the server
- * is being built (issue 12); this entry point only answers --help and --version.
+ * dra-extender: the kube-scheduler extender of dracel (docs/extender.md). kube-scheduler calls
+ * it over HTTP for each pod, after its own filters and before it picks a node; it answers, from
+ * a live cache of the cluster's DRA objects, which nodes Kubernetes' allocator would place the
+ * pod's claims on (filter) and how good each is (prioritize), and explains why (explain).
  */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "dracel.h"
+#include "args.h"
+#include "decide.h"
+#include "dirsrc.h"
+#include "http.h"
+#include "json.h"
 #include "kube.h"
+#include "kubesrc.h"
+#include "log.h"
+#include "metrics.h"
+#include "store.h"
+
+static const char usage_text[] =
+    "usage: dra-extender [options]\n"
+    "\n"
+    "Sources (one at least):\n"
+    "  --objects PATH          a file or directory of ResourceSlices, DeviceClasses,\n"
+    "                          ResourceClaims and Nodes (JSON/YAML), watched; repeatable\n"
+    "  --kubeconfig FILE       read the cluster through the Kubernetes API (list and watch)\n"
+    "  --in-cluster            the same with the pod's service account\n"
+    "  --context NAME          a context of the kubeconfig (default: its current-context)\n"
+    "Serving:\n"
+    "  --address ADDR          listen address (default 0.0.0.0)\n"
+    "  --port N                port (default 8888; 0: any free port, see --port-file)\n"
+    "  --port-file FILE        write the port there once listening\n"
+    "  --url-prefix PATH       path before the verbs, as in the scheduler's urlPrefix\n"
+    "                          (default \"\": POST /filter, /prioritize)\n"
+    "  --filter-verb NAME      (default filter)\n"
+    "  --prioritize-verb NAME  (default prioritize)\n"
+    "  --tls-cert FILE, --tls-key FILE   serve HTTPS with this PEM certificate and key\n"
+    "Limits:\n"
+    "  --threads N             HTTP threads (default 2)\n"
+    "  --workers N             compute workers (default: the number of CPUs)\n"
+    "  --queue N               requests waiting for a worker at most (default 4 x workers)\n"
+    "  --queue-wait DURATION   a request waiting longer is answered 503 (default 1s)\n"
+    "  --max-connections N     (default 512)\n"
+    "  --idle-timeout DURATION an idle connection is closed (default 60s)\n"
+    "  --request-timeout DURATION  receiving a request body at most (default 10s)\n"
+    "  --max-body SIZE         request body at most (default 64MiB)\n"
+    "  --max-json-depth N      JSON nesting at most (default 64)\n"
+    "  --max-nodes N           nodes in one request at most (default 100000)\n"
+    "  --budget DURATION       computing one request at most (default 4s; the scheduler\n"
+    "                          waits 5s by default)\n"
+    "  --node-timeout DURATION the search on one node at most, as the scheduler's\n"
+    "                          filterTimeout (default 10s; 0: none)\n"
+    "  --cache-entries N       node answers kept (default 262144)\n"
+    "  --max-reason SIZE       a failed node's reason at most (default 256)\n"
+    "  --snapshot-delay DURATION   coalesce changes before a snapshot (default 0)\n"
+    "  --cost-limit N          run-time cost of a selector on a device (default 1000000)\n"
+    "Allocation:\n"
+    "  --features LIST         DRA features on (comma-separated, e.g. AdminAccess,\n"
+    "                          PrioritizedList; default: Kubernetes' defaults)\n"
+    "Operation:\n"
+    "  --log-level LEVEL       debug, info, warn or error (default info)\n"
+    "  --shutdown-grace DURATION   finish in-flight requests on SIGTERM (default 10s)\n"
+    "  --version, --help\n"
+    "\n"
+    "Endpoints: POST PREFIX/filter, POST PREFIX/prioritize (kube-scheduler's extender\n"
+    "protocol), GET /explain?pod=NS/NAME[&node=N][&format=text], POST /explain (a pod, or\n"
+    "ExtenderArgs), GET /healthz, /readyz, /metrics. docs/extender.md.\n";
+
+typedef struct options {
+    const char **objects;
+    size_t nobjects;
+    const char *kubeconfig, *context;
+    bool in_cluster;
+    http_config http;
+    const char *port_file;
+    const char *prefix, *filter_verb, *prioritize_verb;
+    ext_limits limits;
+    decide_config decide;
+    unsigned snapshot_delay_ms;
+    uint64_t cost_limit;
+    unsigned shutdown_grace_ms;
+    int log_level;
+} options;
+
+/* ---- Option values. */
+
+static bool parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!s[0] || s[0] == '-')
+        return false;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* "250ms", "10s", "2m", "1h": milliseconds. */
+static bool parse_duration(const char *s, uint64_t *ms)
+{
+    char *end;
+    errno = 0;
+    if (!s[0] || s[0] == '-')
+        return false;
+    double v = strtod(s, &end);
+    if (errno || end == s)
+        return false;
+    double scale;
+    if (strcmp(end, "ms") == 0)
+        scale = 1;
+    else if (strcmp(end, "s") == 0)
+        scale = 1e3;
+    else if (strcmp(end, "m") == 0)
+        scale = 60e3;
+    else if (strcmp(end, "h") == 0)
+        scale = 3600e3;
+    else if (strcmp(end, "") == 0 && v == 0)
+        scale = 1;
+    else
+        return false;
+    double r = v * scale;
+    if (r > 86400e3 * 365)
+        return false;
+    *ms = (uint64_t)(r + 0.5);
+    return true;
+}
+
+/* "4096", "64KiB", "8MiB", "1GiB" (and kB, MB, GB: powers of 1000). */
+static bool parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!s[0] || s[0] == '-')
+        return false;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return false;
+    static const struct {
+        const char *suffix;
+        uint64_t mul;
+    } units[] = {{"", 1},           {"B", 1},           {"KiB", 1024},        {"MiB", 1 << 20},
+                 {"GiB", 1 << 30},  {"kB", 1000},       {"KB", 1000},         {"MB", 1000000},
+                 {"GB", 1000000000}};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (strcmp(end, units[i].suffix) == 0) {
+            if (v > UINT64_MAX / units[i].mul)
+                return false;
+            *out = v * units[i].mul;
+            return true;
+        }
+    return false;
+}
+
+static int usage_error(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "dra-extender: ");
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, "\nTry 'dra-extender --help'.\n");
+    return 2;
+}
+
+static int parse_features(const char *list, unsigned *out)
+{
+    unsigned f = 0;
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        unsigned bit = dracel_feature_parse(p, n);
+        if (!bit)
+            return -1;
+        f |= bit;
+        p += n + (comma ? 1 : 0);
+    }
+    *out = f;
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->http.port = 8888;
+    o->prefix = "";
+    o->filter_verb = "filter";
+    o->prioritize_verb = "prioritize";
+    o->decide.features = DRACEL_FEATURES_DEFAULT;
+    o->decide.budget_ms = 4000;
+    o->decide.node_timeout_ms = 10000;
+    o->cost_limit = 1000000;
+    o->shutdown_grace_ms = 10000;
+    o->log_level = LOG_INFO;
+    o->objects = calloc((size_t)argc, sizeof *o->objects);
+    if (!o->objects) {
+        fprintf(stderr, "dra-extender: out of memory\n");
+        return 2;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage_text, stdout);
+            return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 2;
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("dra-extender %s\n", dracel_version());
+            return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 2;
+        }
+        if (strcmp(a, "--in-cluster") == 0) {
+            o->in_cluster = true;
+            continue;
+        }
+        if (strncmp(a, "--", 2) != 0)
+            return usage_error("unexpected argument '%s'%s", a, "");
+        if (i + 1 >= argc)
+            return usage_error("%s needs a value%s", a, "");
+        const char *v = argv[++i];
+        uint64_t n;
+        bool ok = true;
+        if (strcmp(a, "--objects") == 0)
+            o->objects[o->nobjects++] = v;
+        else if (strcmp(a, "--kubeconfig") == 0)
+            o->kubeconfig = v;
+        else if (strcmp(a, "--context") == 0)
+            o->context = v;
+        else if (strcmp(a, "--address") == 0)
+            o->http.address = v;
+        else if (strcmp(a, "--port") == 0)
+            ok = parse_uint(v, 65535, &n) && ((o->http.port = (unsigned)n), true);
+        else if (strcmp(a, "--port-file") == 0)
+            o->port_file = v;
+        else if (strcmp(a, "--url-prefix") == 0)
+            o->prefix = v;
+        else if (strcmp(a, "--filter-verb") == 0)
+            o->filter_verb = v;
+        else if (strcmp(a, "--prioritize-verb") == 0)
+            o->prioritize_verb = v;
+        else if (strcmp(a, "--tls-cert") == 0)
+            o->http.tls_cert = v;
+        else if (strcmp(a, "--tls-key") == 0)
+            o->http.tls_key = v;
+        else if (strcmp(a, "--threads") == 0)
+            ok = parse_uint(v, 256, &n) && n > 0 && ((o->http.threads = (unsigned)n), true);
+        else if (strcmp(a, "--workers") == 0)
+            ok = parse_uint(v, 256, &n) && n > 0 && ((o->http.workers = (unsigned)n), true);
+        else if (strcmp(a, "--queue") == 0)
+            ok = parse_uint(v, 100000, &n) && n > 0 && ((o->http.queue = (unsigned)n), true);
+        else if (strcmp(a, "--queue-wait") == 0)
+            ok = parse_duration(v, &n) && n > 0 && n <= UINT_MAX &&
+                 ((o->http.queue_wait_ms = (unsigned)n), true);
+        else if (strcmp(a, "--max-connections") == 0)
+            ok = parse_uint(v, 100000, &n) && n > 0 &&
+                 ((o->http.max_connections = (unsigned)n), true);
+        else if (strcmp(a, "--idle-timeout") == 0)
+            ok = parse_duration(v, &n) && n >= 1000 && n / 1000 <= UINT_MAX &&
+                 ((o->http.idle_timeout_s = (unsigned)(n / 1000)), true);
+        else if (strcmp(a, "--request-timeout") == 0)
+            ok = parse_duration(v, &n) && n > 0 && n <= UINT_MAX &&
+                 ((o->http.request_timeout_ms = (unsigned)n), true);
+        else if (strcmp(a, "--max-body") == 0)
+            ok = parse_size(v, &n) && n > 0 && n <= SIZE_MAX / 2 &&
+                 ((o->http.max_body = (size_t)n), true);
+        else if (strcmp(a, "--max-json-depth") == 0)
+            ok = parse_uint(v, 1000, &n) && n > 0 && ((o->limits.max_depth = (unsigned)n), true);
+        else if (strcmp(a, "--max-nodes") == 0)
+            ok = parse_uint(v, 10000000, &n) && n > 0 && ((o->limits.max_nodes = (size_t)n), true);
+        else if (strcmp(a, "--budget") == 0)
+            ok = parse_duration(v, &n) && ((o->decide.budget_ms = n), true);
+        else if (strcmp(a, "--node-timeout") == 0)
+            ok = parse_duration(v, &n) && ((o->decide.node_timeout_ms = n), true);
+        else if (strcmp(a, "--cache-entries") == 0)
+            ok = parse_uint(v, (uint64_t)1 << 32, &n) && n > 0 &&
+                 ((o->decide.cache_entries = (size_t)n), true);
+        else if (strcmp(a, "--max-reason") == 0)
+            ok = parse_size(v, &n) && n >= 16 && n <= 65536 &&
+                 ((o->decide.max_reason = (size_t)n), true);
+        else if (strcmp(a, "--snapshot-delay") == 0)
+            ok = parse_duration(v, &n) && n <= 60000 &&
+                 ((o->snapshot_delay_ms = (unsigned)n), true);
+        else if (strcmp(a, "--cost-limit") == 0)
+            ok = parse_uint(v, UINT64_MAX, &n) && n > 0 && ((o->cost_limit = n), true);
+        else if (strcmp(a, "--features") == 0)
+            ok = parse_features(v, &o->decide.features) == 0;
+        else if (strcmp(a, "--log-level") == 0)
+            ok = (o->log_level = log_level_parse(v)) >= 0;
+        else if (strcmp(a, "--shutdown-grace") == 0)
+            ok = parse_duration(v, &n) && n <= 3600000 &&
+                 ((o->shutdown_grace_ms = (unsigned)n), true);
+        else
+            return usage_error("unknown option '%s'%s", a, "");
+        if (!ok)
+            return usage_error("%s: invalid value '%s'", a, v);
+    }
+    if (!o->nobjects && !o->kubeconfig && !o->in_cluster)
+        return usage_error("no source: give --objects, --kubeconfig or --in-cluster%s%s", "", "");
+    if (o->kubeconfig && o->in_cluster)
+        return usage_error("--kubeconfig and --in-cluster exclude each other%s%s", "", "");
+    if (o->prefix[0] && (o->prefix[0] != '/' || o->prefix[strlen(o->prefix) - 1] == '/'))
+        return usage_error("--url-prefix: '%s' must start with '/' and not end with one%s",
+                           o->prefix, "");
+    return -1;
+}
+
+/* ---- The server's routes and handlers. */
+
+typedef struct server {
+    options *o;
+    store *st;
+    decider *d;
+    char filter_path[512], prioritize_path[512];
+    double started;
+} server;
+
+static const metric_family m_build_info = {
+    "dra_extender_build_info", "Always 1: the version of dra-extender and of libdracel.",
+    METRIC_GAUGE, NULL, 0};
+static const metric_family m_snapshot_age = {
+    "dra_extender_snapshot_age_seconds",
+    "Time since the current snapshot of the cluster was published.", METRIC_GAUGE, NULL, 0};
+static const metric_family m_ready = {
+    "dra_extender_ready", "1 when every source is synced and a snapshot exists.", METRIC_GAUGE,
+    NULL, 0};
+static const metric_family m_rss = {
+    "process_resident_memory_bytes", "Resident memory size in bytes.", METRIC_GAUGE, NULL, 0};
+static const metric_family m_cpu = {
+    "process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
+    METRIC_COUNTER, NULL, 0};
+static const metric_family m_start = {
+    "process_start_time_seconds", "Start time of the process since the Unix epoch in seconds.",
+    METRIC_GAUGE, NULL, 0};
+
+static const char *route(void *ctx, const char *method, const char *path, bool *worker)
+{
+    server *s = ctx;
+    *worker = false;
+    (void)method;
+    if (strcmp(path, s->filter_path) == 0) {
+        *worker = true;
+        return "filter";
+    }
+    if (strcmp(path, s->prioritize_path) == 0) {
+        *worker = true;
+        return "prioritize";
+    }
+    if (strcmp(path, "/explain") == 0) {
+        *worker = true;
+        return "explain";
+    }
+    if (strcmp(path, "/healthz") == 0)
+        return "healthz";
+    if (strcmp(path, "/readyz") == 0)
+        return "readyz";
+    if (strcmp(path, "/metrics") == 0)
+        return "metrics";
+    return NULL;
+}
+
+static void method_not_allowed(http_resp *resp, const char *allowed)
+{
+    char msg[96];
+    snprintf(msg, sizeof msg, "method not allowed: use %s", allowed);
+    http_error(resp, 405, msg);
+}
+
+static bool json_content(const http_req *r)
+{
+    if (!r->content_type)
+        return true;
+    size_t n = strcspn(r->content_type, "; ");
+    return (n == 16 && strncasecmp(r->content_type, "application/json", 16) == 0) ||
+           (n == 3 && strncmp(r->content_type, "*/*", 3) == 0);
+}
+
+static void finish(http_resp *resp, int status, jbuf *b, const char *ctype)
+{
+    size_t len;
+    char *body = jb_take(b, &len);
+    if (!body) {
+        http_error(resp, 500, "out of memory");
+        return;
+    }
+    resp->status = status;
+    resp->content_type = status == 200 ? ctype : "application/json";
+    resp->body = body;
+    resp->len = len;
+}
+
+static void process_metrics(server *s)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size, resident;
+    if (f) {
+        if (fscanf(f, "%lu %lu", &size, &resident) == 2)
+            metrics_set(&m_rss, NULL, (double)resident * (double)page);
+        fclose(f);
+    }
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        metrics_set(&m_cpu, NULL,
+                    (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+                        (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+    double published, build;
+    store_times(s->st, &published, &build);
+    if (published > 0)
+        metrics_set(&m_snapshot_age, NULL, http_now() - published);
+    metrics_set(&m_ready, NULL, store_ready(s->st) ? 1 : 0);
+}
+
+static void handle(void *ctx, const char *name, const http_req *req, http_resp *resp)
+{
+    server *s = ctx;
+    jbuf b;
+    jb_init(&b);
+    bool get = strcmp(req->method, "GET") == 0 || strcmp(req->method, "HEAD") == 0;
+    bool post = strcmp(req->method, "POST") == 0;
+    if (strcmp(name, "healthz") == 0) {
+        if (!get)
+            return method_not_allowed(resp, "GET");
+        jb_puts(&b, "ok\n");
+        return finish(resp, 200, &b, "text/plain; charset=utf-8");
+    }
+    if (strcmp(name, "readyz") == 0) {
+        if (!get)
+            return method_not_allowed(resp, "GET");
+        if (!store_ready(s->st))
+            return http_error(resp, 503, "not ready: the sources have not all synced yet");
+        jb_puts(&b, "ok\n");
+        return finish(resp, 200, &b, "text/plain; charset=utf-8");
+    }
+    if (strcmp(name, "metrics") == 0) {
+        if (!get)
+            return method_not_allowed(resp, "GET");
+        process_metrics(s);
+        metrics_render(&b);
+        return finish(resp, 200, &b, "text/plain; version=0.0.4; charset=utf-8");
+    }
+    if (strcmp(name, "explain") == 0 && get) {
+        const char *pod = http_arg(req, "pod"), *format = http_arg(req, "format");
+        if (!pod || !strchr(pod, '/'))
+            return http_error(resp, 400, "explain needs ?pod=NAMESPACE/NAME");
+        if (format && strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
+            return http_error(resp, 400, "format: json or text");
+        bool text = format && strcmp(format, "text") == 0;
+        char ns[256];
+        size_t nl = (size_t)(strchr(pod, '/') - pod);
+        if (nl == 0 || nl >= sizeof ns)
+            return http_error(resp, 400, "explain needs ?pod=NAMESPACE/NAME");
+        memcpy(ns, pod, nl);
+        ns[nl] = '\0';
+        int status = decide_explain_recent(s->d, ns, pod + nl + 1, http_arg(req, "node"), text,
+                                           &b);
+        return finish(resp, status, &b, text ? "text/plain; charset=utf-8" : "application/json");
+    }
+    if (!post)
+        return method_not_allowed(resp, strcmp(name, "explain") == 0 ? "GET or POST" : "POST");
+    if (!json_content(req))
+        return http_error(resp, 415, "the body must be application/json");
+    ext_args a;
+    char err[512];
+    int rc;
+    const char *format = http_arg(req, "format");
+    bool text = format && strcmp(format, "text") == 0;
+    if (strcmp(name, "explain") == 0) {
+        /* ExtenderArgs (a Pod and its nodes), or a Pod alone. */
+        rc = ext_args_parse(req->body, req->len, &s->o->limits, &a, err, sizeof err);
+        if (rc == -1) {
+            char err2[512];
+            rc = ext_pod_parse(req->body, req->len, &s->o->limits, &a, err2, sizeof err2);
+        }
+    } else {
+        rc = ext_args_parse(req->body, req->len, &s->o->limits, &a, err, sizeof err);
+    }
+    if (rc != 0)
+        return http_error(resp, rc == -2 ? 500 : 400, err);
+    int status;
+    if (strcmp(name, "filter") == 0)
+        status = decide_filter(s->d, &a, &b);
+    else if (strcmp(name, "prioritize") == 0)
+        status = decide_prioritize(s->d, &a, &b);
+    else
+        status = decide_explain(s->d, &a, http_arg(req, "node"), text, &b);
+    if (log_enabled(LOG_DEBUG))
+        log_line(LOG_DEBUG, "request", "verb", name, "pod", a.pod.name, "namespace", a.pod.ns,
+                 "#nodes", (int64_t)a.nnodes, "#status", (int64_t)status, "%ms",
+                 (http_now() - req->start) * 1e3, NULL);
+    ext_args_free(&a);
+    finish(resp, status, &b, text ? "text/plain; charset=utf-8" : "application/json");
+}
+
+static void write_port_file(const char *path, unsigned port)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f || fprintf(f, "%u\n", port) < 0 || fclose(f) != 0 || rename(tmp, path) != 0)
+        log_line(LOG_ERROR, "cannot write the port file", "file", path, "error",
+                 strerror(errno), NULL);
+}
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-        printf("dra-extender %s\n", dracel_version());
-        return 0;
+    options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc >= 0) {
+        free(o.objects);
+        return rc;
     }
-    fprintf(stderr, "usage: dra-extender [--version]\n");
-    return argc > 1 && strcmp(argv[1], "--help") == 0 ? 0 : 2;
+    log_set_level((log_level)o.log_level);
+    signal(SIGPIPE, SIG_IGN);
+    /* Every thread started from here on blocks the stop signals: main waits for them. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+
+    dracel_config cfg;
+    dracel_config_init(&cfg);
+    cfg.cost_limit = o.cost_limit;
+    o.decide.cfg = &cfg;
+    char err[2048];
+    unsigned sources = (o.nobjects ? 1u : 0u) + (o.kubeconfig || o.in_cluster ? 1u : 0u);
+    store_config sc = {&cfg, o.snapshot_delay_ms, sources};
+    server srv;
+    memset(&srv, 0, sizeof srv);
+    srv.o = &o;
+    srv.started = http_now();
+    snprintf(srv.filter_path, sizeof srv.filter_path, "%s/%s", o.prefix, o.filter_verb);
+    snprintf(srv.prioritize_path, sizeof srv.prioritize_path, "%s/%s", o.prefix,
+             o.prioritize_verb);
+    char labels[256];
+    snprintf(labels, sizeof labels, "version=\"%s\"", dracel_version());
+    metrics_set(&m_build_info, labels, 1);
+    metrics_set(&m_start, NULL, (double)time(NULL) - (http_now() - srv.started));
+
+    srv.st = store_new(&sc, err, sizeof err);
+    if (!srv.st) {
+        fprintf(stderr, "dra-extender: %s\n", err);
+        free(o.objects);
+        return 1;
+    }
+    dirsrc *ds = NULL;
+    kubesrc *ks = NULL;
+    if (o.nobjects && !(ds = dirsrc_start(srv.st, o.objects, o.nobjects, err, sizeof err))) {
+        fprintf(stderr, "dra-extender: %s\n", err);
+        store_free(srv.st);
+        free(o.objects);
+        return 1;
+    }
+    if (ds && store_flush(srv.st, err, sizeof err) != DRACEL_OK)
+        log_line(LOG_ERROR, "first snapshot failed", "error", err, NULL);
+    if (o.kubeconfig || o.in_cluster) {
+        kube_config kc;
+        memset(&kc, 0, sizeof kc);
+        kc.kubeconfig = o.kubeconfig;
+        kc.context = o.context;
+        if (!(ks = kubesrc_start(srv.st, &kc, err, sizeof err))) {
+            fprintf(stderr, "dra-extender: %s\n", err);
+            dirsrc_stop(ds);
+            store_free(srv.st);
+            free(o.objects);
+            return 1;
+        }
+    }
+    srv.d = decider_new(&o.decide, srv.st, err, sizeof err);
+    http_handlers h = {&srv, route, handle};
+    http_server *hs = srv.d ? http_start(&o.http, &h, err, sizeof err) : NULL;
+    if (!hs) {
+        fprintf(stderr, "dra-extender: %s\n", err);
+        kubesrc_stop(ks);
+        dirsrc_stop(ds);
+        decider_free(srv.d);
+        store_free(srv.st);
+        free(o.objects);
+        return 1;
+    }
+    unsigned port = http_port(hs);
+    if (o.port_file)
+        write_port_file(o.port_file, port);
+    log_line(LOG_INFO, "serving", "address", o.http.address ? o.http.address : "0.0.0.0",
+             "#port", (int64_t)port, "filter", srv.filter_path, "prioritize",
+             srv.prioritize_path, "tls", o.http.tls_cert ? "on" : "off", "version",
+             dracel_version(), NULL);
+
+    int sig = 0;
+    while (sigwait(&stop, &sig) != 0)
+        ;
+    log_line(LOG_INFO, "stopping: finishing the requests in flight", "signal",
+             sig == SIGTERM ? "SIGTERM" : "SIGINT", "#grace_ms", (int64_t)o.shutdown_grace_ms,
+             NULL);
+    unsigned left = http_shutdown(hs, o.shutdown_grace_ms);
+    if (left)
+        log_line(LOG_WARN, "requests still running when the grace period ended",
+                 "#requests", (int64_t)left, NULL);
+    kubesrc_stop(ks);
+    dirsrc_stop(ds);
+    decider_free(srv.d);
+    store_free(srv.st);
+    free(o.objects);
+    log_line(LOG_INFO, "stopped", NULL);
+    return 0;
 }

@@ -1,0 +1,1313 @@
+/* decide.c: the answers of dra-extender (src/extender/decide.h). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decide.h"
+#include "http.h"
+#include "log.h"
+#include "metrics.h"
+
+static const metric_family m_nodes = {
+    "dra_extender_node_answers_total",
+    "Node answers, by verb, result (passed, failed, unresolvable) and reason (allocated, "
+    "no_claims, unschedulable, error, claim_unavailable, claim_missing, unknown_node, "
+    "budget).",
+    METRIC_COUNTER, NULL, 0};
+static const metric_family m_tiers = {
+    "dra_extender_decisions_total",
+    "Nodes where the pod's claims can be allocated, by the tiers the allocation would use "
+    "(\"gpu/h100\": request gpu, subrequest h100), filter requests only.",
+    METRIC_COUNTER, NULL, 0};
+static const metric_family m_cache = {
+    "dra_extender_answer_cache_total",
+    "Node answers found in the cache (hit) or computed (miss).", METRIC_COUNTER, NULL, 0};
+static const double policy_buckets[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                                        0.01,   0.025,   0.05,   0.1,   0.25,   1};
+static const metric_family m_policy = {
+    "dra_extender_policy_build_seconds",
+    "Time to compile a pod's claims for a snapshot (once per claim set and snapshot).",
+    METRIC_HISTOGRAM, policy_buckets, sizeof policy_buckets / sizeof *policy_buckets};
+
+/* ---- Hashing: 128-bit keys from two 64-bit lanes. */
+
+static uint64_t mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+typedef struct hasher {
+    uint64_t a, b;
+} hasher;
+
+static void hs_init(hasher *h)
+{
+    h->a = 0x243f6a8885a308d3ULL;
+    h->b = 0x13198a2e03707344ULL;
+}
+
+static void hs_u64(hasher *h, uint64_t v)
+{
+    h->a = mix(h->a ^ v) + 0x9e3779b97f4a7c15ULL;
+    h->b = mix(h->b + v * 0x9e3779b97f4a7c15ULL) ^ 0xa4093822299f31d0ULL;
+}
+
+static void hs_bytes(hasher *h, const char *s, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, s + i, 8);
+        hs_u64(h, v);
+    }
+    uint64_t t = 0;
+    memcpy(&t, s + i, n - i);
+    hs_u64(h, t ^ ((uint64_t)n << 56));
+}
+
+static void hs_str(hasher *h, const char *s)
+{
+    hs_bytes(h, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* The labels of a node, independent of their order. */
+static uint64_t labels_hash(const dracel_label *l, size_t n)
+{
+    uint64_t sum = n;
+    for (size_t i = 0; i < n; i++) {
+        hasher h;
+        hs_init(&h);
+        hs_str(&h, l[i].key);
+        hs_str(&h, l[i].value);
+        sum += mix(h.a ^ h.b);
+    }
+    return sum;
+}
+
+/* ---- The answer cache: sets of 4 ways, sharded by lock. */
+
+enum { WAYS = 4, SHARDS = 64 };
+
+typedef struct answer {
+    uint64_t k1, k2;             /* 0, 0: empty */
+    int8_t outcome;              /* dracel_outcome */
+    int16_t score;
+    char *reason;                /* failed: why (bounded); NULL otherwise */
+    char *tiers;                 /* allocated: the tiers */
+} answer;
+
+typedef struct shard {
+    pthread_mutex_t lock;
+    answer *slots;               /* nsets * WAYS */
+    uint8_t *next;               /* per set: the way to replace next */
+    size_t nsets;
+} shard;
+
+/* ---- Policies, per snapshot and claim set. */
+
+enum { POLICIES = 64 };
+
+/* A policy shared by the requests using it: the cache holds one reference, each request one. */
+typedef struct polbox {
+    dracel_policy *p;
+    unsigned refs;               /* under the decider's plock */
+    unsigned fa_requests;        /* firstAvailable requests (for scores) */
+} polbox;
+
+typedef struct pol_entry {
+    uint64_t snap_id;
+    uint64_t k1, k2;             /* the claims (versions, in order) */
+    polbox *box;
+    uint64_t used;               /* LRU tick */
+} pol_entry;
+
+/* ---- Per-snapshot node keys (labels and the pools each node sees). */
+
+typedef struct view {
+    dracel_snapshot *snap;
+    uint64_t id;
+    size_t nnodes;
+    uint64_t *k1, *k2;
+    uint8_t *done;               /* atomic flags */
+    unsigned refs;
+} view;
+
+/* ---- Recent pods (for GET /explain?pod=). */
+
+typedef struct recent {
+    char *ns, *name;
+    pod_claim *claims;
+    size_t nclaims;
+    char *strings;               /* the claims' strings */
+} recent;
+
+struct decider {
+    decide_config cfg;
+    store *st;
+    shard shards[SHARDS];
+    pthread_mutex_t plock;
+    pol_entry pols[POLICIES];
+    uint64_t tick;
+    pthread_mutex_t vlock;
+    view *view;
+    pthread_mutex_t rlock;
+    recent *recent;
+    size_t nrecent, next_recent;
+};
+
+/* ---- Answer cache. */
+
+static bool cache_get(decider *d, uint64_t k1, uint64_t k2, answer *out, bool need_reason)
+{
+    shard *s = &d->shards[k2 % SHARDS];
+    pthread_mutex_lock(&s->lock);
+    answer *set = &s->slots[(k1 % s->nsets) * WAYS];
+    bool hit = false;
+    for (int w = 0; w < WAYS; w++)
+        if (set[w].k1 == k1 && set[w].k2 == k2 &&
+            (!need_reason || set[w].outcome == DRACEL_ALLOCATED || set[w].reason)) {
+            out->outcome = set[w].outcome;
+            out->score = set[w].score;
+            out->reason = set[w].reason ? strdup(set[w].reason) : NULL;
+            out->tiers = set[w].tiers ? strdup(set[w].tiers) : NULL;
+            hit = (!set[w].reason || out->reason) && (!set[w].tiers || out->tiers);
+            if (!hit) {
+                free(out->reason);
+                free(out->tiers);
+            }
+            break;
+        }
+    pthread_mutex_unlock(&s->lock);
+    return hit;
+}
+
+static void cache_put(decider *d, uint64_t k1, uint64_t k2, const answer *a)
+{
+    shard *s = &d->shards[k2 % SHARDS];
+    char *reason = a->reason ? strdup(a->reason) : NULL;
+    char *tiers = a->tiers ? strdup(a->tiers) : NULL;
+    if ((a->reason && !reason) || (a->tiers && !tiers)) {
+        free(reason);
+        free(tiers);
+        return;
+    }
+    pthread_mutex_lock(&s->lock);
+    size_t set_i = k1 % s->nsets;
+    answer *set = &s->slots[set_i * WAYS];
+    int way = -1;
+    for (int w = 0; w < WAYS && way < 0; w++)
+        if (set[w].k1 == k1 && set[w].k2 == k2)
+            way = w;
+    if (way < 0) {
+        way = s->next[set_i];
+        s->next[set_i] = (uint8_t)((way + 1) % WAYS);
+    }
+    answer *e = &set[way];
+    free(e->reason);
+    free(e->tiers);
+    e->k1 = k1;
+    e->k2 = k2;
+    e->outcome = a->outcome;
+    e->score = a->score;
+    e->reason = reason;
+    e->tiers = tiers;
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* ---- Views. */
+
+static void view_unref(decider *d, view *v)
+{
+    if (!v)
+        return;
+    pthread_mutex_lock(&d->vlock);
+    bool last = --v->refs == 0;
+    pthread_mutex_unlock(&d->vlock);
+    if (!last)
+        return;
+    dracel_snapshot_unref(v->snap);
+    free(v->k1);
+    free(v->k2);
+    free(v->done);
+    free(v);
+}
+
+/* The view of snap (made when the snapshot is new), referenced; NULL on ENOMEM. */
+static view *view_get(decider *d, dracel_snapshot *snap)
+{
+    uint64_t id = dracel_snapshot_id(snap);
+    pthread_mutex_lock(&d->vlock);
+    view *v = d->view;
+    if (v && v->id == id) {
+        v->refs++;
+        pthread_mutex_unlock(&d->vlock);
+        return v;
+    }
+    pthread_mutex_unlock(&d->vlock);
+    view *nv = calloc(1, sizeof *nv);
+    size_t n = dracel_snapshot_nodes(snap);
+    if (nv) {
+        nv->k1 = calloc(n ? n : 1, sizeof *nv->k1);
+        nv->k2 = calloc(n ? n : 1, sizeof *nv->k2);
+        nv->done = calloc(n ? n : 1, 1);
+    }
+    if (!nv || !nv->k1 || !nv->k2 || !nv->done) {
+        if (nv) {
+            free(nv->k1);
+            free(nv->k2);
+            free(nv->done);
+        }
+        free(nv);
+        return NULL;
+    }
+    nv->snap = dracel_snapshot_ref(snap);
+    nv->id = id;
+    nv->nnodes = n;
+    nv->refs = 2; /* the decider's and the caller's */
+    pthread_mutex_lock(&d->vlock);
+    view *old = d->view;
+    if (old && old->id > id) {
+        /* Another request installed a newer view meanwhile: keep it; use ours alone. */
+        nv->refs = 1;
+        pthread_mutex_unlock(&d->vlock);
+        return nv;
+    }
+    d->view = nv;
+    pthread_mutex_unlock(&d->vlock);
+    view_unref(d, old);
+    return nv;
+}
+
+/* The key of a node's state in the snapshot: its name and labels, and each pool it sees with
+ * the pool's version and its devices in use. */
+static void node_state(const dracel_snapshot *snap, const dracel_node *n, uint64_t *k1,
+                       uint64_t *k2)
+{
+    const dracel_table *t = dracel_snapshot_table(snap);
+    const dracel_usage *u = dracel_snapshot_usage(snap);
+    hasher h;
+    hs_init(&h);
+    hs_str(&h, n->name);
+    hs_u64(&h, labels_hash(n->labels, n->nlabels));
+    size_t small[64], *pools = small;
+    size_t np = dracel_table_node_pools(t, n, small, 64);
+    if (np > 64) {
+        pools = malloc(np * sizeof *pools);
+        if (pools)
+            np = dracel_table_node_pools(t, n, pools, np);
+        else {
+            pools = small;
+            np = 0;
+            hs_u64(&h, (uint64_t)(uintptr_t)snap); /* no reuse across snapshots, still correct */
+            hs_u64(&h, dracel_snapshot_id(snap));
+        }
+    }
+    hs_u64(&h, np);
+    for (size_t i = 0; i < np; i++) {
+        dracel_pool_info pi;
+        if (dracel_table_pool(t, pools[i], &pi) != DRACEL_OK)
+            continue;
+        hs_u64(&h, pi.version);
+        hs_u64(&h, u ? dracel_usage_pool_hash(u, pools[i]) : 0);
+    }
+    if (pools != small)
+        free(pools);
+    *k1 = h.a;
+    *k2 = h.b;
+}
+
+/* ---- Policies. */
+
+static void box_release(decider *d, polbox *b)
+{
+    if (!b)
+        return;
+    pthread_mutex_lock(&d->plock);
+    bool last = --b->refs == 0;
+    pthread_mutex_unlock(&d->plock);
+    if (last) {
+        dracel_policy_free(b->p);
+        free(b);
+    }
+}
+
+static unsigned fa_requests(const dracel_policy *p)
+{
+    unsigned n = 0;
+    size_t last_claim = SIZE_MAX, last_req = SIZE_MAX;
+    for (size_t t = 0; t < dracel_policy_tiers(p); t++) {
+        dracel_tier_info ti;
+        if (dracel_policy_tier(p, t, &ti) != DRACEL_OK)
+            continue;
+        if (ti.first_available && (ti.claim != last_claim || ti.request != last_req))
+            n++;
+        last_claim = ti.claim;
+        last_req = ti.request;
+    }
+    return n;
+}
+
+/* A request's hold on a policy (release with pol_release). */
+typedef struct pol_ref {
+    polbox *box;
+    dracel_policy *p;
+    unsigned fa;
+    const char *version;
+} pol_ref;
+
+static void pol_release(decider *d, pol_ref *r)
+{
+    box_release(d, r->box);
+    memset(r, 0, sizeof *r);
+}
+
+/* The policy of claims (snapshot indexes, in the pod's order) for snap: from the cache, or
+ * compiled and cached (the least recently used entry goes). */
+static dracel_status policy_get(decider *d, dracel_snapshot *snap, const size_t *claims,
+                                size_t n, pol_ref *out, char *err, size_t errcap)
+{
+    hasher h;
+    hs_init(&h);
+    for (size_t i = 0; i < n; i++) {
+        dracel_claim_status cs;
+        if (dracel_snapshot_claim(snap, claims[i], &cs) != DRACEL_OK)
+            return DRACEL_EINVAL;
+        hs_u64(&h, cs.version);
+        hs_u64(&h, claims[i]);
+    }
+    uint64_t id = dracel_snapshot_id(snap);
+    pthread_mutex_lock(&d->plock);
+    for (int i = 0; i < POLICIES; i++) {
+        pol_entry *e = &d->pols[i];
+        if (e->box && e->snap_id == id && e->k1 == h.a && e->k2 == h.b) {
+            e->used = ++d->tick;
+            e->box->refs++;
+            *out = (pol_ref){e->box, e->box->p, e->box->fa_requests,
+                             dracel_policy_version(e->box->p)};
+            pthread_mutex_unlock(&d->plock);
+            return DRACEL_OK;
+        }
+    }
+    pthread_mutex_unlock(&d->plock);
+    double t0 = http_now();
+    polbox *b = calloc(1, sizeof *b);
+    if (!b)
+        return DRACEL_ENOMEM;
+    dracel_status st = dracel_snapshot_policy_new(d->cfg.cfg, snap, claims, n, &b->p, err, errcap);
+    if (st != DRACEL_OK) {
+        free(b);
+        return st;
+    }
+    metrics_observe(&m_policy, NULL, http_now() - t0);
+    b->fa_requests = fa_requests(b->p);
+    b->refs = 2; /* the cache's and the caller's */
+    pthread_mutex_lock(&d->plock);
+    int victim = 0;
+    for (int i = 0; i < POLICIES; i++) {
+        if (!d->pols[i].box) {
+            victim = i;
+            break;
+        }
+        if (d->pols[i].used < d->pols[victim].used)
+            victim = i;
+    }
+    polbox *old = d->pols[victim].box;
+    d->pols[victim] = (pol_entry){id, h.a, h.b, b, ++d->tick};
+    pthread_mutex_unlock(&d->plock);
+    box_release(d, old);
+    *out = (pol_ref){b, b->p, b->fa_requests, dracel_policy_version(b->p)};
+    return DRACEL_OK;
+}
+
+/* ---- Resolving a pod. */
+
+typedef struct plan {
+    size_t *alloc, nalloc;       /* claims already allocated (snapshot indexes) */
+    size_t *pending, npending;   /* claims to allocate */
+    char fail[512];              /* the pod cannot be placed anywhere: why ("" when it can) */
+    const char *fail_class;      /* claim_missing */
+} plan;
+
+static void plan_free(plan *p)
+{
+    free(p->alloc);
+    free(p->pending);
+}
+
+static bool resolve(const dracel_snapshot *snap, const ext_pod *pod, plan *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->alloc = calloc(pod->nclaims ? pod->nclaims : 1, sizeof *pl->alloc);
+    pl->pending = calloc(pod->nclaims ? pod->nclaims : 1, sizeof *pl->pending);
+    if (!pl->alloc || !pl->pending)
+        return false;
+    for (size_t i = 0; i < pod->nclaims; i++) {
+        const pod_claim *c = &pod->claims[i];
+        if (c->not_needed)
+            continue;
+        if (!c->claim) {
+            snprintf(pl->fail, sizeof pl->fail,
+                     "waiting for the ResourceClaim of the pod's claim %s to be created",
+                     c->entry);
+            pl->fail_class = "claim_missing";
+            return true;
+        }
+        size_t idx;
+        if (dracel_snapshot_claim_find(snap, pod->ns, c->claim, &idx) != DRACEL_OK) {
+            snprintf(pl->fail, sizeof pl->fail, "resourceclaim %s/%s not found", pod->ns,
+                     c->claim);
+            pl->fail_class = "claim_missing";
+            return true;
+        }
+        /* A claim named twice is resolved once. */
+        bool dup = false;
+        for (size_t k = 0; k < pl->nalloc && !dup; k++)
+            dup = pl->alloc[k] == idx;
+        for (size_t k = 0; k < pl->npending && !dup; k++)
+            dup = pl->pending[k] == idx;
+        if (dup)
+            continue;
+        dracel_claim_status cs;
+        if (dracel_snapshot_claim(snap, idx, &cs) != DRACEL_OK)
+            return false;
+        if (cs.allocated)
+            pl->alloc[pl->nalloc++] = idx;
+        else
+            pl->pending[pl->npending++] = idx;
+    }
+    return true;
+}
+
+/* ---- Evaluating a pod on nodes. */
+
+typedef enum verdict { V_PASS, V_FAIL, V_UNRESOLVABLE } verdict;
+
+typedef struct node_answer {
+    verdict v;
+    const char *klass;           /* the metrics reason */
+    char *reason;                /* failed: why (owned) */
+    char *tiers;                 /* allocated: the tiers (owned) */
+    int score;                   /* the raw score (8 - rank summed), -1 unless allocated */
+    bool pod_error;              /* an error that aborts the pod's scheduling */
+} node_answer;
+
+typedef struct eval {
+    decider *d;
+    dracel_snapshot *snap;
+    const ext_args *a;
+    plan pl;
+    pol_ref pol;
+    dracel_node *nodes;          /* per input node (name NULL: unknown) */
+    node_answer *ans;
+    char pod_error[1024];
+    unsigned fa;
+} eval;
+
+/* Bound a reason to max bytes at a UTF-8 boundary; returns a malloc'd copy. */
+static char *bounded(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n > max) {
+        n = max;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+    }
+    char *r = malloc(n + 4);
+    if (!r)
+        return NULL;
+    memcpy(r, s, n);
+    if (n < strlen(s))
+        memcpy(r + n, "...", 4);
+    else
+        r[n] = '\0';
+    return r;
+}
+
+/* From a run's answer on node i: a node_answer and a cache entry. */
+static void take(eval *e, size_t i, const dracel_run *r, bool explained, answer *out)
+{
+    dracel_run_info info;
+    memset(out, 0, sizeof *out);
+    if (dracel_run_get(r, &info) != DRACEL_OK)
+        return;
+    out->outcome = (int8_t)info.outcome;
+    out->score = (int16_t)info.score;
+    if (info.outcome == DRACEL_ALLOCATED) {
+        out->tiers = strdup(info.tiers ? info.tiers : "");
+        return;
+    }
+    if (info.outcome == DRACEL_ALLOCATION_ERROR && !info.node_local)
+        out->outcome = -1; /* marks an error of the pod: reason is the message */
+    char *line = explained || info.message ? dracel_run_line(r) : NULL;
+    if (line) {
+        size_t skip = strlen(info.node ? info.node : "") + 2;
+        const char *why = strlen(line) >= skip ? line + skip : line;
+        out->reason = bounded(why, e->d->cfg.max_reason);
+        dracel_free_string(NULL, line);
+    }
+    (void)i;
+}
+
+static void set_answer(eval *e, size_t i, const answer *a)
+{
+    node_answer *na = &e->ans[i];
+    na->score = a->outcome == DRACEL_ALLOCATED ? a->score : -1;
+    if (a->outcome == DRACEL_ALLOCATED) {
+        na->v = V_PASS;
+        na->klass = "allocated";
+        na->tiers = a->tiers ? strdup(a->tiers) : NULL;
+        return;
+    }
+    na->v = V_FAIL;
+    na->reason = a->reason ? strdup(a->reason) : strdup("cannot allocate all claims");
+    if (a->outcome == DRACEL_SKIPPED)
+        na->klass = "budget";
+    else if (a->outcome == DRACEL_ALLOCATION_ERROR || a->outcome < 0)
+        na->klass = "error";
+    else
+        na->klass = "unschedulable";
+    if (a->outcome < 0) {
+        na->pod_error = true;
+        if (!e->pod_error[0])
+            snprintf(e->pod_error, sizeof e->pod_error, "%s", na->reason ? na->reason : "error");
+    }
+}
+
+static bool cacheable(const answer *a)
+{
+    if (a->outcome == DRACEL_SKIPPED)
+        return false;
+    /* A search cut by its time limit may succeed another time. */
+    return !(a->reason && strstr(a->reason, "timed out trying to allocate devices"));
+}
+
+typedef struct miss {
+    size_t *idx;                 /* input node indexes */
+    dracel_node *nodes;
+    uint64_t *k1, *k2;
+    size_t n;
+    eval *e;
+    bool explained;
+} miss;
+
+static int on_node(void *ctx, size_t i, const dracel_run *r)
+{
+    miss *m = ctx;
+    answer a;
+    take(m->e, m->idx[i], r, m->explained, &a);
+    /* Failures without a reason are answered again with the explanation (second pass). */
+    bool complete = a.outcome == DRACEL_ALLOCATED || a.reason || m->explained;
+    if (complete) {
+        if (cacheable(&a))
+            cache_put(m->e->d, m->k1[i], m->k2[i], &a);
+        set_answer(m->e, m->idx[i], &a);
+        m->idx[i] = SIZE_MAX; /* done */
+    }
+    free(a.reason);
+    free(a.tiers);
+    return 0;
+}
+
+/* Answer the nodes in m with the policy, in at most two passes (the second, explained, only
+ * for failures that need a reason). */
+static dracel_status run_misses(eval *e, miss *m, double deadline)
+{
+    dracel_run *run = NULL;
+    dracel_status st = dracel_run_new(e->pol.p, &run);
+    for (int pass = 0; st == DRACEL_OK && pass < 2 && m->n; pass++) {
+        dracel_allocate_opts o;
+        dracel_allocate_opts_init(&o);
+        o.features = e->d->cfg.features;
+        o.timeout_ms = e->d->cfg.node_timeout_ms;
+        o.in_use = dracel_snapshot_usage(e->snap);
+        o.explain = pass == 1;
+        if (deadline > 0) {
+            double left = (deadline - http_now()) * 1e3;
+            o.budget_ms = left > 1 ? (uint64_t)left : 1;
+        }
+        m->explained = pass == 1;
+        st = dracel_allocate_nodes(run, m->nodes, m->n, &o, on_node, m);
+        /* Keep the nodes still unanswered for the next pass. */
+        size_t k = 0;
+        for (size_t i = 0; i < m->n; i++)
+            if (m->idx[i] != SIZE_MAX) {
+                m->idx[k] = m->idx[i];
+                m->nodes[k] = m->nodes[i];
+                m->k1[k] = m->k1[i];
+                m->k2[k] = m->k2[i];
+                k++;
+            }
+        m->n = k;
+    }
+    dracel_run_free(run);
+    return st;
+}
+
+static const dracel_node *input_node(eval *e, size_t i, view *v, uint64_t *k1, uint64_t *k2)
+{
+    const ext_node *en = &e->a->nodes[i];
+    dracel_node *n = &e->nodes[i];
+    if (e->a->nodes_form) {
+        n->name = en->name;
+        n->labels = en->labels;
+        n->nlabels = en->nlabels;
+        node_state(e->snap, n, k1, k2);
+        return n;
+    }
+    size_t idx;
+    if (dracel_snapshot_node_find(e->snap, en->name, &idx) == DRACEL_OK &&
+        dracel_snapshot_node(e->snap, idx, n) == DRACEL_OK) {
+        if (v && idx < v->nnodes) {
+            if (__atomic_load_n(&v->done[idx], __ATOMIC_ACQUIRE)) {
+                *k1 = v->k1[idx];
+                *k2 = v->k2[idx];
+            } else {
+                node_state(e->snap, n, k1, k2);
+                v->k1[idx] = *k1;
+                v->k2[idx] = *k2;
+                __atomic_store_n(&v->done[idx], 1, __ATOMIC_RELEASE);
+            }
+        } else {
+            node_state(e->snap, n, k1, k2);
+        }
+        return n;
+    }
+    if (dracel_snapshot_nodes(e->snap) == 0) {
+        /* No Node objects at all (a directory of slices): nodes are their names. */
+        n->name = en->name;
+        n->labels = NULL;
+        n->nlabels = 0;
+        node_state(e->snap, n, k1, k2);
+        return n;
+    }
+    n->name = NULL;
+    return NULL;
+}
+
+static void answer_fixed(eval *e, size_t i, verdict v, const char *klass, const char *reason)
+{
+    e->ans[i].v = v;
+    e->ans[i].klass = klass;
+    e->ans[i].score = -1;
+    e->ans[i].reason = reason ? strdup(reason) : NULL;
+}
+
+/* Decide every input node of e->a. Returns 0, or -1 when memory ran out. */
+static int evaluate(eval *e)
+{
+    decider *d = e->d;
+    const ext_args *a = e->a;
+    size_t n = a->nnodes;
+    e->nodes = calloc(n ? n : 1, sizeof *e->nodes);
+    e->ans = calloc(n ? n : 1, sizeof *e->ans);
+    if (!e->nodes || !e->ans || !resolve(e->snap, &a->pod, &e->pl))
+        return -1;
+    if (e->pl.fail[0]) {
+        for (size_t i = 0; i < n; i++)
+            answer_fixed(e, i, V_FAIL, e->pl.fail_class, e->pl.fail);
+        return 0;
+    }
+    if (!e->pl.nalloc && !e->pl.npending) {
+        for (size_t i = 0; i < n; i++)
+            answer_fixed(e, i, V_PASS, "no_claims", NULL);
+        return 0;
+    }
+    double deadline = d->cfg.budget_ms ? http_now() + d->cfg.budget_ms / 1e3 : 0;
+    char err[1024];
+    if (e->pl.npending) {
+        dracel_status st = policy_get(d, e->snap, e->pl.pending, e->pl.npending, &e->pol, err,
+                                      sizeof err);
+        if (st != DRACEL_OK) {
+            snprintf(e->pod_error, sizeof e->pod_error, "cannot compile the pod's claims: %s",
+                     st == DRACEL_ENOMEM ? "out of memory" : err);
+            for (size_t i = 0; i < n; i++)
+                answer_fixed(e, i, V_FAIL, "error", e->pod_error);
+            return st == DRACEL_ENOMEM ? -1 : 0;
+        }
+        e->fa = e->pol.fa;
+    }
+    view *v = a->nodes_form ? NULL : view_get(d, e->snap);
+    miss m = {calloc(n ? n : 1, sizeof(size_t)), calloc(n ? n : 1, sizeof(dracel_node)),
+              calloc(n ? n : 1, sizeof(uint64_t)), calloc(n ? n : 1, sizeof(uint64_t)), 0, e,
+              false};
+    int rc = 0;
+    if (!m.idx || !m.nodes || !m.k1 || !m.k2) {
+        rc = -1;
+        goto out;
+    }
+    /* The policy's part of every key. */
+    hasher ph;
+    hs_init(&ph);
+    hs_str(&ph, e->pol.p ? e->pol.version : "");
+    hs_u64(&ph, d->cfg.features);
+    hs_u64(&ph, d->cfg.node_timeout_ms);
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k1 = 0, k2 = 0;
+        const dracel_node *node = input_node(e, i, v, &k1, &k2);
+        if (!node) {
+            char why[512];
+            snprintf(why, sizeof why, "node %s is not in the extender's cache (yet)",
+                     a->nodes[i].name);
+            answer_fixed(e, i, V_UNRESOLVABLE, "unknown_node", why);
+            continue;
+        }
+        /* Claims already allocated: their node selectors must admit the node. */
+        bool fits = true;
+        for (size_t c = 0; c < e->pl.nalloc && fits; c++)
+            if (!dracel_snapshot_claim_fits(e->snap, e->pl.alloc[c], node)) {
+                dracel_claim_status cs;
+                char why[512];
+                if (dracel_snapshot_claim(e->snap, e->pl.alloc[c], &cs) == DRACEL_OK)
+                    snprintf(why, sizeof why, "resourceclaim %s/%s not available on the node",
+                             cs.ns ? cs.ns : "", cs.name);
+                else
+                    snprintf(why, sizeof why, "resourceclaim not available on the node");
+                answer_fixed(e, i, V_FAIL, "claim_unavailable", why);
+                fits = false;
+            }
+        if (!fits)
+            continue;
+        if (!e->pol.p) {
+            answer_fixed(e, i, V_PASS, "allocated", NULL);
+            continue;
+        }
+        uint64_t key1 = mix(ph.a ^ k1) ^ k2, key2 = mix(ph.b + k2) ^ k1;
+        answer c;
+        if (cache_get(d, key1, key2, &c, true)) {
+            set_answer(e, i, &c);
+            free(c.reason);
+            free(c.tiers);
+            hits++;
+            continue;
+        }
+        m.idx[m.n] = i;
+        m.nodes[m.n] = *node;
+        m.k1[m.n] = key1;
+        m.k2[m.n] = key2;
+        m.n++;
+    }
+    if (hits)
+        metrics_add(&m_cache, "result=\"hit\"", (double)hits);
+    if (m.n) {
+        metrics_add(&m_cache, "result=\"miss\"", (double)m.n);
+        if (run_misses(e, &m, deadline) != DRACEL_OK)
+            rc = -1;
+        for (size_t k = 0; k < m.n; k++) /* not reached: the budget or memory ran out */
+            if (!e->ans[m.idx[k]].klass)
+                answer_fixed(e, m.idx[k], V_FAIL, "budget",
+                             "not evaluated: the extender's time budget for the request ran out");
+    }
+out:
+    free(m.idx);
+    free(m.nodes);
+    free(m.k1);
+    free(m.k2);
+    view_unref(d, v);
+    return rc;
+}
+
+static void eval_free(eval *e)
+{
+    if (e->ans)
+        for (size_t i = 0; i < e->a->nnodes; i++) {
+            free(e->ans[i].reason);
+            free(e->ans[i].tiers);
+        }
+    free(e->ans);
+    free(e->nodes);
+    plan_free(&e->pl);
+    pol_release(e->d, &e->pol);
+    dracel_snapshot_unref(e->snap);
+}
+
+static void count_answers(const eval *e, const char *verb)
+{
+    static const char *const vname[] = {"passed", "failed", "unresolvable"};
+    /* Few distinct (result, reason) pairs: count them, then add once each. */
+    struct {
+        verdict v;
+        const char *k;
+        size_t n;
+    } seen[16];
+    size_t ns = 0;
+    for (size_t i = 0; i < e->a->nnodes; i++) {
+        const node_answer *na = &e->ans[i];
+        size_t j = 0;
+        while (j < ns && !(seen[j].v == na->v && seen[j].k == na->klass))
+            j++;
+        if (j == ns && ns < 16)
+            seen[ns++] = (typeof(seen[0])){na->v, na->klass, 0};
+        if (j < ns)
+            seen[j].n++;
+    }
+    for (size_t j = 0; j < ns; j++) {
+        char labels[160];
+        snprintf(labels, sizeof labels, "verb=\"%s\",result=\"%s\",reason=\"%s\"", verb,
+                 vname[seen[j].v], seen[j].k ? seen[j].k : "");
+        metrics_add(&m_nodes, labels, (double)seen[j].n);
+    }
+}
+
+/* ---- Recent pods. */
+
+static void recent_free(recent *r)
+{
+    free(r->ns);
+    free(r->name);
+    free(r->claims);
+    free(r->strings);
+    memset(r, 0, sizeof *r);
+}
+
+static void remember(decider *d, const ext_pod *pod)
+{
+    size_t bytes = 0;
+    for (size_t i = 0; i < pod->nclaims; i++)
+        bytes += strlen(pod->claims[i].entry) + 1 +
+                 (pod->claims[i].claim ? strlen(pod->claims[i].claim) + 1 : 0);
+    recent r = {strdup(pod->ns), strdup(pod->name),
+                calloc(pod->nclaims ? pod->nclaims : 1, sizeof(pod_claim)), pod->nclaims,
+                malloc(bytes ? bytes : 1)};
+    if (!r.ns || !r.name || !r.claims || !r.strings) {
+        recent_free(&r);
+        return;
+    }
+    char *p = r.strings;
+    for (size_t i = 0; i < pod->nclaims; i++) {
+        r.claims[i] = pod->claims[i];
+        r.claims[i].entry = strcpy(p, pod->claims[i].entry);
+        p += strlen(p) + 1;
+        if (pod->claims[i].claim) {
+            r.claims[i].claim = strcpy(p, pod->claims[i].claim);
+            p += strlen(p) + 1;
+        }
+    }
+    pthread_mutex_lock(&d->rlock);
+    for (size_t i = 0; i < d->nrecent; i++)
+        if (strcmp(d->recent[i].ns, r.ns) == 0 && strcmp(d->recent[i].name, r.name) == 0) {
+            recent_free(&d->recent[i]);
+            d->recent[i] = r;
+            pthread_mutex_unlock(&d->rlock);
+            return;
+        }
+    size_t at = d->nrecent < d->cfg.recent_pods ? d->nrecent++ : d->next_recent;
+    d->next_recent = (at + 1) % d->cfg.recent_pods;
+    recent_free(&d->recent[at]);
+    d->recent[at] = r;
+    pthread_mutex_unlock(&d->rlock);
+}
+
+/* ---- Answers. */
+
+static int not_ready(jbuf *out)
+{
+    jb_puts(out, "{\"error\":\"not ready: no snapshot of the cluster yet\"}\n");
+    return 503;
+}
+
+static int oom(jbuf *out)
+{
+    out->len = 0;
+    out->oom = false;
+    jb_puts(out, "{\"error\":\"out of memory\"}\n");
+    return 500;
+}
+
+int decide_filter(decider *d, const ext_args *a, jbuf *out)
+{
+    eval e;
+    memset(&e, 0, sizeof e);
+    e.d = d;
+    e.a = a;
+    if (!(e.snap = store_current(d->st)))
+        return not_ready(out);
+    remember(d, &a->pod);
+    if (evaluate(&e) != 0) {
+        eval_free(&e);
+        return oom(out);
+    }
+    count_answers(&e, "filter");
+    for (size_t i = 0; i < a->nnodes; i++)
+        if (e.ans[i].v == V_PASS && e.ans[i].tiers) {
+            char labels[256];
+            jbuf lb;
+            jb_init(&lb);
+            jb_puts(&lb, "tiers=\"");
+            metrics_label(&lb, e.ans[i].tiers);
+            jb_putc(&lb, '"');
+            char *t = jb_take(&lb, NULL);
+            snprintf(labels, sizeof labels, "%s", t ? t : "");
+            free(t);
+            metrics_add(&m_tiers, labels, 1);
+        }
+    /* ExtenderFilterResult, as Go's encoding/json writes it. */
+    bool first = true;
+    if (a->nodes_form) {
+        jb_puts(out, "{\"Nodes\":{\"metadata\":{},\"items\":[");
+        for (size_t i = 0; i < a->nnodes; i++)
+            if (e.ans[i].v == V_PASS) {
+                if (!first)
+                    jb_putc(out, ',');
+                first = false;
+                jb_put(out, a->body + a->nodes[i].start, a->nodes[i].end - a->nodes[i].start);
+            }
+        jb_puts(out, "]},\"NodeNames\":null");
+    } else {
+        jb_puts(out, "{\"Nodes\":null,\"NodeNames\":[");
+        for (size_t i = 0; i < a->nnodes; i++)
+            if (e.ans[i].v == V_PASS) {
+                if (!first)
+                    jb_putc(out, ',');
+                first = false;
+                jb_cstr(out, a->nodes[i].name);
+            }
+        jb_putc(out, ']');
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        verdict want = pass == 0 ? V_FAIL : V_UNRESOLVABLE;
+        jb_puts(out, pass == 0 ? ",\"FailedNodes\":{" : ",\"FailedAndUnresolvableNodes\":{");
+        first = true;
+        for (size_t i = 0; i < a->nnodes; i++)
+            if (e.ans[i].v == want) {
+                if (!first)
+                    jb_putc(out, ',');
+                first = false;
+                jb_cstr(out, a->nodes[i].name);
+                jb_putc(out, ':');
+                jb_cstr(out, e.ans[i].reason ? e.ans[i].reason : "cannot allocate all claims");
+            }
+        jb_putc(out, '}');
+    }
+    jb_puts(out, ",\"Error\":");
+    jb_cstr(out, e.pod_error);
+    jb_puts(out, "}\n");
+    eval_free(&e);
+    return out->oom ? oom(out) : 200;
+}
+
+int decide_prioritize(decider *d, const ext_args *a, jbuf *out)
+{
+    eval e;
+    memset(&e, 0, sizeof e);
+    e.d = d;
+    e.a = a;
+    if (!(e.snap = store_current(d->st)))
+        return not_ready(out);
+    remember(d, &a->pod);
+    if (evaluate(&e) != 0) {
+        eval_free(&e);
+        return oom(out);
+    }
+    count_answers(&e, "prioritize");
+    /* HostPriorityList: 0 to 10. With firstAvailable requests, the scheduler's own DRA score
+     * (8 - rank of each chosen subrequest, summed) scaled to 10 by its maximum (8 per
+     * request); without, 10 where the claims can be allocated. Nodes that fail, pods without
+     * claims to allocate: 0. */
+    jb_putc(out, '[');
+    for (size_t i = 0; i < a->nnodes; i++) {
+        int score = 0;
+        if (e.ans[i].v == V_PASS && e.pol.p && e.ans[i].score >= 0)
+            score = e.fa ? (int)((e.ans[i].score * 10 + 4 * e.fa) / (8 * e.fa))
+                         : 10;
+        if (score > 10)
+            score = 10;
+        if (i)
+            jb_putc(out, ',');
+        jb_puts(out, "{\"Host\":");
+        jb_cstr(out, a->nodes[i].name);
+        jb_printf(out, ",\"Score\":%d}", score);
+    }
+    jb_puts(out, "]\n");
+    eval_free(&e);
+    return out->oom ? oom(out) : 200;
+}
+
+/* Explain: every node fresh (no cache), with the explanation. */
+static int explain(decider *d, dracel_snapshot *snap, const ext_pod *pod, const ext_args *a,
+                   const char *only, bool text, jbuf *out)
+{
+    plan pl;
+    if (!resolve(snap, pod, &pl)) {
+        plan_free(&pl);
+        dracel_snapshot_unref(snap);
+        return oom(out);
+    }
+    /* The nodes: those of the request, else every node of the snapshot (or of its slices). */
+    size_t n = a ? a->nnodes : dracel_snapshot_nodes(snap);
+    bool table_nodes = !a && n == 0;
+    const dracel_table *t = dracel_snapshot_table(snap);
+    if (table_nodes)
+        n = dracel_table_nodes(t);
+    dracel_node *nodes = calloc(n ? n : 1, sizeof *nodes);
+    size_t k = 0;
+    for (size_t i = 0; nodes && i < n; i++) {
+        dracel_node nd = {NULL, NULL, 0};
+        if (a && a->nodes_form) {
+            nd.name = a->nodes[i].name;
+            nd.labels = a->nodes[i].labels;
+            nd.nlabels = a->nodes[i].nlabels;
+        } else if (a) {
+            size_t idx;
+            if (dracel_snapshot_node_find(snap, a->nodes[i].name, &idx) != DRACEL_OK ||
+                dracel_snapshot_node(snap, idx, &nd) != DRACEL_OK)
+                nd.name = a->nodes[i].name;
+        } else if (table_nodes) {
+            nd.name = dracel_table_node(t, i);
+        } else if (dracel_snapshot_node(snap, i, &nd) != DRACEL_OK) {
+            continue;
+        }
+        if (only && strcmp(nd.name, only) != 0)
+            continue;
+        nodes[k++] = nd;
+    }
+    pol_ref pol = {NULL, NULL, 0, NULL};
+    char err[1024] = "";
+    dracel_status st = DRACEL_OK;
+    if (!nodes)
+        st = DRACEL_ENOMEM;
+    else if (!pl.fail[0] && pl.npending)
+        st = policy_get(d, snap, pl.pending, pl.npending, &pol, err, sizeof err);
+    if (!text) {
+        jb_puts(out, "{\"pod\":");
+        char pn[600];
+        snprintf(pn, sizeof pn, "%s/%s", pod->ns, pod->name);
+        jb_cstr(out, pn);
+        jb_printf(out, ",\"snapshot\":%llu,\"policyVersion\":",
+                  (unsigned long long)dracel_snapshot_id(snap));
+        if (pol.p)
+            jb_cstr(out, pol.version);
+        else
+            jb_puts(out, "null");
+        if (pl.fail[0] || st != DRACEL_OK) {
+            jb_puts(out, ",\"error\":");
+            jb_cstr(out, pl.fail[0] ? pl.fail : st == DRACEL_ENOMEM ? "out of memory" : err);
+        }
+        jb_puts(out, ",\"nodes\":[");
+    } else {
+        jb_printf(out, "pod %s/%s, snapshot %llu", pod->ns, pod->name,
+                  (unsigned long long)dracel_snapshot_id(snap));
+        if (pol.p)
+            jb_printf(out, ", policy %s", pol.version);
+        jb_putc(out, '\n');
+        if (pl.fail[0] || st != DRACEL_OK)
+            jb_printf(out, "error: %s\n",
+                      pl.fail[0] ? pl.fail : st == DRACEL_ENOMEM ? "out of memory" : err);
+    }
+    dracel_run *run = NULL;
+    if (st == DRACEL_OK && pol.p)
+        st = dracel_run_new(pol.p, &run);
+    for (size_t i = 0; st == DRACEL_OK && !pl.fail[0] && i < k; i++) {
+        const dracel_node *nd = &nodes[i];
+        const char *blocked = NULL;
+        char why[512];
+        for (size_t c = 0; c < pl.nalloc && !blocked; c++)
+            if (!dracel_snapshot_claim_fits(snap, pl.alloc[c], nd)) {
+                dracel_claim_status cs;
+                if (dracel_snapshot_claim(snap, pl.alloc[c], &cs) == DRACEL_OK)
+                    snprintf(why, sizeof why, "resourceclaim %s/%s not available on the node",
+                             cs.ns ? cs.ns : "", cs.name);
+                else
+                    snprintf(why, sizeof why, "resourceclaim not available on the node");
+                blocked = why;
+            }
+        if (blocked || !run) {
+            const char *what = blocked ? "unschedulable" : "allocated";
+            if (text)
+                jb_printf(out, "%s: %s%s%s\n", nd->name, what, blocked ? ": " : "",
+                          blocked ? blocked : " (every claim already allocated)");
+            else {
+                jb_puts(out, i ? ",{\"node\":" : "{\"node\":");
+                jb_cstr(out, nd->name);
+                jb_printf(out, ",\"outcome\":\"%s\"", what);
+                if (blocked) {
+                    jb_puts(out, ",\"message\":");
+                    jb_cstr(out, blocked);
+                }
+                jb_putc(out, '}');
+            }
+            continue;
+        }
+        dracel_allocate_opts o;
+        dracel_allocate_opts_init(&o);
+        o.features = d->cfg.features;
+        o.timeout_ms = d->cfg.node_timeout_ms;
+        o.in_use = dracel_snapshot_usage(snap);
+        o.explain = true;
+        o.examples = 3;
+        st = dracel_allocate(run, nd, &o);
+        if (st != DRACEL_OK)
+            break;
+        char *s = text ? dracel_run_line(run) : dracel_run_node_json(run);
+        if (!s) {
+            st = DRACEL_ENOMEM;
+            break;
+        }
+        if (text) {
+            jb_puts(out, s);
+            jb_putc(out, '\n');
+            char *x = dracel_run_explain_text(run);
+            if (x)
+                jb_puts(out, x);
+            dracel_free_string(NULL, x);
+        } else {
+            if (i)
+                jb_putc(out, ',');
+            jb_puts(out, s);
+        }
+        dracel_free_string(NULL, s);
+    }
+    if (!text)
+        jb_puts(out, "]}\n");
+    dracel_run_free(run);
+    pol_release(d, &pol);
+    free(nodes);
+    plan_free(&pl);
+    dracel_snapshot_unref(snap);
+    return out->oom || st == DRACEL_ENOMEM ? oom(out) : 200;
+}
+
+int decide_explain(decider *d, const ext_args *a, const char *node, bool text, jbuf *out)
+{
+    dracel_snapshot *snap = store_current(d->st);
+    if (!snap)
+        return not_ready(out);
+    remember(d, &a->pod);
+    return explain(d, snap, &a->pod, a->nnodes ? a : NULL, node, text, out);
+}
+
+int decide_explain_recent(decider *d, const char *ns, const char *name, const char *node,
+                          bool text, jbuf *out)
+{
+    dracel_snapshot *snap = store_current(d->st);
+    if (!snap)
+        return not_ready(out);
+    pthread_mutex_lock(&d->rlock);
+    recent copy;
+    memset(&copy, 0, sizeof copy);
+    bool found = false;
+    for (size_t i = 0; i < d->nrecent && !found; i++)
+        if (strcmp(d->recent[i].ns, ns) == 0 && strcmp(d->recent[i].name, name) == 0) {
+            const recent *r = &d->recent[i];
+            found = true;
+            size_t bytes = 0;
+            for (size_t k = 0; k < r->nclaims; k++)
+                bytes += strlen(r->claims[k].entry) + 1 +
+                         (r->claims[k].claim ? strlen(r->claims[k].claim) + 1 : 0);
+            copy.claims = calloc(r->nclaims ? r->nclaims : 1, sizeof *copy.claims);
+            copy.strings = malloc(bytes ? bytes : 1);
+            copy.nclaims = r->nclaims;
+            char *p = copy.strings;
+            for (size_t k = 0; copy.claims && p && k < r->nclaims; k++) {
+                copy.claims[k] = r->claims[k];
+                copy.claims[k].entry = strcpy(p, r->claims[k].entry);
+                p += strlen(p) + 1;
+                if (r->claims[k].claim) {
+                    copy.claims[k].claim = strcpy(p, r->claims[k].claim);
+                    p += strlen(p) + 1;
+                }
+            }
+        }
+    pthread_mutex_unlock(&d->rlock);
+    if (!found) {
+        dracel_snapshot_unref(snap);
+        jb_puts(out, "{\"error\":");
+        char msg[600];
+        snprintf(msg, sizeof msg,
+                 "pod %s/%s has not been seen: the extender knows pods from the scheduler's "
+                 "requests (POST the pod to /explain instead)",
+                 ns, name);
+        jb_cstr(out, msg);
+        jb_puts(out, "}\n");
+        return 404;
+    }
+    if (!copy.claims || !copy.strings) {
+        free(copy.claims);
+        free(copy.strings);
+        dracel_snapshot_unref(snap);
+        return oom(out);
+    }
+    ext_pod pod = {ns, name, NULL, copy.claims, copy.nclaims};
+    int rc = explain(d, snap, &pod, NULL, node, text, out);
+    free(copy.claims);
+    free(copy.strings);
+    return rc;
+}
+
+/* ---- Life. */
+
+decider *decider_new(const decide_config *cfg, store *st, char *err, size_t errcap)
+{
+    decider *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(err, errcap, "out of memory");
+        return NULL;
+    }
+    d->cfg = *cfg;
+    d->st = st;
+    if (!d->cfg.cache_entries)
+        d->cfg.cache_entries = 262144;
+    if (!d->cfg.max_reason)
+        d->cfg.max_reason = 256;
+    if (!d->cfg.recent_pods)
+        d->cfg.recent_pods = 1024;
+    size_t per = d->cfg.cache_entries / SHARDS / WAYS;
+    if (per < 1)
+        per = 1;
+    for (int i = 0; i < SHARDS; i++) {
+        pthread_mutex_init(&d->shards[i].lock, NULL);
+        d->shards[i].nsets = per;
+        d->shards[i].slots = calloc(per * WAYS, sizeof(answer));
+        d->shards[i].next = calloc(per, 1);
+        if (!d->shards[i].slots || !d->shards[i].next) {
+            snprintf(err, errcap, "out of memory for an answer cache of %zu entries",
+                     d->cfg.cache_entries);
+            decider_free(d);
+            return NULL;
+        }
+    }
+    pthread_mutex_init(&d->plock, NULL);
+    pthread_mutex_init(&d->vlock, NULL);
+    pthread_mutex_init(&d->rlock, NULL);
+    d->recent = calloc(d->cfg.recent_pods, sizeof *d->recent);
+    if (!d->recent) {
+        snprintf(err, errcap, "out of memory");
+        decider_free(d);
+        return NULL;
+    }
+    metrics_declare(&m_nodes);
+    metrics_declare(&m_tiers);
+    metrics_declare(&m_cache);
+    return d;
+}
+
+void decider_free(decider *d)
+{
+    if (!d)
+        return;
+    for (int i = 0; i < SHARDS; i++) {
+        shard *s = &d->shards[i];
+        if (s->slots)
+            for (size_t k = 0; k < s->nsets * WAYS; k++) {
+                free(s->slots[k].reason);
+                free(s->slots[k].tiers);
+            }
+        free(s->slots);
+        free(s->next);
+    }
+    for (int i = 0; i < POLICIES; i++)
+        box_release(d, d->pols[i].box);
+    if (d->view)
+        view_unref(d, d->view);
+    if (d->recent)
+        for (size_t i = 0; i < d->nrecent; i++)
+            recent_free(&d->recent[i]);
+    free(d->recent);
+    free(d);
+}

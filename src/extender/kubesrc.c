@@ -1,0 +1,210 @@
+/* kubesrc.c: the Kubernetes API source of dra-extender (src/extender/kubesrc.h). */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http.h"
+#include "json.h"
+#include "kubesrc.h"
+#include "log.h"
+#include "metrics.h"
+
+static const metric_family m_events = {
+    "dra_extender_watch_events_total",
+    "Watch events received, by resource and type (added, modified, deleted, bookmark).",
+    METRIC_COUNTER, NULL, 0};
+static const metric_family m_lists = {
+    "dra_extender_watch_lists_total",
+    "Complete lists received (the first list and every relist), by resource.", METRIC_COUNTER,
+    NULL, 0};
+static const metric_family m_relists = {
+    "dra_extender_watch_relists_total",
+    "Relists started, by resource (410 Gone, a rejected object, a broken stream).",
+    METRIC_COUNTER, NULL, 0};
+static const metric_family m_errors = {
+    "dra_extender_watch_errors_total",
+    "Failed API requests and objects the cluster state rejected, by resource.",
+    METRIC_COUNTER, NULL, 0};
+static const metric_family m_disconnects = {
+    "dra_extender_watch_disconnects_total", "Watch streams that ended or broke, by resource.",
+    METRIC_COUNTER, NULL, 0};
+static const metric_family m_synced = {
+    "dra_extender_watch_synced",
+    "1 once the resource has been listed completely, by resource.", METRIC_GAUGE, NULL, 0};
+
+static const unsigned kinds[KUBE__N] = {DRACEL_OBJ_SLICE, DRACEL_OBJ_CLASS, DRACEL_OBJ_CLAIM,
+                                        DRACEL_OBJ_NODE};
+
+struct kubesrc {
+    store *st;
+    kube *k;
+    bool synced[KUBE__N];
+    pthread_mutex_t lock;
+};
+
+static void source_name(char *out, size_t cap, kube_res r)
+{
+    snprintf(out, cap, "api/%s", kube_res_name(r));
+}
+
+static void res_label(char *out, size_t cap, kube_res r, const char *extra)
+{
+    snprintf(out, cap, "resource=\"%s\"%s%s", kube_res_name(r), extra ? "," : "",
+             extra ? extra : "");
+}
+
+static int on_replace(void *ctx, kube_res r, const kube_obj *objs, size_t n)
+{
+    kubesrc *k = ctx;
+    /* One List of the objects' exact texts: the items of a list carry no kind, which the
+     * store takes from the resource. */
+    jbuf b;
+    jb_init(&b);
+    jb_puts(&b, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            jb_putc(&b, ',');
+        jb_put(&b, objs[i].json, objs[i].len);
+    }
+    jb_puts(&b, "]}");
+    size_t len;
+    char *text = jb_take(&b, &len);
+    char src[64], labels[96], err[2048];
+    source_name(src, sizeof src, r);
+    res_label(labels, sizeof labels, r, NULL);
+    if (!text) {
+        log_line(LOG_ERROR, "out of memory taking a list", "resource", kube_res_name(r), NULL);
+        metrics_add(&m_errors, labels, 1);
+        return 1;
+    }
+    dracel_status st = store_set_source(k->st, src, text, len, kinds[r], err, sizeof err);
+    free(text);
+    if (st != DRACEL_OK) {
+        log_line(LOG_ERROR, "a list was rejected: the previous objects are kept", "resource",
+                 kube_res_name(r), "error", err, NULL);
+        metrics_add(&m_errors, labels, 1);
+        return 1;
+    }
+    metrics_add(&m_lists, labels, 1);
+    log_line(LOG_INFO, "list applied", "resource", kube_res_name(r), "#objects", (int64_t)n,
+             NULL);
+    return 0;
+}
+
+static int on_event(void *ctx, kube_res r, char type, const kube_obj *obj)
+{
+    kubesrc *k = ctx;
+    char src[64], labels[128], err[2048];
+    source_name(src, sizeof src, r);
+    const char *tname = type == 'A' ? "added" : type == 'M' ? "modified" : "deleted";
+    char extra[48];
+    snprintf(extra, sizeof extra, "type=\"%s\"", tname);
+    res_label(labels, sizeof labels, r, extra);
+    metrics_add(&m_events, labels, 1);
+    dracel_status st;
+    if (type == 'D')
+        st = store_delete(k->st, kinds[r], obj->ns, obj->name);
+    else
+        st = store_apply(k->st, src, obj->json, obj->len, kinds[r], err, sizeof err);
+    if (st != DRACEL_OK) {
+        res_label(labels, sizeof labels, r, NULL);
+        metrics_add(&m_errors, labels, 1);
+        log_line(LOG_ERROR, "an object was rejected", "resource", kube_res_name(r), "name",
+                 obj->name, "namespace", obj->ns, "error",
+                 type == 'D' ? dracel_status_string(st) : err, NULL);
+        /* The object is not in the state as the server has it: relist, which replaces all. */
+        return 1;
+    }
+    log_line(LOG_DEBUG, "watch event", "resource", kube_res_name(r), "type", tname, "name",
+             obj->name, "namespace", obj->ns, "resourceVersion", obj->rv, NULL);
+    return 0;
+}
+
+static void on_note(void *ctx, kube_res r, kube_note what, const char *detail)
+{
+    kubesrc *k = ctx;
+    char labels[96];
+    res_label(labels, sizeof labels, r, NULL);
+    switch (what) {
+    case KUBE_NOTE_SYNCED: {
+        pthread_mutex_lock(&k->lock);
+        bool first = !k->synced[r];
+        k->synced[r] = true;
+        bool all = true;
+        for (int i = 0; i < KUBE__N; i++)
+            all &= k->synced[i];
+        pthread_mutex_unlock(&k->lock);
+        metrics_set(&m_synced, labels, 1);
+        log_line(LOG_INFO, "resource synced", "resource", kube_res_name(r), NULL);
+        if (first && all)
+            store_source_synced(k->st);
+        break;
+    }
+    case KUBE_NOTE_RELIST:
+        metrics_add(&m_relists, labels, 1);
+        log_line(LOG_WARN, "relisting", "resource", kube_res_name(r), "why", detail, NULL);
+        break;
+    case KUBE_NOTE_BOOKMARK: {
+        char l2[128];
+        res_label(l2, sizeof l2, r, "type=\"bookmark\"");
+        metrics_add(&m_events, l2, 1);
+        break;
+    }
+    case KUBE_NOTE_DISCONNECT:
+        metrics_add(&m_disconnects, labels, 1);
+        log_line(LOG_INFO, "watch stream ended", "resource", kube_res_name(r), "why", detail,
+                 NULL);
+        break;
+    case KUBE_NOTE_ERROR:
+        metrics_add(&m_errors, labels, 1);
+        log_line(LOG_WARN, "API request failed", "resource", kube_res_name(r), "error", detail,
+                 NULL);
+        break;
+    case KUBE_NOTE_BACKOFF:
+        log_line(LOG_DEBUG, "backing off", "resource", kube_res_name(r), "ms", detail, NULL);
+        break;
+    default:
+        log_line(LOG_DEBUG, "watch", "resource", kube_res_name(r), "detail", detail, NULL);
+        break;
+    }
+}
+
+kubesrc *kubesrc_start(store *st, const kube_config *cfg, char *err, size_t errcap)
+{
+    kubesrc *k = calloc(1, sizeof *k);
+    if (!k) {
+        snprintf(err, errcap, "out of memory");
+        return NULL;
+    }
+    k->st = st;
+    pthread_mutex_init(&k->lock, NULL);
+    for (int r = 0; r < KUBE__N; r++) {
+        char labels[96];
+        res_label(labels, sizeof labels, (kube_res)r, NULL);
+        metrics_set(&m_synced, labels, 0);
+    }
+    metrics_declare(&m_events);
+    metrics_declare(&m_relists);
+    metrics_declare(&m_errors);
+    kube_sink sink = {k, on_replace, on_event, on_note};
+    if (kube_new(cfg, &sink, &k->k, err, errcap) != 0 || kube_start(k->k, err, errcap) != 0) {
+        kube_free(k->k);
+        pthread_mutex_destroy(&k->lock);
+        free(k);
+        return NULL;
+    }
+    log_line(LOG_INFO, "watching the Kubernetes API", "server", kube_server(k->k), NULL);
+    return k;
+}
+
+void kubesrc_stop(kubesrc *k)
+{
+    if (!k)
+        return;
+    kube_stop(k->k);
+    kube_free(k->k);
+    pthread_mutex_destroy(&k->lock);
+    free(k);
+}

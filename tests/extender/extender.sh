@@ -1,0 +1,355 @@
+#!/bin/sh
+# tests/extender/extender.sh: integration tests of dra-extender, the real program on a loopback
+# port, driven as kube-scheduler drives it (requests written as Go's encoding/json writes
+# ExtenderArgs: capitalised keys, null for nil fields), with answers checked against
+# `dra-celc explain` on the same objects. Also: the --objects directory watch, bad input at the
+# HTTP edge, overload, TLS, explain, metrics (promtool when installed), shutdown under load.
+# Needs curl and jq. TAP output; every wait is bounded.
+set -u
+ext=${DRA_EXTENDER:-./dra-extender}
+celc=${DRA_CELC:-./dra-celc}
+src=${top_srcdir:-.}
+tmp=$(mktemp -d)
+pids=
+cleanup() {
+  for p in $pids; do kill "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+n=0; failed=0
+check() { # name, condition result (0 ok)
+  n=$((n + 1))
+  if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; failed=$((failed + 1)); fi
+}
+is() { [ "$1" = "$2" ]; echo $?; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+for tool in curl jq; do
+  command -v $tool >/dev/null 2>&1 || { echo "1..0 # SKIP $tool is not installed"; exit 0; }
+done
+
+# start NAME ARGS...: start dra-extender on a free loopback port; sets url_NAME, pid_NAME.
+start() {
+  name=$1; shift
+  rm -f "$tmp/$name.port"
+  "$ext" --address 127.0.0.1 --port 0 --port-file "$tmp/$name.port" "$@" 2>"$tmp/$name.log" &
+  p=$!
+  pids="$pids $p"
+  eval "pid_$name=$p"
+  i=0
+  while [ ! -s "$tmp/$name.port" ] && kill -0 "$p" 2>/dev/null && [ $i -lt 300 ]; do
+    sleep 0.1; i=$((i + 1))
+  done
+  port=$(cat "$tmp/$name.port" 2>/dev/null)
+  eval "url_$name=http://127.0.0.1:${port:-1}"
+  i=0
+  until curl -sf "http://127.0.0.1:${port:-1}/readyz" >/dev/null 2>&1 || [ $i -ge 300 ]; do
+    sleep 0.1; i=$((i + 1))
+  done
+}
+# post URL FILE: the body and the status into $tmp/resp, $status
+post() {
+  status=$(curl -s -o "$tmp/resp" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+           --data-binary @"$2" "$1")
+}
+# wait_for CMD...: retry for up to 10 s
+wait_for() {
+  i=0
+  until "$@" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+  "$@"
+}
+
+# ---- The sample cluster (README): fleet, class, nodes, claims.
+mkdir -p "$tmp/objs"
+cp -r "$src/examples/fleet" "$src/examples/classes" "$src/examples/nodes.yaml" "$tmp/objs/"
+mkdir -p "$tmp/objs/claims"
+cp "$src/examples/extender/claims.yaml" "$tmp/objs/claims/"
+start a --objects "$tmp/objs" --log-level debug
+check "starts, listens and reports ready on the sample cluster" \
+  "$(is "$(curl -s -o /dev/null -w '%{http_code}' "$url_a/readyz")" 200)"
+check "healthz" "$(is "$(curl -s "$url_a/healthz")" ok)"
+check "logs are JSON objects, one a line" \
+  "$(head -n 3 "$tmp/a.log" | jq -e 'has("time") and has("level") and has("msg")' >/dev/null 2>&1; echo $?)"
+
+# What dra-celc says about the same objects: the trainer's claim, with busy-h100-a's devices
+# in use.
+printf '%s\n' gpu.example.com/node-h100-a/gpu-0 gpu.example.com/node-h100-a/gpu-1 \
+  gpu.example.com/node-h100-a/gpu-2 >"$tmp/busy.txt"
+awk '/^---$/ { exit } { print }' "$src/examples/extender/claims.yaml" >"$tmp/trainer.yaml"
+"$celc" explain --claim "$tmp/trainer.yaml" --classes "$src/examples/classes" \
+  --slices "$src/examples/fleet" --nodes "$src/examples/nodes.yaml" --allocated "$tmp/busy.txt" \
+  --no-explain >"$tmp/celc.txt" 2>/dev/null
+expect_pass=$(awk -F': ' '$2 ~ /^allocated/ { print $1 }' "$tmp/celc.txt" | sort | tr '\n' ' ')
+
+post "$url_a/filter" "$src/examples/extender/filter.json"
+check "filter: 200 with a JSON ExtenderFilterResult" \
+  "$(is "$status:$(jq -r 'keys | join(",")' "$tmp/resp")" \
+        "200:Error,FailedAndUnresolvableNodes,FailedNodes,NodeNames,Nodes")"
+got_pass=$(jq -r '.NodeNames[]' "$tmp/resp" | sort | tr '\n' ' ')
+check "filter passes exactly the nodes dra-celc allocates on ($expect_pass)" \
+  "$(is "$got_pass" "$expect_pass")"
+check "filter: Nodes is null in the NodeNames form, Error is empty" \
+  "$(is "$(jq -c '[.Nodes, .Error]' "$tmp/resp")" '[null,""]')"
+expect_fail=$(awk -F': ' '$2 !~ /^allocated/ { sub(/^[^:]*: /, ""); print }' "$tmp/celc.txt" | sort)
+got_fail=$(jq -r '.FailedNodes | to_entries[] | .value' "$tmp/resp" | sort)
+check "FailedNodes: each reason is dra-celc's line for the node" "$(is "$got_fail" "$expect_fail")"
+check "node-h100-a fails: busy-h100-a holds its GPUs" \
+  "$(jq -e '.FailedNodes["node-h100-a"] | test("^unschedulable")' "$tmp/resp" >/dev/null; echo $?)"
+
+post "$url_a/prioritize" "$src/examples/extender/filter.json"
+check "prioritize: a HostPriorityList, one entry per node" \
+  "$(is "$status:$(jq 'length' "$tmp/resp")" "200:7")"
+check "prioritize: H100 10, A100 9, any GPU 8, failed 0 (8 - rank, scaled to 10)" \
+  "$(is "$(jq -c 'map({(.Host): .Score}) | add' "$tmp/resp")" \
+   '{"node-a100-40":9,"node-a100-80":9,"node-h100-a":0,"node-h100-b":10,"node-l4":8,"node-t4":0,"node-tainted":9}')"
+
+# Keys as Go decodes them: case-insensitively, the last duplicate winning.
+jq -c '{pod: .Pod, nodenames: ["node-h100-b"], NODENAMES: ["node-l4", "nope"]}' \
+  "$src/examples/extender/filter.json" >"$tmp/lower.json"
+post "$url_a/filter" "$tmp/lower.json"
+check "keys are matched case-insensitively, the last duplicate winning" \
+  "$(is "$(jq -c '[.NodeNames, (.FailedAndUnresolvableNodes | keys)]' "$tmp/resp")" '[["node-l4"],["nope"]]')"
+check "an unknown node is failed as unresolvable, with a reason" \
+  "$(jq -e '.FailedAndUnresolvableNodes.nope | test("not in the extender")' "$tmp/resp" >/dev/null; echo $?)"
+
+# A pod without claims passes everything; one whose claim does not exist fails everything.
+jq -c '.Pod.spec.resourceClaims = null | .Pod.status = {}' "$src/examples/extender/filter.json" >"$tmp/noclaims.json"
+post "$url_a/filter" "$tmp/noclaims.json"
+check "a pod without claims passes every node" "$(is "$(jq '.NodeNames | length' "$tmp/resp")" 7)"
+post "$url_a/prioritize" "$tmp/noclaims.json"
+check "a pod without claims: every score 0" "$(is "$(jq '[.[].Score] | max' "$tmp/resp")" 0)"
+jq -c '.Pod.status.resourceClaimStatuses[0].resourceClaimName = "missing"' \
+  "$src/examples/extender/filter.json" >"$tmp/missing.json"
+post "$url_a/filter" "$tmp/missing.json"
+check "a claim not in the cache fails every node, saying which" \
+  "$(is "$(jq -r '[.NodeNames | length, .FailedNodes["node-l4"]] | @tsv' "$tmp/resp")" \
+        "$(printf '0\tresourceclaim default/missing not found')")"
+jq -c '.Pod.status = {}' "$src/examples/extender/filter.json" >"$tmp/nostatus.json"
+post "$url_a/filter" "$tmp/nostatus.json"
+check "a template's claim not yet created: every node fails, waiting" \
+  "$(jq -e '.FailedNodes["node-l4"] | test("waiting for the ResourceClaim")' "$tmp/resp" >/dev/null; echo $?)"
+jq -c '.Pod.status.resourceClaimStatuses[0].resourceClaimName = null' \
+  "$src/examples/extender/filter.json" >"$tmp/notneeded.json"
+post "$url_a/filter" "$tmp/notneeded.json"
+check "a template entry whose status names no claim needs none" \
+  "$(is "$(jq '.NodeNames | length' "$tmp/resp")" 7)"
+
+# A pod whose claim is already allocated: only its allocation's node passes.
+jq -c '.Pod.status.resourceClaimStatuses[0].resourceClaimName = "busy-h100-a"' \
+  "$src/examples/extender/filter.json" >"$tmp/pinned.json"
+post "$url_a/filter" "$tmp/pinned.json"
+check "an allocated claim pins the pod to its node selector" \
+  "$(is "$(jq -c '[.NodeNames, .FailedNodes["node-l4"]]' "$tmp/resp")" \
+        '[["node-h100-a"],"resourceclaim default/busy-h100-a not available on the node"]')"
+
+# The Nodes form: the Node objects that pass come back as they were sent.
+jq -c '.NodeNames as $n | .Nodes = {metadata: {}, items: [$n[] | {metadata: {name: ., labels: {zone: "a"}, uid: "u"}, status: {capacity: {cpu: "8"}}}]} | .NodeNames = null' \
+  "$src/examples/extender/filter.json" | sed 's/"uid":"u"/"uid":"u","serial":9007199254740993/g' >"$tmp/nodesform.json"
+post "$url_a/filter" "$tmp/nodesform.json"
+check "Nodes form: the passing Node objects are returned in Nodes, NodeNames null" \
+  "$(is "$(jq -r '[.Nodes.items[].metadata.name] | sort | join(" ")' "$tmp/resp") $(jq -c .NodeNames "$tmp/resp")" "$(printf '%s' "$expect_pass" | sed 's/ $//') null")"
+npass=$(printf '%s' "$expect_pass" | wc -w)
+check "Nodes form: the objects come back byte for byte (an integer past 2^53 untouched)" \
+  "$(is "$(grep -o '"serial":9007199254740993' "$tmp/resp" | wc -l)" "$npass")"
+
+# Explain.
+status=$(curl -s -o "$tmp/resp" -w '%{http_code}' "$url_a/explain?pod=default/trainer-0")
+check "GET /explain of a pod seen: JSON, one entry per node of the cluster" \
+  "$(is "$status:$(jq '.nodes | length' "$tmp/resp"):$(jq -r .pod "$tmp/resp")" "200:7:default/trainer-0")"
+check "explain: the explanation of dra-celc (tiers, selectors)" \
+  "$(jq -e '.nodes[] | select(.node == "node-l4") | .explanation.claims[0].requests[0].tiers | length == 3' "$tmp/resp" >/dev/null; echo $?)"
+status=$(curl -s -o "$tmp/resp" -w '%{http_code}' "$url_a/explain?pod=default/trainer-0&node=node-t4&format=text")
+check "GET /explain?node=&format=text: dra-celc's line and explanation for one node" \
+  "$(is "$status:$(sed -n 2p "$tmp/resp" | cut -c1-22)" "200:node-t4: unschedulabl")"
+status=$(curl -s -o "$tmp/resp" -w '%{http_code}' "$url_a/explain?pod=default/nobody")
+check "GET /explain of a pod never seen: 404 with a JSON reason" \
+  "$(is "$status:$(jq -r '.error | test("has not been seen")' "$tmp/resp")" "404:true")"
+jq -c .Pod "$src/examples/extender/filter.json" >"$tmp/pod.json"
+post "$url_a/explain?node=node-h100-b" "$tmp/pod.json"
+check "POST /explain with a Pod" \
+  "$(is "$status:$(jq -r '.nodes[0].outcome' "$tmp/resp")" "200:allocated")"
+
+# ---- Watching --objects: files written, replaced and removed change the answers.
+post "$url_a/filter" "$src/examples/extender/filter.json"
+before=$(jq -r '.NodeNames | length' "$tmp/resp")
+rm "$tmp/objs/fleet/a100-nodes.json"
+changed() { post "$url_a/filter" "$src/examples/extender/filter.json"; [ "$(jq -r '.NodeNames | length' "$tmp/resp")" != "$before" ]; }
+check "a removed slice file takes its nodes' devices away" "$(wait_for changed; echo $?)"
+check "...and those nodes now fail" \
+  "$(jq -e '.FailedNodes["node-a100-40"] | test("unschedulable")' "$tmp/resp" >/dev/null; echo $?)"
+cp "$src/examples/fleet/a100-nodes.json" "$tmp/objs/fleet/.a100.tmp"
+mv "$tmp/objs/fleet/.a100.tmp" "$tmp/objs/fleet/a100-nodes.json"
+back() { post "$url_a/filter" "$src/examples/extender/filter.json"; [ "$(jq -r '.NodeNames | length' "$tmp/resp")" = "$before" ]; }
+check "a file renamed into place brings them back" "$(wait_for back; echo $?)"
+printf 'kind: ResourceSlice\nspec: [\n' >"$tmp/objs/fleet/broken.yaml"
+sleep 0.3
+post "$url_a/filter" "$src/examples/extender/filter.json"
+check "a broken file is logged and changes nothing" \
+  "$(grep -q 'broken.yaml' "$tmp/a.log" && [ "$(jq -r '.NodeNames | length' "$tmp/resp")" = "$before" ]; echo $?)"
+rm -f "$tmp/objs/fleet/broken.yaml"
+rm "$tmp/objs/claims/claims.yaml"
+gone() { post "$url_a/filter" "$src/examples/extender/filter.json"; jq -e '.FailedNodes["node-l4"] | test("not found")' "$tmp/resp" >/dev/null; }
+check "a removed claim file: the claim is gone" "$(wait_for gone; echo $?)"
+cp "$src/examples/extender/claims.yaml" "$tmp/objs/claims/"
+wait_for back >/dev/null
+
+# ---- Bad input at the HTTP edge: a 4xx with a JSON reason, and the server keeps serving.
+bad() { # name expected-status curl-args...
+  name=$1; want=$2; shift 2
+  status=$(curl -s -o "$tmp/resp" -w '%{http_code}' "$@")
+  check "$name: $want with a JSON reason" \
+    "$(is "$status:$(jq -r '.error | type' "$tmp/resp" 2>/dev/null)" "$want:string")"
+}
+bad "malformed JSON" 400 -X POST -H 'Content-Type: application/json' --data-binary '{"Pod":' "$url_a/filter"
+bad "trailing garbage" 400 -X POST -H 'Content-Type: application/json' --data-binary '{"Pod":{}} x' "$url_a/filter"
+bad "a body that is not an object" 400 -X POST -H 'Content-Type: application/json' --data-binary '[1,2]' "$url_a/filter"
+bad "no Pod" 400 -X POST -H 'Content-Type: application/json' --data-binary '{"NodeNames":["a"]}' "$url_a/filter"
+bad "NodeNames of the wrong type" 400 -X POST -H 'Content-Type: application/json' --data-binary '{"Pod":{},"NodeNames":[1]}' "$url_a/filter"
+check "...which names the field" "$(is "$(jq -r .error "$tmp/resp")" "NodeNames[0]: expected a string")"
+bad "Pod of the wrong type" 400 -X POST -H 'Content-Type: application/json' --data-binary '{"Pod":"x","NodeNames":[]}' "$url_a/filter"
+bad "resourceClaims of the wrong type" 400 -X POST -H 'Content-Type: application/json' --data-binary '{"Pod":{"spec":{"resourceClaims":{}}}}' "$url_a/filter"
+awk 'BEGIN { for (i = 0; i < 100; i++) printf "["; for (i = 0; i < 100; i++) printf "]" }' >"$tmp/deep.json"
+printf '{"Pod":{},"NodeNames":[],"x":' >"$tmp/deep2.json"; cat "$tmp/deep.json" >>"$tmp/deep2.json"; printf '}' >>"$tmp/deep2.json"
+bad "nesting deeper than --max-json-depth" 400 -X POST -H 'Content-Type: application/json' --data-binary @"$tmp/deep2.json" "$url_a/filter"
+printf '{"Pod":{"metadata":{"name":"a\\u0000b"}},"NodeNames":[]}' >"$tmp/nul.json"
+bad "a NUL character in a string" 400 -X POST -H 'Content-Type: application/json' --data-binary @"$tmp/nul.json" "$url_a/filter"
+printf '{"Pod":{"metadata":{"name":"\377"}},"NodeNames":[]}' >"$tmp/utf8.json"
+bad "invalid UTF-8" 400 -X POST -H 'Content-Type: application/json' --data-binary @"$tmp/utf8.json" "$url_a/filter"
+bad "a content type other than JSON" 415 -X POST -H 'Content-Type: text/plain' --data-binary '{}' "$url_a/filter"
+bad "GET on a POST endpoint" 405 "$url_a/filter"
+bad "an unknown path" 404 "$url_a/nope"
+bad "explain without ?pod=" 400 "$url_a/explain"
+# 100 MB announced: refused before the body is sent (curl waits for 100-continue).
+head -c 104857600 /dev/zero >"$tmp/big"
+start b --objects "$tmp/objs" --max-body 1MiB --request-timeout 2s
+t0=$(date +%s)
+bad "a 100 MB body" 413 -X POST -H 'Content-Type: application/json' --data-binary @"$tmp/big" "$url_b/filter"
+check "...refused from its Content-Length, fast" "$(is "$(( $(date +%s) - t0 < 5 ))" 1)"
+bad "a chunked body over --max-body" 413 -X POST -H 'Content-Type: application/json' -H 'Transfer-Encoding: chunked' --data-binary @"$tmp/big" "$url_b/filter"
+# A client that sends its body too slowly is disconnected after --request-timeout.
+(printf 'POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{'; sleep 1; printf '"'; sleep 3; printf 'P') |
+  curl -s -o /dev/null --max-time 8 telnet://127.0.0.1:${url_b##*:} >/dev/null 2>&1
+check "a slow client is disconnected" "$(grep -q 'not received in time' "$tmp/b.log"; echo $?)"
+check "the server keeps serving after all that" \
+  "$(post "$url_b/filter" "$src/examples/extender/filter.json"; is "$status" 200)"
+
+# ---- Metrics.
+curl -s "$url_a/metrics" >"$tmp/metrics"
+check "metrics: requests by verb and status" \
+  "$(grep -q '^dra_extender_http_requests_total{verb="filter",code="200"} [1-9]' "$tmp/metrics"; echo $?)"
+check "metrics: node answers by result and reason" \
+  "$(grep -q '^dra_extender_node_answers_total{verb="filter",result="failed",reason="unschedulable"}' "$tmp/metrics"; echo $?)"
+check "metrics: decisions by tier" \
+  "$(grep -q '^dra_extender_decisions_total{tiers="gpu/h100"} ' "$tmp/metrics"; echo $?)"
+check "metrics: cache objects, snapshot age, build info, RSS" \
+  "$(grep -q '^dra_extender_cache_objects{resource="resourceclaims"} 2' "$tmp/metrics" &&
+     grep -q '^dra_extender_snapshot_age_seconds ' "$tmp/metrics" &&
+     grep -q '^dra_extender_build_info{version="' "$tmp/metrics" &&
+     grep -q '^process_resident_memory_bytes ' "$tmp/metrics"; echo $?)"
+check "metrics: latency histograms" \
+  "$(grep -q '^dra_extender_http_request_duration_seconds_bucket{verb="filter",le="+Inf"} ' "$tmp/metrics"; echo $?)"
+if command -v promtool >/dev/null 2>&1; then
+  check "promtool check metrics is clean" "$(promtool check metrics <"$tmp/metrics" >"$tmp/promtool.out" 2>&1; echo $?)"
+else
+  skip "promtool check metrics is clean" "promtool is not installed"
+fi
+
+# ---- A real Prometheus scrapes /metrics.
+if command -v prometheus >/dev/null 2>&1; then
+  pport=$(( 20000 + $$ % 20000 ))
+  printf "global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n- job_name: dra-extender\n  static_configs: [{targets: ['127.0.0.1:%s']}]\n" "${url_a##*:}" >"$tmp/prom.yml"
+  prometheus --config.file="$tmp/prom.yml" --storage.tsdb.path="$tmp/prom-data" \
+    --web.listen-address="127.0.0.1:$pport" --log.level=warn >"$tmp/prom.log" 2>&1 &
+  pids="$pids $!"
+  q() { curl -s "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1"; }
+  scraped() { q 'up{job="dra-extender"}' | jq -e '.data.result[0].value[1] == "1"' >/dev/null 2>&1; }
+  i=0; until scraped || [ $i -ge 200 ]; do sleep 0.2; i=$((i + 1)); done
+  check "Prometheus scrapes the extender (up == 1)" "$(scraped; echo $?)"
+  check "...and stores its series (dra_extender_http_requests_total)" \
+    "$(q 'sum(dra_extender_http_requests_total{verb="filter"})' | jq -e '.data.result[0].value[1] | tonumber > 0' >/dev/null 2>&1; echo $?)"
+else
+  skip "Prometheus scrapes the extender (up == 1)" "prometheus is not installed"
+  skip "...and stores its series" "prometheus is not installed"
+fi
+
+# ---- TLS.
+if command -v openssl >/dev/null 2>&1 &&
+   openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" \
+     -days 1 -subj /CN=127.0.0.1 >/dev/null 2>&1; then
+  rm -f "$tmp/t.port"
+  "$ext" --address 127.0.0.1 --port 0 --port-file "$tmp/t.port" --objects "$tmp/objs" \
+    --tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem" 2>"$tmp/t.log" &
+  pids="$pids $!"
+  i=0; while [ ! -s "$tmp/t.port" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+  turl=https://127.0.0.1:$(cat "$tmp/t.port" 2>/dev/null)
+  wait_for curl -sf --cacert "$tmp/cert.pem" "$turl/readyz" >/dev/null
+  status=$(curl -s --cacert "$tmp/cert.pem" -o "$tmp/resp" -w '%{http_code}' -X POST \
+           -H 'Content-Type: application/json' --data-binary @"$src/examples/extender/filter.json" "$turl/filter")
+  check "TLS: filter over HTTPS with the configured certificate" \
+    "$(is "$status:$(jq -r '.NodeNames | length' "$tmp/resp")" "200:$before")"
+else
+  skip "TLS: filter over HTTPS with the configured certificate" "openssl is not installed"
+fi
+start bad --objects "$tmp/objs" --tls-cert "$tmp/cert.pem"
+check "TLS needs both files: exit 1 with a message" \
+  "$(wait "$pid_bad"; rc=$?; [ $rc = 1 ] && grep -q 'both a certificate and a key' "$tmp/bad.log"; echo $?)"
+
+# ---- Usage errors exit 2.
+"$ext" --port nope >/dev/null 2>"$tmp/err"; rc=$?
+check "a bad option value: exit 2, named" "$(is "$rc:$(head -n 1 "$tmp/err")" "2:dra-extender: --port: invalid value 'nope'")"
+"$ext" >/dev/null 2>"$tmp/err"; rc=$?
+check "no source: exit 2" "$(is "$rc" 2)"
+check "--help lists every option of docs/extender.md" \
+  "$(for o in $(grep -o '^| `--[a-z-]*' "$src/docs/extender.md" | sed 's/^| `//'); do "$ext" --help | grep -q -- "$o" || echo "$o"; done | grep -q .; [ $? = 1 ]; echo $?)"
+check "deploy/ uses only options dra-extender has" \
+  "$(for o in $(grep -o -- '--[a-z-]*' "$src/deploy/extender.yaml" "$src/deploy/Dockerfile" | sed 's/.*://' | sort -u); do "$ext" --help | grep -q -- "$o" || echo "$o"; done | grep -q .; [ $? = 1 ]; echo $?)"
+
+# ---- Overload: one worker, a queue of one: the rest is answered 503 at once.
+awk 'BEGIN { for (i = 0; i < 40; i++) { printf "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s%d}\nspec:\n  driver: gpu.example.com\n  nodeName: n%d\n  pool: {name: n%d, generation: 1, resourceSliceCount: 1}\n  devices:\n", i, i, i;
+  for (d = 0; d < 64; d++) printf "  - {name: gpu-%d, attributes: {model: {string: H100}}}\n", d } }' >"$tmp/slow-slices.yaml"
+mkdir -p "$tmp/slow"
+cp "$tmp/slow-slices.yaml" "$src/examples/classes/gpu.yaml" "$tmp/slow/"
+cat >"$tmp/slow/claim.yaml" <<'EOF'
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: slow, namespace: default}
+spec:
+  devices:
+    requests:
+    - name: g
+      exactly:
+        deviceClassName: gpu.example.com
+        count: 2
+        selectors:
+        - cel: {expression: 'lists.range(300).all(i, lists.range(300).all(j, i + j >= 0)) && device.attributes["gpu.example.com"].model == "L4"'}
+EOF
+awk 'BEGIN { printf "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\"},\"spec\":{\"resourceClaims\":[{\"name\":\"g\",\"resourceClaimName\":\"slow\"}]}},\"Nodes\":null,\"NodeNames\":[";
+  for (i = 0; i < 40; i++) printf "%s\"n%d\"", (i ? "," : ""), i; print "]}" }' >"$tmp/slow.json"
+start c --objects "$tmp/slow" --workers 1 --queue 1 --queue-wait 30s --cache-entries 64
+for k in 1 2 3 4 5 6; do
+  (curl -s -o "$tmp/ov$k" -w '%{http_code} %{time_total}\n' -X POST -H 'Content-Type: application/json' \
+     --data-binary @"$tmp/slow.json" "$url_c/filter" >"$tmp/ov$k.code") &
+done
+wait_for sh -c "[ \$(cat $tmp/ov*.code 2>/dev/null | grep -c '^503') -ge 4 ]" >/dev/null
+check "overload: with the worker and the queue taken, requests get 503 at once" \
+  "$(is "$(cat "$tmp"/ov*.code | awk '$1 == 503 && $2 < 1 { n++ } END { print n + 0 }')" 4)"
+check "...with a JSON reason" "$(cat "$tmp"/ov* | grep -q '"error":"overloaded: '; echo $?)"
+wait
+check "...and the two admitted requests are answered" \
+  "$(is "$(cat "$tmp"/ov*.code | awk '$1 == 200 { n++ } END { print n + 0 }')" 2)"
+
+# ---- Shutdown under load: every request answered completely, then exit 0.
+for k in 1 2 3 4 5 6 7 8; do
+  (post "$url_a/filter" "$src/examples/extender/filter.json"; echo "$status $(jq -r '.NodeNames | length' "$tmp/resp" 2>/dev/null)" >"$tmp/sd$k") &
+done
+sleep 0.05
+kill -TERM "$pid_a"
+wait "$pid_a"; rc=$?
+wait
+check "SIGTERM under load: exit 0" "$(is "$rc" 0)"
+check "...every request that got an answer got a whole one" \
+  "$(cat "$tmp"/sd* | awk '$1 == 200 && $2 == "" { bad++ } $1 != 200 && $1 != 503 && $1 != 000 { bad++ } END { print bad + 0 }' | grep -qx 0; echo $?)"
+check "...and it logged the stop" "$(grep -q '"msg":"stopped"' "$tmp/a.log"; echo $?)"
+
+echo "1..$n"
+[ "$failed" = 0 ]
