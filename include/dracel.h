@@ -646,8 +646,9 @@ DRACEL_API dracel_status dracel_objects_new(const dracel_config *cfg, dracel_obj
 DRACEL_API void dracel_objects_free(dracel_objects *o);
 /**
  * Load the objects of the kinds in @p kinds from a file or a directory (JSON or YAML; one
- * object, a List or a YAML stream; a directory's .json/.yaml/.yml files in name order). Objects
- * of other kinds are skipped with a note; an object without `kind` is taken as the one kind
+ * object, a List or a YAML stream; a directory's .json/.yaml/.yml files in name order; claims
+ * with their status, docs/allocation.md). DRACEL_OBJ_SLICE is not one of them (DRACEL_EINVAL).
+ * Objects of other kinds are skipped with a note; an object without `kind` is taken as the one kind
  * asked for when @p kinds has one bit. All or nothing: a rejected input (DRACEL_EINPUT, with
  * "FILE:LINE: KIND NAME: FIELD: what is wrong" in @p err) leaves the set as it was. A
  * DeviceClass or Node whose name the set already has is rejected input ("defined twice").

@@ -709,26 +709,39 @@ static bool pvec_set_slot(pvec *v, uint32_t k, uint64_t s)
     return true;
 }
 
-/* The slot of @p pos along the probe sequence of @p hash. */
+/* The index operations: X_OK, X_NOMEM, or X_LOST when a position is not where the operations
+ * say (it cannot be: the caller then builds the index anew rather than trust it). */
+enum { X_OK, X_NOMEM, X_LOST };
+
+/* The slot of @p pos along the probe sequence of @p hash, or UINT32_MAX. */
 static uint32_t xslot_of(const pvec *v, uint32_t hash, uint32_t pos)
 {
     uint32_t mask = v->cap - 1, k = hash & mask;
-    while ((uint32_t)pvec_slot(v, k) != pos + 1)
-        k = (k + 1) & mask;
-    return k;
+    for (uint32_t n = 0; n < v->cap; n++, k = (k + 1) & mask) {
+        uint64_t s = pvec_slot(v, k);
+        if ((uint32_t)s == pos + 1)
+            return k;
+        if (!s)
+            break;
+    }
+    return UINT32_MAX;
 }
 
-static bool x_add(pvec *v, uint32_t hash, uint32_t pos)
+static int x_add(pvec *v, uint32_t hash, uint32_t pos)
 {
     uint32_t mask = v->cap - 1, k = hash & mask;
     while (pvec_slot(v, k))
         k = (k + 1) & mask;
-    return pvec_set_slot(v, k, ((uint64_t)hash << 32) | (pos + 1));
+    return pvec_set_slot(v, k, ((uint64_t)hash << 32) | (pos + 1)) ? X_OK : X_NOMEM;
 }
 
-static bool x_del(pvec *v, uint32_t hash, uint32_t pos)
+/* Backward-shift deletion: the entries after the hole whose home is not between it and them
+ * move into it, so that no probe sequence is cut. */
+static int x_del(pvec *v, uint32_t hash, uint32_t pos)
 {
     uint32_t mask = v->cap - 1, k = xslot_of(v, hash, pos);
+    if (k == UINT32_MAX)
+        return X_LOST;
     for (uint32_t j = (k + 1) & mask;; j = (j + 1) & mask) {
         uint64_t s = pvec_slot(v, j);
         if (!s)
@@ -736,16 +749,19 @@ static bool x_del(pvec *v, uint32_t hash, uint32_t pos)
         uint32_t home = (uint32_t)(s >> 32) & mask;
         if ((j > k && (home <= k || home > j)) || (j < k && home <= k && home > j)) {
             if (!pvec_set_slot(v, k, s))
-                return false;
+                return X_NOMEM;
             k = j;
         }
     }
-    return pvec_set_slot(v, k, 0);
+    return pvec_set_slot(v, k, 0) ? X_OK : X_NOMEM;
 }
 
-static bool x_move(pvec *v, uint32_t hash, uint32_t from, uint32_t to)
+static int x_move(pvec *v, uint32_t hash, uint32_t from, uint32_t to)
 {
-    return pvec_set_slot(v, xslot_of(v, hash, from), ((uint64_t)hash << 32) | (to + 1));
+    uint32_t k = xslot_of(v, hash, from);
+    if (k == UINT32_MAX)
+        return X_LOST;
+    return pvec_set_slot(v, k, ((uint64_t)hash << 32) | (to + 1)) ? X_OK : X_NOMEM;
 }
 
 static pvec *pvec_alloc(const dracel_alloc *a, uint32_t n, uint32_t cap)
@@ -772,6 +788,14 @@ static pvec *pvec_alloc(const dracel_alloc *a, uint32_t n, uint32_t cap)
     return v;
 }
 
+/* Whether an index of @p cap slots serves @p n objects: at most half full, and not so sparse
+ * that a smaller one would do (between the two, additions and deletions never rebuild it). */
+static bool cap_ok(uint32_t cap, uint32_t n)
+{
+    return (uint64_t)n * 2 <= cap && (cap <= XPAGE || cap / 8 < n);
+}
+
+/* The slots of a new index for @p n objects (0: too many). */
 static uint32_t index_cap(uint32_t n)
 {
     uint64_t cap = XPAGE;
@@ -815,8 +839,8 @@ static pvec *pvec_next(const dracel_cluster *c, unsigned ki, const pvec *prev)
 {
     const pending *pd = &c->pend[ki];
     uint32_t n = c->ndense[ki];
-    if (!prev || prev->cap != index_cap(n) || pd->nxops + pd->ndirty > n / 2 + 64)
-        return pvec_build(c, ki); /* at least as cheap, or the index changes size */
+    if (!prev || !cap_ok(prev->cap, n) || pd->nxops + pd->ndirty > n / 2 + 64)
+        return pvec_build(c, ki); /* the index changes size, or building is as cheap */
     pvec *v = pvec_alloc(c->a, n, prev->cap);
     if (!v)
         return NULL;
@@ -843,10 +867,14 @@ static pvec *pvec_next(const dracel_cluster *c, unsigned ki, const pvec *prev)
     }
     for (uint32_t i = 0; i < pd->nxops; i++) {
         const xop *o = &pd->xops[i];
-        bool ok = o->op == XOP_ADD   ? x_add(v, o->hash, o->to)
-                  : o->op == XOP_DEL ? x_del(v, o->hash, o->from)
-                                     : x_move(v, o->hash, o->from, o->to);
-        if (!ok)
+        int x = o->op == XOP_ADD   ? x_add(v, o->hash, o->to)
+                : o->op == XOP_DEL ? x_del(v, o->hash, o->from)
+                                   : x_move(v, o->hash, o->from, o->to);
+        if (x == X_LOST) {
+            pvec_unref(v);
+            return pvec_build(c, ki);
+        }
+        if (x != X_OK)
             goto fail;
     }
     return v;
