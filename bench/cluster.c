@@ -266,6 +266,25 @@ int main(int argc, char **argv)
         event(c, "api/resourceslices", &b, &ap[e], &sn[e], &last);
     }
     report("one slice republished", ap, sn, n_slice);
+    /* the same on a dracel_fleet alone: what the table costs, apart from the cluster */
+    dracel_fleet *fl;
+    check(dracel_fleet_new(NULL, &fl), "fleet");
+    check(dracel_fleet_load_buffer(fl, "slices", sl.p, sl.len, err, sizeof err), "fleet load");
+    for (int e = 0; e < n_slice; e++) {
+        b.len = 0;
+        slice_obj(&b, (e * 13) % nodes, e + 2);
+        double f0 = now_us();
+        check(dracel_fleet_load_buffer(fl, "slice", b.p, b.len, err, sizeof err), "fleet load");
+        double f1 = now_us();
+        dracel_table *t;
+        check(dracel_fleet_snapshot(fl, &t, err, sizeof err), "fleet snapshot");
+        double f2 = now_us();
+        dracel_table_free(t);
+        ap[e] = f1 - f0;
+        sn[e] = f2 - f1;
+    }
+    dracel_fleet_free(fl);
+    report("  (a dracel_fleet alone, the same)", ap, sn, n_slice);
     /* a relist of every claim, nothing changed (after one that undoes the events above) */
     check(dracel_cluster_set_source(c, "api/resourceclaims", cl.p, cl.len, all, err, sizeof err),
           "relist");

@@ -1030,9 +1030,9 @@ DRACEL_API dracel_status dracel_cluster_apply(dracel_cluster *c, const char *sou
                                               const char *buf, size_t len, unsigned kinds,
                                               char *err, size_t errcap);
 /** Make @p source hold exactly the objects of @p buf (same rules as dracel_cluster_apply): the
- *  objects @p source owns that @p buf lacks are deleted in the same step (a relist of a watch, a
- *  file rewritten; an empty @p buf: a file removed). Objects owned by other sources are only
- *  touched when @p buf has them. All or nothing. */
+ *  objects of the kinds in @p kinds that @p source owns and @p buf lacks are deleted in the same
+ *  step (a relist of a watch, a file rewritten; an empty @p buf: a file removed). Objects owned
+ *  by other sources are only touched when @p buf has them. All or nothing. */
 DRACEL_API dracel_status dracel_cluster_set_source(dracel_cluster *c, const char *source,
                                                    const char *buf, size_t len, unsigned kinds,
                                                    char *err, size_t errcap);

@@ -961,6 +961,7 @@ void dracel_cluster_free(dracel_cluster *c)
         dc_free(a, c->pend[ki].xops, (size_t)c->pend[ki].capxops * sizeof *c->pend[ki].xops);
     }
     dc_free(a, c->ddirty, (size_t)c->capddirty * sizeof *c->ddirty);
+    dc_free(a, c->notes, (size_t)c->capnotes * sizeof *c->notes);
     dracel_fleet_free(c->fleet);
     dracel_snapshot_unref(c->last);
     dc_arena_free(&c->scratch);

@@ -1536,6 +1536,10 @@ static char *run_sequence(const dracel_alloc *a, long *failures)
     take(&q);
     STEP(&q, dracel_cluster_set_source(q.c, "b", c2, strlen(c2), ALL, err, sizeof err));
     STEP(&q, dracel_cluster_apply(q.c, "c", c3, strlen(c3), ALL, err, sizeof err));
+    static const char SKIPPED[] = "kind: Pod\nmetadata: {name: p}\n---\n"
+                                  "kind: ResourceClaimTemplate\nmetadata: {name: t}\nspec: {}\n";
+    STEP(&q, dracel_cluster_apply(q.c, "p", SKIPPED, strlen(SKIPPED), ALL, err, sizeof err));
+    assert_int_equal(dracel_cluster_notes(q.c), 2);
     take(&q);
     char *out = malloc(1 << 16);
     size_t len = 0;
