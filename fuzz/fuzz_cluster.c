@@ -57,7 +57,8 @@ static void check_snapshot(const dracel_cluster *c, const dracel_snapshot *s)
     CHECK(nn == dracel_cluster_count(c, DRACEL_OBJ_NODE));
     CHECK(dracel_objects_count(dracel_snapshot_classes(s), DRACEL_OBJ_CLASS) ==
           dracel_cluster_count(c, DRACEL_OBJ_CLASS));
-    CHECK(dracel_usage_devices(dracel_snapshot_usage(s)) <= dracel_table_rows(dracel_snapshot_table(s)));
+    CHECK(dracel_usage_devices(dracel_snapshot_usage(s)) <=
+          dracel_table_rows(dracel_snapshot_table(s)));
     for (size_t i = 0; i < nc; i++) {
         dracel_claim_status cs;
         size_t at;

@@ -1221,11 +1221,12 @@ static dracel_status gather(dracel_cluster *c, batch *b, const char *source)
     for (uint32_t i = 0; i < t->nclaims; i++) {
         const dc_claim_in *cl = &t->claims[i];
         if (cl->kind && strcmp(cl->kind, "ResourceClaimTemplate") == 0) {
-            char *note = dc_arena_printf(&c->notes_arena,
-                                         "%s:%u: skipped object of kind ResourceClaimTemplate%s%s%s: "
-                                         "a template is not the claim of a pod",
-                                         source, (unsigned)cl->line, cl->name[0] ? " (" : "",
-                                         cl->name, cl->name[0] ? ")" : "");
+            char *note = dc_arena_printf(
+                &c->notes_arena,
+                "%s:%u: skipped object of kind ResourceClaimTemplate%s%s%s: a template is not "
+                "the claim of a pod",
+                source, (unsigned)cl->line, cl->name[0] ? " (" : "", cl->name,
+                cl->name[0] ? ")" : "");
             if (!add_note(c, note))
                 return DRACEL_ENOMEM;
             continue;
@@ -1456,7 +1457,8 @@ static void commit(dracel_cluster *c, batch *b)
 
 static bool kinds_ok(unsigned kinds)
 {
-    return kinds && !(kinds & ~(unsigned)(DC_OBJ_SLICE | DC_OBJ_CLASS | DC_OBJ_CLAIM | DC_OBJ_NODE));
+    unsigned all = DC_OBJ_SLICE | DC_OBJ_CLASS | DC_OBJ_CLAIM | DC_OBJ_NODE;
+    return kinds && !(kinds & ~all);
 }
 
 /* Apply @p buf; with @p replace, delete the objects of those kinds that the source owns and
@@ -1620,7 +1622,8 @@ static dracel_status snap_usage(dracel_cluster *c, const dracel_snapshot *prev, 
     if (!ids)
         return DRACEL_ENOMEM;
     if (same_table) {
-        for (uint32_t i = 0; i < c->nddirty; i++) { /* those set from the front, cleared from the back */
+        /* those to set from the front of ids, those to clear from its back */
+        for (uint32_t i = 0; i < c->nddirty; i++) {
             const devref *d = c->ddirty[i];
             if (d->count && !d->was)
                 ids[nset++] = (dracel_device_id){d->driver, d->pool, d->device};

@@ -355,7 +355,8 @@ static void test_apply(void **state)
     assert_int_equal(dracel_cluster_count(c, DRACEL_OBJ_CLAIM), 2);
     assert_int_equal(dracel_cluster_count(c, DRACEL_OBJ_SLICE), 0);
     assert_int_equal(dracel_cluster_count(c, DRACEL_OBJ_NODE), 0);
-    assert_int_equal(dracel_cluster_notes(c), 7); /* 2 slices, a class, 2 nodes, a pod, a template */
+    /* 2 slices, a class, 2 nodes, a pod, a template */
+    assert_int_equal(dracel_cluster_notes(c), 7);
     assert_string_equal(dracel_cluster_note(c, 0),
                         "all.yaml:1: skipped object of kind ResourceSlice (node-a-gpu)");
     apply(c, "kindless.yaml", "metadata: {name: n9, labels: {a: b}}\n", DRACEL_OBJ_NODE);
@@ -555,7 +556,8 @@ static void test_all_or_nothing(void **state)
     assert_string_equal(err, "s.yaml:3: ResourceSlice node-a-gpu: spec.pool.resourceSliceCount: "
                              "invalid value 0: must be greater than zero");
     static const char SYNTAX[] = "{\"kind\": \"Node\", ";
-    assert_int_equal(dracel_cluster_apply(c, "x.json", SYNTAX, strlen(SYNTAX), ALL, err, sizeof err),
+    assert_int_equal(dracel_cluster_apply(c, "x.json", SYNTAX, strlen(SYNTAX), ALL, err,
+                                          sizeof err),
                      DRACEL_EINPUT);
     assert_int_equal(dracel_cluster_count(c, DRACEL_OBJ_CLAIM), 1);
     assert_int_equal(dracel_cluster_count(c, DRACEL_OBJ_CLASS), 1);
@@ -1102,7 +1104,8 @@ static char *allocated_claim(const char *text)
         if (!first || first == last)
             continue;
         len += (size_t)snprintf(out + len, cap - len,
-                                "      - {request: r, driver: '%.*s', pool: '%.*s', device: '%s'}\n",
+                                "      - {request: r, driver: '%.*s', pool: '%.*s', "
+                                "device: '%s'}\n",
                                 (int)(first - tok), tok, (int)(last - first - 1), first + 1,
                                 last + 1);
         n++;
@@ -1335,8 +1338,8 @@ static void *writer(void *arg)
         free(t);
         if (k % 7 == 0) {
             char node[128];
-            snprintf(node, sizeof node, "kind: Node\nmetadata: {name: node-a, labels: {zone: a%d}}\n",
-                     k);
+            snprintf(node, sizeof node,
+                     "kind: Node\nmetadata: {name: node-a, labels: {zone: a%d}}\n", k);
             if (dracel_cluster_apply(r->c, "n.yaml", node, strlen(node), ALL, NULL, 0) != DRACEL_OK)
                 abort();
         }
