@@ -5,7 +5,8 @@
  * caller's config after the call that took it.
  *
  * Structs the caller fills or reads are growable (a size field, or the size passed by a
- * macro): see dc_struct_read/dc_struct_write in src/api.c.
+ * macro): see dc_struct_read/dc_struct_write in src/api.c. The handles' insides are in
+ * src/placeint.h, which src/cluster.c (snapshots: classes, usage, policies) shares.
  */
 #include <stdio.h>
 #include <stdlib.h>

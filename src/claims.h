@@ -10,7 +10,8 @@
  * written and left to the allocator (src/alloc.c), which reports it as Kubernetes does.
  *
  * Everything lives in the set's arena (dc_objects.slices.arena); strings are NUL-terminated.
- * Change with: src/objects.c, src/alloc.c, tests/unit/test_objects.c, docs/allocation.md.
+ * Change with: src/objects.c, src/alloc.c, src/cluster.c (which copies and hashes these),
+ * tests/unit/test_objects.c, docs/allocation.md.
  */
 #ifndef DC_CLAIMS_H
 #define DC_CLAIMS_H
