@@ -632,8 +632,9 @@ DRACEL_API void dracel_host_return_bytes(dracel_host_ctx *ctx, const void *b, si
  *  must not be read by other threads while a load runs. */
 typedef struct dracel_objects dracel_objects;
 
-/** Object kinds, as bits for dracel_objects_load's @p kinds. */
+/** Object kinds, as bits for dracel_objects_load's and dracel_cluster_apply's @p kinds. */
 enum {
+    DRACEL_OBJ_SLICE = 1u << 0, /**< ResourceSlice (a cluster's; dracel_objects holds none) */
     DRACEL_OBJ_CLASS = 1u << 1, /**< DeviceClass */
     DRACEL_OBJ_CLAIM = 1u << 2, /**< ResourceClaim, and ResourceClaimTemplate (its spec.spec) */
     DRACEL_OBJ_NODE = 1u << 3   /**< Node (its name and labels) */
@@ -645,8 +646,9 @@ DRACEL_API dracel_status dracel_objects_new(const dracel_config *cfg, dracel_obj
 DRACEL_API void dracel_objects_free(dracel_objects *o);
 /**
  * Load the objects of the kinds in @p kinds from a file or a directory (JSON or YAML; one
- * object, a List or a YAML stream; a directory's .json/.yaml/.yml files in name order). Objects
- * of other kinds are skipped with a note; an object without `kind` is taken as the one kind
+ * object, a List or a YAML stream; a directory's .json/.yaml/.yml files in name order; claims
+ * with their status, docs/allocation.md). DRACEL_OBJ_SLICE is not one of them (DRACEL_EINVAL).
+ * Objects of other kinds are skipped with a note; an object without `kind` is taken as the one kind
  * asked for when @p kinds has one bit. All or nothing: a rejected input (DRACEL_EINPUT, with
  * "FILE:LINE: KIND NAME: FIELD: what is wrong" in @p err) leaves the set as it was. A
  * DeviceClass or Node whose name the set already has is rejected input ("defined twice").
@@ -991,6 +993,150 @@ DRACEL_API const dracel_table *dracel_scenario_table(const dracel_scenario *s);
 DRACEL_API const dracel_usage *dracel_scenario_usage(const dracel_scenario *s);
 DRACEL_API void dracel_scenario_node(const dracel_scenario *s, dracel_node *out);
 DRACEL_API unsigned dracel_scenario_features(const dracel_scenario *s);
+
+/* ---------------------------------------------------------------------------------------------
+ * Cluster state and snapshots (docs/api.md, "Cluster state and snapshots")
+ *
+ * A cluster holds the DRA objects of a Kubernetes cluster (ResourceSlices, DeviceClasses,
+ * ResourceClaims with their status, Nodes), kept up to date object by object as a watch or a
+ * watched directory delivers them, each object identified by (kind, namespace, name) and owned
+ * by the source that applied it last. A snapshot is the state at one moment: immutable,
+ * reference counted, read by any number of threads without locks while the cluster goes on
+ * changing; it is built from the previous one, sharing every object and structure that did not
+ * change. One writer: the functions taking a dracel_cluster must not run at the same time
+ * (snapshot readers never wait). The allocator of the config must be safe to call from any
+ * thread: the last thread to release a snapshot frees what only it held.
+ */
+
+/** The objects of a cluster, changed by one writer at a time. Opaque. */
+typedef struct dracel_cluster dracel_cluster;
+/** The state of a cluster at one moment: immutable, reference counted, shared by any number of
+ *  threads without locks. It may outlive its cluster. Opaque. */
+typedef struct dracel_snapshot dracel_snapshot;
+
+/** An empty cluster. @param cfg its allocator (NULL: defaults); copied. */
+DRACEL_API dracel_status dracel_cluster_new(const dracel_config *cfg, dracel_cluster **out);
+/** Release a cluster (NULL is fine); its snapshots and their policies stay valid. */
+DRACEL_API void dracel_cluster_free(dracel_cluster *c);
+/**
+ * Add or replace the objects of @p buf (JSON or YAML: one object, a List or a YAML stream), read
+ * and validated as dracel_objects_load reads them (ResourceClaims with their status), each keyed
+ * by (kind, namespace, name) and attributed to @p source (any string: a file path,
+ * "api/resourceclaims"; it stands for the file in messages). An object replaces the one of its
+ * key whoever applied it, and belongs to @p source from then on. Objects of kinds not in
+ * @p kinds, and ResourceClaimTemplates (not claims of pods), are skipped with a note
+ * (dracel_cluster_note); an object without `kind` is of the one kind in @p kinds when it has
+ * one bit. All or nothing: a rejected input (DRACEL_EINPUT, with "FILE:LINE: KIND NAME: FIELD:
+ * what is wrong" in @p err, as the loaders give; also an object without a name, and a key given
+ * twice in @p buf) or a failed allocation (DRACEL_ENOMEM) changes nothing.
+ */
+DRACEL_API dracel_status dracel_cluster_apply(dracel_cluster *c, const char *source,
+                                              const char *buf, size_t len, unsigned kinds,
+                                              char *err, size_t errcap);
+/** Make @p source hold exactly the objects of @p buf (same rules as dracel_cluster_apply): the
+ *  objects of the kinds in @p kinds that @p source owns and @p buf lacks are deleted in the same
+ *  step (a relist of a watch, a file rewritten; an empty @p buf: a file removed). Objects owned
+ *  by other sources are only touched when @p buf has them. All or nothing. */
+DRACEL_API dracel_status dracel_cluster_set_source(dracel_cluster *c, const char *source,
+                                                   const char *buf, size_t len, unsigned kinds,
+                                                   char *err, size_t errcap);
+/** Delete one object (a watch's DELETED event), whoever owns it. @p kind is one DRACEL_OBJ_*
+ *  bit; @p ns is ignored but for claims (NULL or "": none). @return DRACEL_EINPUT when the
+ *  cluster has no such object, DRACEL_ENOMEM (nothing changed), DRACEL_EINVAL. */
+DRACEL_API dracel_status dracel_cluster_delete(dracel_cluster *c, unsigned kind, const char *ns,
+                                               const char *name);
+/** How many objects of one kind (one DRACEL_OBJ_* bit) the cluster holds. */
+DRACEL_API size_t dracel_cluster_count(const dracel_cluster *c, unsigned kind);
+/** The notes of the last apply or set_source (objects skipped); they live until the next one. */
+DRACEL_API size_t dracel_cluster_notes(const dracel_cluster *c);
+DRACEL_API const char *dracel_cluster_note(const dracel_cluster *c, size_t i);
+/**
+ * A snapshot of the state now (release with dracel_snapshot_unref). Only what changed since the
+ * previous snapshot is built: the table, through a dracel_fleet the cluster owns, when a slice
+ * changed; the classes when a class changed; the usage when an allocation or the table changed;
+ * the pages of the claim and node arrays that a change touched. Unchanged objects are shared,
+ * not copied. When nothing changed the previous snapshot is returned again (with its id).
+ * @return DRACEL_OK, DRACEL_ENOMEM (the next call tries again; the cluster is unchanged).
+ */
+DRACEL_API dracel_status dracel_cluster_snapshot(dracel_cluster *c, dracel_snapshot **out,
+                                                 char *err, size_t errcap);
+/** One more reference to @p s (any thread); @return @p s. */
+DRACEL_API dracel_snapshot *dracel_snapshot_ref(dracel_snapshot *s);
+/** Release a reference (any thread; NULL is fine); the last one frees the snapshot. */
+DRACEL_API void dracel_snapshot_unref(dracel_snapshot *s);
+/** The snapshot's number: increasing over the snapshots of one cluster, from 1. */
+DRACEL_API uint64_t dracel_snapshot_id(const dracel_snapshot *s);
+/** The device table of its ResourceSlices (as dracel_fleet_snapshot builds it). */
+DRACEL_API const dracel_table *dracel_snapshot_table(const dracel_snapshot *s);
+/** Its DeviceClasses, as a set to pass to dracel_policy_new (read-only). */
+DRACEL_API const dracel_objects *dracel_snapshot_classes(const dracel_snapshot *s);
+/** The devices of every allocated claim (status.allocation.devices.results, but those with
+ *  adminAccess) as a usage of the snapshot's table: what Kubernetes' allocator treats as
+ *  allocated (docs/allocation.md). */
+DRACEL_API const dracel_usage *dracel_snapshot_usage(const dracel_snapshot *s);
+/** Its Nodes, numbered from 0 (the order is that of arrival, but that deleting an object moves
+ *  the last one of its kind into its place). Labels are sorted by key; strings live as long as
+ *  the snapshot. */
+DRACEL_API size_t dracel_snapshot_nodes(const dracel_snapshot *s);
+DRACEL_API dracel_status dracel_snapshot_node(const dracel_snapshot *s, size_t i,
+                                              dracel_node *out);
+/** The index of the Node named @p name, in constant time; DRACEL_EINPUT when none. */
+DRACEL_API dracel_status dracel_snapshot_node_find(const dracel_snapshot *s, const char *name,
+                                                   size_t *index);
+/** Its ResourceClaims (templates are not kept), numbered as nodes are. */
+DRACEL_API size_t dracel_snapshot_claims(const dracel_snapshot *s);
+/** The index of the claim @p ns/@p name (@p ns NULL or "": none), in constant time;
+ *  DRACEL_EINPUT when none. */
+DRACEL_API dracel_status dracel_snapshot_claim_find(const dracel_snapshot *s, const char *ns,
+                                                    const char *name, size_t *index);
+
+/** A claim of a snapshot and its status. Strings live as long as the snapshot. */
+typedef struct dracel_claim_status {
+    const char *ns, *name;     /**< metadata.namespace (NULL when none), metadata.name */
+    uint64_t version;          /**< a hash of the claim's spec and status: equal exactly when
+                                    the claim is unchanged */
+    bool allocated;            /**< status.allocation is present */
+    size_t nresults;           /**< its devices (status.allocation.devices.results) */
+    bool node_selector;        /**< the allocation has a nodeSelector */
+    size_t nreserved;          /**< status.reservedFor entries */
+} dracel_claim_status;
+DRACEL_API dracel_status dracel_snapshot_claim_size(const dracel_snapshot *s, size_t i,
+                                                    dracel_claim_status *out, size_t size);
+#define dracel_snapshot_claim(s, i, out) \
+    dracel_snapshot_claim_size((s), (i), (out), sizeof *(out))
+/** Device @p k of claim @p i's allocation (tier is SIZE_MAX: no policy chose it). */
+DRACEL_API dracel_status dracel_snapshot_claim_result_size(const dracel_snapshot *s, size_t i,
+                                                           size_t k, dracel_device_result *out,
+                                                           size_t size);
+#define dracel_snapshot_claim_result(s, i, k, out) \
+    dracel_snapshot_claim_result_size((s), (i), (k), (out), sizeof *(out))
+/** An entry of status.reservedFor: who may use the claim. */
+typedef struct dracel_claim_consumer {
+    const char *api_group;     /**< NULL: the core group (a Pod) */
+    const char *resource, *name, *uid;
+} dracel_claim_consumer;
+DRACEL_API dracel_status dracel_snapshot_claim_consumer_size(const dracel_snapshot *s, size_t i,
+                                                             size_t k,
+                                                             dracel_claim_consumer *out,
+                                                             size_t size);
+#define dracel_snapshot_claim_consumer(s, i, k, out) \
+    dracel_snapshot_claim_consumer_size((s), (i), (k), (out), sizeof *(out))
+/** Does claim @p i's allocation allow @p node: its nodeSelector matches the node's name
+ *  (matchFields on metadata.name) and labels (any order), or it has none (every node)? false
+ *  when the claim is not allocated or @p i is out of range. */
+DRACEL_API bool dracel_snapshot_claim_fits(const dracel_snapshot *s, size_t i,
+                                           const dracel_node *node);
+/**
+ * A policy for the snapshot's claims at @p claims[0..n) (in the pod's order; NULL and 0: all of
+ * them) against the snapshot's table and classes, as dracel_policy_new makes one (same
+ * semantics, same answers). The policy holds a reference to the snapshot: the snapshot may be
+ * released before the policy is freed.
+ * @return DRACEL_OK, DRACEL_ENOMEM, DRACEL_EINVAL (an index out of range).
+ */
+DRACEL_API dracel_status dracel_snapshot_policy_new(const dracel_config *cfg,
+                                                    dracel_snapshot *s, const size_t *claims,
+                                                    size_t n, dracel_policy **out, char *err,
+                                                    size_t errcap);
 
 #ifdef __cplusplus
 }

@@ -289,6 +289,49 @@ dracel_status dc_usage_new(const dracel_table *tt, const dracel_alloc *a, const 
     return DRACEL_OK;
 }
 
+dracel_status dc_usage_derive(const dc_usage *prev, const dracel_alloc *a,
+                              const dc_device_id *set, uint32_t nset, const dc_device_id *clear,
+                              uint32_t nclear, dc_usage **out)
+{
+    *out = NULL;
+    const dc_table *t = dc_api_table(prev->tt);
+    const dc_pindex *x = dc_api_table_pindex(prev->tt);
+    dc_usage *u = dc_malloc(a, sizeof *u);
+    if (!u)
+        return DRACEL_ENOMEM;
+    memset(u, 0, sizeof *u);
+    u->a = a;
+    u->tt = prev->tt;
+    size_t words = DC_BITS_WORDS(t->rows) + 1;
+    u->bits = dc_malloc(a, words * sizeof *u->bits);
+    u->avail = dc_malloc(a, (t->nshared + 1) * sizeof *u->avail);
+    if (!u->bits || !u->avail) {
+        dc_usage_free(u);
+        return DRACEL_ENOMEM;
+    }
+    memcpy(u->bits, prev->bits, words * sizeof *u->bits);
+    u->found = prev->found;
+    for (uint32_t i = 0; i < nclear; i++) {
+        uint32_t r = device_row(t, &clear[i]);
+        if (r != UINT32_MAX && dc_bit(u->bits, r)) {
+            u->bits[r / 64] &= ~(1ull << (r % 64));
+            u->found--;
+        }
+    }
+    for (uint32_t i = 0; i < nset; i++) {
+        uint32_t r = device_row(t, &set[i]);
+        if (r != UINT32_MAX && !dc_bit(u->bits, r)) {
+            dc_bit_set(u->bits, r);
+            u->found++;
+        }
+    }
+    for (uint32_t i = 0; i < t->nshared; i++)
+        u->avail[i] = t->shared[i].value->q;
+    take_counters(t, x, u->bits, u->avail);
+    *out = u;
+    return DRACEL_OK;
+}
+
 void dc_usage_free(dc_usage *u)
 {
     if (!u)
@@ -414,83 +457,20 @@ static uint32_t device_row(const dc_table *t, const dc_device_id *id)
     return UINT32_MAX;
 }
 
-/* FNV-1a over the decisive parts of the policy. */
-typedef struct fnv {
-    uint64_t h;
-} fnv;
-static void fnv_bytes(fnv *f, const void *p, size_t n)
-{
-    const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++) {
-        f->h ^= s[i];
-        f->h *= 0x100000001b3ull;
-    }
-}
-static void fnv_str(fnv *f, const char *s)
-{
-    if (s)
-        fnv_bytes(f, s, strlen(s) + 1);
-    else
-        fnv_bytes(f, "\xff", 1);
-}
-static void fnv_int(fnv *f, int64_t v)
-{
-    char buf[24];
-    int n = snprintf(buf, sizeof buf, "%lld", (long long)v);
-    fnv_bytes(f, buf, (size_t)n + 1);
-}
-
+/* FNV-1a over the decisive parts of the policy (src/objects.c hashes each object's part). */
 static void policy_version(dc_policy *p)
 {
-    fnv f = {0xcbf29ce484222325ull};
+    dc_hash f = DC_HASH_INIT;
     /* the classes the claims use, by name: p->own holds each once, sorted */
     for (uint32_t i = 0; i < p->own.nclasses; i++) {
         const dc_class_in *cl = &p->own.classes[i];
-        fnv_str(&f, "class");
-        fnv_str(&f, cl->name);
-        for (uint32_t j = 0; j < cl->nsels; j++)
-            fnv_str(&f, cl->sels[j].expr);
-        for (uint32_t j = 0; j < cl->nconfig; j++) {
-            fnv_str(&f, cl->config[j].driver);
-            fnv_str(&f, cl->config[j].parameters);
-        }
+        dc_hash_str(&f, "class");
+        dc_hash_str(&f, cl->name);
+        dc_hash_class_spec(&f, cl);
     }
     for (uint32_t c = 0; c < p->nclaims; c++) {
-        const dc_claim_in *ci = p->claims[c].in;
-        fnv_str(&f, "claim");
-        for (uint32_t r = 0; r < ci->nreqs; r++) {
-            const dc_request_in *rq = &ci->reqs[r];
-            fnv_str(&f, rq->name);
-            fnv_int(&f, rq->first_available);
-            for (uint32_t s = 0; s < rq->nsubs; s++) {
-                const dc_subreq_in *sr = &rq->subs[s];
-                fnv_str(&f, sr->name);
-                fnv_str(&f, sr->class_name);
-                fnv_str(&f, sr->mode);
-                fnv_int(&f, sr->count);
-                fnv_int(&f, sr->admin_access);
-                for (uint32_t k = 0; k < sr->nsels; k++)
-                    fnv_str(&f, sr->sels[k].expr);
-                for (uint32_t k = 0; k < sr->ntols; k++) {
-                    fnv_str(&f, sr->tols[k].key);
-                    fnv_str(&f, sr->tols[k].op);
-                    fnv_str(&f, sr->tols[k].value);
-                    fnv_str(&f, sr->tols[k].effect);
-                }
-            }
-        }
-        for (uint32_t k = 0; k < ci->ncons; k++) {
-            for (uint32_t j = 0; j < ci->cons[k].nrequests; j++)
-                fnv_str(&f, ci->cons[k].requests[j]);
-            fnv_str(&f, ci->cons[k].match_attribute);
-            fnv_str(&f, ci->cons[k].distinct_attribute);
-        }
-        for (uint32_t k = 0; k < ci->nconfig; k++) {
-            for (uint32_t j = 0; j < ci->config[k].nrequests; j++)
-                fnv_str(&f, ci->config[k].requests[j]);
-            fnv_str(&f, ci->config[k].opaque.driver);
-            fnv_str(&f, ci->config[k].opaque.parameters);
-        }
+        dc_hash_str(&f, "claim");
+        dc_hash_claim_spec(&f, p->claims[c].in);
     }
     snprintf(p->version, sizeof p->version, "pv1-%016llx", (unsigned long long)f.h);
 }
@@ -766,8 +746,15 @@ const char *dc_policy_selector(const dc_policy *p, uint32_t tier, uint32_t k, ui
  * Node selection
  */
 
-static const char *label_of(const dc_node_in *n, const char *key)
+/* The value of label @p key; the labels are sorted by key unless !sorted. */
+static const char *label_of(const dc_node_in *n, const char *key, bool sorted)
 {
+    if (!sorted) {
+        for (uint32_t i = 0; i < n->nlabels; i++)
+            if (strcmp(n->labels[i].key, key) == 0)
+                return n->labels[i].value;
+        return NULL;
+    }
     uint32_t lo = 0, hi = n->nlabels;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -801,13 +788,13 @@ static bool parse_i64(const char *s, int64_t *out)
 }
 
 /* One NodeSelectorRequirement, as k8s.io/component-helpers' nodeaffinity matches it. */
-static bool req_matches(const dc_node_req_in *rq, const dc_node_in *n)
+static bool req_matches(const dc_node_req_in *rq, const dc_node_in *n, bool sorted)
 {
     const char *v;
     if (rq->field)
         v = strcmp(rq->key, "metadata.name") == 0 ? n->name : NULL;
     else
-        v = label_of(n, rq->key);
+        v = label_of(n, rq->key, sorted);
     const char *op = rq->op;
     if (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0) {
         bool in = false;
@@ -828,7 +815,7 @@ static bool req_matches(const dc_node_req_in *rq, const dc_node_in *n)
     return false;
 }
 
-static bool selector_matches(const dc_node_selector_in *s, const dc_node_in *n)
+bool dc_node_selector_match(const dc_node_selector_in *s, const dc_node_in *n, bool sorted)
 {
     for (uint32_t i = 0; i < s->n; i++) {
         const dc_node_term_in *term = &s->terms[i];
@@ -836,7 +823,7 @@ static bool selector_matches(const dc_node_selector_in *s, const dc_node_in *n)
             continue; /* an empty term matches nothing */
         bool ok = true;
         for (uint32_t j = 0; ok && j < term->n; j++)
-            ok = req_matches(&term->reqs[j], n);
+            ok = req_matches(&term->reqs[j], n, sorted);
         if (ok)
             return true;
     }
@@ -849,7 +836,8 @@ static bool row_on_node(const dc_table *t, uint32_t row, const dc_node_in *n, ui
     case DC_NODE_NAME: return name_id != DC_DICT_NONE && t->node[row] == name_id;
     case DC_NODE_ALL: return true;
     case DC_NODE_SELECTOR:
-        return selector_matches((const dc_node_selector_in *)t->node_selectors[t->node[row]], n);
+        return dc_node_selector_match((const dc_node_selector_in *)t->node_selectors[t->node[row]],
+                                      n, true);
     }
     return false;
 }

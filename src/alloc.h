@@ -54,12 +54,24 @@ void dc_pindex_free(dc_pindex *x);
 uint32_t dc_pindex_nodes(const dc_pindex *x);
 const char *dc_pindex_node(const dc_pindex *x, uint32_t i);
 
+/** Does the v1 NodeSelector @p s match node @p n (its terms ORed, each term's requirements
+ *  ANDed, as k8s.io/component-helpers' nodeaffinity matches them)? The labels of @p n are
+ *  sorted by key unless !sorted. */
+bool dc_node_selector_match(const dc_node_selector_in *s, const dc_node_in *n, bool sorted);
+
 /* ---- Devices in use */
 
 /** The devices in use among @p ids (IDs the table does not have count for nothing), with what
  *  their counters consume. Immutable; @p t must outlive it. */
 dracel_status dc_usage_new(const dracel_table *t, const dracel_alloc *a, const dc_device_id *ids,
                            uint32_t n, dc_usage **out) DC_WUR;
+/** A usage of the same table as @p prev, with the devices of @p set in use too and those of
+ *  @p clear no longer (@p clear first; IDs the table does not have count for nothing), and the
+ *  counters taken again: what dc_usage_new gives for the new list of IDs, without looking the
+ *  unchanged ones up again. */
+dracel_status dc_usage_derive(const dc_usage *prev, const dracel_alloc *a,
+                              const dc_device_id *set, uint32_t nset, const dc_device_id *clear,
+                              uint32_t nclear, dc_usage **out) DC_WUR;
 void dc_usage_free(dc_usage *u);
 /** How many of the IDs were devices of the table (each counted once). */
 uint32_t dc_usage_found(const dc_usage *u);

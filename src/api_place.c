@@ -5,7 +5,8 @@
  * caller's config after the call that took it.
  *
  * Structs the caller fills or reads are growable (a size field, or the size passed by a
- * macro): see dc_struct_read/dc_struct_write in src/api.c.
+ * macro): see dc_struct_read/dc_struct_write in src/api.c. The handles' insides are in
+ * src/placeint.h, which src/cluster.c (snapshots: classes, usage, policies) shares.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "alloc.h"
 #include "apiint.h"
 #include "claims.h"
+#include "placeint.h"
 
 /* The public enums are the internal ones. */
 #define SAME(a, b) ((int)(a) == (int)(b))
@@ -75,19 +77,12 @@ static void set_err(char *err, size_t cap, const char *msg)
  * Objects
  */
 
-struct dracel_objects {
-    dracel_config cfg;
-    dracel_alloc alloc;
-    dc_objects o;
-};
-
-static dracel_status objects_init(dracel_objects *s, const dracel_config *c)
+void dc_api_objects_init(dracel_objects *s, const dracel_config *c)
 {
     s->cfg = *c;
     s->alloc = *dc_alloc_of(c);
     s->cfg.alloc = &s->alloc;
     dc_objects_init(&s->o, &s->alloc);
-    return DRACEL_OK;
 }
 
 dracel_status dracel_objects_new(const dracel_config *cfg, dracel_objects **out)
@@ -101,7 +96,7 @@ dracel_status dracel_objects_new(const dracel_config *cfg, dracel_objects **out)
     if (!s)
         return DRACEL_ENOMEM;
     memset(s, 0, sizeof *s);
-    objects_init(s, &c);
+    dc_api_objects_init(s, &c);
     *out = s;
     return DRACEL_OK;
 }
@@ -225,11 +220,6 @@ dracel_status dracel_objects_node(const dracel_objects *s, size_t i, dracel_node
  * Devices in use
  */
 
-struct dracel_usage {
-    dracel_alloc alloc;
-    dc_usage *u;
-};
-
 _Static_assert(sizeof(dracel_device_id) == sizeof(dc_device_id) &&
                    offsetof(dracel_device_id, pool) == offsetof(dc_device_id, pool) &&
                    offsetof(dracel_device_id, device) == offsetof(dc_device_id, device),
@@ -259,6 +249,28 @@ dracel_status dracel_usage_new(const dracel_table *t, const dracel_device_id *id
     dracel_status st = dc_usage_new(t, &u->alloc, (const dc_device_id *)ids, (uint32_t)n, &u->u);
     if (st != DRACEL_OK) {
         dc_free(a, u, sizeof *u);
+        return st;
+    }
+    *out = u;
+    return DRACEL_OK;
+}
+
+dracel_status dc_api_usage_derive(const dracel_usage *prev, const dracel_device_id *set,
+                                  size_t nset, const dracel_device_id *clear, size_t nclear,
+                                  dracel_usage **out)
+{
+    *out = NULL;
+    if (nset > UINT32_MAX || nclear > UINT32_MAX)
+        return DRACEL_EINVAL;
+    dracel_usage *u = dc_malloc(&prev->alloc, sizeof *u);
+    if (!u)
+        return DRACEL_ENOMEM;
+    u->alloc = prev->alloc;
+    dracel_status st = dc_usage_derive(prev->u, &u->alloc, (const dc_device_id *)set,
+                                       (uint32_t)nset, (const dc_device_id *)clear,
+                                       (uint32_t)nclear, &u->u);
+    if (st != DRACEL_OK) {
+        dc_free(&prev->alloc, u, sizeof *u);
         return st;
     }
     *out = u;
@@ -297,11 +309,33 @@ const char *dracel_feature_name(unsigned bit)
  * Policies
  */
 
-struct dracel_policy {
-    dracel_config cfg;
-    dracel_alloc alloc;
-    dc_policy *p;
-};
+dracel_status dc_api_policy_make(const dracel_config *cfg, const dracel_table *t,
+                                 const dc_objects *classes, const dc_claim_in *const *claims,
+                                 size_t n, dracel_policy **out, char *err, size_t errcap)
+{
+    *out = NULL;
+    if (n > UINT32_MAX)
+        return DRACEL_EINVAL;
+    dracel_config c;
+    DC_TRY(dc_config_read(cfg, &c));
+    const dracel_alloc *a = dc_alloc_of(&c);
+    dracel_policy *p = dc_malloc(a, sizeof *p);
+    if (!p) {
+        set_err(err, errcap, "out of memory");
+        return DRACEL_ENOMEM;
+    }
+    memset(p, 0, sizeof *p);
+    p->alloc = *a;
+    p->cfg = c;
+    p->cfg.alloc = &p->alloc;
+    dracel_status st = dc_policy_new(&p->cfg, t, classes, claims, (uint32_t)n, &p->p, err, errcap);
+    if (st != DRACEL_OK) {
+        dc_free(a, p, sizeof *p);
+        return st;
+    }
+    *out = p;
+    return DRACEL_OK;
+}
 
 dracel_status dracel_policy_new(const dracel_config *cfg, const dracel_table *t,
                                 const dracel_objects *classes, const dracel_objects *claims,
@@ -326,29 +360,17 @@ dracel_status dracel_policy_new(const dracel_config *cfg, const dracel_table *t,
     dracel_config c;
     DC_TRY(dc_config_read(cfg, &c));
     const dracel_alloc *a = dc_alloc_of(&c);
-    dracel_policy *p = dc_malloc(a, sizeof *p);
     const dc_claim_in **list = dc_malloc(a, (n + 1) * sizeof *list);
-    if (!p || !list) {
-        dc_free(a, p, sizeof *p);
-        dc_free(a, list, (n + 1) * sizeof *list);
+    if (!list) {
         set_err(err, errcap, "out of memory");
         return DRACEL_ENOMEM;
     }
-    memset(p, 0, sizeof *p);
-    p->alloc = *a;
-    p->cfg = c;
-    p->cfg.alloc = &p->alloc;
     for (size_t i = 0; i < n; i++)
         list[i] = &claims->o.claims[claim_index ? claim_index[i] : i];
-    dracel_status st = dc_policy_new(&p->cfg, t, classes ? &classes->o : NULL, list, (uint32_t)n,
-                                     &p->p, err, errcap);
+    dracel_status st = dc_api_policy_make(&c, t, classes ? &classes->o : NULL, list, n, out, err,
+                                          errcap);
     dc_free(a, list, (n + 1) * sizeof *list);
-    if (st != DRACEL_OK) {
-        dc_free(a, p, sizeof *p);
-        return st;
-    }
-    *out = p;
-    return DRACEL_OK;
+    return st;
 }
 
 void dracel_policy_free(dracel_policy *p)
@@ -356,8 +378,10 @@ void dracel_policy_free(dracel_policy *p)
     if (!p)
         return;
     dracel_alloc a = p->alloc;
+    dracel_snapshot *snap = p->snap;
     dc_policy_free(p->p);
     dc_free(&a, p, sizeof *p);
+    dracel_snapshot_unref(snap); /* last: it may hold the policy's table */
 }
 
 const char *dracel_policy_version(const dracel_policy *p)
@@ -842,7 +866,7 @@ static dracel_status scenario(const dracel_config *cfg, const char *path, const 
         return DRACEL_ENOMEM;
     }
     memset(s, 0, sizeof *s);
-    objects_init(&s->objs, &c);
+    dc_api_objects_init(&s->objs, &c);
     dracel_status st = path ? dc_scenario_load(&s->objs.o, &s->sc, path, NULL, err, errcap)
                             : dc_scenario_load_buffer(&s->objs.o, &s->sc, name ? name : "<buffer>",
                                                       buf, len, NULL, err, errcap);

@@ -10,7 +10,8 @@
  * written and left to the allocator (src/alloc.c), which reports it as Kubernetes does.
  *
  * Everything lives in the set's arena (dc_objects.slices.arena); strings are NUL-terminated.
- * Change with: src/objects.c, src/alloc.c, tests/unit/test_objects.c, docs/allocation.md.
+ * Change with: src/objects.c, src/alloc.c, src/cluster.c (which copies and hashes these),
+ * tests/unit/test_objects.c, docs/allocation.md.
  */
 #ifndef DC_CLAIMS_H
 #define DC_CLAIMS_H
@@ -89,6 +90,23 @@ typedef struct dc_claim_config_in {
     dc_opaque_in opaque;
 } dc_claim_config_in;
 
+/* One device of status.allocation.devices.results (DeviceRequestAllocationResult). What the
+ * allocator does not read (tolerations, binding conditions, consumed capacity) is validated
+ * where the API server validates it and dropped. */
+typedef struct dc_result_in {
+    const char *request;    /* "req" or "req/sub", a request of the claim */
+    const char *driver, *pool, *device;
+    bool admin_access;      /* adminAccess: true */
+    const char *share_id;   /* shareID (DRAConsumableCapacity), or NULL */
+    uint32_t line;
+} dc_result_in;
+
+/* An entry of status.reservedFor (ResourceClaimConsumerReference). */
+typedef struct dc_consumer_in {
+    const char *api_group;  /* NULL: the core API group */
+    const char *resource, *name, *uid;
+} dc_consumer_in;
+
 typedef struct dc_claim_in {
     const char *name;       /* metadata.name ("" when absent) */
     const char *namespace;  /* metadata.namespace, or NULL */
@@ -102,6 +120,14 @@ typedef struct dc_claim_in {
     uint32_t ncons;
     dc_claim_config_in *config;
     uint32_t nconfig;
+    /* status (a ResourceClaim's; a template has none): allocated when status.allocation is
+     * present; node_selector NULL when the allocation has none (usable on every node). */
+    bool allocated;
+    dc_result_in *results;
+    uint32_t nresults;
+    const dc_node_selector_in *node_selector;
+    dc_consumer_in *reserved;
+    uint32_t nreserved;
 } dc_claim_in;
 
 typedef struct dc_label_in {
@@ -169,9 +195,36 @@ dracel_status dc_objects_load_buffer(dc_objects *o, const char *name, const char
  *  namespace @p ns for claims; NULL or "" is none), or UINT32_MAX. Constant time. */
 uint32_t dc_objects_find(const dc_objects *o, unsigned kind, const char *ns, const char *name);
 
-/** Deep copies into @p a (policies keep what they use, so that the sets can change or go). */
+/** Index every object of @p o (after its arrays were filled by hand, as a cluster snapshot's
+ *  set of classes is): DRACEL_EINPUT when a class or node name is there twice. */
+dracel_status dc_objects_index(dc_objects *o, char *err, size_t errcap) DC_WUR;
+
+/** Deep copies into @p a (policies keep what they use, so that the sets can change or go; a
+ *  cluster keeps each object in a block of its own). Everything is copied, status included. */
 dracel_status dc_class_copy(dc_arena *a, const dc_class_in *src, dc_class_in *dst) DC_WUR;
 dracel_status dc_claim_copy(dc_arena *a, const dc_claim_in *src, dc_claim_in *dst) DC_WUR;
+dracel_status dc_node_copy(dc_arena *a, const dc_node_in *src, dc_node_in *dst) DC_WUR;
+
+/* FNV-1a, 64 bits, over the decoded fields of objects (not their text: the same object written
+ * another way hashes the same). Strings hash with their NUL; NULL differs from "". */
+typedef struct dc_hash {
+    uint64_t h;
+} dc_hash;
+#define DC_HASH_INIT {0xcbf29ce484222325ull}
+void dc_hash_bytes(dc_hash *h, const void *p, size_t n);
+void dc_hash_str(dc_hash *h, const char *s);
+void dc_hash_int(dc_hash *h, int64_t v);
+/** What decides an allocation in a claim's spec (the part of a policy's version that a claim
+ *  gives: requests, subrequests, selectors, tolerations, constraints, config). */
+void dc_hash_claim_spec(dc_hash *h, const dc_claim_in *c);
+/** What decides in a class (selectors, config). */
+void dc_hash_class_spec(dc_hash *h, const dc_class_in *c);
+/** Every decoded field of the claim's spec and status (not its name, file or line): equal
+ *  exactly when the claim is unchanged, as far as a 64-bit hash can tell. */
+uint64_t dc_claim_version(const dc_claim_in *c);
+uint64_t dc_class_version(const dc_class_in *c);
+/** Labels (the name is the node's key). */
+uint64_t dc_node_version(const dc_node_in *n);
 
 /* ---- The scenario of `dra-celc allocate` (docs/dra-celc.md):
  * {"features": [...], "node": {"name": ..., "labels": {...}}, "classes": [DeviceClass],

@@ -179,11 +179,16 @@ const char *dc_ld_driver_err(const char *s, size_t n);      /* driver name */
 const char *dc_ld_qualified_err(const char *s, size_t n);   /* attribute name */
 const char *dc_ld_label_key_err(const char *s, size_t n);   /* label key */
 const char *dc_ld_label_value_err(const char *s, size_t n); /* label value */
+const char *dc_ld_pool_err(const char *s, size_t n);        /* pool name */
 
 /* The apiVersion of a resource.k8s.io object (v1 or v1beta2). */
 dracel_status dc_ld_api_version(ld *c, const tnode *av) DC_WUR;
 /* Decode a ResourceSlice (obj: the object; meta, spec: its fields, NULL when absent). */
 dracel_status dc_ld_slice(ld *c, const tnode *obj, const tent *meta, const tent *spec) DC_WUR;
+/* A core/v1 NodeSelector (m: the object; its path pushed), validated as ValidateNodeSelector
+ * does; one_term: exactly one term (a ResourceSlice's). */
+dracel_status dc_ld_node_selector(ld *c, const tnode *m, bool one_term,
+                                  const dc_node_selector_in **out) DC_WUR;
 /* Decode one device on its own (`eval --device`): an entry of spec.devices, validated as the
  * slice loader validates one, except that `name` may be absent and the node fields
  * (nodeName, nodeSelector, allNodes: per-device node selection) are checked when present. */

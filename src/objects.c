@@ -38,6 +38,8 @@
 #define MAX_CONFIG 32u       /* DeviceConfigMaxSize */
 #define MAX_EXPR_LEN 10240u  /* CELSelectorExpressionMaxLength */
 #define MAX_PARAMS_LEN 10240u /* OpaqueParametersMaxLength */
+#define MAX_RESULTS 32u      /* AllocationResultsMaxSize */
+#define MAX_RESERVED 256u    /* ResourceClaimReservedForMaxSize */
 
 static const char WHY_REF[] =
     "must be the name of a request in the claim or the name of a request and a subrequest "
@@ -737,6 +739,28 @@ static bool has_request(const dc_claim_in *cl, const char *ref, size_t n)
     return false;
 }
 
+/* A string x naming a request of the claim ("req" or "req/sub"), as validateRequestNameRef
+ * checks it. */
+static dracel_status request_ref(ld *c, const tnode *x, const dc_claim_in *cl)
+{
+    const char *slash = memchr(x->s, '/', x->n);
+    if (slash && memchr(slash + 1, '/', x->n - (size_t)(slash - x->s) - 1))
+        return dc_ld_bad_value(c, x, WHY_REF);
+    size_t start = 0;
+    for (size_t k = 0; k <= x->n; k++) {
+        if (k < x->n && x->s[k] != '/')
+            continue;
+        const char *why = dc_ld_label_err(x->s + start, k - start);
+        if (why)
+            return dc_ld_fail(c, x->line, "invalid value %s: %s",
+                              dc_ld_qs(c, 0, x->s + start, k - start, true), why);
+        start = k + 1;
+    }
+    if (!has_request(cl, x->s, x->n))
+        return dc_ld_bad_value(c, x, WHY_REF);
+    return DRACEL_OK;
+}
+
 /* The `requests` of a constraint or a config entry (e not NULL). */
 static dracel_status refs(ld *c, const tent *e, const dc_claim_in *cl, const char ***out,
                           uint32_t *nout)
@@ -751,21 +775,7 @@ static dracel_status refs(ld *c, const tent *e, const dc_claim_in *cl, const cha
         const tnode *x = &l->kids[i].v;
         pi(c, i);
         DC_TRY(dc_ld_want(c, x, T_STR));
-        const char *slash = memchr(x->s, '/', x->n);
-        if (slash && memchr(slash + 1, '/', x->n - (size_t)(slash - x->s) - 1))
-            return dc_ld_bad_value(c, x, WHY_REF);
-        size_t start = 0;
-        for (size_t k = 0; k <= x->n; k++) {
-            if (k < x->n && x->s[k] != '/')
-                continue;
-            const char *why = dc_ld_label_err(x->s + start, k - start);
-            if (why)
-                return dc_ld_fail(c, x->line, "invalid value %s: %s",
-                                  dc_ld_qs(c, 0, x->s + start, k - start, true), why);
-            start = k + 1;
-        }
-        if (!has_request(cl, x->s, x->n))
-            return dc_ld_bad_value(c, x, WHY_REF);
+        DC_TRY(request_ref(c, x, cl));
         for (uint32_t j = 0; j < i; j++)
             if (strlen(names[j]) == x->n && memcmp(names[j], x->s, x->n) == 0)
                 return dup_value(c, x);
@@ -891,6 +901,182 @@ static dracel_status devices(ld *c, const tnode *m, dc_claim_in *cl)
     return DRACEL_OK;
 }
 
+/* A required string field of a status entry (path of the entry pushed): its copy in *out, after
+ * the check why_fn (NULL: none). */
+static dracel_status status_str(ld *c, const tent *e, uint32_t mline, const char *field,
+                                const char *(*why_fn)(const char *, size_t), const char **out)
+{
+    const tnode *v;
+    pf(c, field);
+    DC_TRY(dc_ld_req_str(c, e, mline, &v));
+    const char *why = why_fn ? why_fn(v->s, v->n) : NULL;
+    if (why)
+        return dc_ld_bad_value(c, v, why);
+    DC_TRY(dc_ld_sdup(c, v->s, v->n, out));
+    pp(c);
+    return DRACEL_OK;
+}
+
+/* validateUID: the normalized RFC 4122 form, lowercase. */
+static bool uuid_ok(const char *s, size_t n)
+{
+    if (n != 36)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+        if (dash ? s[i] != '-' : !((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return false;
+    }
+    return true;
+}
+
+enum { A_REQUEST, A_DRIVER, A_POOL, A_DEVICE, A_ADMIN, A_TOLS, A_SHARE, A_N };
+
+/* One entry of status.allocation.devices.results (validateDeviceRequestAllocationResult). */
+static dracel_status result(ld *c, const tnode *m, const dc_claim_in *cl, dc_result_in *r)
+{
+    static const char *const RF[A_N] = {"request",     "driver",      "pool",   "device",
+                                        "adminAccess", "tolerations", "shareID"};
+    const tent *f[A_N];
+    const tnode *v;
+    DC_TRY(dc_ld_want(c, m, T_MAP));
+    DC_TRY(dc_ld_fields(c, m, RF, A_N, f));
+    r->line = m->line;
+    pf(c, "request");
+    DC_TRY(dc_ld_req_str(c, f[A_REQUEST], m->line, &v));
+    DC_TRY(request_ref(c, v, cl));
+    DC_TRY(dc_ld_sdup(c, v->s, v->n, &r->request));
+    pp(c);
+    DC_TRY(status_str(c, f[A_DRIVER], m->line, "driver", dc_ld_driver_err, &r->driver));
+    DC_TRY(status_str(c, f[A_POOL], m->line, "pool", dc_ld_pool_err, &r->pool));
+    DC_TRY(status_str(c, f[A_DEVICE], m->line, "device", dc_ld_label_err, &r->device));
+    if (f[A_ADMIN]) {
+        pf(c, "adminAccess");
+        DC_TRY(dc_ld_want(c, &f[A_ADMIN]->v, T_BOOL));
+        r->admin_access = f[A_ADMIN]->v.b;
+        pp(c);
+    }
+    if (f[A_TOLS]) { /* checked, not kept: the allocator does not read them again */
+        const tnode *l = &f[A_TOLS]->v;
+        pf(c, "tolerations");
+        DC_TRY(list(c, f[A_TOLS], "tolerations", MAX_TOLERATIONS));
+        for (uint32_t i = 0; i < l->n; i++) {
+            dc_toleration_in t;
+            memset(&t, 0, sizeof t);
+            pi(c, i);
+            DC_TRY(toleration(c, &l->kids[i].v, &t));
+            pp(c);
+        }
+        pp(c);
+    }
+    if (f[A_SHARE]) {
+        v = &f[A_SHARE]->v;
+        pf(c, "shareID");
+        DC_TRY(dc_ld_want(c, v, T_STR));
+        if (!uuid_ok(v->s, v->n))
+            return dc_ld_bad_value(c, v,
+                                   "uid must be in RFC 4122 normalized form, "
+                                   "`xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` with lowercase "
+                                   "hexadecimal characters");
+        DC_TRY(dc_ld_sdup(c, v->s, v->n, &r->share_id));
+        pp(c);
+    }
+    return DRACEL_OK;
+}
+
+/* One entry of status.reservedFor (validateResourceClaimUserReference). */
+static dracel_status consumer(ld *c, const tnode *m, dc_consumer_in *u)
+{
+    static const char *const UF[] = {"apiGroup", "resource", "name", "uid"};
+    const tent *f[4];
+    DC_TRY(dc_ld_want(c, m, T_MAP));
+    DC_TRY(dc_ld_fields(c, m, UF, 4, f));
+    if (f[0]) {
+        pf(c, "apiGroup");
+        DC_TRY(opt_str(c, f[0], &u->api_group));
+        pp(c);
+    }
+    DC_TRY(status_str(c, f[1], m->line, "resource", NULL, &u->resource));
+    DC_TRY(status_str(c, f[2], m->line, "name", NULL, &u->name));
+    return status_str(c, f[3], m->line, "uid", NULL, &u->uid);
+}
+
+/* A ResourceClaim's status (e: the field), as ValidateResourceClaimStatusUpdate validates a new
+ * status (kubernetes pkg/apis/resource/validation/validation.go): reservedFor, then
+ * allocation.devices.results and allocation.nodeSelector. allocation.devices.config,
+ * allocationTimestamp and status.devices are not read. */
+static dracel_status claim_status(ld *c, const tent *e, dc_claim_in *cl)
+{
+    static const char *const SF[] = {"allocation", "reservedFor"};
+    static const char *const AF[] = {"devices", "nodeSelector"};
+    static const char *const DF[] = {"results"};
+    const tent *f[2], *g[2], *h[1];
+    pf(c, "status");
+    DC_TRY(dc_ld_want(c, &e->v, T_MAP));
+    DC_TRY(dc_ld_fields(c, &e->v, SF, 2, f));
+    if (f[1]) {
+        const tnode *l = &f[1]->v;
+        pf(c, "reservedFor");
+        DC_TRY(list(c, f[1], "entries", MAX_RESERVED));
+        cl->reserved = dc_ld_szalloc(c, l->n, sizeof *cl->reserved);
+        if (l->n && !cl->reserved)
+            return dc_ld_oom(c);
+        for (uint32_t i = 0; i < l->n; i++) {
+            pi(c, i);
+            DC_TRY(consumer(c, &l->kids[i].v, &cl->reserved[i]));
+            for (uint32_t j = 0; j < i; j++) {
+                if (strcmp(cl->reserved[j].uid, cl->reserved[i].uid) == 0) {
+                    static const char *const NF[] = {"uid"};
+                    const tent *u[1];
+                    DC_TRY(dc_ld_fields(c, &l->kids[i].v, NF, 1, u));
+                    pf(c, "uid");
+                    return dup_value(c, &u[0]->v);
+                }
+            }
+            pp(c);
+        }
+        cl->nreserved = l->n;
+        if (l->n && !f[0])
+            return dc_ld_fail(c, f[1]->kline, "may not be specified when `allocated` is not set");
+        pp(c);
+    }
+    if (f[0]) {
+        pf(c, "allocation");
+        DC_TRY(dc_ld_want(c, &f[0]->v, T_MAP));
+        DC_TRY(dc_ld_fields(c, &f[0]->v, AF, 2, g));
+        cl->allocated = true;
+        if (g[0]) {
+            pf(c, "devices");
+            DC_TRY(dc_ld_want(c, &g[0]->v, T_MAP));
+            DC_TRY(dc_ld_fields(c, &g[0]->v, DF, 1, h));
+            if (h[0]) {
+                const tnode *l = &h[0]->v;
+                pf(c, "results");
+                DC_TRY(list(c, h[0], "results", MAX_RESULTS));
+                cl->results = dc_ld_szalloc(c, l->n, sizeof *cl->results);
+                if (l->n && !cl->results)
+                    return dc_ld_oom(c);
+                for (uint32_t i = 0; i < l->n; i++) {
+                    pi(c, i);
+                    DC_TRY(result(c, &l->kids[i].v, cl, &cl->results[i]));
+                    pp(c);
+                }
+                cl->nresults = l->n;
+                pp(c);
+            }
+            pp(c);
+        }
+        if (g[1]) {
+            pf(c, "nodeSelector");
+            DC_TRY(dc_ld_node_selector(c, &g[1]->v, false, &cl->node_selector));
+            pp(c);
+        }
+        pp(c);
+    }
+    pp(c);
+    return DRACEL_OK;
+}
+
 static dracel_status claim_obj(ld *c, const tnode *obj, bool tmpl, const tent *meta,
                                const tent *spec)
 {
@@ -921,6 +1107,13 @@ static dracel_status claim_obj(ld *c, const tnode *obj, bool tmpl, const tent *m
         }
     }
     c->np = 0;
+    if (!tmpl) { /* a template has no status: the field is not its */
+        static const char *const OF[] = {"status"};
+        const tent *st[1];
+        DC_TRY(dc_ld_fields(c, obj, OF, 1, st));
+        if (st[0])
+            DC_TRY(claim_status(c, st[0], &cl));
+    }
     c->oname = NULL;
     dc_objects *o = c->o;
     return push(c, (void **)&o->claims, &o->nclaims, &o->capclaims, sizeof cl, &cl);
@@ -1410,6 +1603,13 @@ static dracel_status reindex(dc_objects *o, const counts *k, char *err, size_t e
     return st;
 }
 
+dracel_status dc_objects_index(dc_objects *o, char *err, size_t errcap)
+{
+    counts k;
+    memset(&k, 0, sizeof k);
+    return reindex(o, &k, err, errcap);
+}
+
 dracel_status dc_objects_load(dc_objects *o, const char *path, unsigned kinds,
                               const dc_slices_limits *lim, char *err, size_t errcap)
 {
@@ -1617,5 +1817,201 @@ dracel_status dc_claim_copy(dc_arena *a, const dc_claim_in *src, dc_claim_in *ds
         x->requests = cp_strs(&c, x->requests, x->nrequests);
         cp_opaque(&c, &x->opaque);
     }
+    dst->results = cp_mem(&c, src->results, src->nresults * sizeof *src->results);
+    for (uint32_t k = 0; dst->results && k < src->nresults; k++) {
+        dc_result_in *x = &dst->results[k];
+        x->request = cp_str(&c, x->request);
+        x->driver = cp_str(&c, x->driver);
+        x->pool = cp_str(&c, x->pool);
+        x->device = cp_str(&c, x->device);
+        x->share_id = cp_str(&c, x->share_id);
+    }
+    if (src->node_selector) {
+        const dc_node_selector_in *ss = src->node_selector;
+        dc_node_selector_in *ds = cp_mem(&c, ss, sizeof *ss);
+        if (ds) {
+            ds->terms = cp_mem(&c, ss->terms, ss->n * sizeof *ss->terms);
+            for (uint32_t t = 0; ds->terms && t < ss->n; t++) {
+                dc_node_term_in *term = &ds->terms[t];
+                term->reqs = cp_mem(&c, term->reqs, term->n * sizeof *term->reqs);
+                for (uint32_t k = 0; term->reqs && k < term->n; k++) {
+                    dc_node_req_in *rq = &term->reqs[k];
+                    rq->key = cp_str(&c, rq->key);
+                    rq->op = cp_str(&c, rq->op);
+                    rq->values = cp_strs(&c, rq->values, rq->nvalues);
+                }
+            }
+        }
+        dst->node_selector = ds;
+    }
+    dst->reserved = cp_mem(&c, src->reserved, src->nreserved * sizeof *src->reserved);
+    for (uint32_t k = 0; dst->reserved && k < src->nreserved; k++) {
+        dc_consumer_in *x = &dst->reserved[k];
+        x->api_group = cp_str(&c, x->api_group);
+        x->resource = cp_str(&c, x->resource);
+        x->name = cp_str(&c, x->name);
+        x->uid = cp_str(&c, x->uid);
+    }
     return c.oom ? DRACEL_ENOMEM : DRACEL_OK;
+}
+
+dracel_status dc_node_copy(dc_arena *a, const dc_node_in *src, dc_node_in *dst)
+{
+    cp c = {a, false};
+    *dst = *src;
+    dst->name = cp_str(&c, src->name);
+    dst->file = cp_str(&c, src->file);
+    dst->labels = cp_mem(&c, src->labels, src->nlabels * sizeof *src->labels);
+    for (uint32_t i = 0; dst->labels && i < src->nlabels; i++) {
+        dst->labels[i].key = cp_str(&c, dst->labels[i].key);
+        dst->labels[i].value = cp_str(&c, dst->labels[i].value);
+    }
+    return c.oom ? DRACEL_ENOMEM : DRACEL_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Hashes of decoded objects
+ */
+
+void dc_hash_bytes(dc_hash *h, const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++) {
+        h->h ^= s[i];
+        h->h *= 0x100000001b3ull;
+    }
+}
+
+void dc_hash_str(dc_hash *h, const char *s)
+{
+    if (s)
+        dc_hash_bytes(h, s, strlen(s) + 1);
+    else
+        dc_hash_bytes(h, "\xff", 1);
+}
+
+void dc_hash_int(dc_hash *h, int64_t v)
+{
+    char buf[24];
+    int n = snprintf(buf, sizeof buf, "%lld", (long long)v);
+    dc_hash_bytes(h, buf, (size_t)n + 1);
+}
+
+void dc_hash_class_spec(dc_hash *h, const dc_class_in *cl)
+{
+    for (uint32_t j = 0; j < cl->nsels; j++)
+        dc_hash_str(h, cl->sels[j].expr);
+    for (uint32_t j = 0; j < cl->nconfig; j++) {
+        dc_hash_str(h, cl->config[j].driver);
+        dc_hash_str(h, cl->config[j].parameters);
+    }
+}
+
+void dc_hash_claim_spec(dc_hash *h, const dc_claim_in *ci)
+{
+    for (uint32_t r = 0; r < ci->nreqs; r++) {
+        const dc_request_in *rq = &ci->reqs[r];
+        dc_hash_str(h, rq->name);
+        dc_hash_int(h, rq->first_available);
+        for (uint32_t s = 0; s < rq->nsubs; s++) {
+            const dc_subreq_in *sr = &rq->subs[s];
+            dc_hash_str(h, sr->name);
+            dc_hash_str(h, sr->class_name);
+            dc_hash_str(h, sr->mode);
+            dc_hash_int(h, sr->count);
+            dc_hash_int(h, sr->admin_access);
+            for (uint32_t k = 0; k < sr->nsels; k++)
+                dc_hash_str(h, sr->sels[k].expr);
+            for (uint32_t k = 0; k < sr->ntols; k++) {
+                dc_hash_str(h, sr->tols[k].key);
+                dc_hash_str(h, sr->tols[k].op);
+                dc_hash_str(h, sr->tols[k].value);
+                dc_hash_str(h, sr->tols[k].effect);
+            }
+        }
+    }
+    for (uint32_t k = 0; k < ci->ncons; k++) {
+        for (uint32_t j = 0; j < ci->cons[k].nrequests; j++)
+            dc_hash_str(h, ci->cons[k].requests[j]);
+        dc_hash_str(h, ci->cons[k].match_attribute);
+        dc_hash_str(h, ci->cons[k].distinct_attribute);
+    }
+    for (uint32_t k = 0; k < ci->nconfig; k++) {
+        for (uint32_t j = 0; j < ci->config[k].nrequests; j++)
+            dc_hash_str(h, ci->config[k].requests[j]);
+        dc_hash_str(h, ci->config[k].opaque.driver);
+        dc_hash_str(h, ci->config[k].opaque.parameters);
+    }
+}
+
+uint64_t dc_claim_version(const dc_claim_in *ci)
+{
+    dc_hash h = DC_HASH_INIT;
+    dc_hash_str(&h, ci->kind);
+    dc_hash_claim_spec(&h, ci);
+    /* what the policy's part leaves out */
+    for (uint32_t r = 0; r < ci->nreqs; r++)
+        for (uint32_t s = 0; s < ci->reqs[r].nsubs; s++) {
+            const dc_subreq_in *sr = &ci->reqs[r].subs[s];
+            dc_hash_int(&h, sr->capacity_requests);
+            dc_hash_int(&h, sr->nsels);
+            dc_hash_int(&h, sr->ntols);
+            for (uint32_t k = 0; k < sr->ntols; k++)
+                dc_hash_int(&h, sr->tols[k].has_seconds ? sr->tols[k].seconds : INT64_MIN);
+        }
+    dc_hash_int(&h, ci->nconfig);
+    /* status */
+    dc_hash_int(&h, ci->allocated);
+    dc_hash_int(&h, ci->nresults);
+    for (uint32_t k = 0; k < ci->nresults; k++) {
+        const dc_result_in *x = &ci->results[k];
+        dc_hash_str(&h, x->request);
+        dc_hash_str(&h, x->driver);
+        dc_hash_str(&h, x->pool);
+        dc_hash_str(&h, x->device);
+        dc_hash_int(&h, x->admin_access);
+        dc_hash_str(&h, x->share_id);
+    }
+    const dc_node_selector_in *ns = ci->node_selector;
+    dc_hash_int(&h, ns ? (int64_t)ns->n : -1);
+    for (uint32_t t = 0; ns && t < ns->n; t++) {
+        dc_hash_int(&h, ns->terms[t].n);
+        for (uint32_t k = 0; k < ns->terms[t].n; k++) {
+            const dc_node_req_in *rq = &ns->terms[t].reqs[k];
+            dc_hash_int(&h, rq->field);
+            dc_hash_str(&h, rq->key);
+            dc_hash_str(&h, rq->op);
+            dc_hash_int(&h, rq->nvalues);
+            for (uint32_t v = 0; v < rq->nvalues; v++)
+                dc_hash_str(&h, rq->values[v]);
+        }
+    }
+    dc_hash_int(&h, ci->nreserved);
+    for (uint32_t k = 0; k < ci->nreserved; k++) {
+        dc_hash_str(&h, ci->reserved[k].api_group);
+        dc_hash_str(&h, ci->reserved[k].resource);
+        dc_hash_str(&h, ci->reserved[k].name);
+        dc_hash_str(&h, ci->reserved[k].uid);
+    }
+    return h.h;
+}
+
+uint64_t dc_class_version(const dc_class_in *cl)
+{
+    dc_hash h = DC_HASH_INIT;
+    dc_hash_int(&h, cl->nsels);
+    dc_hash_int(&h, cl->nconfig);
+    dc_hash_class_spec(&h, cl);
+    return h.h;
+}
+
+uint64_t dc_node_version(const dc_node_in *n)
+{
+    dc_hash h = DC_HASH_INIT;
+    dc_hash_int(&h, n->nlabels);
+    for (uint32_t i = 0; i < n->nlabels; i++) {
+        dc_hash_str(&h, n->labels[i].key);
+        dc_hash_str(&h, n->labels[i].value);
+    }
+    return h.h;
 }

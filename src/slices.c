@@ -2702,6 +2702,17 @@ const char *dc_ld_label_value_err(const char *s, size_t n)
     return label_value_err(s, n);
 }
 
+const char *dc_ld_pool_err(const char *s, size_t n)
+{
+    return pool_err(s, n);
+}
+
+dracel_status dc_ld_node_selector(ld *c, const tnode *m, bool one_term,
+                                  const dc_node_selector_in **out)
+{
+    return node_selector(c, m, one_term, out);
+}
+
 dracel_status dc_ld_api_version(ld *c, const tnode *av)
 {
     return api_version(c, av);

@@ -23,6 +23,14 @@ void dc_arena_init(dc_arena *a, const dracel_alloc *alloc)
     a->head = NULL;
     a->used = a->cap = 0;
     a->total = 0;
+    a->served = 0;
+    a->first = 0;
+}
+
+void dc_arena_init_sized(dc_arena *a, const dracel_alloc *alloc, size_t first)
+{
+    dc_arena_init(a, alloc);
+    a->first = (first + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
 }
 
 void dc_arena_free(dc_arena *a)
@@ -68,7 +76,7 @@ void *dc_arena_alloc(dc_arena *a, size_t n)
         a->served += n;
         return p;
     }
-    size_t size = a->head ? a->head->size * 2 : ARENA_FIRST;
+    size_t size = a->head ? a->head->size * 2 : a->first ? a->first : ARENA_FIRST;
     if (size > ARENA_MAX_CHUNK)
         size = ARENA_MAX_CHUNK;
     if (size < n)

@@ -17,9 +17,13 @@ typedef struct dc_arena {
     size_t total;       /* bytes obtained from the hook, for tests and statistics */
     size_t served;      /* bytes handed out since init (resets do not lower it): what a
                            computation allocated is the difference across it */
+    size_t first;       /* the size of the first chunk; 0: the default (4 KiB) */
 } dc_arena;
 
 void dc_arena_init(dc_arena *a, const dracel_alloc *alloc);
+/** An arena whose first chunk holds @p first bytes: one allocation for objects whose size is
+ *  known beforehand (measured with `served` on a copy made elsewhere). */
+void dc_arena_init_sized(dc_arena *a, const dracel_alloc *alloc, size_t first);
 /** Release every chunk. The arena can be reused after. */
 void dc_arena_free(dc_arena *a);
 /** Free every chunk but the newest and make it empty: memory is reused by the next user

@@ -849,6 +849,167 @@ static void check_params(const char *name, const char *value, const char *want, 
 #define PARAMS_YAML(v, w) check_params("p.yaml", v, w, __LINE__)
 #define PARAMS_JSON(v, w) check_params("p.json", v, w, __LINE__)
 
+/* status: a claim (requests at line 7) whose status starts at line 9. */
+#define ST REQS GPU "    - name: nic\n      firstAvailable: [{name: a}, {name: b}]\nstatus:\n"
+#define S ": ResourceClaim c: status."
+#define RES ST "  allocation:\n    devices:\n      results:\n"
+#define R0 "c.yaml:15" S "allocation.devices.results[0]."
+#define UID1 "6f1c0000-0000-4000-8000-000000000001"
+
+static void test_claim_status(void **state)
+{
+    (void)state;
+    static const char GOOD[] =
+        RES "      - {request: gpu, driver: gpu.example.com, pool: rack-1/node-a, device: gpu-0}\n"
+            "      - request: nic/b\n"
+            "        driver: nic.example.com\n"
+            "        pool: p\n"
+            "        device: nic-1\n"
+            "        adminAccess: true\n"
+            "        shareID: " UID1 "\n"
+            "        tolerations: [{key: k, operator: Exists}]\n"
+            "        bindingConditions: [ready]\n"
+            "      config: [{source: FromClaim, opaque: {driver: x.example.com, parameters: {}}}]\n"
+            "    nodeSelector:\n"
+            "      nodeSelectorTerms:\n"
+            "      - matchFields: [{key: metadata.name, operator: In, values: [node-a]}]\n"
+            "      - matchExpressions: [{key: zone, operator: In, values: [a, b]}]\n"
+            "    allocationTimestamp: \"2025-01-01T00:00:00Z\"\n"
+            "  reservedFor:\n"
+            "  - {resource: pods, name: p1, uid: " UID1 "}\n"
+            "  - {apiGroup: example.com, resource: jobs, name: j, uid: u2}\n"
+            "  devices: [{driver: gpu.example.com, pool: rack-1/node-a, device: gpu-0}]\n";
+    dc_objects o;
+    dc_objects_init(&o, NULL);
+    assert_int_equal(load_text(&o, "c.yaml", GOOD), DRACEL_OK);
+    assert_int_equal(o.nclaims, 1);
+    const dc_claim_in *cl = &o.claims[0];
+    assert_true(cl->allocated);
+    assert_int_equal(cl->nresults, 2);
+    assert_string_equal(cl->results[0].request, "gpu");
+    assert_string_equal(cl->results[0].pool, "rack-1/node-a");
+    assert_false(cl->results[0].admin_access);
+    assert_null(cl->results[0].share_id);
+    assert_int_equal(cl->results[0].line, 15);
+    assert_string_equal(cl->results[1].request, "nic/b");
+    assert_string_equal(cl->results[1].driver, "nic.example.com");
+    assert_string_equal(cl->results[1].device, "nic-1");
+    assert_true(cl->results[1].admin_access);
+    assert_string_equal(cl->results[1].share_id, UID1);
+    assert_non_null(cl->node_selector);
+    assert_int_equal(cl->node_selector->n, 2);
+    assert_true(cl->node_selector->terms[0].reqs[0].field);
+    assert_string_equal(cl->node_selector->terms[1].reqs[0].key, "zone");
+    assert_int_equal(cl->node_selector->terms[1].reqs[0].nvalues, 2);
+    assert_int_equal(cl->nreserved, 2);
+    assert_null(cl->reserved[0].api_group);
+    assert_string_equal(cl->reserved[0].resource, "pods");
+    assert_string_equal(cl->reserved[1].api_group, "example.com");
+    assert_string_equal(cl->reserved[1].uid, "u2");
+
+    /* a deep copy has everything, and the same version */
+    dc_arena a;
+    dc_arena_init(&a, &dc_default_alloc);
+    dc_claim_in cp;
+    assert_int_equal(dc_claim_copy(&a, cl, &cp), DRACEL_OK);
+    assert_int_equal(dc_claim_version(&cp), dc_claim_version(cl));
+    assert_ptr_not_equal(cp.results, cl->results);
+    assert_string_equal(cp.results[1].share_id, UID1);
+    assert_ptr_not_equal(cp.node_selector, cl->node_selector);
+    assert_string_equal(cp.node_selector->terms[0].reqs[0].values[0], "node-a");
+    assert_string_equal(cp.reserved[1].name, "j");
+    cp.results[0].admin_access = true;
+    assert_int_not_equal(dc_claim_version(&cp), dc_claim_version(cl));
+    dc_arena_free(&a);
+
+    /* without a status, and with an empty allocation */
+    dc_objects_free(&o);
+    dc_objects_init(&o, NULL);
+    assert_int_equal(load_text(&o, "c.yaml", ST), DRACEL_OK); /* status: null */
+    uint64_t none = dc_claim_version(&o.claims[0]);
+    assert_false(o.claims[0].allocated);
+    assert_int_equal(load_text(&o, "c.yaml", ST "  allocation: {}\n"), DRACEL_OK);
+    assert_true(o.claims[1].allocated);
+    assert_int_equal(o.claims[1].nresults, 0);
+    assert_null(o.claims[1].node_selector);
+    assert_int_not_equal(dc_claim_version(&o.claims[1]), none);
+    assert_int_equal(load_text(&o, "c.yaml", ST "  allocation: null\n  reservedFor: []\n"),
+                     DRACEL_OK);
+    assert_false(o.claims[2].allocated);
+    assert_int_equal(dc_claim_version(&o.claims[2]), none);
+    /* a template has no status: a field of that name is not read */
+    assert_int_equal(load_text(&o, "c.yaml",
+                               "kind: ResourceClaimTemplate\nmetadata: {name: t}\nspec: {}\n"
+                               "status: {allocation: 5}\n"),
+                     DRACEL_OK);
+    assert_false(o.claims[3].allocated);
+    dc_objects_free(&o);
+}
+
+static void test_claim_status_errors(void **state)
+{
+    (void)state;
+    CHECK_ERR(ST "  - 1\n", "c.yaml:12: ResourceClaim c: status: must be an object, not a list");
+    CHECK_ERR(RES "      - {request: gpu, pool: p, device: d}\n", R0 "driver: required value");
+    CHECK_ERR(RES "      - {driver: gpu.example.com, pool: p, device: d}\n",
+              R0 "request: required value");
+    CHECK_ERR(RES "      - {request: tpu, driver: gpu.example.com, pool: p, device: d}\n",
+              R0 "request: invalid value \"tpu\": " WHY_REF);
+    CHECK_ERR(RES "      - {request: nic, driver: gpu.example.com, pool: p, device: d}\n"
+                  "      - {request: nic/c, driver: gpu.example.com, pool: p, device: d}\n",
+              "c.yaml:16" S "allocation.devices.results[1].request: invalid value \"nic/c\": "
+              WHY_REF);
+    CHECK_ERR(RES "      - {request: gpu/a, driver: gpu.example.com, pool: p, device: d}\n",
+              R0 "request: invalid value \"gpu/a\": " WHY_REF);
+    CHECK_ERR(RES "      - {request: gpu, driver: gpu.example.com, pool: P_Q, device: d}\n",
+              R0 "pool: invalid value \"P_Q\": must be one or more lowercase RFC 1123 subdomains "
+                 "separated by '/'");
+    CHECK_ERR(RES "      - {request: gpu, driver: gpu.example.com, pool: p, device: Gpu0}\n",
+              R0 "device: invalid value \"Gpu0\": " WHY_LABEL);
+    CHECK_ERR(RES "      - {request: gpu, driver: gpu.example.com, pool: p, device: d, "
+                  "adminAccess: \"yes\"}\n",
+              R0 "adminAccess: must be a boolean, not a string");
+    CHECK_ERR(RES "      - {request: gpu, driver: gpu.example.com, pool: p, device: d, "
+                  "shareID: 6F1C0000-0000-4000-8000-000000000001}\n",
+              R0 "shareID: invalid value \"6F1C0000-0000-4000-8000-000000000001\": uid must be "
+                 "in RFC 4122 normalized form, `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` with "
+                 "lowercase hexadecimal characters");
+    CHECK_ERR(RES "      - {request: gpu, driver: gpu.example.com, pool: p, device: d, "
+                  "tolerations: [{effect: Sometimes}]}\n",
+              R0 "tolerations[0].effect: unsupported value \"Sometimes\": supported values: "
+                 "\"NoExecute\", \"NoSchedule\", \"None\"");
+    char *t = repeat(RES, "      - {request: gpu, driver: gpu.example.com, pool: p, device: "
+                          "d%d}\n", 33);
+    CHECK_ERR(t, "c.yaml:14" S "allocation.devices.results: 33 results, more than 32");
+    free(t);
+    CHECK_ERR(ST "  allocation: {nodeSelector: {nodeSelectorTerms: []}}\n",
+              "c.yaml:12" S "allocation.nodeSelector.nodeSelectorTerms: must have at least one "
+              "node selector term");
+    CHECK_ERR(ST "  allocation:\n    nodeSelector:\n      nodeSelectorTerms:\n"
+                 "      - matchFields: [{key: metadata.uid, operator: In, values: [x]}]\n",
+              "c.yaml:15" S "allocation.nodeSelector.nodeSelectorTerms[0].matchFields[0].key: "
+              "invalid value \"metadata.uid\": not a valid field selector key (only "
+              "metadata.name is supported)");
+    CHECK_ERR(ST "  allocation:\n    nodeSelector:\n      nodeSelectorTerms:\n"
+                 "      - matchExpressions: [{key: zone, operator: Near, values: [a]}]\n",
+              "c.yaml:15" S "allocation.nodeSelector.nodeSelectorTerms[0].matchExpressions[0]."
+              "operator: invalid value \"Near\": not a valid selector operator (In, NotIn, "
+              "Exists, DoesNotExist, Gt or Lt)");
+    CHECK_ERR(ST "  reservedFor:\n  - {resource: pods, name: p, uid: u1}\n",
+              "c.yaml:12" S "reservedFor: may not be specified when `allocated` is not set");
+    CHECK_ERR(ST "  allocation: {}\n  reservedFor:\n  - {resource: pods, name: p}\n",
+              "c.yaml:14" S "reservedFor[0].uid: required value");
+    CHECK_ERR(ST "  allocation: {}\n  reservedFor:\n  - {resource: \"\", name: p, uid: u}\n",
+              "c.yaml:14" S "reservedFor[0].resource: required value");
+    CHECK_ERR(ST "  allocation: {}\n  reservedFor:\n  - {resource: pods, name: p, uid: u1}\n"
+                 "  - {resource: pods, name: q, uid: u1}\n",
+              "c.yaml:15" S "reservedFor[1].uid: duplicate value \"u1\"");
+    t = repeat(ST "  allocation: {}\n  reservedFor:\n", "  - {resource: pods, name: p, uid: u%d}\n",
+               257);
+    CHECK_ERR(t, "c.yaml:13" S "reservedFor: 257 entries, more than 256");
+    free(t);
+}
+
 static void test_params(void **state)
 {
     (void)state;
@@ -1356,6 +1517,8 @@ int main(void)
         cmocka_unit_test(test_features),
         cmocka_unit_test(test_scenario),
         cmocka_unit_test(test_scenario_errors),
+        cmocka_unit_test(test_claim_status),
+        cmocka_unit_test(test_claim_status_errors),
         cmocka_unit_test(test_rollback),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_fuzz),
