@@ -831,11 +831,12 @@ static void count_answers(const eval *e, const char *verb)
 {
     static const char *const vname[] = {"passed", "failed", "unresolvable"};
     /* Few distinct (result, reason) pairs: count them, then add once each. */
-    struct {
+    typedef struct tally {
         verdict v;
         const char *k;
         size_t n;
-    } seen[16];
+    } tally;
+    tally seen[16];
     size_t ns = 0;
     for (size_t i = 0; i < e->a->nnodes; i++) {
         const node_answer *na = &e->ans[i];
@@ -843,7 +844,7 @@ static void count_answers(const eval *e, const char *verb)
         while (j < ns && !(seen[j].v == na->v && seen[j].k == na->klass))
             j++;
         if (j == ns && ns < 16)
-            seen[ns++] = (typeof(seen[0])){na->v, na->klass, 0};
+            seen[ns++] = (tally){na->v, na->klass, 0};
         if (j < ns)
             seen[j].n++;
     }

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,10 +166,14 @@ static bool parse_size(const char *s, uint64_t *out)
     return false;
 }
 
-static int usage_error(const char *fmt, const char *a, const char *b)
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "dra-extender: ");
-    fprintf(stderr, fmt, a, b);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fprintf(stderr, "\nTry 'dra-extender --help'.\n");
     return 2;
 }
@@ -222,9 +227,9 @@ static int parse_options(int argc, char **argv, options *o)
             continue;
         }
         if (strncmp(a, "--", 2) != 0)
-            return usage_error("unexpected argument '%s'%s", a, "");
+            return usage_error("unexpected argument '%s'", a);
         if (i + 1 >= argc)
-            return usage_error("%s needs a value%s", a, "");
+            return usage_error("%s needs a value", a);
         const char *v = argv[++i];
         uint64_t n;
         bool ok = true;
@@ -298,17 +303,17 @@ static int parse_options(int argc, char **argv, options *o)
             ok = parse_duration(v, &n) && n <= 3600000 &&
                  ((o->shutdown_grace_ms = (unsigned)n), true);
         else
-            return usage_error("unknown option '%s'%s", a, "");
+            return usage_error("unknown option '%s'", a);
         if (!ok)
             return usage_error("%s: invalid value '%s'", a, v);
     }
     if (!o->nobjects && !o->kubeconfig && !o->in_cluster)
-        return usage_error("no source: give --objects, --kubeconfig or --in-cluster%s%s", "", "");
+        return usage_error("no source: give --objects, --kubeconfig or --in-cluster");
     if (o->kubeconfig && o->in_cluster)
-        return usage_error("--kubeconfig and --in-cluster exclude each other%s%s", "", "");
+        return usage_error("--kubeconfig and --in-cluster exclude each other");
     if (o->prefix[0] && (o->prefix[0] != '/' || o->prefix[strlen(o->prefix) - 1] == '/'))
-        return usage_error("--url-prefix: '%s' must start with '/' and not end with one%s",
-                           o->prefix, "");
+        return usage_error("--url-prefix: '%s' must start with '/' and not end with one",
+                           o->prefix);
     return -1;
 }
 
