@@ -31,6 +31,7 @@ dc_dict *dc_dict_new(const dracel_alloc *a)
     d->alloc = &d->alloc_copy;
     d->refs = 1;
     dc_arena_init(&d->strings, d->alloc);
+    dc_arena_init(&d->objs, d->alloc);
     return d;
 }
 
@@ -60,6 +61,8 @@ void dc_dict_unref(dc_dict *d)
     dc_free(a, d->pages, d->cap_pages * sizeof *d->pages);
     if (d->index)
         dc_free(a, d->index, index_bytes(d->index->cap));
+    dc_free(a, d->memo, d->memo_cap * sizeof *d->memo);
+    dc_arena_free(&d->objs);
     dc_arena_free(&d->strings);
     pthread_mutex_destroy(&d->lock);
     dc_free(a, d, sizeof *d);
@@ -180,6 +183,55 @@ uint32_t dc_dict_intern(dc_dict *d, const char *s, size_t n)
     __atomic_store_n(&ix->slot[j], id + 1, __ATOMIC_RELEASE);
     d->count++;
     return id;
+}
+
+static uint32_t memo_slot(uint64_t key, uint32_t cap)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdULL;
+    key ^= key >> 33;
+    return (uint32_t)key & (cap - 1);
+}
+
+const void *dc_dict_memo_get(const dc_dict *d, uint64_t key)
+{
+    if (!d->memo_cap)
+        return NULL;
+    for (uint32_t j = memo_slot(key, d->memo_cap);; j = (j + 1) & (d->memo_cap - 1)) {
+        if (d->memo[j].key == key)
+            return d->memo[j].obj;
+        if (!d->memo[j].key)
+            return NULL;
+    }
+}
+
+bool dc_dict_memo_put(dc_dict *d, uint64_t key, const void *obj)
+{
+    if ((d->memo_n + 1) * 2 > d->memo_cap) {
+        uint32_t cap = d->memo_cap ? d->memo_cap * 2 : 256;
+        dc_dict_memo *m = dc_malloc(d->alloc, cap * sizeof *m);
+        if (!m)
+            return false;
+        memset(m, 0, cap * sizeof *m);
+        for (uint32_t i = 0; i < d->memo_cap; i++)
+            if (d->memo[i].key) {
+                uint32_t j = memo_slot(d->memo[i].key, cap);
+                while (m[j].key)
+                    j = (j + 1) & (cap - 1);
+                m[j] = d->memo[i];
+            }
+        dc_free(d->alloc, d->memo, d->memo_cap * sizeof *d->memo);
+        d->memo = m;
+        d->memo_cap = cap;
+    }
+    uint32_t j = memo_slot(key, d->memo_cap);
+    while (d->memo[j].key && d->memo[j].key != key)
+        j = (j + 1) & (d->memo_cap - 1);
+    if (!d->memo[j].key)
+        d->memo_n++;
+    d->memo[j].key = key;
+    d->memo[j].obj = obj;
+    return true;
 }
 
 /* ---- Reads. */
