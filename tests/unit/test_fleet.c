@@ -4,6 +4,12 @@
  * pool, as a watch delivers it) and a deleted one show in the next snapshot and never in an
  * earlier one; snapshots share the dictionary and outlive the fleet; failed allocations leave
  * the fleet as it was.
+ *
+ * Patched snapshots (src/table_patch.c): long random sequences of slice additions,
+ * replacements and deletions, each followed by a snapshot (patched from the previous one)
+ * compared with a table built at once from the same objects: rows, values, pools, side
+ * tables, the answers of both VMs and of the allocator, exactly (test_fleet_random). The pool
+ * API (dracel_table_pool*, dracel_table_node_pools, dracel_usage_pool_hash): test_pools.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -19,10 +25,12 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "apiint.h"
 #include "common.h"
 #include "testutil.h"
 #include "dracel.h"
+#include "slices.h"
 #include "table.h"
 #include "vm.h"
 
@@ -314,6 +322,774 @@ static void test_parallel_loads(void **state)
     }
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Patched snapshots against full builds, on random changes
+ */
+
+static uint64_t rng_state;
+
+static int cmp_cstr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static uint32_t rnd(uint32_t n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return n ? (uint32_t)((rng_state >> 11) % n) : 0;
+}
+
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (b->n + (size_t)n + 1 > b->cap) {
+        b->cap = (b->n + (size_t)n + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+        assert_non_null(b->p);
+    }
+    vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
+    b->n += (size_t)n;
+    va_end(ap);
+}
+
+static const char *const DRIVERS[] = {"gpu.example.com", "nic.example.com"};
+enum { NSLICES = 56, NPOOLS = 12, NNODES = 6 };
+
+/* The model: what the fleet holds, as the objects' text. */
+typedef struct rslice {
+    bool live;
+    int drv, pool;
+    long gen;
+    char *text;
+} rslice;
+
+static rslice model[NSLICES];
+static int extra_names; /* attribute names never seen before */
+
+static void pool_name(char *buf, size_t n, int pool)
+{
+    snprintf(buf, n, pool % 4 == 3 ? "rack-%d/p%d" : "p%d", pool % 3, pool);
+}
+
+static long pool_gen(int drv, int pool)
+{
+    long g = -1;
+    for (int i = 0; i < NSLICES; i++)
+        if (model[i].live && model[i].drv == drv && model[i].pool == pool && model[i].gen > g)
+            g = model[i].gen;
+    return g;
+}
+
+static int pool_slices(int drv, int pool)
+{
+    int n = 0;
+    for (int i = 0; i < NSLICES; i++)
+        n += model[i].live && model[i].drv == drv && model[i].pool == pool;
+    return n;
+}
+
+static void node_selector(sbuf *b)
+{
+    switch (rnd(3)) {
+    case 0:
+        sb_printf(b, "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"zone\","
+                     "\"operator\":\"In\",\"values\":[\"z%u\"]}]}]}", rnd(2));
+        break;
+    case 1:
+        sb_printf(b, "{\"nodeSelectorTerms\":[{\"matchFields\":[{\"key\":\"metadata.name\","
+                     "\"operator\":\"In\",\"values\":[\"n%u\"]}]}]}", rnd(NNODES));
+        break;
+    default:
+        sb_printf(b, "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"rack\","
+                     "\"operator\":\"Exists\"},{\"key\":\"zone\",\"operator\":\"NotIn\","
+                     "\"values\":[\"z0\"]}]}]}");
+        break;
+    }
+}
+
+static void scope(sbuf *b, bool device)
+{
+    uint32_t k = rnd(10);
+    if (k < 6)
+        sb_printf(b, ",\"nodeName\":\"n%u\"", rnd(NNODES));
+    else if (k < 8)
+        sb_printf(b, ",\"allNodes\":true");
+    else {
+        sb_printf(b, ",\"nodeSelector\":");
+        node_selector(b);
+    }
+    (void)device;
+}
+
+static const char *const MODELS[] = {"A", "B", "C", "H100"};
+static const char *const VERSIONS[] = {"1.0.0", "2.1.0-rc.1", "3.0.0+b1", "1.2", "2.0.0"};
+static const char *const QTYS[] = {"8Gi", "16Gi", "80Gi", "512Mi", "1"};
+
+static void attribute(sbuf *b, bool *first, const char *name, int kind)
+{
+    sb_printf(b, "%s\"%s\":", *first ? "" : ",", name);
+    *first = false;
+    switch (kind) {
+    case 0: sb_printf(b, "{\"int\":%d}", (int)rnd(6) - 1); break;
+    case 1: sb_printf(b, "{\"bool\":%s}", rnd(2) ? "true" : "false"); break;
+    case 2: sb_printf(b, "{\"string\":\"%s\"}", MODELS[rnd(4)]); break;
+    default: sb_printf(b, "{\"version\":\"%s\"}", VERSIONS[rnd(5)]); break;
+    }
+}
+
+static void device(sbuf *b, const char *drv, int name, bool per_device)
+{
+    sb_printf(b, "{\"name\":\"d%d\",\"attributes\":{", name);
+    bool first = true;
+    if (rnd(10) < 8)
+        attribute(b, &first, "model", 2);
+    if (rnd(10) < 7)
+        attribute(b, &first, "mem", 0);
+    if (rnd(10) < 6)
+        attribute(b, &first, "healthy", 1);
+    if (rnd(10) < 5)
+        attribute(b, &first, "fw", 3);
+    if (rnd(10) < 3) {
+        sb_printf(b, "%s\"x.example.com/serial\":{\"string\":\"s%u\"}", first ? "" : ",",
+                  rnd(200));
+        first = false;
+    }
+    if (rnd(10) < 9) { /* about as many distinct values as a column lists (DC_TCOL_SIDS_MAX) */
+        sb_printf(b, "%s\"x.example.com/uuid\":{\"string\":\"u%u\"}", first ? "" : ",",
+                  rnd(130));
+        first = false;
+    }
+    if (rnd(30) == 0) { /* the longest string of the table comes and goes */
+        sb_printf(b, "%s\"label\":{\"string\":\"%.*s\"}", first ? "" : ",", (int)(1 + rnd(60)),
+                  "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghij");
+        first = false;
+    }
+    if (rnd(10) < 3)
+        attribute(b, &first, "mixed", (int)rnd(4)); /* one name, values of several kinds */
+    if (rnd(20) == 0) {
+        char n[32];
+        snprintf(n, sizeof n, "a%d", extra_names++ % 40); /* new columns, some coming back */
+        attribute(b, &first, n, (int)rnd(4));
+    }
+    if (rnd(12) == 0) {
+        /* a bare name hidden by the same name qualified with the driver's domain */
+        char n[64];
+        snprintf(n, sizeof n, "%s/tier", drv);
+        attribute(b, &first, "tier", (int)rnd(4));
+        attribute(b, &first, n, (int)rnd(4));
+    }
+    sb_printf(b, "}");
+    if (rnd(10) < 7)
+        sb_printf(b, ",\"capacity\":{\"memory\":{\"value\":\"%s\"}}", QTYS[rnd(5)]);
+    if (rnd(8) == 0)
+        sb_printf(b, ",\"taints\":[{\"key\":\"k%u\",%s\"effect\":\"%s\"}]", rnd(2),
+                  rnd(2) ? "\"value\":\"v\"," : "", rnd(2) ? "NoSchedule" : "None");
+    if (rnd(3) == 0)
+        sb_printf(b, ",\"consumesCounters\":[{\"counterSet\":\"cs%u\",\"counters\":{\"mem\":"
+                     "{\"value\":\"%uGi\"}}}]", rnd(2), 1 + rnd(4));
+    if (rnd(10) == 0)
+        sb_printf(b, ",\"allowMultipleAllocations\":true");
+    if (per_device)
+        scope(b, true);
+    sb_printf(b, "}");
+}
+
+/* The text of slice i, with new random contents. */
+static char *slice_text(int i, int drv, int pool, long gen, int count)
+{
+    sbuf b = {0};
+    char pn[32];
+    pool_name(pn, sizeof pn, pool);
+    sb_printf(&b, "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceSlice\","
+                  "\"metadata\":{\"name\":\"s%d\"},\"spec\":{\"driver\":\"%s\",\"pool\":{\"name\":"
+                  "\"%s\",\"generation\":%ld,\"resourceSliceCount\":%d}",
+              i, DRIVERS[drv], pn, gen, count);
+    bool per_device = false;
+    if (rnd(10) < 2) {
+        sb_printf(&b, ",\"perDeviceNodeSelection\":true");
+        per_device = true;
+    } else {
+        scope(&b, false);
+    }
+    if (rnd(5) == 0) {
+        sb_printf(&b, ",\"sharedCounters\":[");
+        uint32_t n = 1 + rnd(2), first = rnd(3);
+        for (uint32_t k = 0; k < n; k++)
+            sb_printf(&b, "%s{\"name\":\"cs%u\",\"counters\":{\"mem\":{\"value\":\"%uGi\"}}}",
+                      k ? "," : "", (first + k) % 3, 3 + rnd(6));
+        sb_printf(&b, "]}}");
+        return b.p;
+    }
+    sb_printf(&b, ",\"devices\":[");
+    uint32_t n = rnd(12), base = rnd(6);
+    for (uint32_t k = 0; k < n; k++) {
+        if (k)
+            sb_printf(&b, ",");
+        device(&b, DRIVERS[drv], (int)(base + k), per_device);
+    }
+    sb_printf(&b, "]}}");
+    return b.p;
+}
+
+/* Publish slice i (in the model and the fleet). */
+static void publish(dracel_fleet *f, int i, int drv, int pool, long gen, int count)
+{
+    free(model[i].text);
+    model[i] = (rslice){true, drv, pool, gen, slice_text(i, drv, pool, gen, count)};
+    if (dracel_fleet_load_buffer(f, "event.json", model[i].text, strlen(model[i].text), err,
+                                 sizeof err) != DRACEL_OK)
+        fail_msg("%s\n in %.2000s", err, model[i].text);
+}
+
+static void retire(dracel_fleet *f, int i)
+{
+    char name[16];
+    snprintf(name, sizeof name, "s%d", i);
+    assert_int_equal(dracel_fleet_delete(f, name), DRACEL_OK);
+    free(model[i].text);
+    model[i].text = NULL;
+    model[i].live = false;
+}
+
+/* One random change: a slice republished (mostly a newer generation; sometimes the whole pool,
+ * an older generation, another pool), added or deleted. */
+static void change(dracel_fleet *f)
+{
+    int i = (int)rnd(NSLICES);
+    uint32_t op = rnd(100);
+    if (!model[i].live || op < 12) {
+        if (model[i].live && op < 8) {
+            retire(f, i);
+            return;
+        }
+        int drv = (int)rnd(2), pool = (int)rnd(NPOOLS);
+        long g = pool_gen(drv, pool);
+        publish(f, i, drv, pool, g < 0 ? (long)rnd(3) : g, pool_slices(drv, pool) + 1 + (int)(rnd(5) == 0));
+        return;
+    }
+    int drv = model[i].drv, pool = model[i].pool;
+    long g = pool_gen(drv, pool);
+    int count = pool_slices(drv, pool) + (rnd(8) == 0);
+    if (op < 20) { /* to another pool */
+        int p2 = (int)rnd(NPOOLS);
+        long g2 = pool_gen(drv, p2);
+        publish(f, i, drv, p2, g2 < 0 ? 1 : g2, pool_slices(drv, p2) + 1);
+    } else if (op < 26) { /* an older generation than the pool's: not counted */
+        publish(f, i, drv, pool, g > 0 ? g - 1 : g, count);
+    } else if (op < 40) { /* the whole pool, newer */
+        for (int k = 0; k < NSLICES; k++)
+            if (model[k].live && model[k].drv == drv && model[k].pool == pool)
+                publish(f, k, drv, pool, g + 1, count);
+    } else if (op < 55) { /* same generation, new contents */
+        publish(f, i, drv, pool, g, count);
+    } else {
+        publish(f, i, drv, pool, g + 1, count);
+    }
+}
+
+/* Every live object at once. */
+static dracel_table *full_build(void)
+{
+    sbuf b = {0};
+    sb_printf(&b, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[");
+    bool first = true;
+    for (int i = 0; i < NSLICES; i++)
+        if (model[i].live) {
+            sb_printf(&b, "%s%s", first ? "" : ",", model[i].text);
+            first = false;
+        }
+    sb_printf(&b, "]}");
+    dracel_table *t;
+    if (dracel_table_load_buffer(NULL, "all.json", b.p, b.n, &t, err, sizeof err) != DRACEL_OK)
+        fail_msg("%s", err);
+    free(b.p);
+    return t;
+}
+
+static const char *const SELECTORS[] = {
+    "device.attributes[\"gpu.example.com\"].model == \"A\"",
+    "device.attributes[\"gpu.example.com\"].?model.orValue(\"\") in [\"A\", \"H100\"]",
+    "device.attributes[\"nic.example.com\"].mem > 2",
+    "device.attributes[\"gpu.example.com\"].healthy",
+    "device.attributes[\"gpu.example.com\"].fw.compareTo(semver(\"2.0.0\")) >= 0",
+    "device.attributes[\"nic.example.com\"].?fw.orValue(semver(\"0.0.1\")).isGreaterThan(semver(\"1.0.0\"))",
+    "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"10Gi\")) > 0",
+    "device.capacity[\"nic.example.com\"].?memory.orValue(quantity(\"0\")).isLessThan(quantity(\"1Gi\"))",
+    "device.attributes[\"x.example.com\"].serial.startsWith(\"s1\")",
+    "device.attributes[\"gpu.example.com\"].mixed == 1",
+    "device.attributes[\"nic.example.com\"].?mixed.orValue(\"\") == \"A\"",
+    "has(device.attributes[\"gpu.example.com\"].tier) && device.attributes[\"gpu.example.com\"].tier == \"B\"",
+    "size(device.attributes[\"gpu.example.com\"]) > 3",
+    "device.attributes[\"gpu.example.com\"].exists(k, k.startsWith(\"a\"))",
+    "device.allowMultipleAllocations",
+    "device.driver == \"nic.example.com\" && device.attributes[\"nic.example.com\"].model != \"C\"",
+};
+
+/* Everything a reader can see of a table, through the public API, as text: rows, pools, the
+ * nodes, each row's device as an activation reads it. */
+static char *public_dump(const dracel_table *t, dracel_env *env, const dracel_program *whole)
+{
+    sbuf b = {0};
+    sb_printf(&b, "rows %u pools %zu nodes %zu\n", dracel_table_rows(t), dracel_table_pools(t),
+              dracel_table_nodes(t));
+    for (size_t i = 0; i < dracel_table_nodes(t); i++)
+        sb_printf(&b, "node %s\n", dracel_table_node(t, i));
+    for (size_t i = 0; i < dracel_table_pools(t); i++) {
+        dracel_pool_info p;
+        assert_int_equal(dracel_table_pool(t, i, &p), DRACEL_OK);
+        sb_printf(&b, "pool %s/%s gen %lld version %016llx node %s %s rows %u+%u\n", p.driver,
+                  p.name, (long long)p.generation, (unsigned long long)p.version,
+                  p.node ? p.node : "-", p.state, p.first_row, p.rows);
+        size_t at;
+        assert_int_equal(dracel_table_pool_find(t, p.driver, p.name, &at), DRACEL_OK);
+        assert_int_equal(at, i);
+    }
+    dracel_activation *act;
+    dracel_result *r;
+    assert_int_equal(dracel_activation_new(env, &act), DRACEL_OK);
+    assert_int_equal(dracel_result_new(NULL, &r), DRACEL_OK);
+    for (uint32_t row = 0; row < dracel_table_rows(t); row++) {
+        dracel_device_info d;
+        assert_int_equal(dracel_table_device(t, row, &d), DRACEL_OK);
+        assert_int_equal(dracel_activation_set_device_row(act, t, row), DRACEL_OK);
+        assert_int_equal(dracel_eval_activation(whole, act, r), DRACEL_OK);
+        char *v = dracel_result_json(r);
+        sb_printf(&b, "%s/%s/%s node=%s %s %s\n", d.driver, d.pool, d.device,
+                  d.node ? d.node : "-", d.pool_state, v);
+        dracel_free_string(NULL, v);
+    }
+    dracel_result_free(r);
+    dracel_activation_free(act);
+    return b.p;
+}
+
+static const char *ds(const dc_table *t, uint32_t id)
+{
+    return id == DC_DICT_NONE ? "-" : dc_dict_str(t->dict, id)->data;
+}
+
+static void dump_selector(sbuf *b, const dc_node_selector_in *s)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        for (uint32_t k = 0; k < s->terms[i].n; k++) {
+            const dc_node_req_in *r = &s->terms[i].reqs[k];
+            sb_printf(b, "[%u %s %s %d", i, r->key, r->op, r->field);
+            for (uint32_t v = 0; v < r->nvalues; v++)
+                sb_printf(b, " %s", r->values[v]);
+            sb_printf(b, "]");
+        }
+}
+
+/* The table's structure as text (ids resolved; what a patch may represent differently left
+ * out: column kinds, distinct value order, counter group numbers). */
+static char *inner_dump(const dc_table *t)
+{
+    sbuf b = {0};
+    sb_printf(&b, "slices %u max_strlen %u\n", t->nslices, t->max_strlen);
+    for (uint32_t s = 0; s <= t->nslices; s++)
+        sb_printf(&b, "slice %u first %u per_device %d\n", s, t->slice_first[s],
+                  s < t->nslices && dc_bit(t->slice_per_device, s));
+    for (uint32_t r = 0; r < t->rows; r++) {
+        sb_printf(&b, "row %u pool %u multi %d kind %u ", r, t->pool[r], dc_bit(t->multi, r),
+                  t->node_kind[r]);
+        if (t->node_kind[r] == DC_NODE_NAME)
+            sb_printf(&b, "%s", ds(t, t->node[r]));
+        else if (t->node_kind[r] == DC_NODE_SELECTOR)
+            dump_selector(&b, t->node_selectors[t->node[r]]);
+        const dc_val *fault = dc_table_fault(t, r);
+        if (fault)
+            sb_printf(&b, " fault %s", fault->u.e->msg);
+        sb_printf(&b, "\n");
+    }
+    for (uint32_t p = 0; p < t->npools; p++) {
+        const dc_tpool *x = &t->pools[p];
+        sb_printf(&b, "pool %u %s/%s gen %lld count %lld slices %u state %d rows %u+%u slice %u "
+                      "node %s max %u version %016llx\n",
+                  p, ds(t, x->driver), ds(t, x->name), (long long)x->generation,
+                  (long long)x->slice_count, x->slices, x->state, x->first_row, x->rows,
+                  x->first_slice, ds(t, x->node), x->max_strlen, (unsigned long long)x->version);
+    }
+    for (uint32_t k = 0; k < t->ntaints; k++)
+        sb_printf(&b, "taint %u %s %s %s\n", t->taints[k].row, ds(t, t->taints[k].key),
+                  ds(t, t->taints[k].value), ds(t, t->taints[k].effect));
+    for (uint32_t k = 0; k < t->nconsumes; k++)
+        sb_printf(&b, "consumes %u %s %s %s\n", t->consumes[k].owner, ds(t, t->consumes[k].set),
+                  ds(t, t->consumes[k].name), t->consumes[k].value->text->data);
+    for (uint32_t k = 0; k < t->nshared; k++) {
+        sb_printf(&b, "shared %u %s %s %s", t->shared[k].owner, ds(t, t->shared[k].set),
+                  ds(t, t->shared[k].name), t->shared[k].value->text->data);
+        for (uint32_t j = 0; j < k; j++) /* which entries share a published counter set */
+            if (t->shared[j].group == t->shared[k].group)
+                sb_printf(&b, " with %u", j);
+        sb_printf(&b, "\n");
+    }
+    /* columns with values: names and value counts */
+    for (uint32_t c = 0; c < t->ncols; c++)
+        if (t->cols[c].nvalues)
+            sb_printf(&b, "col %d %s %s values %u\n", t->cols[c].capacity,
+                      t->cols[c].domain->data, t->cols[c].id->data, t->cols[c].nvalues);
+    return b.p;
+}
+
+/* The distinct values of a column as sorted texts (string ids when listed, versions and
+ * quantities), or NULL when it lists none. */
+static char *distinct_dump(const dc_table *t, const dc_tcol *col)
+{
+    const char *v[4096];
+    uint32_t n = 0;
+    if (col->kind == DC_COL_STRING && col->sids)
+        for (uint32_t k = 0; k < col->nsids; k++)
+            v[n++] = dc_dict_str(t->dict, col->sids[k])->data;
+    else if (col->kind == DC_COL_VERSION || col->kind == DC_COL_QUANTITY)
+        for (uint32_t k = 0; k < col->ndistinct && n < 4096; k++)
+            v[n++] = dc_dict_str(t->dict, col->distinct_text[k])->data;
+    else
+        return NULL;
+    qsort(v, n, sizeof *v, cmp_cstr);
+    sbuf b = {0};
+    sb_printf(&b, "%u:", n);
+    for (uint32_t k = 0; k < n; k++)
+        sb_printf(&b, " %s", v[k]);
+    return b.p;
+}
+
+/* Columns of one name in both tables and of one kind list the same distinct values (a patch
+ * keeps a column's kind where a full build may choose another: its values are the same, in
+ * the column or beside it). The number of columns whose kind differed. */
+static int unlisted; /* patched string columns with too many distinct ids to list */
+
+static int same_columns(int step, const dc_table *s, const dc_table *t)
+{
+    int kinds = 0;
+    for (uint32_t c = 0; c < s->ncols; c++) {
+        const dc_tcol *x = &s->cols[c];
+        const dc_tcol *y = dc_table_col(t, x->capacity, x->domain->data, x->domain->len,
+                                        x->id->data, x->id->len);
+        if (!x->nvalues)
+            continue;
+        assert_non_null(y);
+        if (x->kind != y->kind) {
+            kinds++;
+            continue;
+        }
+        unlisted += s->patched && x->kind == DC_COL_STRING && !x->sids;
+        char *a = distinct_dump(s, x), *b = distinct_dump(t, y);
+        if ((a == NULL) != (b == NULL) || (a && strcmp(a, b)))
+            fail_msg("step %d: column %s/%s: distinct values %s, in full %s", step, x->domain->data,
+                     x->id->data, a ? a : "(not listed)", b ? b : "(not listed)");
+        free(a);
+        free(b);
+    }
+    return kinds;
+}
+
+/* What a table keeps about itself that a patch carries on: counts agree with the rows. */
+static void check_counts(const dc_table *t)
+{
+    for (uint32_t c = 0; c < t->ncols; c++) {
+        const dc_tcol *col = &t->cols[c];
+        uint32_t present = 0;
+        for (uint32_t r = 0; r < t->rows; r++)
+            present += dc_bit(col->present, r);
+        assert_int_equal(col->nvalues, present + col->nforeign);
+        for (uint32_t k = 1; k < col->nforeign; k++)
+            assert_true(col->foreign[k - 1].row < col->foreign[k].row);
+        if (col->kind == DC_COL_VERSION || col->kind == DC_COL_QUANTITY) {
+            for (uint32_t k = 0; k < col->ndistinct; k++) {
+                uint32_t n = 0;
+                for (uint32_t r = 0; r < t->rows; r++)
+                    n += dc_bit(col->present, r) && col->v.vid[r] == k;
+                assert_int_equal(n, col->distinct_rows[k]);
+                assert_true(n > 0);
+            }
+        }
+        if (col->kind == DC_COL_STRING && col->sids) {
+            uint32_t total = 0;
+            for (uint32_t k = 0; k < col->nsids; k++) {
+                uint32_t n = 0;
+                for (uint32_t r = 0; r < t->rows; r++)
+                    n += dc_bit(col->present, r) && col->v.sid[r] == col->sids[k];
+                assert_int_equal(n, col->sid_rows[k]);
+                assert_true(n > 0);
+                total += n;
+            }
+            assert_int_equal(total, present);
+        }
+        for (uint32_t w = t->rows; w % 64; w++) /* bits past rows are zero */
+            assert_false(dc_bit(col->present, w));
+    }
+}
+
+static char *run_text(dracel_run *r)
+{
+    char *a = dracel_run_json(r), *e = dracel_run_explain_json(r);
+    sbuf b = {0};
+    sb_printf(&b, "%s\n%s\n", a ? a : "(null)", e ? e : "(no explanation)");
+    dracel_free_string(NULL, a);
+    dracel_free_string(NULL, e);
+    return b.p;
+}
+
+static const char PLACE_OBJECTS[] =
+    "apiVersion: resource.k8s.io/v1\n"
+    "kind: DeviceClass\n"
+    "metadata: {name: gpu}\n"
+    "spec: {selectors: [{cel: {expression: 'device.driver == \"gpu.example.com\"'}}]}\n"
+    "---\n"
+    "apiVersion: resource.k8s.io/v1\n"
+    "kind: DeviceClass\n"
+    "metadata: {name: any}\n"
+    "spec: {}\n"
+    "---\n"
+    "apiVersion: resource.k8s.io/v1\n"
+    "kind: ResourceClaim\n"
+    "metadata: {name: c1, namespace: ns}\n"
+    "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu, count: 1, selectors: "
+    "[{cel: {expression: 'device.attributes[\"gpu.example.com\"].?mem.orValue(0) >= 1'}}]}}]}}\n"
+    "---\n"
+    "apiVersion: resource.k8s.io/v1\n"
+    "kind: ResourceClaim\n"
+    "metadata: {name: c2, namespace: ns}\n"
+    "spec: {devices: {requests: [{name: a, firstAvailable: [{name: two, deviceClassName: any, "
+    "count: 2, selectors: [{cel: {expression: 'device.attributes[\"gpu.example.com\"].healthy'}}]}, "
+    "{name: one, deviceClassName: any}]}]}}\n";
+
+static const dracel_label LABELS[NNODES][2] = {
+    {{"zone", "z0"}, {"rack", "r0"}}, {{"zone", "z1"}, {"rack", "r0"}},
+    {{"zone", "z0"}, {"x", "y"}},     {{"zone", "z1"}, {"x", "y"}},
+    {{"rack", "r1"}, {"zone", "z1"}}, {{"a", "b"}, {"c", "d"}},
+};
+
+/* The allocator's answers on every node (with and without devices in use), the visible pools
+ * and the usage hashes, as text. */
+static char *place_dump(const dracel_table *t, const dracel_objects *o,
+                        const dracel_device_id *used, size_t nused)
+{
+    sbuf b = {0};
+    dracel_policy *p;
+    if (dracel_policy_new(NULL, t, o, o, NULL, 0, &p, err, sizeof err) != DRACEL_OK)
+        fail_msg("policy: %s", err);
+    dracel_run *run;
+    assert_int_equal(dracel_run_new(p, &run), DRACEL_OK);
+    dracel_usage *u;
+    assert_int_equal(dracel_usage_new(t, used, nused, &u), DRACEL_OK);
+    sb_printf(&b, "in use %zu\n", dracel_usage_devices(u));
+    for (size_t i = 0; i < dracel_table_pools(t); i++)
+        sb_printf(&b, "pool %zu usage %016llx\n", i,
+                  (unsigned long long)dracel_usage_pool_hash(u, i));
+    for (int n = 0; n < NNODES; n++) {
+        char name[8];
+        snprintf(name, sizeof name, "n%d", n);
+        dracel_node node = {name, LABELS[n], 2};
+        size_t pools[64];
+        size_t np = dracel_table_node_pools(t, &node, pools, 64);
+        sb_printf(&b, "node %s pools", name);
+        for (size_t k = 0; k < np && k < 64; k++)
+            sb_printf(&b, " %zu", pools[k]);
+        sb_printf(&b, "\n");
+        for (int with = 0; with < 2; with++) {
+            dracel_allocate_opts opts;
+            dracel_allocate_opts_init(&opts);
+            opts.explain = true;
+            opts.in_use = with ? u : NULL;
+            assert_int_equal(dracel_allocate(run, &node, &opts), DRACEL_OK);
+            char *x = run_text(run);
+            sb_printf(&b, "%s", x);
+            free(x);
+        }
+    }
+    dracel_usage_free(u);
+    dracel_run_free(run);
+    dracel_policy_free(p);
+    return b.p;
+}
+
+/* The answers of the three ways the vector VM can run each selector, as text. */
+static char *select_dump(const dracel_table *t, dracel_env *env, dracel_program **progs)
+{
+    sbuf b = {0};
+    dracel_selection *sel;
+    assert_int_equal(dracel_selection_new(NULL, &sel), DRACEL_OK);
+    uint32_t rows = dracel_table_rows(t);
+    for (size_t k = 0; k < DC_COUNTOF(SELECTORS); k++) {
+        dracel_bound *bd;
+        assert_int_equal(dracel_bind(progs[k], t, &bd), DRACEL_OK);
+        for (int vm = 0; vm < 3; vm++) {
+            dracel_select_opts so;
+            dracel_select_opts_init(&so);
+            so.vm = vm == 0 ? DRACEL_VM_VECTOR : vm == 1 ? DRACEL_VM_SCALAR : DRACEL_VM_BATCHED;
+            assert_int_equal(dracel_select(bd, env, &so, sel), DRACEL_OK);
+            const uint64_t *m = dracel_selection_matched(sel), *e = dracel_selection_errored(sel);
+            sb_printf(&b, "sel %zu vm %d:", k, vm);
+            for (uint32_t r = 0; r < rows; r++) {
+                if (dc_bit(m, r))
+                    sb_printf(&b, " %u", r);
+                if (dc_bit(e, r))
+                    sb_printf(&b, " %u!%s", r, dracel_selection_error(sel, r));
+            }
+            sb_printf(&b, "\n");
+        }
+        dracel_bound_free(bd);
+    }
+    dracel_selection_free(sel);
+    return b.p;
+}
+
+/* The placement index as text, its lines sorted (named slices are in node id order). */
+static char *pindex_dump(const dracel_table *t)
+{
+    dc_buf b;
+    dc_buf_init(&b, &dc_default_alloc);
+    dc_pindex_describe(dc_api_table(t), dc_api_table_pindex(t), &b);
+    char *text = strdup(b.len ? b.data : "");
+    dc_buf_free(&b);
+    size_t n = 0, cap = 64;
+    char **lines = malloc(cap * sizeof *lines);
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (n == cap)
+            lines = realloc(lines, (cap *= 2) * sizeof *lines);
+        lines[n++] = l;
+    }
+    qsort(lines, n, sizeof *lines, cmp_cstr);
+    sbuf out = {0};
+    sb_printf(&out, "%s", "");
+    for (size_t i = 0; i < n; i++)
+        sb_printf(&out, "%s\n", lines[i]);
+    free(lines);
+    free(text);
+    return out.p;
+}
+
+static void same_text(const char *what, int step, char *patched, char *full)
+{
+    if (strcmp(patched, full) != 0) {
+        /* the first differing line, for the message */
+        const char *a = patched, *c = full;
+        while (*a && *a == *c)
+            a++, c++;
+        while (a > patched && a[-1] != '\n')
+            a--, c--;
+        fail_msg("step %d: %s differ at\n patched: %.300s\n full:    %.300s", step, what, a, c);
+    }
+    free(patched);
+    free(full);
+}
+
+static void test_fleet_random(void **state)
+{
+    (void)state;
+    const char *seed = getenv("DRACEL_FLEET_SEED");
+    const char *steps_env = getenv("DRACEL_FLEET_STEPS");
+    uint64_t seed0 = seed ? strtoull(seed, NULL, 0) : 0x9E3779B97F4A7C15ULL;
+    int steps = steps_env ? atoi(steps_env) : 400;
+    rng_state = seed0 ? seed0 : 1;
+    memset(model, 0, sizeof model);
+    extra_names = 0;
+    unlisted = 0;
+
+    dracel_env *env;
+    assert_int_equal(dracel_env_new(NULL, DRACEL_ENV_DRA, &env), DRACEL_OK);
+    dracel_program *progs[DC_COUNTOF(SELECTORS)], *whole;
+    for (size_t k = 0; k < DC_COUNTOF(SELECTORS); k++) {
+        dracel_diags *d = NULL;
+        if (dracel_compile(env, SELECTORS[k], strlen(SELECTORS[k]), 0, &progs[k], &d) != DRACEL_OK)
+            fail_msg("%s: %s", SELECTORS[k], d ? dracel_diags_render(d, "<input>") : "?");
+        dracel_diags_free(d);
+    }
+    static const char WHOLE[] = "device";
+    dracel_diags *d = NULL;
+    assert_int_equal(dracel_compile(env, WHOLE, strlen(WHOLE), DRACEL_COMPILE_ANY_RESULT, &whole, &d),
+                     DRACEL_OK);
+    dracel_diags_free(d);
+    dracel_objects *o;
+    assert_int_equal(dracel_objects_new(NULL, &o), DRACEL_OK);
+    assert_int_equal(dracel_objects_load_buffer(o, "place.yaml", PLACE_OBJECTS,
+                                                strlen(PLACE_OBJECTS),
+                                                DRACEL_OBJ_CLASS | DRACEL_OBJ_CLAIM, err, sizeof err),
+                     DRACEL_OK);
+
+    dracel_fleet *f;
+    assert_int_equal(dracel_fleet_new(NULL, &f), DRACEL_OK);
+    for (int i = 0; i < NSLICES / 2; i++)
+        change(f);
+    int patched = 0, full = 0, kinds = 0;
+    uint64_t rows = 0;
+    dracel_table *prev = NULL;
+    char *prev_dump = NULL;
+    for (int step = 0; step < steps; step++) {
+        uint32_t nchanges = rnd(10) == 0 ? 2 + rnd(4) : rnd(20) == 0 ? 0 : 1;
+        if (rnd(40) == 0)
+            nchanges = NSLICES; /* most pools: built in full */
+        for (uint32_t k = 0; k < nchanges; k++)
+            change(f);
+        dracel_table *s;
+        assert_int_equal(dracel_fleet_snapshot(f, &s, err, sizeof err), DRACEL_OK);
+        dracel_table *t = full_build();
+        rows += dracel_table_rows(s);
+        if (dc_api_table(s)->patched)
+            patched++;
+        else
+            full++;
+        check_counts(dc_api_table(s));
+        same_text("tables", step, public_dump(s, env, whole), public_dump(t, env, whole));
+        same_text("structures", step, inner_dump(dc_api_table(s)), inner_dump(dc_api_table(t)));
+        kinds += same_columns(step, dc_api_table(s), dc_api_table(t));
+        same_text("placement indexes", step, pindex_dump(s), pindex_dump(t));
+        same_text("selections", step, select_dump(s, env, progs), select_dump(t, env, progs));
+        /* a few devices in use, by ID, the same for both */
+        dracel_device_id used[4];
+        size_t nused = 0;
+        for (uint32_t k = 0; k < 3 && dracel_table_rows(t); k++) {
+            dracel_device_info di;
+            assert_int_equal(dracel_table_device(t, rnd(dracel_table_rows(t)), &di), DRACEL_OK);
+            used[nused++] = (dracel_device_id){di.driver, di.pool, di.device};
+        }
+        used[nused++] = (dracel_device_id){"gpu.example.com", "p1", "d99"};
+        same_text("placements", step, place_dump(s, o, used, nused), place_dump(t, o, used, nused));
+        /* the previous snapshot is as it was (a patch reads it, never writes it) */
+        if (prev) {
+            char *again = public_dump(prev, env, whole);
+            assert_string_equal(again, prev_dump);
+            free(again);
+            free(prev_dump);
+            dracel_table_free(prev);
+        }
+        prev = s;
+        prev_dump = public_dump(s, env, whole);
+        dracel_table_free(t);
+    }
+    print_message("      %d steps (seed %#llx, %llu devices on average): %d snapshots patched, %d built in full, each equal "
+                  "to a full build (columns of another kind than a full build's: %d; string "
+                  "columns with too many values to list: %d)\n",
+                  steps, (unsigned long long)seed0, (unsigned long long)(rows / (uint64_t)steps),
+                  patched, full, kinds, unlisted);
+    assert_true(patched > steps / 2);
+    assert_true(full > 0);
+    free(prev_dump);
+    dracel_table_free(prev);
+    dracel_fleet_free(f);
+    for (int i = 0; i < NSLICES; i++)
+        free(model[i].text);
+    dracel_objects_free(o);
+    for (size_t k = 0; k < DC_COUNTOF(SELECTORS); k++)
+        dracel_program_free(progs[k]);
+    dracel_program_free(whole);
+    dracel_env_free(env);
+}
+
 int main(void)
 {
     if (to_sources() != 0)
@@ -322,6 +1098,7 @@ int main(void)
         cmocka_unit_test(test_fleet),
         cmocka_unit_test(test_fleet_failures),
         cmocka_unit_test(test_fleet_concurrent),
+        cmocka_unit_test(test_fleet_random),
         cmocka_unit_test(test_parallel_loads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
