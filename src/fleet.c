@@ -5,6 +5,8 @@
  * Entries point into the slice sets they came from; a set is freed when its last entry is
  * replaced or deleted. The name index is open addressing over entry numbers; a deletion moves
  * the last entry into the hole and rebuilds the index (deletions are rare next to updates).
+ * The pool index finds the entries of a pool (driver, pool name): open addressing over the
+ * first entry of each pool, the entries of one pool linked in a list.
  *
  * The changed pools are a set of (driver, pool) with copies of the names (the records they
  * came from may be freed before the next snapshot). A load or a deletion notes its pools before
@@ -24,10 +26,13 @@ typedef struct holder {
     uint32_t refs;
 } holder;
 
+#define NONE UINT32_MAX
+
 typedef struct entry {
     const char *key;           /* metadata.name, or "file:line" when unnamed */
     const dc_slice_in *slice;
     uint32_t holder;
+    uint32_t prev, next;       /* the other entries of its pool (NONE: none) */
     uint64_t pool;             /* pool_hash of its driver and pool */
 } entry;
 
@@ -47,6 +52,7 @@ struct dc_fleet {
     uint32_t nh, caph;
     uint32_t *index;           /* entry + 1; 0 empty */
     uint32_t icap;
+    uint32_t *pools;           /* pool index: its first entry + 1; 0 empty; icap slots */
     /* Pools changed since the last snapshot (dc_fleet_snapshot_done). */
     bool all_dirty;            /* too many, or no snapshot yet: build in full */
     dirty *d;
@@ -114,6 +120,7 @@ void dc_fleet_free(dc_fleet *f)
     dc_free(&a, f->h, f->caph * sizeof *f->h);
     dc_free(&a, f->e, f->cap * sizeof *f->e);
     dc_free(&a, f->index, f->icap * sizeof *f->index);
+    dc_free(&a, f->pools, f->icap * sizeof *f->pools);
     dc_free(&a, f->d, f->capd * sizeof *f->d);
     dc_free(&a, f->dindex, f->dicap * sizeof *f->dindex);
     dc_arena_free(&f->dirty_strings);
@@ -137,6 +144,85 @@ static uint32_t find(const dc_fleet *f, const char *key)
         if (strcmp(f->e[x - 1].key, key) == 0)
             return x - 1;
     }
+}
+
+/* ---- The pool index. */
+
+static bool same_pool(const entry *e, uint64_t h, const char *driver, const char *pool)
+{
+    return e->pool == h && !strcmp(e->slice->driver, driver) && !strcmp(e->slice->pool, pool);
+}
+
+/* The slot of a pool, or of the empty slot where it would go (*found says which). */
+static uint32_t pool_slot(const dc_fleet *f, uint64_t h, const char *driver, const char *pool,
+                          bool *found)
+{
+    uint32_t mask = f->icap - 1, i = (uint32_t)h & mask;
+    for (; f->pools[i]; i = (i + 1) & mask)
+        if (same_pool(&f->e[f->pools[i] - 1], h, driver, pool)) {
+            *found = true;
+            return i;
+        }
+    *found = false;
+    return i;
+}
+
+static uint32_t slot_of(const dc_fleet *f, uint32_t at)
+{
+    bool found;
+    return pool_slot(f, f->e[at].pool, f->e[at].slice->driver, f->e[at].slice->pool, &found);
+}
+
+/* Entry `at` (its slice and hash set) joins its pool. */
+static void pool_link(dc_fleet *f, uint32_t at)
+{
+    entry *e = &f->e[at];
+    bool found;
+    uint32_t i = pool_slot(f, e->pool, e->slice->driver, e->slice->pool, &found);
+    e->prev = NONE;
+    e->next = found ? f->pools[i] - 1 : NONE;
+    if (found)
+        f->e[e->next].prev = at;
+    f->pools[i] = at + 1;
+}
+
+/* Entry `at` leaves its pool (its slice still the one it joined with). */
+static void pool_unlink(dc_fleet *f, uint32_t at)
+{
+    entry *e = &f->e[at];
+    if (e->next != NONE)
+        f->e[e->next].prev = e->prev;
+    if (e->prev != NONE) {
+        f->e[e->prev].next = e->next;
+        return;
+    }
+    uint32_t i = slot_of(f, at);
+    if (e->next != NONE) {
+        f->pools[i] = e->next + 1;
+        return;
+    }
+    /* the pool's last entry: delete the slot, moving back the ones probing past it */
+    uint32_t mask = f->icap - 1;
+    for (uint32_t j = (i + 1) & mask; f->pools[j]; j = (j + 1) & mask) {
+        uint32_t home = (uint32_t)f->e[f->pools[j] - 1].pool & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            f->pools[i] = f->pools[j];
+            i = j;
+        }
+    }
+    f->pools[i] = 0;
+}
+
+/* An entry was moved to `to`: its neighbours (or its pool's slot) follow. */
+static void pool_moved(dc_fleet *f, uint32_t to)
+{
+    entry *e = &f->e[to];
+    if (e->next != NONE)
+        f->e[e->next].prev = to;
+    if (e->prev != NONE)
+        f->e[e->prev].next = to;
+    else
+        f->pools[slot_of(f, to)] = to + 1;
 }
 
 /* ---- Changed pools. */
@@ -252,14 +338,28 @@ static bool reserve(dc_fleet *f, uint32_t need)
         while ((uint64_t)need * 2 > ni)
             ni *= 2;
         uint32_t *nx = dc_malloc(&f->alloc, ni * sizeof *nx);
-        if (!nx)
+        uint32_t *np = dc_malloc(&f->alloc, ni * sizeof *np);
+        if (!nx || !np) {
+            dc_free(&f->alloc, nx, ni * sizeof *nx);
+            dc_free(&f->alloc, np, ni * sizeof *np);
             return false;
+        }
         memset(nx, 0, ni * sizeof *nx);
+        memset(np, 0, ni * sizeof *np);
         dc_free(&f->alloc, f->index, f->icap * sizeof *f->index);
+        dc_free(&f->alloc, f->pools, f->icap * sizeof *f->pools);
         f->index = nx;
+        f->pools = np;
         f->icap = ni;
-        for (uint32_t i = 0; i < f->n; i++)
+        for (uint32_t i = 0; i < f->n; i++) {
             index_put(f, i);
+            if (f->e[i].prev == NONE) { /* a pool's first entry: its slot */
+                bool found;
+                uint32_t at = pool_slot(f, f->e[i].pool, f->e[i].slice->driver,
+                                        f->e[i].slice->pool, &found);
+                f->pools[at] = i + 1;
+            }
+        }
     }
     return true;
 }
@@ -312,15 +412,18 @@ dracel_status dc_fleet_apply(dc_fleet *f, dc_slice_set *set)
         uint64_t ph = pool_hash(sl->driver, sl->pool);
         if (at != UINT32_MAX) {
             uint32_t old = f->e[at].holder;
+            pool_unlink(f, at);
             f->e[at].key = keys[i];
             f->e[at].slice = sl;
             f->e[at].holder = h;
             f->e[at].pool = ph;
+            pool_link(f, at);
             f->h[h].refs++;
             holder_drop(f, old);
         } else {
-            f->e[f->n] = (entry){keys[i], sl, h, ph};
+            f->e[f->n] = (entry){keys[i], sl, h, NONE, NONE, ph};
             index_put(f, f->n);
+            pool_link(f, f->n);
             f->n++;
             f->h[h].refs++;
         }
@@ -341,7 +444,10 @@ dracel_status dc_fleet_delete(dc_fleet *f, const char *name)
     if (!mark(f, f->e[at].slice->driver, f->e[at].slice->pool))
         return DRACEL_ENOMEM;
     uint32_t h = f->e[at].holder;
+    pool_unlink(f, at);
     f->e[at] = f->e[--f->n];
+    if (at != f->n)
+        pool_moved(f, at);
     memset(f->index, 0, f->icap * sizeof *f->index);
     for (uint32_t i = 0; i < f->n; i++)
         index_put(f, i);
@@ -359,15 +465,13 @@ static bool changes(dc_fleet *f, dc_patch_pool **out, const dc_slice_in ***slice
     if (!*out)
         return false;
     uint32_t total = 0;
-    for (uint32_t k = 0; k < f->nd; k++)
+    for (uint32_t k = 0; k < f->nd; k++) {
+        bool found;
+        uint32_t i = f->icap ? pool_slot(f, f->d[k].h, f->d[k].driver, f->d[k].pool, &found) : 0;
         f->d[k].n = 0;
-    for (uint32_t i = 0; i < f->n; i++) {
-        const dc_slice_in *sl = f->e[i].slice;
-        uint32_t k = f->nd ? dirty_find(f, f->e[i].pool, sl->driver, sl->pool) : UINT32_MAX;
-        if (k != UINT32_MAX) {
+        for (uint32_t at = f->icap && found ? f->pools[i] - 1 : NONE; at != NONE; at = f->e[at].next)
             f->d[k].n++;
-            total++;
-        }
+        total += f->d[k].n;
     }
     *slices = dc_malloc(&f->alloc, (total + 1) * sizeof **slices);
     if (!*slices) {
@@ -375,15 +479,14 @@ static bool changes(dc_fleet *f, dc_patch_pool **out, const dc_slice_in ***slice
         return false;
     }
     *nslices = total;
-    for (uint32_t k = 0, at = 0; k < f->nd; k++) {
-        (*out)[k] = (dc_patch_pool){f->d[k].driver, f->d[k].pool, *slices + at, 0};
-        at += f->d[k].n;
-    }
-    for (uint32_t i = 0; i < f->n && total; i++) {
-        const dc_slice_in *sl = f->e[i].slice;
-        uint32_t k = dirty_find(f, f->e[i].pool, sl->driver, sl->pool);
-        if (k != UINT32_MAX)
-            (*out)[k].slices[(*out)[k].n++] = sl;
+    for (uint32_t k = 0, start = 0; k < f->nd; k++) {
+        dc_patch_pool *c = &(*out)[k];
+        *c = (dc_patch_pool){f->d[k].driver, f->d[k].pool, *slices + start, 0};
+        start += f->d[k].n;
+        bool found;
+        uint32_t i = f->icap ? pool_slot(f, f->d[k].h, f->d[k].driver, f->d[k].pool, &found) : 0;
+        for (uint32_t at = f->icap && found ? f->pools[i] - 1 : NONE; at != NONE; at = f->e[at].next)
+            c->slices[c->n++] = f->e[at].slice;
     }
     return true;
 }
