@@ -60,8 +60,11 @@ struct dc_fleet {
     uint32_t *dindex;          /* dirty + 1; 0 empty */
     uint32_t dicap;
     dc_arena dirty_strings;
-    double patch_limit;
 };
+
+/* Patch when the changed pools have at most this fraction of the rows (their rows before and
+ * after together): beyond, a full build costs about as much. */
+#define PATCH_LIMIT 0.5
 
 static uint64_t hash(const char *s)
 {
@@ -88,7 +91,6 @@ dc_fleet *dc_fleet_new(const dracel_alloc *a)
     memset(f, 0, sizeof *f);
     f->alloc = *a;
     f->all_dirty = true;
-    f->patch_limit = 0.5;
     dc_arena_init(&f->dirty_strings, &f->alloc);
     f->dict = dc_dict_new(a);
     if (!f->dict) {
@@ -307,11 +309,6 @@ void dc_fleet_snapshot_done(dc_fleet *f)
     dc_arena_reset(&f->dirty_strings);
 }
 
-void dc_fleet_set_patch_limit(dc_fleet *f, double fraction)
-{
-    f->patch_limit = fraction;
-}
-
 static void index_put(dc_fleet *f, uint32_t at)
 {
     size_t i = hash(f->e[at].key) & (f->icap - 1);
@@ -505,7 +502,7 @@ dracel_status dc_fleet_snapshot(dc_fleet *f, const dc_table *base, const dracel_
                 snprintf(err, errcap, "out of memory");
             return DRACEL_ENOMEM;
         }
-        dracel_status st = dc_table_patch(base, chg, f->nd, f->patch_limit, a ? a : &f->alloc,
+        dracel_status st = dc_table_patch(base, chg, f->nd, PATCH_LIMIT, a ? a : &f->alloc,
                                           out, delta);
         dc_free(&f->alloc, slices, (nslices + 1) * sizeof *slices);
         dc_free(&f->alloc, chg, (f->nd + 1) * sizeof *chg);

@@ -50,8 +50,5 @@ dracel_status dc_fleet_snapshot(dc_fleet *f, const dc_table *base, const dracel_
                                 size_t errcap) DC_WUR;
 /** The snapshot just built is the base of the next one: forget the changes it includes. */
 void dc_fleet_snapshot_done(dc_fleet *f);
-/** Patch when changed pools have at most this fraction of the rows (old and new rows
- *  together); build in full beyond (default 0.5). */
-void dc_fleet_set_patch_limit(dc_fleet *f, double fraction);
 
 #endif

@@ -148,10 +148,40 @@ static void test_fleet(void **state)
     dracel_table_free(s4);
 }
 
-/* Allocation failures: every one is ENOMEM, leaves the fleet as it was, and leaks nothing. */
+/* Allocation failures: every one is ENOMEM, leaves the fleet as it was, and leaks nothing; the
+ * step that failed, done again, gives the snapshots of a run without failures (a patched one
+ * after a failed patch too: the fleet still knows what changed since its last snapshot). */
+enum { FS_LOAD, FS_SNAP1, FS_UPDATE, FS_SNAP2, FS_DELETE, FS_SNAP3, FS__N };
+
+static dracel_status fleet_step(dracel_fleet *f, int step, dracel_table **snap)
+{
+    switch (step) {
+    case FS_LOAD: return dracel_fleet_load(f, DATA "basic.yaml", err, sizeof err);
+    case FS_UPDATE:
+        return dracel_fleet_load_buffer(f, "u.yaml", NEW_GEN, strlen(NEW_GEN), err, sizeof err);
+    case FS_DELETE: return dracel_fleet_delete(f, "rack-1-nics");
+    default: return dracel_fleet_snapshot(f, snap, err, sizeof err);
+    }
+}
+
 static void test_fleet_failures(void **state)
 {
     (void)state;
+    char *want[FS__N] = {0};
+    {
+        dracel_fleet *f;
+        assert_int_equal(dracel_fleet_new(NULL, &f), DRACEL_OK);
+        for (int k = 0; k < FS__N; k++) {
+            dracel_table *snap = NULL;
+            assert_int_equal(fleet_step(f, k, &snap), DRACEL_OK);
+            if (snap) {
+                want[k] = dump(snap);
+                assert_int_equal(dc_api_table(snap)->patched, k != FS_SNAP1);
+                dracel_table_free(snap);
+            }
+        }
+        dracel_fleet_free(f);
+    }
     long failures = 0;
     for (long at = 1;; at++) {
         fail_alloc fa = {0, at, 0, 0};
@@ -160,36 +190,45 @@ static void test_fleet_failures(void **state)
         dracel_config_init(&cfg);
         cfg.alloc = &a;
         dracel_fleet *f = NULL;
-        dracel_table *s = NULL, *s2 = NULL;
+        bool failed = false;
         dracel_status st = dracel_fleet_new(&cfg, &f);
-        if (st == DRACEL_OK)
-            st = dracel_fleet_load(f, DATA "basic.yaml", err, sizeof err);
-        if (st == DRACEL_OK)
-            st = dracel_fleet_snapshot(f, &s, err, sizeof err);
-        size_t before = f ? dracel_fleet_slices(f) : 0;
-        if (st == DRACEL_OK) {
-            st = dracel_fleet_load_buffer(f, "u.yaml", NEW_GEN, strlen(NEW_GEN), err, sizeof err);
-            if (st != DRACEL_OK)
-                assert_int_equal(dracel_fleet_slices(f), before);
+        if (st != DRACEL_OK) {
+            assert_int_equal(st, DRACEL_ENOMEM);
+            failed = true;
+            assert_int_equal(dracel_fleet_new(&cfg, &f), DRACEL_OK);
         }
-        if (st == DRACEL_OK)
-            st = dracel_fleet_snapshot(f, &s2, err, sizeof err);
-        if (st == DRACEL_OK)
-            assert_int_equal(dracel_table_rows(s2), dracel_table_rows(s) - 1);
+        for (int k = 0; k < FS__N; k++) {
+            size_t before = dracel_fleet_slices(f);
+            dracel_table *snap = NULL;
+            st = fleet_step(f, k, &snap);
+            if (st != DRACEL_OK) {
+                if (st != DRACEL_ENOMEM)
+                    fail_msg("allocation %ld, step %d: status %d: %s", at, k, st, err);
+                assert_null(snap);
+                assert_int_equal(dracel_fleet_slices(f), before);
+                failed = true;
+                assert_int_equal(fleet_step(f, k, &snap), DRACEL_OK); /* only one fails */
+            }
+            if (snap) {
+                char *got = dump(snap);
+                assert_string_equal(got, want[k]);
+                free(got);
+                dracel_table_free(snap);
+            }
+        }
         dracel_fleet_free(f);
-        dracel_table_free(s);
-        dracel_table_free(s2);
         assert_int_equal(fa.live_blocks, 0);
         assert_int_equal(fa.live_bytes, 0);
-        if (st == DRACEL_OK) {
+        if (!failed) {
             assert_true(fa.calls < at);
             break;
         }
-        if (st != DRACEL_ENOMEM)
-            fail_msg("allocation %ld: status %d: %s", at, st, err);
         failures++;
     }
-    print_message("      %ld allocation failures injected, each ENOMEM without a leak\n", failures);
+    for (int k = 0; k < FS__N; k++)
+        free(want[k]);
+    print_message("      %ld allocation failures injected, each ENOMEM without a leak, and the step "
+                  "done again gave the same snapshots\n", failures);
     assert_true(failures > 10);
 }
 
@@ -906,6 +945,9 @@ static char *place_dump(const dracel_table *t, const dracel_objects *o,
             opts.explain = true;
             opts.in_use = with ? u : NULL;
             assert_int_equal(dracel_allocate(run, &node, &opts), DRACEL_OK);
+            dracel_run_info info;
+            assert_int_equal(dracel_run_get(run, &info), DRACEL_OK);
+            assert_int_equal(info.pools, np); /* the pools the allocator gathered */
             char *x = run_text(run);
             sb_printf(&b, "%s", x);
             free(x);
@@ -1090,6 +1132,198 @@ static void test_fleet_random(void **state)
     dracel_env_free(env);
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Pools
+ */
+
+static const char *pool_node(const dracel_table *t, const char *driver, const char *pool)
+{
+    size_t i;
+    assert_int_equal(dracel_table_pool_find(t, driver, pool, &i), DRACEL_OK);
+    dracel_pool_info p;
+    assert_int_equal(dracel_table_pool(t, i, &p), DRACEL_OK);
+    return p.node;
+}
+
+static uint64_t pool_version(const dracel_table *t, const char *driver, const char *pool)
+{
+    size_t i;
+    assert_int_equal(dracel_table_pool_find(t, driver, pool, &i), DRACEL_OK);
+    dracel_pool_info p;
+    assert_int_equal(dracel_table_pool(t, i, &p), DRACEL_OK);
+    return p.version;
+}
+
+static const char RACK_2[] =
+    "{\"kind\":\"ResourceSlice\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":{\"name\":"
+    "\"rack-2-nics\"},\"spec\":{\"driver\":\"nic.example.com\",\"pool\":{\"name\":\"rack-2\","
+    "\"generation\":1,\"resourceSliceCount\":1},\"allNodes\":true,\"devices\":[{\"name\":\"nic-7\"}]}}";
+
+static void test_pools(void **state)
+{
+    (void)state;
+    dracel_table *t;
+    assert_int_equal(dracel_table_load(NULL, DATA "basic.yaml", &t, err, sizeof err), DRACEL_OK);
+    assert_int_equal(dracel_table_pools(t), 4);
+    assert_int_equal(dracel_table_pools(NULL), 0);
+    /* In row order, each with its rows, as the rows say. */
+    uint32_t next = 0;
+    for (size_t i = 0; i < dracel_table_pools(t); i++) {
+        dracel_pool_info p;
+        assert_int_equal(dracel_table_pool(t, i, &p), DRACEL_OK);
+        assert_int_equal(p.first_row, next);
+        next += p.rows;
+        for (uint32_t r = p.first_row; r < p.first_row + p.rows; r++) {
+            dracel_device_info d;
+            assert_int_equal(dracel_table_device(t, r, &d), DRACEL_OK);
+            assert_string_equal(d.driver, p.driver);
+            assert_string_equal(d.pool, p.name);
+            assert_string_equal(d.pool_state, p.state);
+        }
+        assert_true(p.version != 0);
+    }
+    assert_int_equal(next, dracel_table_rows(t));
+    dracel_pool_info p;
+    assert_int_equal(dracel_table_pool(t, 1, &p), DRACEL_OK);
+    assert_string_equal(p.driver, "gpu.example.com");
+    assert_string_equal(p.name, "node-a");
+    assert_int_equal(p.generation, 3);
+    assert_string_equal(p.state, "complete");
+    /* The node all slices name; none for a pool with per-device selection or a selector. */
+    assert_string_equal(pool_node(t, "gpu.example.com", "node-a"), "node-a");
+    assert_null(pool_node(t, "gpu.example.com", "node-a/partitions"));
+    assert_null(pool_node(t, "nic.example.com", "rack-1"));
+    size_t at = 99;
+    assert_int_equal(dracel_table_pool_find(t, "gpu.example.com", "node-b", &at), DRACEL_EINPUT);
+    assert_int_equal(dracel_table_pool_find(t, "zzz", "node-a", &at), DRACEL_EINPUT);
+    assert_int_equal(at, 99);
+    assert_int_equal(dracel_table_pool_find(t, NULL, "node-a", &at), DRACEL_EINVAL);
+    assert_int_equal(dracel_table_pool(t, 4, &p), DRACEL_EINVAL);
+    assert_int_equal(dracel_table_pool_size(t, 0, &p, sizeof p - 1), DRACEL_EINVAL);
+    /* A newer caller's larger struct: what this library does not know reads as zero. */
+    struct {
+        dracel_pool_info p;
+        uint64_t more;
+    } big;
+    memset(&big, 0xff, sizeof big);
+    assert_int_equal(dracel_table_pool_size(t, 1, &big.p, sizeof big), DRACEL_OK);
+    assert_int_equal(big.more, 0);
+    assert_int_equal(big.p.rows, 2);
+
+    /* Versions: a fleet of the same objects has the same ones (the hash reads strings, not
+     * dictionary ids); a republished pool with the same contents keeps its version, whatever its
+     * generation; a changed pool gets another; the others keep theirs, in a patched snapshot as
+     * in a table built at once. */
+    dracel_fleet *f;
+    assert_int_equal(dracel_fleet_new(NULL, &f), DRACEL_OK);
+    assert_int_equal(dracel_fleet_load_buffer(f, "rack-2.json", RACK_2, strlen(RACK_2), err,
+                                              sizeof err),
+                     DRACEL_OK); /* other strings first: other ids */
+    assert_int_equal(dracel_fleet_load(f, DATA "basic.yaml", err, sizeof err), DRACEL_OK);
+    dracel_table *s1;
+    assert_int_equal(dracel_fleet_snapshot(f, &s1, err, sizeof err), DRACEL_OK);
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(dracel_table_pool(t, i, &p), DRACEL_OK);
+        assert_int_equal(pool_version(s1, p.driver, p.name), p.version);
+    }
+    uint64_t partitions = pool_version(s1, "gpu.example.com", "node-a/partitions");
+    uint64_t rack1 = pool_version(s1, "nic.example.com", "rack-1");
+    uint64_t node_a = pool_version(s1, "gpu.example.com", "node-a");
+    uint64_t rack2 = pool_version(s1, "nic.example.com", "rack-2");
+    char *again = strdup(RACK_2);
+    memcpy(strstr(again, "\"generation\":1"), "\"generation\":7", 14);
+    assert_int_equal(dracel_fleet_load_buffer(f, "again.json", again, strlen(again), err, sizeof err),
+                     DRACEL_OK);
+    free(again);
+    dracel_table *s2;
+    assert_int_equal(dracel_fleet_snapshot(f, &s2, err, sizeof err), DRACEL_OK);
+    assert_true(dc_api_table(s2)->patched);
+    size_t i2;
+    assert_int_equal(dracel_table_pool_find(s2, "nic.example.com", "rack-2", &i2), DRACEL_OK);
+    assert_int_equal(dracel_table_pool(s2, i2, &p), DRACEL_OK);
+    assert_int_equal(p.generation, 7);
+    assert_int_equal(p.version, rack2);
+    assert_int_equal(dracel_fleet_load_buffer(f, "update.yaml", NEW_GEN, strlen(NEW_GEN), err,
+                                              sizeof err),
+                     DRACEL_OK);
+    dracel_table *s3;
+    assert_int_equal(dracel_fleet_snapshot(f, &s3, err, sizeof err), DRACEL_OK);
+    assert_true(dc_api_table(s3)->patched);
+    assert_true(pool_version(s3, "gpu.example.com", "node-a") != node_a);
+    assert_int_equal(pool_version(s3, "gpu.example.com", "node-a/partitions"), partitions);
+    assert_int_equal(pool_version(s3, "nic.example.com", "rack-1"), rack1);
+    assert_int_equal(pool_version(s3, "nic.example.com", "rack-2"), rack2);
+
+    /* Usage hashes: by pool, 0 when none of its devices is in use, equal for equal sets (in
+     * any order, in any table of the same pool), different for different sets. */
+    const dracel_device_id a[] = {{"gpu.example.com", "node-a/partitions", "gpu-0-mig-1"},
+                                  {"gpu.example.com", "node-a/partitions", "gpu-0-mig-2"},
+                                  {"nic.example.com", "rack-2", "nic-7"}};
+    const dracel_device_id b[] = {{"nic.example.com", "rack-2", "nic-7"},
+                                  {"gpu.example.com", "node-a/partitions", "gpu-0-mig-2"},
+                                  {"gpu.example.com", "node-a/partitions", "gpu-0-mig-1"},
+                                  {"gpu.example.com", "nowhere", "x"}};
+    const dracel_device_id c[] = {{"gpu.example.com", "node-a/partitions", "gpu-0-mig-1"}};
+    dracel_usage *ua, *ub, *uc;
+    assert_int_equal(dracel_usage_new(s3, a, 3, &ua), DRACEL_OK);
+    assert_int_equal(dracel_usage_new(s1, b, 4, &ub), DRACEL_OK);
+    assert_int_equal(dracel_usage_new(s3, c, 1, &uc), DRACEL_OK);
+    size_t pa, pa1, pn;
+    assert_int_equal(dracel_table_pool_find(s3, "gpu.example.com", "node-a/partitions", &pa), DRACEL_OK);
+    assert_int_equal(dracel_table_pool_find(s1, "gpu.example.com", "node-a/partitions", &pa1), DRACEL_OK);
+    assert_int_equal(dracel_table_pool_find(s3, "gpu.example.com", "node-a", &pn), DRACEL_OK);
+    assert_true(dracel_usage_pool_hash(ua, pa) != 0);
+    assert_int_equal(dracel_usage_pool_hash(ua, pa), dracel_usage_pool_hash(ub, pa1));
+    assert_true(dracel_usage_pool_hash(uc, pa) != dracel_usage_pool_hash(ua, pa));
+    assert_int_equal(dracel_usage_pool_hash(ua, pn), 0);
+    assert_int_equal(dracel_usage_pool_hash(ua, 99), 0);
+    assert_int_equal(dracel_usage_pool_hash(NULL, 0), 0);
+    assert_int_equal(dracel_usage_pool_hash(ua, i2), dracel_usage_pool_hash(ub, i2));
+    dracel_usage_free(ua);
+    dracel_usage_free(ub);
+    dracel_usage_free(uc);
+
+    /* Node pools: what the node can see, in any label order. */
+    const dracel_label zone_b[] = {{"topology.kubernetes.io/zone", "zone-b"},
+                                   {"example.com/rack", "rack-1"},
+                                   {"example.com/gpu", "yes"},
+                                   {"example.com/cores", "16"}};
+    dracel_node na = {"node-a", NULL, 0}, nb = {"node-b", zone_b, 4}, nc = {"node-c", NULL, 0};
+    size_t out[8], pf, pr1, pr2;
+    assert_int_equal(dracel_table_pool_find(s3, "fpga.example.com", "cluster", &pf), DRACEL_OK);
+    assert_int_equal(dracel_table_pool_find(s3, "nic.example.com", "rack-1", &pr1), DRACEL_OK);
+    assert_int_equal(dracel_table_pool_find(s3, "nic.example.com", "rack-2", &pr2), DRACEL_OK);
+    /* node-a: the cluster and rack-2 (allNodes), its pool (nodeName), the partitions (per
+     * device: one is on node-a); not rack-1 (a selector on labels it lacks) */
+    assert_int_equal(dracel_table_node_pools(s3, &na, out, 8), 4);
+    assert_int_equal(out[0], pf);
+    assert_int_equal(out[1], pn);
+    assert_int_equal(out[2], pa);
+    assert_int_equal(out[3], pr2);
+    /* node-b: the cluster, the partitions (one device on all nodes, one by zone), rack-1 (by
+     * its labels, given unsorted) and rack-2 */
+    assert_int_equal(dracel_table_node_pools(s3, &nb, out, 8), 4);
+    assert_int_equal(out[0], pf);
+    assert_int_equal(out[1], pa);
+    assert_int_equal(out[2], pr1);
+    assert_int_equal(out[3], pr2);
+    assert_int_equal(dracel_table_node_pools(s3, &nb, out, 1), 4); /* the count, beyond cap */
+    assert_int_equal(out[0], pf);
+    assert_int_equal(dracel_table_node_pools(s3, &nb, NULL, 0), 4);
+    nb.nlabels = 3; /* without the cores label, rack-1's selector does not match */
+    assert_int_equal(dracel_table_node_pools(s3, &nb, out, 8), 3);
+    assert_int_equal(dracel_table_node_pools(s3, &nc, out, 8), 3);
+    assert_int_equal(dracel_table_node_pools(NULL, &nc, out, 8), 0);
+    assert_int_equal(dracel_table_node_pools(s3, NULL, out, 8), 0);
+    assert_int_equal(dracel_table_node_pools(s3, &nc, NULL, 8), 0);
+
+    dracel_table_free(s1);
+    dracel_table_free(s2);
+    dracel_table_free(s3);
+    dracel_fleet_free(f);
+    dracel_table_free(t);
+}
+
 int main(void)
 {
     if (to_sources() != 0)
@@ -1099,6 +1333,7 @@ int main(void)
         cmocka_unit_test(test_fleet_failures),
         cmocka_unit_test(test_fleet_concurrent),
         cmocka_unit_test(test_fleet_random),
+        cmocka_unit_test(test_pools),
         cmocka_unit_test(test_parallel_loads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
