@@ -130,7 +130,34 @@ typedef struct patch {
     bool *rescan;                /* per builder column: sids to count again */
     uint32_t np;                 /* new pools so far */
     dc_patch_delta *delta;
+    unsigned char *blk;          /* the rest of the block the row arrays are carved from */
+    size_t blk_left;
 } patch;
+
+/* The row arrays of the new table come from one block (one large allocation: the allocator
+ * hands the previous snapshot's back, where twenty would each be looked for), 64-byte
+ * aligned. */
+#define CARVE(n) ((((size_t)(n)) + 63) & ~(size_t)63)
+
+static void *carve(patch *P, size_t n, bool zero)
+{
+    n = CARVE(n ? n : 1);
+    if (n > P->blk_left)
+        return NULL; /* cannot happen: sized in advance */
+    void *p = P->blk;
+    P->blk += n;
+    P->blk_left -= n;
+    if (zero)
+        memset(p, 0, n);
+    return p;
+}
+
+static size_t col_bytes(const dc_tcol *col, size_t rows)
+{
+    size_t words = DC_BITS_WORDS(rows);
+    size_t v = col->kind == DC_COL_INT ? rows * 8 : col->kind == DC_COL_BOOL ? words * 8 : rows * 4;
+    return CARVE(words * 8) + CARVE(v);
+}
 
 static int cmp_dict(const dc_dict *d, uint32_t id, const char *s)
 {
@@ -305,13 +332,12 @@ static void start_columns(patch *P)
     for (uint32_t c = 0; c < t->ncols && !b->oom; c++) {
         dc_tcol *col = &t->cols[c];
         bool old = P->oldcol[c] != UINT32_MAX;
-        void *(*get)(dc_arena *, size_t) = old ? dc_arena_alloc : dc_arena_zalloc;
-        col->present = dc_arena_zalloc(b->ta, (words ? words : 1) * sizeof(uint64_t));
+        col->present = carve(P, words * sizeof(uint64_t), true);
         switch (col->kind) {
-        case DC_COL_STRING: col->v.sid = get(b->ta, rows * sizeof(uint32_t) + 1); break;
-        case DC_COL_INT: col->v.i = get(b->ta, rows * sizeof(int64_t) + 1); break;
-        case DC_COL_BOOL: col->v.bits = dc_arena_zalloc(b->ta, (words ? words : 1) * sizeof(uint64_t)); break;
-        default: col->v.vid = get(b->ta, rows * sizeof(uint32_t) + 1); break;
+        case DC_COL_STRING: col->v.sid = carve(P, rows * sizeof(uint32_t), !old); break;
+        case DC_COL_INT: col->v.i = carve(P, rows * sizeof(int64_t), !old); break;
+        case DC_COL_BOOL: col->v.bits = carve(P, words * sizeof(uint64_t), true); break;
+        default: col->v.vid = carve(P, rows * sizeof(uint32_t), !old); break;
         }
         if (!col->present || !col->v.sid) {
             b->oom = true;
@@ -430,12 +456,13 @@ static void copy_run(patch *P, uint32_t pa, uint32_t pb)
         memcpy(t->node + row, o->node + ra, n * sizeof *t->node);
     }
     bits_copy(t->multi, row, o->multi, ra, n);
-    for (uint32_t s = sa; s < sb; s++)
-        t->slice_first[s + ds] = o->slice_first[s] + dr;
+    memcpy(t->slice_first + b->slice, o->slice_first + sa, (sb - sa) * sizeof *t->slice_first);
+    for (uint32_t s = b->slice; dr && s < b->slice + (sb - sa); s++)
+        t->slice_first[s] += dr;
     bits_copy(t->slice_per_device, b->slice, o->slice_per_device, sa, sb - sa);
-    for (uint32_t p = pa; p < pb; p++) {
-        dc_tpool *np = &t->pools[p + dp];
-        *np = o->pools[p];
+    memcpy(t->pools + P->np, o->pools + pa, (pb - pa) * sizeof *t->pools);
+    for (uint32_t p = P->np; (dr || ds || dl) && p < P->np + (pb - pa); p++) {
+        dc_tpool *np = &t->pools[p];
         np->first_row += dr;
         np->first_slice += ds;
         np->first_sel += dl;
@@ -739,19 +766,29 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
     if (!b->oom)
         lay_out_columns(&P);
 
-    /* The new table's arrays. */
-    size_t rows = t->rows, words = DC_BITS_WORDS(rows) ? DC_BITS_WORDS(rows) : 1;
+    /* The new table's arrays, from one block. */
+    size_t rows = t->rows, words = DC_BITS_WORDS(rows);
     if (!b->oom) {
-        t->device_name = dc_arena_alloc(&arena, rows * sizeof *t->device_name + 1);
-        t->pool = dc_arena_alloc(&arena, rows * sizeof *t->pool + 1);
-        t->node_kind = dc_arena_alloc(&arena, rows + 1);
-        t->node = dc_arena_alloc(&arena, rows * sizeof *t->node + 1);
-        t->multi = dc_arena_zalloc(&arena, words * sizeof *t->multi);
-        t->slice_first = dc_arena_alloc(&arena, (nslices + 1) * sizeof *t->slice_first);
-        t->slice_per_device = dc_arena_zalloc(&arena, DC_BITS_WORDS(nslices + 1) * sizeof(uint64_t));
-        t->pools = dc_arena_alloc(&arena, (npools + 1) * sizeof *t->pools);
-        if (!t->device_name || !t->pool || !t->node_kind || !t->node || !t->multi ||
-            !t->slice_first || !t->slice_per_device || !t->pools)
+        size_t total = 4 * CARVE(rows * 4) + CARVE(words * 8) + CARVE((nslices + 1) * 4) +
+                       CARVE(DC_BITS_WORDS(nslices + 1) * 8) + CARVE((npools + 1) * sizeof *t->pools);
+        for (uint32_t c = 0; c < t->ncols; c++)
+            total += col_bytes(&t->cols[c], rows);
+        P.blk = dc_arena_alloc(&arena, total + 64);
+        P.blk_left = P.blk ? total + 64 : 0;
+        if (P.blk) { /* the arena aligns to max_align_t: to 64 bytes here */
+            size_t skip = (64 - ((uintptr_t)P.blk & 63)) & 63;
+            P.blk += skip;
+            P.blk_left -= skip;
+        }
+        t->device_name = carve(&P, rows * sizeof *t->device_name, false);
+        t->pool = carve(&P, rows * sizeof *t->pool, false);
+        t->node_kind = carve(&P, rows, false);
+        t->node = carve(&P, rows * sizeof *t->node, false);
+        t->multi = carve(&P, words * sizeof *t->multi, true);
+        t->slice_first = carve(&P, (nslices + 1) * sizeof *t->slice_first, false);
+        t->slice_per_device = carve(&P, DC_BITS_WORDS(nslices + 1) * sizeof(uint64_t), true);
+        t->pools = carve(&P, (npools + 1) * sizeof *t->pools, false);
+        if (!P.blk || !t->pools)
             b->oom = true;
     }
     if (!b->oom) {
