@@ -466,7 +466,8 @@ static bool changes(dc_fleet *f, dc_patch_pool **out, const dc_slice_in ***slice
         bool found;
         uint32_t i = f->icap ? pool_slot(f, f->d[k].h, f->d[k].driver, f->d[k].pool, &found) : 0;
         f->d[k].n = 0;
-        for (uint32_t at = f->icap && found ? f->pools[i] - 1 : NONE; at != NONE; at = f->e[at].next)
+        uint32_t first = f->icap && found ? f->pools[i] - 1 : NONE;
+        for (uint32_t at = first; at != NONE; at = f->e[at].next)
             f->d[k].n++;
         total += f->d[k].n;
     }
@@ -482,7 +483,8 @@ static bool changes(dc_fleet *f, dc_patch_pool **out, const dc_slice_in ***slice
         start += f->d[k].n;
         bool found;
         uint32_t i = f->icap ? pool_slot(f, f->d[k].h, f->d[k].driver, f->d[k].pool, &found) : 0;
-        for (uint32_t at = f->icap && found ? f->pools[i] - 1 : NONE; at != NONE; at = f->e[at].next)
+        uint32_t first = f->icap && found ? f->pools[i] - 1 : NONE;
+        for (uint32_t at = first; at != NONE; at = f->e[at].next)
             c->slices[c->n++] = f->e[at].slice;
     }
     return true;

@@ -451,7 +451,8 @@ static void copy_run(patch *P, uint32_t pa, uint32_t pb)
     }
     if (dl && lb > la) {
         for (uint32_t r = 0; r < n; r++)
-            t->node[row + r] = o->node[ra + r] + (o->node_kind[ra + r] == DC_NODE_SELECTOR ? dl : 0);
+            t->node[row + r] =
+                o->node[ra + r] + (o->node_kind[ra + r] == DC_NODE_SELECTOR ? dl : 0);
     } else {
         memcpy(t->node + row, o->node + ra, n * sizeof *t->node);
     }
@@ -746,7 +747,8 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
     for (uint32_t c = 0; c < o->ncols && !b->oom; c++)
         dc_tb_column(b, o->cols[c].domain_id, o->cols[c].id_id, o->cols[c].capacity, true);
     for (uint32_t k = 0; k < nchg && !b->oom; k++)
-        dc_tb_columns(b, (const dc_slice_in *const *)P.ch[k].in->slices, P.ch[k].keep, P.ch[k].in->n);
+        dc_tb_columns(b, (const dc_slice_in *const *)P.ch[k].in->slices, P.ch[k].keep,
+                      P.ch[k].in->n);
     P.removed = dc_arena_zalloc(&arena, (o->ncols + 1) * sizeof *P.removed);
     P.rescan = dc_arena_zalloc(&arena, (b->ncols + 1) * sizeof *P.rescan);
     if (!P.removed || !P.rescan)
@@ -770,7 +772,8 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
     size_t rows = t->rows, words = DC_BITS_WORDS(rows);
     if (!b->oom) {
         size_t total = 4 * CARVE(rows * 4) + CARVE(words * 8) + CARVE((nslices + 1) * 4) +
-                       CARVE(DC_BITS_WORDS(nslices + 1) * 8) + CARVE((npools + 1) * sizeof *t->pools);
+                       CARVE(DC_BITS_WORDS(nslices + 1) * 8) +
+                       CARVE((npools + 1) * sizeof *t->pools);
         for (uint32_t c = 0; c < t->ncols; c++)
             total += col_bytes(&t->cols[c], rows);
         P.blk = dc_arena_alloc(&arena, total + 64);

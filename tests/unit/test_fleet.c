@@ -227,8 +227,9 @@ static void test_fleet_failures(void **state)
     }
     for (int k = 0; k < FS__N; k++)
         free(want[k]);
-    print_message("      %ld allocation failures injected, each ENOMEM without a leak, and the step "
-                  "done again gave the same snapshots\n", failures);
+    print_message("      %ld allocation failures injected, each ENOMEM without a leak, and the "
+                  "step done again gave the same snapshots\n",
+                  failures);
     assert_true(failures > 10);
 }
 
@@ -616,7 +617,8 @@ static void change(dracel_fleet *f)
         }
         int drv = (int)rnd(2), pool = (int)rnd(NPOOLS);
         long g = pool_gen(drv, pool);
-        publish(f, i, drv, pool, g < 0 ? (long)rnd(3) : g, pool_slices(drv, pool) + 1 + (int)(rnd(5) == 0));
+        publish(f, i, drv, pool, g < 0 ? (long)rnd(3) : g,
+                pool_slices(drv, pool) + 1 + (int)(rnd(5) == 0));
         return;
     }
     int drv = model[i].drv, pool = model[i].pool;
@@ -664,13 +666,16 @@ static const char *const SELECTORS[] = {
     "device.attributes[\"nic.example.com\"].mem > 2",
     "device.attributes[\"gpu.example.com\"].healthy",
     "device.attributes[\"gpu.example.com\"].fw.compareTo(semver(\"2.0.0\")) >= 0",
-    "device.attributes[\"nic.example.com\"].?fw.orValue(semver(\"0.0.1\")).isGreaterThan(semver(\"1.0.0\"))",
+    "device.attributes[\"nic.example.com\"].?fw.orValue(semver(\"0.0.1\"))"
+    ".isGreaterThan(semver(\"1.0.0\"))",
     "device.capacity[\"gpu.example.com\"].memory.compareTo(quantity(\"10Gi\")) > 0",
-    "device.capacity[\"nic.example.com\"].?memory.orValue(quantity(\"0\")).isLessThan(quantity(\"1Gi\"))",
+    "device.capacity[\"nic.example.com\"].?memory.orValue(quantity(\"0\"))"
+    ".isLessThan(quantity(\"1Gi\"))",
     "device.attributes[\"x.example.com\"].serial.startsWith(\"s1\")",
     "device.attributes[\"gpu.example.com\"].mixed == 1",
     "device.attributes[\"nic.example.com\"].?mixed.orValue(\"\") == \"A\"",
-    "has(device.attributes[\"gpu.example.com\"].tier) && device.attributes[\"gpu.example.com\"].tier == \"B\"",
+    "has(device.attributes[\"gpu.example.com\"].tier) && "
+    "device.attributes[\"gpu.example.com\"].tier == \"B\"",
     "size(device.attributes[\"gpu.example.com\"]) > 3",
     "device.attributes[\"gpu.example.com\"].exists(k, k.startsWith(\"a\"))",
     "device.allowMultipleAllocations",
@@ -903,7 +908,8 @@ static const char PLACE_OBJECTS[] =
     "kind: ResourceClaim\n"
     "metadata: {name: c2, namespace: ns}\n"
     "spec: {devices: {requests: [{name: a, firstAvailable: [{name: two, deviceClassName: any, "
-    "count: 2, selectors: [{cel: {expression: 'device.attributes[\"gpu.example.com\"].healthy'}}]}, "
+    "count: 2, selectors: [{cel: {expression: "
+    "'device.attributes[\"gpu.example.com\"].healthy'}}]}, "
     "{name: one, deviceClassName: any}]}]}}\n";
 
 static const dracel_label LABELS[NNODES][2] = {
@@ -1053,14 +1059,16 @@ static void test_fleet_random(void **state)
     }
     static const char WHOLE[] = "device";
     dracel_diags *d = NULL;
-    assert_int_equal(dracel_compile(env, WHOLE, strlen(WHOLE), DRACEL_COMPILE_ANY_RESULT, &whole, &d),
-                     DRACEL_OK);
+    assert_int_equal(
+        dracel_compile(env, WHOLE, strlen(WHOLE), DRACEL_COMPILE_ANY_RESULT, &whole, &d),
+        DRACEL_OK);
     dracel_diags_free(d);
     dracel_objects *o;
     assert_int_equal(dracel_objects_new(NULL, &o), DRACEL_OK);
     assert_int_equal(dracel_objects_load_buffer(o, "place.yaml", PLACE_OBJECTS,
                                                 strlen(PLACE_OBJECTS),
-                                                DRACEL_OBJ_CLASS | DRACEL_OBJ_CLAIM, err, sizeof err),
+                                                DRACEL_OBJ_CLASS | DRACEL_OBJ_CLAIM, err,
+                                                sizeof err),
                      DRACEL_OK);
 
     dracel_fleet *f;
@@ -1113,7 +1121,8 @@ static void test_fleet_random(void **state)
         prev_dump = public_dump(s, env, whole);
         dracel_table_free(t);
     }
-    print_message("      %d steps (seed %#llx, %llu devices on average): %d snapshots patched, %d built in full, each equal "
+    print_message("      %d steps (seed %#llx, %llu devices on average): %d snapshots patched, "
+                  "%d built in full, each equal "
                   "to a full build (columns of another kind than a full build's: %d; string "
                   "columns with too many values to list: %d)\n",
                   steps, (unsigned long long)seed0, (unsigned long long)(rows / (uint64_t)steps),
@@ -1157,7 +1166,8 @@ static uint64_t pool_version(const dracel_table *t, const char *driver, const ch
 static const char RACK_2[] =
     "{\"kind\":\"ResourceSlice\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":{\"name\":"
     "\"rack-2-nics\"},\"spec\":{\"driver\":\"nic.example.com\",\"pool\":{\"name\":\"rack-2\","
-    "\"generation\":1,\"resourceSliceCount\":1},\"allNodes\":true,\"devices\":[{\"name\":\"nic-7\"}]}}";
+    "\"generation\":1,\"resourceSliceCount\":1},\"allNodes\":true,\"devices\":[{\"name\":"
+    "\"nic-7\"}]}}";
 
 static void test_pools(void **state)
 {
@@ -1232,8 +1242,9 @@ static void test_pools(void **state)
     uint64_t rack2 = pool_version(s1, "nic.example.com", "rack-2");
     char *again = strdup(RACK_2);
     memcpy(strstr(again, "\"generation\":1"), "\"generation\":7", 14);
-    assert_int_equal(dracel_fleet_load_buffer(f, "again.json", again, strlen(again), err, sizeof err),
-                     DRACEL_OK);
+    assert_int_equal(
+        dracel_fleet_load_buffer(f, "again.json", again, strlen(again), err, sizeof err),
+        DRACEL_OK);
     free(again);
     dracel_table *s2;
     assert_int_equal(dracel_fleet_snapshot(f, &s2, err, sizeof err), DRACEL_OK);
@@ -1269,8 +1280,10 @@ static void test_pools(void **state)
     assert_int_equal(dracel_usage_new(s1, b, 4, &ub), DRACEL_OK);
     assert_int_equal(dracel_usage_new(s3, c, 1, &uc), DRACEL_OK);
     size_t pa, pa1, pn;
-    assert_int_equal(dracel_table_pool_find(s3, "gpu.example.com", "node-a/partitions", &pa), DRACEL_OK);
-    assert_int_equal(dracel_table_pool_find(s1, "gpu.example.com", "node-a/partitions", &pa1), DRACEL_OK);
+    assert_int_equal(dracel_table_pool_find(s3, "gpu.example.com", "node-a/partitions", &pa),
+                     DRACEL_OK);
+    assert_int_equal(dracel_table_pool_find(s1, "gpu.example.com", "node-a/partitions", &pa1),
+                     DRACEL_OK);
     assert_int_equal(dracel_table_pool_find(s3, "gpu.example.com", "node-a", &pn), DRACEL_OK);
     assert_true(dracel_usage_pool_hash(ua, pa) != 0);
     assert_int_equal(dracel_usage_pool_hash(ua, pa), dracel_usage_pool_hash(ub, pa1));
