@@ -1004,7 +1004,7 @@ void dc_tb_finish_col(dc_tb *b, dc_tb_col *c)
 size_t dc_tb_bytes(const dc_table *t, const dc_arena *arena)
 {
     const dc_dict *d = t->dict;
-    return arena->total + d->strings.total + d->objs.total +
+    return arena->total + t->rows_block_size + d->strings.total + d->objs.total +
            d->npages * DC_DICT_PAGE * sizeof(dc_str *) +
            (d->index ? d->index->cap : 0) * sizeof(uint32_t) + d->memo_cap * sizeof *d->memo;
 }

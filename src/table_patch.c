@@ -134,9 +134,10 @@ typedef struct patch {
     size_t blk_left;
 } patch;
 
-/* The row arrays of the new table come from one block (one large allocation: the allocator
- * hands the previous snapshot's back, where twenty would each be looked for), 64-byte
- * aligned. */
+/* The row arrays of the new table come from one block, 64-byte aligned: the block of the
+ * table freed last when it fits (dc_dict_block: its pages are mapped already, where a fresh
+ * block of a large table faults in every page, and an allocator may map and unmap blocks that
+ * large every time), else a new one. */
 #define CARVE(n) ((((size_t)(n)) + 63) & ~(size_t)63)
 
 static void *carve(patch *P, size_t n, bool zero)
@@ -776,7 +777,8 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
                        CARVE((npools + 1) * sizeof *t->pools);
         for (uint32_t c = 0; c < t->ncols; c++)
             total += col_bytes(&t->cols[c], rows);
-        P.blk = dc_arena_alloc(&arena, total + 64);
+        P.blk = dc_dict_block(dict, a, total + 64, &t->rows_block_size);
+        t->rows_block = P.blk;
         P.blk_left = P.blk ? total + 64 : 0;
         if (P.blk) { /* the arena aligns to max_align_t: to 64 bytes here */
             size_t skip = (64 - ((uintptr_t)P.blk & 63)) & 63;
@@ -853,6 +855,8 @@ done:;
     bool oom = b->oom;
     dc_tb_free(b);
     if (oom || too_large) {
+        if (t->rows_block)
+            dc_free(a, t->rows_block, t->rows_block_size);
         dc_dict_unref(dict);
         dc_arena_free(&arena);
         delta->nsegs = 0;

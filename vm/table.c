@@ -62,6 +62,8 @@ void dc_dict_unref(dc_dict *d)
     if (d->index)
         dc_free(a, d->index, index_bytes(d->index->cap));
     dc_free(a, d->memo, d->memo_cap * sizeof *d->memo);
+    if (d->spare)
+        dc_free(&d->spare_alloc, d->spare, d->spare_size);
     dc_arena_free(&d->objs);
     dc_arena_free(&d->strings);
     pthread_mutex_destroy(&d->lock);
@@ -183,6 +185,25 @@ uint32_t dc_dict_intern(dc_dict *d, const char *s, size_t n)
     __atomic_store_n(&ix->slot[j], id + 1, __ATOMIC_RELEASE);
     d->count++;
     return id;
+}
+
+static bool same_alloc(const dracel_alloc *x, const dracel_alloc *y)
+{
+    return x->malloc == y->malloc && x->realloc == y->realloc && x->free == y->free &&
+           x->ctx == y->ctx;
+}
+
+void *dc_dict_block(dc_dict *d, const dracel_alloc *a, size_t n, size_t *size)
+{
+    if (d->spare && d->spare_size >= n && d->spare_size / 2 <= n &&
+        same_alloc(&d->spare_alloc, a)) {
+        void *p = d->spare;
+        *size = d->spare_size;
+        d->spare = NULL;
+        return p;
+    }
+    *size = n;
+    return dc_malloc(a, n);
 }
 
 static uint32_t memo_slot(uint64_t key, uint32_t cap)
@@ -426,6 +447,25 @@ void dc_table_free(dc_table *t)
 {
     if (!t)
         return;
+    if (t->rows_block) {
+        /* keep it for the next patch (one block: the newest freed), else free it */
+        dc_dict *d = t->dict;
+        void *old = NULL;
+        size_t old_size = 0;
+        dracel_alloc old_alloc;
+        pthread_mutex_lock(&d->lock);
+        if (d->spare) {
+            old = d->spare;
+            old_size = d->spare_size;
+            old_alloc = d->spare_alloc;
+        }
+        d->spare = t->rows_block;
+        d->spare_size = t->rows_block_size;
+        d->spare_alloc = *t->alloc;
+        pthread_mutex_unlock(&d->lock);
+        if (old)
+            dc_free(&old_alloc, old, old_size);
+    }
     dc_dict_unref(t->dict);
     dc_arena a = t->arena;
     dc_arena_free(&a);

@@ -74,6 +74,11 @@ typedef struct dc_dict {
     dc_arena objs;               /* shared objects */
     dc_dict_memo *memo;          /* open addressing, writer only */
     uint32_t memo_cap, memo_n;
+    /* The row block of a patched table freed last (under `lock`), for the next patch: memory
+     * already mapped, where a fresh block of that size would fault in every page. */
+    void *spare;
+    size_t spare_size;
+    dracel_alloc spare_alloc;    /* what it was allocated with */
 } dc_dict;
 
 typedef struct dc_dict_retired {
@@ -97,6 +102,9 @@ uint32_t dc_dict_intern(dc_dict *d, const char *s, size_t n);
 /** The id of s if present among the first `limit` ids, else DC_DICT_NONE. Safe for readers
  *  only when `limit` ids were published to them; used when binding programs (writer side) too. */
 uint32_t dc_dict_find(const dc_dict *d, const char *s, size_t n, uint32_t limit);
+/** A block of @p n to 2n bytes kept from a freed table and allocated with @p a (*size says
+ *  how large), or a new one (NULL on ENOMEM). Writer, under the lock. */
+void *dc_dict_block(dc_dict *d, const dracel_alloc *a, size_t n, size_t *size);
 /** The object memoised under @p key (not 0), or NULL. Writer only. */
 const void *dc_dict_memo_get(const dc_dict *d, uint64_t key);
 /** Remember @p obj under @p key (not 0; replaces). false on ENOMEM. Writer only. */
@@ -239,6 +247,9 @@ typedef struct dc_table {
     uint32_t max_strlen;         /* the longest string value of any column (cost bounds) */
     uint32_t groups;             /* counter set entries numbered so far (dc_tcounter.group) */
     bool patched;                /* built from the previous snapshot (src/table_patch.c) */
+    void *rows_block;            /* patched: the per-row arrays, outside the arena (given to
+                                    the dictionary's spare when the table is freed) */
+    size_t rows_block_size;
 } dc_table;
 
 /** The taints of a row: *n entries from the returned pointer (NULL when none). */
