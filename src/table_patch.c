@@ -138,11 +138,15 @@ typedef struct patch {
  * table freed last when it fits (dc_dict_block: its pages are mapped already, where a fresh
  * block of a large table faults in every page, and an allocator may map and unmap blocks that
  * large every time), else a new one. */
-#define CARVE(n) ((((size_t)(n)) + 63) & ~(size_t)63)
+/* What carving n bytes takes of the block. */
+static size_t carved(size_t n)
+{
+    return ((n ? n : 1) + 63) & ~(size_t)63;
+}
 
 static void *carve(patch *P, size_t n, bool zero)
 {
-    n = CARVE(n ? n : 1);
+    n = carved(n);
     if (n > P->blk_left)
         return NULL; /* cannot happen: sized in advance */
     void *p = P->blk;
@@ -157,7 +161,7 @@ static size_t col_bytes(const dc_tcol *col, size_t rows)
 {
     size_t words = DC_BITS_WORDS(rows);
     size_t v = col->kind == DC_COL_INT ? rows * 8 : col->kind == DC_COL_BOOL ? words * 8 : rows * 4;
-    return CARVE(words * 8) + CARVE(v);
+    return carved(words * 8) + carved(v);
 }
 
 static int cmp_dict(const dc_dict *d, uint32_t id, const char *s)
@@ -772,9 +776,9 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
     /* The new table's arrays, from one block. */
     size_t rows = t->rows, words = DC_BITS_WORDS(rows);
     if (!b->oom) {
-        size_t total = 4 * CARVE(rows * 4) + CARVE(words * 8) + CARVE((nslices + 1) * 4) +
-                       CARVE(DC_BITS_WORDS(nslices + 1) * 8) +
-                       CARVE((npools + 1) * sizeof *t->pools);
+        size_t total = 3 * carved(rows * 4) + carved(rows) + carved(words * 8) +
+                       carved((nslices + 1) * 4) + carved(DC_BITS_WORDS(nslices + 1) * 8) +
+                       carved((npools + 1) * sizeof *t->pools);
         for (uint32_t c = 0; c < t->ncols; c++)
             total += col_bytes(&t->cols[c], rows);
         P.blk = dc_dict_block(dict, a, total + 64, &t->rows_block_size);

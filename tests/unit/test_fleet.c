@@ -1141,6 +1141,124 @@ static void test_fleet_random(void **state)
     dracel_env_free(env);
 }
 
+/* Edges: tables without rows, snapshots without changes, the first and the last pool changed,
+ * every slice deleted; each snapshot compared with a full build of the same objects. */
+static void put(dracel_fleet *f, int i, const char *text)
+{
+    free(model[i].text);
+    model[i] = (rslice){true, 0, 0, 0, strdup(text)};
+    if (dracel_fleet_load_buffer(f, "edge.json", text, strlen(text), err, sizeof err) != DRACEL_OK)
+        fail_msg("%s", err);
+}
+
+static bool snapshot_as_full(dracel_fleet *f, dracel_env *env, const dracel_program *whole,
+                             int step)
+{
+    dracel_table *s, *t = full_build();
+    assert_int_equal(dracel_fleet_snapshot(f, &s, err, sizeof err), DRACEL_OK);
+    bool patched = dc_api_table(s)->patched;
+    check_counts(dc_api_table(s));
+    same_text("tables", step, public_dump(s, env, whole), public_dump(t, env, whole));
+    same_text("structures", step, inner_dump(dc_api_table(s)), inner_dump(dc_api_table(t)));
+    same_text("placement indexes", step, pindex_dump(s), pindex_dump(t));
+    dracel_table_free(s);
+    dracel_table_free(t);
+    return patched;
+}
+
+static const char *edge_slice(char *buf, size_t n, const char *name, const char *pool, int gen,
+                              const char *body)
+{
+    snprintf(buf, n,
+             "{\"kind\":\"ResourceSlice\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":"
+             "{\"name\":\"%s\"},\"spec\":{\"driver\":\"gpu.example.com\",\"pool\":{\"name\":\"%s\","
+             "\"generation\":%d,\"resourceSliceCount\":1},\"nodeName\":\"n1\",%s}}",
+             name, pool, gen, body);
+    return buf;
+}
+
+static void test_fleet_edges(void **state)
+{
+    (void)state;
+    memset(model, 0, sizeof model);
+    dracel_env *env;
+    assert_int_equal(dracel_env_new(NULL, DRACEL_ENV_DRA, &env), DRACEL_OK);
+    dracel_program *whole;
+    dracel_diags *d = NULL;
+    assert_int_equal(dracel_compile(env, "device", 6, DRACEL_COMPILE_ANY_RESULT, &whole, &d),
+                     DRACEL_OK);
+    dracel_diags_free(d);
+    static const char COUNTERS[] =
+        "\"sharedCounters\":[{\"name\":\"cs\",\"counters\":{\"mem\":{\"value\":\"8Gi\"}}}]";
+    static const char COUNTERS2[] =
+        "\"sharedCounters\":[{\"name\":\"cs\",\"counters\":{\"mem\":{\"value\":\"9Gi\"}}}]";
+    static const char DEVICES[] =
+        "\"devices\":[{\"name\":\"d0\",\"attributes\":{\"v\":{\"version\":\"1.0.0\"}}},"
+        "{\"name\":\"d1\",\"attributes\":{\"v\":{\"version\":\"2.0.0\"}}}]";
+    static const char DEVICES2[] =
+        "\"devices\":[{\"name\":\"d0\",\"attributes\":{\"v\":{\"version\":\"3.0.0\"},"
+        "\"s\":{\"string\":\"x\"}}}]";
+    char buf[1024];
+    dracel_fleet *f;
+    assert_int_equal(dracel_fleet_new(NULL, &f), DRACEL_OK);
+    int step = 0;
+    /* a table without rows, patched: only counters */
+    put(f, 0, edge_slice(buf, sizeof buf, "c", "pc", 1, COUNTERS));
+    assert_false(snapshot_as_full(f, env, whole, step++));
+    put(f, 0, edge_slice(buf, sizeof buf, "c", "pc", 2, COUNTERS2));
+    assert_true(snapshot_as_full(f, env, whole, step++));
+    /* no change at all */
+    assert_true(snapshot_as_full(f, env, whole, step++));
+    /* pools before and after the others, then the first and the last changed */
+    for (int k = 1; k <= 8; k++) {
+        char name[16], pool[16];
+        snprintf(name, sizeof name, "s%d", k);
+        snprintf(pool, sizeof pool, "p%d", k);
+        put(f, k, edge_slice(buf, sizeof buf, name, pool, 1, DEVICES));
+    }
+    for (int k = 11; k < 23; k++) { /* rows enough that three pools changed are patched */
+        char name[16], pool[16];
+        snprintf(name, sizeof name, "s%d", k);
+        snprintf(pool, sizeof pool, "p5-%d", k);
+        put(f, k, edge_slice(buf, sizeof buf, name, pool, 1, DEVICES));
+    }
+    snapshot_as_full(f, env, whole, step++);
+    put(f, 1, edge_slice(buf, sizeof buf, "s1", "p1", 2, DEVICES2)); /* the first pool with rows */
+    assert_true(snapshot_as_full(f, env, whole, step++));
+    put(f, 8, edge_slice(buf, sizeof buf, "s8", "p8", 2, DEVICES2)); /* the last pool */
+    assert_true(snapshot_as_full(f, env, whole, step++));
+    put(f, 9, edge_slice(buf, sizeof buf, "s9", "a0", 1, DEVICES)); /* a new first pool */
+    put(f, 10, edge_slice(buf, sizeof buf, "s10", "z9", 1, DEVICES2)); /* and a new last one */
+    assert_true(snapshot_as_full(f, env, whole, step++));
+    /* a version no row has any more (1.0.0 and 2.0.0 stay in other pools; 3.0.0 goes) */
+    put(f, 1, edge_slice(buf, sizeof buf, "s1", "p1", 3, DEVICES));
+    put(f, 8, edge_slice(buf, sizeof buf, "s8", "p8", 3, DEVICES));
+    put(f, 10, edge_slice(buf, sizeof buf, "s10", "z9", 3, DEVICES));
+    assert_true(snapshot_as_full(f, env, whole, step++));
+    /* pools removed at both ends; a column removed with its last value */
+    assert_int_equal(dracel_fleet_delete(f, "s9"), DRACEL_OK);
+    assert_int_equal(dracel_fleet_delete(f, "s10"), DRACEL_OK);
+    free(model[9].text);
+    free(model[10].text);
+    model[9] = model[10] = (rslice){0};
+    assert_true(snapshot_as_full(f, env, whole, step++));
+    /* everything deleted: built in full, empty */
+    for (int k = 0; k < 23; k++) {
+        if (!model[k].live)
+            continue;
+        char name[16];
+        snprintf(name, sizeof name, k ? "s%d" : "c", k);
+        assert_int_equal(dracel_fleet_delete(f, name), DRACEL_OK);
+        free(model[k].text);
+        model[k] = (rslice){0};
+    }
+    assert_false(snapshot_as_full(f, env, whole, step++));
+    assert_true(snapshot_as_full(f, env, whole, step++)); /* an empty one patched: still empty */
+    dracel_fleet_free(f);
+    dracel_program_free(whole);
+    dracel_env_free(env);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Pools
  */
@@ -1346,6 +1464,7 @@ int main(void)
         cmocka_unit_test(test_fleet_failures),
         cmocka_unit_test(test_fleet_concurrent),
         cmocka_unit_test(test_fleet_random),
+        cmocka_unit_test(test_fleet_edges),
         cmocka_unit_test(test_pools),
         cmocka_unit_test(test_parallel_loads),
     };
