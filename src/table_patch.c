@@ -632,23 +632,17 @@ static void rescan_sids(const dc_table *t, const dc_tcol *col, dc_tb_col *bc)
     }
 }
 
-/* Drop what no row uses any more: distinct values (renumbering the column's ids) and sids. */
+/* Drop the distinct values no row uses any more (renumbering the column's ids); count a string
+ * column's ids again when it had too many to list and lost some. */
 static void trim_column(patch *P, uint32_t c)
 {
     dc_table *t = P->t;
     dc_tcol *col = &t->cols[c];
     dc_tb_col *bc = &P->b.cols[P->bcol[c]];
     if (col->kind == DC_COL_STRING) {
+        /* (ids whose rows went left the list before the changed pools were built) */
         if (P->rescan[P->bcol[c]])
             rescan_sids(t, col, bc);
-        uint32_t n = 0;
-        for (uint32_t k = 0; !bc->many && k < bc->nsids; k++)
-            if (bc->sidn[k]) {
-                bc->sids[n] = bc->sids[k];
-                bc->sidn[n++] = bc->sidn[k];
-            }
-        if (!bc->many)
-            bc->nsids = n;
         return;
     }
     if (col->kind != DC_COL_VERSION && col->kind != DC_COL_QUANTITY)
@@ -813,7 +807,9 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
     /* Runs of unchanged pools copied, changed pools built, in order. */
     for (uint32_t i = 0, k = 0; !b->oom && (i < o->npools || k < nchg);) {
         if (k < nchg && P.ch[k].at == i && P.ch[k].old == UINT32_MAX) {
-            build_pool(&P, &P.ch[k++]);
+            if (P.ch[k].in->n) /* (a pool added and deleted again has none) */
+                build_pool(&P, &P.ch[k]);
+            k++;
         } else if (k < nchg && P.ch[k].old == i) {
             if (P.ch[k].in->n)
                 build_pool(&P, &P.ch[k]);

@@ -619,15 +619,24 @@ static void change(dracel_fleet *f)
         long g = pool_gen(drv, pool);
         publish(f, i, drv, pool, g < 0 ? (long)rnd(3) : g,
                 pool_slices(drv, pool) + 1 + (int)(rnd(5) == 0));
+        if (rnd(6) == 0) { /* added and deleted again before a snapshot, in a pool often new */
+            if (rnd(2)) {
+                retire(f, i);
+                publish(f, i, drv, NPOOLS + (int)rnd(3), 1, 1);
+            }
+            retire(f, i);
+        }
         return;
     }
     int drv = model[i].drv, pool = model[i].pool;
     long g = pool_gen(drv, pool);
     int count = pool_slices(drv, pool) + (rnd(8) == 0);
-    if (op < 20) { /* to another pool */
+    if (op < 20) { /* to another pool, sometimes and back */
         int p2 = (int)rnd(NPOOLS);
         long g2 = pool_gen(drv, p2);
         publish(f, i, drv, p2, g2 < 0 ? 1 : g2, pool_slices(drv, p2) + 1);
+        if (rnd(3) == 0)
+            publish(f, i, drv, pool, g, count);
     } else if (op < 26) { /* an older generation than the pool's: not counted */
         publish(f, i, drv, pool, g > 0 ? g - 1 : g, count);
     } else if (op < 40) { /* the whole pool, newer */
@@ -1234,6 +1243,14 @@ static void test_fleet_edges(void **state)
     put(f, 1, edge_slice(buf, sizeof buf, "s1", "p1", 3, DEVICES));
     put(f, 8, edge_slice(buf, sizeof buf, "s8", "p8", 3, DEVICES));
     put(f, 10, edge_slice(buf, sizeof buf, "s10", "z9", 3, DEVICES));
+    assert_true(snapshot_as_full(f, env, whole, step++));
+    /* a pool added and deleted again between two snapshots; one moved to a new pool and back */
+    put(f, 23, edge_slice(buf, sizeof buf, "s23", "p4-new", 1, DEVICES));
+    assert_int_equal(dracel_fleet_delete(f, "s23"), DRACEL_OK);
+    free(model[23].text);
+    model[23] = (rslice){0};
+    put(f, 2, edge_slice(buf, sizeof buf, "s2", "p2-new", 1, DEVICES2));
+    put(f, 2, edge_slice(buf, sizeof buf, "s2", "p2", 1, DEVICES2));
     assert_true(snapshot_as_full(f, env, whole, step++));
     /* pools removed at both ends; a column removed with its last value */
     assert_int_equal(dracel_fleet_delete(f, "s9"), DRACEL_OK);
