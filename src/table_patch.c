@@ -379,9 +379,11 @@ static void start_columns(patch *P)
                 b->oom = true;
                 return;
             }
-            memcpy(bc->distinct, oc->distinct, nd * sizeof *bc->distinct);
-            memcpy(bc->dtext, oc->distinct_text, nd * sizeof *bc->dtext);
-            memcpy(bc->drows, oc->distinct_rows, nd * sizeof *bc->drows);
+            if (nd) { /* (an empty column may have no arrays) */
+                memcpy(bc->distinct, oc->distinct, nd * sizeof *bc->distinct);
+                memcpy(bc->dtext, oc->distinct_text, nd * sizeof *bc->dtext);
+                memcpy(bc->drows, oc->distinct_rows, nd * sizeof *bc->drows);
+            }
             bc->ndistinct = nd;
             bc->capdistinct = cap;
             memset(bc->dkeys, 0, dcap * sizeof *bc->dkeys);
@@ -394,7 +396,7 @@ static void start_columns(patch *P)
             }
         } else if (oc->kind == DC_COL_STRING) {
             bc->many = !oc->sids;
-            if (oc->sids) {
+            if (oc->sids && oc->nsids) {
                 bc->nsids = oc->nsids;
                 memcpy(bc->sids, oc->sids, oc->nsids * sizeof *bc->sids);
                 memcpy(bc->sidn, oc->sid_rows, oc->nsids * sizeof *bc->sidn);
