@@ -409,7 +409,12 @@ DRACEL_API dracel_status dracel_fleet_load_buffer(dracel_fleet *f, const char *n
 DRACEL_API dracel_status dracel_fleet_delete(dracel_fleet *f, const char *slice_name);
 /** The number of slices held (every generation). */
 DRACEL_API size_t dracel_fleet_slices(const dracel_fleet *f);
-/** A table of the fleet as it is now. */
+/**
+ * A table of the fleet as it is now, with the same answers as the table built at once from its
+ * slices. The fleet keeps a reference to it (until the next snapshot or dracel_fleet_free):
+ * the next snapshot copies the pools that did not change since and builds only the others.
+ * @return DRACEL_OK, or DRACEL_ENOMEM (the fleet unchanged; a later snapshot is complete).
+ */
 DRACEL_API dracel_status dracel_fleet_snapshot(dracel_fleet *f, dracel_table **out, char *err,
                                                size_t errcap);
 

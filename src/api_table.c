@@ -1,7 +1,11 @@
 /*
  * api_table.c: the public API of device tables, bound programs and selections
- * (include/dracel.h): loading (src/slices.c), building (src/table_build.c), and running the
- * vector VM or the scalar VM row by row (vm/vvm.c).
+ * (include/dracel.h): loading (src/slices.c), building (src/table_build.c), fleets and their
+ * patched snapshots (src/fleet.c, src/table_patch.c), pools, and running the vector VM or the
+ * scalar VM row by row (vm/vvm.c).
+ *
+ * A dracel_table is reference counted: its caller holds one reference, and the fleet that made
+ * it another while it is the base of the next snapshot.
  */
 #include <string.h>
 

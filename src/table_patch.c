@@ -21,7 +21,11 @@
  *     many to list is scanned again when it lost values;
  *   - the longest string, the pool states (judged per pool), the counter groups (numbered on).
  * Orders that show in no result may differ from a full build: distinct values and sids are in
- * order of first appearance in a full build, appended here.
+ * order of first appearance in a full build, appended here. The placement index is patched
+ * alongside (dc_pindex_patch in src/alloc.c) from the runs this records (dc_patch_delta).
+ *
+ * Change with: src/table_build.c (the builder), vm/table.h (what a table holds), src/alloc.c
+ * (dc_pindex_patch), tests/unit/test_fleet.c (test_fleet_random), docs/columnar.md.
  */
 #include <stdlib.h>
 #include <string.h>
