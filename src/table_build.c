@@ -491,6 +491,13 @@ int dc_tb_cmp_slice(const void *a, const void *b)
         r = strcmp(x->devices[0].name, y->devices[0].name);
     if (!r)
         r = strcmp(x->node.node_name ? x->node.node_name : "", y->node.node_name ? y->node.node_name : "");
+    /* Then where they were read: a total order for a fleet's slices (an unnamed one is keyed by
+     * its file and line), the same whether a pool is built with all slices or alone, and a
+     * table load's input order (its files are read sorted by name). */
+    if (!r)
+        r = strcmp(x->file ? x->file : "", y->file ? y->file : "");
+    if (!r)
+        r = x->line < y->line ? -1 : x->line > y->line;
     return r;
 }
 

@@ -1272,6 +1272,55 @@ static void test_fleet_edges(void **state)
     assert_false(snapshot_as_full(f, env, whole, step++));
     assert_true(snapshot_as_full(f, env, whole, step++)); /* an empty one patched: still empty */
     dracel_fleet_free(f);
+
+    /* Unnamed slices (keyed by file and line) of one pool that tie on everything the order looks
+     * at: ordered by file, whatever the order they were loaded in, patched or built in full. */
+    static const char UNNAMED_A[] =
+        "{\"kind\":\"ResourceSlice\",\"apiVersion\":\"resource.k8s.io/v1\",\"spec\":{\"driver\":"
+        "\"gpu.example.com\",\"pool\":{\"name\":\"u\",\"generation\":1,\"resourceSliceCount\":2},"
+        "\"allNodes\":true,\"devices\":[{\"name\":\"d0\"},{\"name\":\"da\"}]}}";
+    static const char UNNAMED_B[] =
+        "{\"kind\":\"ResourceSlice\",\"apiVersion\":\"resource.k8s.io/v1\",\"spec\":{\"driver\":"
+        "\"gpu.example.com\",\"pool\":{\"name\":\"u\",\"generation\":1,\"resourceSliceCount\":2},"
+        "\"allNodes\":true,\"devices\":[{\"name\":\"d0\"},{\"name\":\"db\"}]}}";
+    char *dumps[3];
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(dracel_fleet_new(NULL, &f), DRACEL_OK);
+        const char *first = k == 1 ? UNNAMED_B : UNNAMED_A, *second = k == 1 ? UNNAMED_A : UNNAMED_B;
+        assert_int_equal(dracel_fleet_load_buffer(f, first == UNNAMED_A ? "a.json" : "b.json", first,
+                                                  strlen(first), err, sizeof err),
+                         DRACEL_OK);
+        if (k == 2) { /* the second one arrives after a snapshot: patched */
+            dracel_table *s0;
+            assert_int_equal(dracel_fleet_snapshot(f, &s0, err, sizeof err), DRACEL_OK);
+            for (int n = 0; n < 8; n++) { /* other pools: rows enough to patch */
+                char name[16], pool[16];
+                snprintf(name, sizeof name, "o%d", n);
+                snprintf(pool, sizeof pool, "o%d", n);
+                const char *text = edge_slice(buf, sizeof buf, name, pool, 1, DEVICES);
+                assert_int_equal(dracel_fleet_load_buffer(f, "o.json", text, strlen(text), err,
+                                                          sizeof err),
+                                 DRACEL_OK);
+            }
+            dracel_table_free(s0);
+            assert_int_equal(dracel_fleet_snapshot(f, &s0, err, sizeof err), DRACEL_OK);
+            dracel_table_free(s0);
+        }
+        assert_int_equal(dracel_fleet_load_buffer(f, second == UNNAMED_A ? "a.json" : "b.json",
+                                                  second, strlen(second), err, sizeof err),
+                         DRACEL_OK);
+        dracel_table *u;
+        assert_int_equal(dracel_fleet_snapshot(f, &u, err, sizeof err), DRACEL_OK);
+        assert_int_equal(dc_api_table(u)->patched, k == 2);
+        dumps[k] = dump(u);
+        char *at = strstr(dumps[k], "gpu.example.com/u/da"), *bt = strstr(dumps[k], "gpu.example.com/u/db");
+        assert_true(at && bt && at < bt);
+        dracel_table_free(u);
+        dracel_fleet_free(f);
+    }
+    assert_string_equal(dumps[0], dumps[1]);
+    for (int k = 0; k < 3; k++)
+        free(dumps[k]);
     dracel_program_free(whole);
     dracel_env_free(env);
 }
