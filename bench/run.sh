@@ -11,9 +11,10 @@
 #     DeviceClass's `device.driver == "gpu.example.com"`.
 #  3. The hand-written C loops for S1 and S3 over the same columns, with the VM/loop ratio and a
 #     check that both produce identical bitmaps.
-#  4. Keeping a fleet up to date: the 100,000-device fleet loaded into a dracel_fleet, then one
-#     node's slice published again with a higher generation (a watch event) and a new snapshot,
-#     against a full reload (bench/fleetupdate).
+#  4. Keeping a fleet up to date: the 100,000-device fleet loaded into a dracel_fleet, then
+#     watch events (a node's slice published again with a higher generation: the same devices,
+#     one changed, one less or more), each followed by a new snapshot patched from the previous
+#     one, against a full reload (bench/fleetupdate; one line per kind of event).
 #  5. Placement: 5,000 nodes of 8 GPUs (40,000 devices, one file per node), the sample's claim of
 #     three tiers (examples/claims/gpu-tiered.yaml): the tier of every node, with `dra-celc
 #     explain --stats`, beside Kubernetes' reported ~10 ms per node for its DRA filter.
@@ -62,7 +63,7 @@ for spec in $fleets; do
   ./bench/handloop "$path" 7 | sed 's/^/   /' || status=1
 done
 echo "== keeping a fleet up to date ($data/fleet-100k/)"
-./bench/fleetupdate "$data/fleet-100k/" 21 | sed 's/^/   /' || status=1
+./bench/fleetupdate "$data/fleet-100k/" 201 | sed 's/^/   /' || status=1
 
 fleet=$data/fleet-40k/
 [ -e "$fleet" ] || ./bench/genfleet 40000 "$fleet" || status=1

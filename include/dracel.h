@@ -350,6 +350,43 @@ DRACEL_API dracel_status dracel_table_device_size(const dracel_table *t, uint32_
 DRACEL_API size_t dracel_table_nodes(const dracel_table *t);
 DRACEL_API const char *dracel_table_node(const dracel_table *t, size_t i);
 
+/** A pool of a table (the newest generation), in row order. Strings live as long as the table.
+ *  Growable (dracel_table_pool passes its size). */
+typedef struct dracel_pool_info {
+    const char *driver, *name;
+    int64_t generation;
+    /** A 64-bit hash of everything of the pool an allocation can read: its slices of the
+     *  newest generation in order (devices in order, with their attributes, capacities,
+     *  taints, consumed counters, node selection and allowMultipleAllocations; the slices'
+     *  node selection and shared counters) and its state; not its generation, slice names or
+     *  resourceSliceCount as such. Computed from the strings and values (never dictionary
+     *  ids), when the pool is built: equal across snapshots and fleets, patched or built in
+     *  full, exactly when that content is (up to hash collisions). */
+    uint64_t version;
+    /** The node every slice of the pool names by nodeName, or NULL (allNodes, a node
+     *  selector, per-device node selection, or several nodes). */
+    const char *node;
+    const char *state;           /**< "complete", "incomplete", "invalid" (static strings) */
+    uint32_t first_row, rows;    /**< its devices are rows [first_row, first_row + rows) */
+} dracel_pool_info;
+/** The number of pools of @p t (0 for NULL). */
+DRACEL_API size_t dracel_table_pools(const dracel_table *t);
+/**
+ * Pool @p i of @p t, in row order.
+ * @param size sizeof *out (dracel_table_pool passes it).
+ * @return DRACEL_OK, or DRACEL_EINVAL (NULL argument, @p i out of range, @p size too small).
+ */
+DRACEL_API dracel_status dracel_table_pool_size(const dracel_table *t, size_t i,
+                                                dracel_pool_info *out, size_t size);
+#define dracel_table_pool(t, i, out) dracel_table_pool_size((t), (i), (out), sizeof *(out))
+/**
+ * The index of pool (@p driver, @p pool) in @p t (a binary search).
+ * @return DRACEL_OK with *index; DRACEL_EINPUT when the table has no such pool; DRACEL_EINVAL
+ *         for a NULL argument.
+ */
+DRACEL_API dracel_status dracel_table_pool_find(const dracel_table *t, const char *driver,
+                                                const char *pool, size_t *index);
+
 /**
  * A fleet kept up to date slice by slice, as a watch delivers ResourceSlices: loads add or
  * replace slices (by metadata.name; only the new objects are read and validated), deletions
@@ -367,11 +404,17 @@ DRACEL_API dracel_status dracel_fleet_load(dracel_fleet *f, const char *path, ch
 DRACEL_API dracel_status dracel_fleet_load_buffer(dracel_fleet *f, const char *name,
                                                   const char *buf, size_t len, char *err,
                                                   size_t errcap);
-/** Remove the slice of this metadata.name: DRACEL_EINPUT when the fleet has none. */
+/** Remove the slice of this metadata.name: DRACEL_EINPUT when the fleet has none,
+ *  DRACEL_ENOMEM (the fleet unchanged) when memory runs out. */
 DRACEL_API dracel_status dracel_fleet_delete(dracel_fleet *f, const char *slice_name);
 /** The number of slices held (every generation). */
 DRACEL_API size_t dracel_fleet_slices(const dracel_fleet *f);
-/** A table of the fleet as it is now. */
+/**
+ * A table of the fleet as it is now, with the same answers as the table built at once from its
+ * slices. The fleet keeps a reference to it (until the next snapshot or dracel_fleet_free):
+ * the next snapshot copies the pools that did not change since and builds only the others.
+ * @return DRACEL_OK, or DRACEL_ENOMEM (the fleet unchanged; a later snapshot is complete).
+ */
 DRACEL_API dracel_status dracel_fleet_snapshot(dracel_fleet *f, dracel_table **out, char *err,
                                                size_t errcap);
 
@@ -714,6 +757,24 @@ DRACEL_API dracel_status dracel_usage_new(const dracel_table *t, const dracel_de
 DRACEL_API void dracel_usage_free(dracel_usage *u);
 /** How many distinct devices of the table the IDs named. */
 DRACEL_API size_t dracel_usage_devices(const dracel_usage *u);
+/**
+ * A hash of the devices of pool @p pool of the usage's table that the usage marks in use (their
+ * names): equal for equal sets of in-use devices of an unchanged pool (see
+ * dracel_pool_info.version), 0 when none is in use (or @p pool is out of range).
+ */
+DRACEL_API uint64_t dracel_usage_pool_hash(const dracel_usage *u, size_t pool);
+
+/**
+ * The pools of @p t with at least one device visible on @p node, as the allocator gathers a
+ * node's devices (PartitionableDevices on, the default): slices tied to it by nodeName, on
+ * allNodes, whose node selector matches its name and labels, and with per-device node
+ * selection the slices with a device on it. A key for what an answer on this node can depend
+ * on (with the pools' versions and usage hashes).
+ * @param out receives the pool indexes, ascending, out[0..cap) (may be NULL when @p cap is 0).
+ * @return how many pools there are (may exceed @p cap); 0 for a NULL or invalid argument.
+ */
+DRACEL_API size_t dracel_table_node_pools(const dracel_table *t, const dracel_node *node,
+                                          size_t *out, size_t cap);
 
 /** The allocator's features, as Kubernetes' feature gates switch them (docs/allocation.md). */
 enum {

@@ -48,11 +48,24 @@ typedef enum dc_alloc_outcome {
 /* ---- The placement index of a table */
 
 dracel_status dc_pindex_build(const dc_table *t, const dracel_alloc *a, dc_pindex **out) DC_WUR;
+struct dc_patch_delta;
+/** The index of @p t, patched from the index @p ox of the table @p o it was patched from
+ *  (src/table_patch.c): equal to dc_pindex_build(t), at the cost of the slices' count. */
+dracel_status dc_pindex_patch(const dc_table *o, const dc_pindex *ox, const dc_table *t,
+                              const struct dc_patch_delta *d, const dracel_alloc *a,
+                              dc_pindex **out) DC_WUR;
 void dc_pindex_free(dc_pindex *x);
+/** The index as text, for tests (node names, not ids: comparable across dictionaries). */
+void dc_pindex_describe(const dc_table *t, const dc_pindex *x, dc_buf *b);
 /** The node names the table's devices are tied to by name, sorted, without duplicates
  *  (explain's nodes when no Node objects are given). Strings live in the table. */
 uint32_t dc_pindex_nodes(const dc_pindex *x);
 const char *dc_pindex_node(const dc_pindex *x, uint32_t i);
+/** The pools of @p t with a device visible on node @p n, as a run gathers the node's devices
+ *  (PartitionableDevices on): ascending, into out[0..cap); how many there are. @p sorted: the
+ *  node's labels are sorted by key (else they are looked up one by one). */
+size_t dc_node_pools(const dc_table *t, const dc_pindex *x, const dc_node_in *n, bool sorted,
+                     size_t *out, size_t cap);
 
 /** Does the v1 NodeSelector @p s match node @p n (its terms ORed, each term's requirements
  *  ANDed, as k8s.io/component-helpers' nodeaffinity matches them)? The labels of @p n are
@@ -76,6 +89,8 @@ void dc_usage_free(dc_usage *u);
 /** How many of the IDs were devices of the table (each counted once). */
 uint32_t dc_usage_found(const dc_usage *u);
 const dracel_table *dc_usage_table(const dc_usage *u);
+/** A hash of the names of the devices of @p pool in use (0: none). */
+uint64_t dc_usage_pool_hash(const dc_usage *u, uint32_t pool);
 
 /* ---- Policies */
 

@@ -291,6 +291,32 @@ size_t dracel_usage_devices(const dracel_usage *u)
     return u ? dc_usage_found(u->u) : 0;
 }
 
+uint64_t dracel_usage_pool_hash(const dracel_usage *u, size_t pool)
+{
+    return u && pool < UINT32_MAX ? dc_usage_pool_hash(u->u, (uint32_t)pool) : 0;
+}
+
+size_t dracel_table_node_pools(const dracel_table *t, const dracel_node *node, size_t *out,
+                               size_t cap)
+{
+    if (!t || !node || !node->name || (node->nlabels && !node->labels) ||
+        node->nlabels > UINT32_MAX || (!out && cap))
+        return 0;
+    bool sorted = true;
+    for (size_t i = 0; i < node->nlabels; i++) {
+        if (!node->labels[i].key || !node->labels[i].value)
+            return 0;
+        if (i && strcmp(node->labels[i - 1].key, node->labels[i].key) > 0)
+            sorted = false;
+    }
+    dc_node_in n;
+    memset(&n, 0, sizeof n);
+    n.name = node->name;
+    n.labels = (dc_label_in *)(uintptr_t)node->labels;
+    n.nlabels = (uint32_t)node->nlabels;
+    return dc_node_pools(dc_api_table(t), dc_api_table_pindex(t), &n, sorted, out, cap);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Features
  */

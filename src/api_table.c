@@ -1,7 +1,11 @@
 /*
  * api_table.c: the public API of device tables, bound programs and selections
- * (include/dracel.h): loading (src/slices.c), building (src/table_build.c), and running the
- * vector VM or the scalar VM row by row (vm/vvm.c).
+ * (include/dracel.h): loading (src/slices.c), building (src/table_build.c), fleets and their
+ * patched snapshots (src/fleet.c, src/table_patch.c), pools, and running the vector VM or the
+ * scalar VM row by row (vm/vvm.c).
+ *
+ * A dracel_table is reference counted: its caller holds one reference, and the fleet that made
+ * it another while it is the base of the next snapshot.
  */
 #include <string.h>
 
@@ -19,6 +23,7 @@ struct dracel_table {
     dc_pindex *pi;              /* what placement needs of the table, built with it */
     char **notes;
     size_t nnotes;
+    uint32_t refs;              /* atomic: the caller's, and a fleet's whose base it is */
 };
 
 struct dracel_bound {
@@ -51,6 +56,7 @@ static dracel_status finish_table(const dracel_config *cfg, dc_slice_set *set, d
     if (!tt)
         return DRACEL_ENOMEM;
     memset(tt, 0, sizeof *tt);
+    tt->refs = 1;
     tt->cfg = c;
     tt->alloc = *a;
     tt->cfg.alloc = &tt->alloc;
@@ -94,6 +100,7 @@ struct dracel_fleet {
     dracel_config cfg;
     dracel_alloc alloc;
     dc_fleet *f;
+    dracel_table *base;         /* the last snapshot (a reference): the next is patched from it */
 };
 
 dracel_status dracel_fleet_new(const dracel_config *cfg, dracel_fleet **out)
@@ -125,6 +132,7 @@ void dracel_fleet_free(dracel_fleet *fl)
     if (!fl)
         return;
     dracel_alloc a = fl->alloc;
+    dracel_table_free(fl->base);
     dc_fleet_free(fl->f);
     dc_free(&a, fl, sizeof *fl);
 }
@@ -193,18 +201,30 @@ dracel_status dracel_fleet_snapshot(dracel_fleet *fl, dracel_table **out, char *
         return DRACEL_ENOMEM;
     }
     memset(tt, 0, sizeof *tt);
+    tt->refs = 1;
     tt->cfg = fl->cfg;
     tt->alloc = fl->alloc;
     tt->cfg.alloc = &tt->alloc;
-    dracel_status st = dc_fleet_snapshot(fl->f, &tt->alloc, &tt->t, err, errcap);
-    if (st == DRACEL_OK)
+    dracel_table *base = fl->base;
+    dc_patch_delta delta = {&fl->alloc, NULL, 0, 0};
+    dracel_status st = dc_fleet_snapshot(fl->f, base ? base->t : NULL, &tt->alloc, &tt->t, &delta,
+                                         err, errcap);
+    if (st == DRACEL_OK && tt->t->patched)
+        st = dc_pindex_patch(base->t, base->pi, tt->t, &delta, &tt->alloc, &tt->pi);
+    else if (st == DRACEL_OK)
         st = dc_pindex_build(tt->t, &tt->alloc, &tt->pi);
+    dc_patch_delta_free(&delta);
     if (st != DRACEL_OK) {
         if (st == DRACEL_ENOMEM)
             set_err(err, errcap, "out of memory");
         dracel_table_free(tt);
         return st;
     }
+    /* The next snapshot is patched from this one: the fleet keeps a reference. */
+    dc_fleet_snapshot_done(fl->f);
+    tt->refs = 2;
+    fl->base = tt;
+    dracel_table_free(base);
     *out = tt;
     return DRACEL_OK;
 }
@@ -248,7 +268,7 @@ dracel_status dracel_table_load_buffer(const dracel_config *cfg, const char *nam
 
 void dracel_table_free(dracel_table *t)
 {
-    if (!t)
+    if (!t || __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL))
         return;
     dracel_alloc a = t->alloc;
     for (size_t i = 0; i < t->nnotes; i++)
@@ -279,6 +299,11 @@ const char *dracel_table_note(const dracel_table *t, size_t i)
     return t && i < t->nnotes ? t->notes[i] : NULL;
 }
 
+static const char *state_name(dc_pool_state s)
+{
+    return s == DC_POOL_COMPLETE ? "complete" : s == DC_POOL_INCOMPLETE ? "incomplete" : "invalid";
+}
+
 dracel_status dracel_table_device_size(const dracel_table *tt, uint32_t row,
                                        dracel_device_info *out, size_t size)
 {
@@ -291,10 +316,57 @@ dracel_status dracel_table_device_size(const dracel_table *tt, uint32_t row,
     x.pool = dc_dict_str(t->dict, p->name)->data;
     x.device = dc_dict_str(t->dict, t->device_name[row])->data;
     x.node = t->node_kind[row] == DC_NODE_NAME ? dc_dict_str(t->dict, t->node[row])->data : NULL;
-    x.pool_state = p->state == DC_POOL_COMPLETE     ? "complete"
-                   : p->state == DC_POOL_INCOMPLETE ? "incomplete"
-                                                    : "invalid";
+    x.pool_state = state_name(p->state);
     return dc_struct_write(out, size, &x, sizeof x, sizeof x);
+}
+
+size_t dracel_table_pools(const dracel_table *t)
+{
+    return t ? t->t->npools : 0;
+}
+
+dracel_status dracel_table_pool_size(const dracel_table *tt, size_t i, dracel_pool_info *out,
+                                     size_t size)
+{
+    if (!tt || !out || i >= tt->t->npools)
+        return DRACEL_EINVAL;
+    const dc_table *t = tt->t;
+    const dc_tpool *p = &t->pools[i];
+    dracel_pool_info x;
+    memset(&x, 0, sizeof x);
+    x.driver = dc_dict_str(t->dict, p->driver)->data;
+    x.name = dc_dict_str(t->dict, p->name)->data;
+    x.generation = p->generation;
+    x.version = p->version;
+    x.node = p->node == DC_DICT_NONE ? NULL : dc_dict_str(t->dict, p->node)->data;
+    x.state = state_name(p->state);
+    x.first_row = p->first_row;
+    x.rows = p->rows;
+    return dc_struct_write(out, size, &x, sizeof x, sizeof x);
+}
+
+dracel_status dracel_table_pool_find(const dracel_table *tt, const char *driver, const char *pool,
+                                     size_t *index)
+{
+    if (!tt || !driver || !pool || !index)
+        return DRACEL_EINVAL;
+    const dc_table *t = tt->t;
+    uint32_t lo = 0, hi = t->npools; /* pools are sorted by driver, then name (bytes) */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(dc_dict_str(t->dict, t->pools[mid].driver)->data, driver);
+        if (!c)
+            c = strcmp(dc_dict_str(t->dict, t->pools[mid].name)->data, pool);
+        if (!c) {
+            *index = mid;
+            return DRACEL_OK;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return DRACEL_EINPUT;
 }
 
 dracel_status dracel_bind(const dracel_program *p, const dracel_table *t, dracel_bound **out)

@@ -1,9 +1,18 @@
 /*
- * fleet.c: slices kept by name, snapshots built from the decoded records (see fleet.h).
+ * fleet.c: slices kept by name, snapshots built from the decoded records or patched from the
+ * previous snapshot (see fleet.h).
  *
  * Entries point into the slice sets they came from; a set is freed when its last entry is
  * replaced or deleted. The name index is open addressing over entry numbers; a deletion moves
  * the last entry into the hole and rebuilds the index (deletions are rare next to updates).
+ * The pool index finds the entries of a pool (driver, pool name): open addressing over the
+ * first entry of each pool, the entries of one pool linked in a list.
+ *
+ * The changed pools are a set of (driver, pool) with copies of the names (the records they
+ * came from may be freed before the next snapshot). A load or a deletion notes its pools before
+ * it changes anything (a pool noted by a load that then fails is only rebuilt for nothing);
+ * when more pools changed than a patch would take, the set gives way to "everything changed"
+ * and the next snapshot is built in full.
  */
 #include "fleet.h"
 
@@ -17,11 +26,22 @@ typedef struct holder {
     uint32_t refs;
 } holder;
 
+#define NONE UINT32_MAX
+
 typedef struct entry {
     const char *key;           /* metadata.name, or "file:line" when unnamed */
     const dc_slice_in *slice;
     uint32_t holder;
+    uint32_t prev, next;       /* the other entries of its pool (NONE: none) */
+    uint64_t pool;             /* pool_hash of its driver and pool */
 } entry;
+
+/* A pool changed since the last snapshot. */
+typedef struct dirty {
+    uint64_t h;
+    const char *driver, *pool; /* copies in dirty_strings */
+    uint32_t n;                /* snapshot scratch: its slices found */
+} dirty;
 
 struct dc_fleet {
     dracel_alloc alloc;
@@ -32,7 +52,19 @@ struct dc_fleet {
     uint32_t nh, caph;
     uint32_t *index;           /* entry + 1; 0 empty */
     uint32_t icap;
+    uint32_t *pools;           /* pool index: its first entry + 1; 0 empty; icap slots */
+    /* Pools changed since the last snapshot (dc_fleet_snapshot_done). */
+    bool all_dirty;            /* too many, or no snapshot yet: build in full */
+    dirty *d;
+    uint32_t nd, capd;
+    uint32_t *dindex;          /* dirty + 1; 0 empty */
+    uint32_t dicap;
+    dc_arena dirty_strings;
 };
+
+/* Patch when the changed pools have at most this fraction of the rows (their rows before and
+ * after together): beyond, a full build costs about as much. */
+#define PATCH_LIMIT 0.5
 
 static uint64_t hash(const char *s)
 {
@@ -44,6 +76,12 @@ static uint64_t hash(const char *s)
     return x;
 }
 
+static uint64_t pool_hash(const char *driver, const char *pool)
+{
+    uint64_t x = hash(driver) * 0x9E3779B97F4A7C15ULL ^ hash(pool);
+    return x ^ (x >> 29);
+}
+
 dc_fleet *dc_fleet_new(const dracel_alloc *a)
 {
     a = a ? a : &dc_default_alloc;
@@ -52,6 +90,8 @@ dc_fleet *dc_fleet_new(const dracel_alloc *a)
         return NULL;
     memset(f, 0, sizeof *f);
     f->alloc = *a;
+    f->all_dirty = true;
+    dc_arena_init(&f->dirty_strings, &f->alloc);
     f->dict = dc_dict_new(a);
     if (!f->dict) {
         dc_free(a, f, sizeof *f);
@@ -82,6 +122,10 @@ void dc_fleet_free(dc_fleet *f)
     dc_free(&a, f->h, f->caph * sizeof *f->h);
     dc_free(&a, f->e, f->cap * sizeof *f->e);
     dc_free(&a, f->index, f->icap * sizeof *f->index);
+    dc_free(&a, f->pools, f->icap * sizeof *f->pools);
+    dc_free(&a, f->d, f->capd * sizeof *f->d);
+    dc_free(&a, f->dindex, f->dicap * sizeof *f->dindex);
+    dc_arena_free(&f->dirty_strings);
     dc_dict_unref(f->dict);
     dc_free(&a, f, sizeof *f);
 }
@@ -102,6 +146,167 @@ static uint32_t find(const dc_fleet *f, const char *key)
         if (strcmp(f->e[x - 1].key, key) == 0)
             return x - 1;
     }
+}
+
+/* ---- The pool index. */
+
+static bool same_pool(const entry *e, uint64_t h, const char *driver, const char *pool)
+{
+    return e->pool == h && !strcmp(e->slice->driver, driver) && !strcmp(e->slice->pool, pool);
+}
+
+/* The slot of a pool, or of the empty slot where it would go (*found says which). */
+static uint32_t pool_slot(const dc_fleet *f, uint64_t h, const char *driver, const char *pool,
+                          bool *found)
+{
+    uint32_t mask = f->icap - 1, i = (uint32_t)h & mask;
+    for (; f->pools[i]; i = (i + 1) & mask)
+        if (same_pool(&f->e[f->pools[i] - 1], h, driver, pool)) {
+            *found = true;
+            return i;
+        }
+    *found = false;
+    return i;
+}
+
+static uint32_t slot_of(const dc_fleet *f, uint32_t at)
+{
+    bool found;
+    return pool_slot(f, f->e[at].pool, f->e[at].slice->driver, f->e[at].slice->pool, &found);
+}
+
+/* Entry `at` (its slice and hash set) joins its pool. */
+static void pool_link(dc_fleet *f, uint32_t at)
+{
+    entry *e = &f->e[at];
+    bool found;
+    uint32_t i = pool_slot(f, e->pool, e->slice->driver, e->slice->pool, &found);
+    e->prev = NONE;
+    e->next = found ? f->pools[i] - 1 : NONE;
+    if (found)
+        f->e[e->next].prev = at;
+    f->pools[i] = at + 1;
+}
+
+/* Entry `at` leaves its pool (its slice still the one it joined with). */
+static void pool_unlink(dc_fleet *f, uint32_t at)
+{
+    entry *e = &f->e[at];
+    if (e->next != NONE)
+        f->e[e->next].prev = e->prev;
+    if (e->prev != NONE) {
+        f->e[e->prev].next = e->next;
+        return;
+    }
+    uint32_t i = slot_of(f, at);
+    if (e->next != NONE) {
+        f->pools[i] = e->next + 1;
+        return;
+    }
+    /* the pool's last entry: delete the slot, moving back the ones probing past it */
+    uint32_t mask = f->icap - 1;
+    for (uint32_t j = (i + 1) & mask; f->pools[j]; j = (j + 1) & mask) {
+        uint32_t home = (uint32_t)f->e[f->pools[j] - 1].pool & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            f->pools[i] = f->pools[j];
+            i = j;
+        }
+    }
+    f->pools[i] = 0;
+}
+
+/* An entry was moved to `to`: its neighbours (or its pool's slot) follow. */
+static void pool_moved(dc_fleet *f, uint32_t to)
+{
+    entry *e = &f->e[to];
+    if (e->next != NONE)
+        f->e[e->next].prev = to;
+    if (e->prev != NONE)
+        f->e[e->prev].next = to;
+    else
+        f->pools[slot_of(f, to)] = to + 1;
+}
+
+/* ---- Changed pools. */
+
+static uint32_t dirty_find(const dc_fleet *f, uint64_t h, const char *driver, const char *pool)
+{
+    if (!f->dicap)
+        return UINT32_MAX;
+    for (uint32_t i = (uint32_t)h & (f->dicap - 1);; i = (i + 1) & (f->dicap - 1)) {
+        uint32_t x = f->dindex[i];
+        if (!x)
+            return UINT32_MAX;
+        const dirty *d = &f->d[x - 1];
+        if (d->h == h && !strcmp(d->driver, driver) && !strcmp(d->pool, pool))
+            return x - 1;
+    }
+}
+
+static void everything_changed(dc_fleet *f)
+{
+    f->all_dirty = true;
+    f->nd = 0;
+    if (f->dicap)
+        memset(f->dindex, 0, f->dicap * sizeof *f->dindex);
+}
+
+/* Note that the pool (driver, pool) changed. false on ENOMEM. */
+static bool mark(dc_fleet *f, const char *driver, const char *pool)
+{
+    if (f->all_dirty)
+        return true;
+    uint64_t h = pool_hash(driver, pool);
+    if (dirty_find(f, h, driver, pool) != UINT32_MAX)
+        return true;
+    if (f->nd >= f->n / 2 + 64) {
+        everything_changed(f); /* more than a patch would take */
+        return true;
+    }
+    if (f->nd == f->capd) {
+        uint32_t cap = f->capd ? f->capd * 2 : 16;
+        dirty *v = dc_realloc(&f->alloc, f->d, f->capd * sizeof *v, cap * sizeof *v);
+        if (!v)
+            return false;
+        f->d = v;
+        f->capd = cap;
+    }
+    if ((f->nd + 1) * 2 > f->dicap) {
+        uint32_t cap = f->dicap ? f->dicap * 2 : 32;
+        uint32_t *x = dc_malloc(&f->alloc, cap * sizeof *x);
+        if (!x)
+            return false;
+        memset(x, 0, cap * sizeof *x);
+        for (uint32_t k = 0; k < f->nd; k++) {
+            uint32_t i = (uint32_t)f->d[k].h & (cap - 1);
+            while (x[i])
+                i = (i + 1) & (cap - 1);
+            x[i] = k + 1;
+        }
+        dc_free(&f->alloc, f->dindex, f->dicap * sizeof *f->dindex);
+        f->dindex = x;
+        f->dicap = cap;
+    }
+    dirty *d = &f->d[f->nd];
+    d->h = h;
+    d->driver = dc_arena_strndup(&f->dirty_strings, driver, strlen(driver));
+    d->pool = dc_arena_strndup(&f->dirty_strings, pool, strlen(pool));
+    if (!d->driver || !d->pool)
+        return false;
+    uint32_t i = (uint32_t)h & (f->dicap - 1);
+    while (f->dindex[i])
+        i = (i + 1) & (f->dicap - 1);
+    f->dindex[i] = ++f->nd;
+    return true;
+}
+
+void dc_fleet_snapshot_done(dc_fleet *f)
+{
+    f->all_dirty = false;
+    f->nd = 0;
+    if (f->dicap)
+        memset(f->dindex, 0, f->dicap * sizeof *f->dindex);
+    dc_arena_reset(&f->dirty_strings);
 }
 
 static void index_put(dc_fleet *f, uint32_t at)
@@ -130,14 +335,28 @@ static bool reserve(dc_fleet *f, uint32_t need)
         while ((uint64_t)need * 2 > ni)
             ni *= 2;
         uint32_t *nx = dc_malloc(&f->alloc, ni * sizeof *nx);
-        if (!nx)
+        uint32_t *np = dc_malloc(&f->alloc, ni * sizeof *np);
+        if (!nx || !np) {
+            dc_free(&f->alloc, nx, ni * sizeof *nx);
+            dc_free(&f->alloc, np, ni * sizeof *np);
             return false;
+        }
         memset(nx, 0, ni * sizeof *nx);
+        memset(np, 0, ni * sizeof *np);
         dc_free(&f->alloc, f->index, f->icap * sizeof *f->index);
+        dc_free(&f->alloc, f->pools, f->icap * sizeof *f->pools);
         f->index = nx;
+        f->pools = np;
         f->icap = ni;
-        for (uint32_t i = 0; i < f->n; i++)
+        for (uint32_t i = 0; i < f->n; i++) {
             index_put(f, i);
+            if (f->e[i].prev == NONE) { /* a pool's first entry: its slot */
+                bool found;
+                uint32_t at = pool_slot(f, f->e[i].pool, f->e[i].slice->driver,
+                                        f->e[i].slice->pool, &found);
+                f->pools[at] = i + 1;
+            }
+        }
     }
     return true;
 }
@@ -155,6 +374,12 @@ dracel_status dc_fleet_apply(dc_fleet *f, dc_slice_set *set)
             ok = (keys[i] = dc_arena_printf(&set->arena, "%s:%u", sl->file, sl->line)) != NULL;
     }
     ok = ok && reserve(f, f->n + set->n);
+    for (uint32_t i = 0; ok && i < set->n; i++) {
+        /* the pools it changes: its own, and the one of the slice it replaces */
+        uint32_t at = find(f, keys[i]);
+        ok = mark(f, set->slices[i].driver, set->slices[i].pool) &&
+             (at == UINT32_MAX || mark(f, f->e[at].slice->driver, f->e[at].slice->pool));
+    }
     uint32_t h = 0; /* a free holder slot, else a new one */
     while (h < f->nh && f->h[h].set)
         h++;
@@ -179,17 +404,23 @@ dracel_status dc_fleet_apply(dc_fleet *f, dc_slice_set *set)
     f->h[h].set = set;
     f->h[h].refs = 1; /* held while adding */
     for (uint32_t i = 0; i < set->n; i++) {
+        const dc_slice_in *sl = &set->slices[i];
         uint32_t at = find(f, keys[i]);
+        uint64_t ph = pool_hash(sl->driver, sl->pool);
         if (at != UINT32_MAX) {
             uint32_t old = f->e[at].holder;
+            pool_unlink(f, at);
             f->e[at].key = keys[i];
-            f->e[at].slice = &set->slices[i];
+            f->e[at].slice = sl;
             f->e[at].holder = h;
+            f->e[at].pool = ph;
+            pool_link(f, at);
             f->h[h].refs++;
             holder_drop(f, old);
         } else {
-            f->e[f->n] = (entry){keys[i], &set->slices[i], h};
+            f->e[f->n] = (entry){keys[i], sl, h, NONE, NONE, ph};
             index_put(f, f->n);
+            pool_link(f, f->n);
             f->n++;
             f->h[h].refs++;
         }
@@ -207,8 +438,13 @@ dracel_status dc_fleet_delete(dc_fleet *f, const char *name)
     uint32_t at = find(f, name);
     if (at == UINT32_MAX)
         return DRACEL_EINPUT;
+    if (!mark(f, f->e[at].slice->driver, f->e[at].slice->pool))
+        return DRACEL_ENOMEM;
     uint32_t h = f->e[at].holder;
+    pool_unlink(f, at);
     f->e[at] = f->e[--f->n];
+    if (at != f->n)
+        pool_moved(f, at);
     memset(f->index, 0, f->icap * sizeof *f->index);
     for (uint32_t i = 0; i < f->n; i++)
         index_put(f, i);
@@ -218,10 +454,66 @@ dracel_status dc_fleet_delete(dc_fleet *f, const char *name)
     return DRACEL_OK;
 }
 
-dracel_status dc_fleet_snapshot(dc_fleet *f, const dracel_alloc *a, dc_table **out, char *err,
-                                size_t errcap)
+/* The changed pools and their slices now (in one allocation each, freed by the caller). */
+static bool changes(dc_fleet *f, dc_patch_pool **out, const dc_slice_in ***slices,
+                    uint32_t *nslices)
+{
+    *out = dc_malloc(&f->alloc, (f->nd + 1) * sizeof **out);
+    if (!*out)
+        return false;
+    uint32_t total = 0;
+    for (uint32_t k = 0; k < f->nd; k++) {
+        bool found;
+        uint32_t i = f->icap ? pool_slot(f, f->d[k].h, f->d[k].driver, f->d[k].pool, &found) : 0;
+        f->d[k].n = 0;
+        uint32_t first = f->icap && found ? f->pools[i] - 1 : NONE;
+        for (uint32_t at = first; at != NONE; at = f->e[at].next)
+            f->d[k].n++;
+        total += f->d[k].n;
+    }
+    *slices = dc_malloc(&f->alloc, (total + 1) * sizeof **slices);
+    if (!*slices) {
+        dc_free(&f->alloc, *out, (f->nd + 1) * sizeof **out);
+        return false;
+    }
+    *nslices = total;
+    for (uint32_t k = 0, start = 0; k < f->nd; k++) {
+        dc_patch_pool *c = &(*out)[k];
+        *c = (dc_patch_pool){f->d[k].driver, f->d[k].pool, *slices + start, 0};
+        start += f->d[k].n;
+        bool found;
+        uint32_t i = f->icap ? pool_slot(f, f->d[k].h, f->d[k].driver, f->d[k].pool, &found) : 0;
+        uint32_t first = f->icap && found ? f->pools[i] - 1 : NONE;
+        for (uint32_t at = first; at != NONE; at = f->e[at].next)
+            c->slices[c->n++] = f->e[at].slice;
+    }
+    return true;
+}
+
+dracel_status dc_fleet_snapshot(dc_fleet *f, const dc_table *base, const dracel_alloc *a,
+                                dc_table **out, dc_patch_delta *delta, char *err, size_t errcap)
 {
     *out = NULL;
+    delta->nsegs = 0;
+    if (base && !f->all_dirty) {
+        dc_patch_pool *chg;
+        const dc_slice_in **slices;
+        uint32_t nslices;
+        if (!changes(f, &chg, &slices, &nslices)) {
+            if (err && errcap)
+                snprintf(err, errcap, "out of memory");
+            return DRACEL_ENOMEM;
+        }
+        dracel_status st = dc_table_patch(base, chg, f->nd, PATCH_LIMIT, a ? a : &f->alloc,
+                                          out, delta);
+        dc_free(&f->alloc, slices, (nslices + 1) * sizeof *slices);
+        dc_free(&f->alloc, chg, (f->nd + 1) * sizeof *chg);
+        if (st == DRACEL_ENOMEM && err && errcap)
+            snprintf(err, errcap, "out of memory");
+        if (st != DRACEL_EINPUT)
+            return st;
+        /* too large to patch: in full */
+    }
     dc_slice_set view;
     memset(&view, 0, sizeof view);
     view.n = view.cap = f->n;

@@ -31,6 +31,7 @@ dc_dict *dc_dict_new(const dracel_alloc *a)
     d->alloc = &d->alloc_copy;
     d->refs = 1;
     dc_arena_init(&d->strings, d->alloc);
+    dc_arena_init(&d->objs, d->alloc);
     return d;
 }
 
@@ -60,6 +61,10 @@ void dc_dict_unref(dc_dict *d)
     dc_free(a, d->pages, d->cap_pages * sizeof *d->pages);
     if (d->index)
         dc_free(a, d->index, index_bytes(d->index->cap));
+    dc_free(a, d->memo, d->memo_cap * sizeof *d->memo);
+    if (d->spare)
+        dc_free(&d->spare_alloc, d->spare, d->spare_size);
+    dc_arena_free(&d->objs);
     dc_arena_free(&d->strings);
     pthread_mutex_destroy(&d->lock);
     dc_free(a, d, sizeof *d);
@@ -180,6 +185,74 @@ uint32_t dc_dict_intern(dc_dict *d, const char *s, size_t n)
     __atomic_store_n(&ix->slot[j], id + 1, __ATOMIC_RELEASE);
     d->count++;
     return id;
+}
+
+static bool same_alloc(const dracel_alloc *x, const dracel_alloc *y)
+{
+    return x->malloc == y->malloc && x->realloc == y->realloc && x->free == y->free &&
+           x->ctx == y->ctx;
+}
+
+void *dc_dict_block(dc_dict *d, const dracel_alloc *a, size_t n, size_t *size)
+{
+    if (d->spare && d->spare_size >= n && d->spare_size / 2 <= n &&
+        same_alloc(&d->spare_alloc, a)) {
+        void *p = d->spare;
+        *size = d->spare_size;
+        d->spare = NULL;
+        return p;
+    }
+    *size = n;
+    return dc_malloc(a, n);
+}
+
+static uint32_t memo_slot(uint64_t key, uint32_t cap)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdULL;
+    key ^= key >> 33;
+    return (uint32_t)key & (cap - 1);
+}
+
+const void *dc_dict_memo_get(const dc_dict *d, uint64_t key)
+{
+    if (!d->memo_cap)
+        return NULL;
+    for (uint32_t j = memo_slot(key, d->memo_cap);; j = (j + 1) & (d->memo_cap - 1)) {
+        if (d->memo[j].key == key)
+            return d->memo[j].obj;
+        if (!d->memo[j].key)
+            return NULL;
+    }
+}
+
+bool dc_dict_memo_put(dc_dict *d, uint64_t key, const void *obj)
+{
+    if ((d->memo_n + 1) * 2 > d->memo_cap) {
+        uint32_t cap = d->memo_cap ? d->memo_cap * 2 : 256;
+        dc_dict_memo *m = dc_malloc(d->alloc, cap * sizeof *m);
+        if (!m)
+            return false;
+        memset(m, 0, cap * sizeof *m);
+        for (uint32_t i = 0; i < d->memo_cap; i++)
+            if (d->memo[i].key) {
+                uint32_t j = memo_slot(d->memo[i].key, cap);
+                while (m[j].key)
+                    j = (j + 1) & (cap - 1);
+                m[j] = d->memo[i];
+            }
+        dc_free(d->alloc, d->memo, d->memo_cap * sizeof *d->memo);
+        d->memo = m;
+        d->memo_cap = cap;
+    }
+    uint32_t j = memo_slot(key, d->memo_cap);
+    while (d->memo[j].key && d->memo[j].key != key)
+        j = (j + 1) & (d->memo_cap - 1);
+    if (!d->memo[j].key)
+        d->memo_n++;
+    d->memo[j].key = key;
+    d->memo[j].obj = obj;
+    return true;
 }
 
 /* ---- Reads. */
@@ -374,6 +447,25 @@ void dc_table_free(dc_table *t)
 {
     if (!t)
         return;
+    if (t->rows_block) {
+        /* keep it for the next patch (one block: the newest freed), else free it */
+        dc_dict *d = t->dict;
+        void *old = NULL;
+        size_t old_size = 0;
+        dracel_alloc old_alloc;
+        pthread_mutex_lock(&d->lock);
+        if (d->spare) {
+            old = d->spare;
+            old_size = d->spare_size;
+            old_alloc = d->spare_alloc;
+        }
+        d->spare = t->rows_block;
+        d->spare_size = t->rows_block_size;
+        d->spare_alloc = *t->alloc;
+        pthread_mutex_unlock(&d->lock);
+        if (old)
+            dc_free(&old_alloc, old, old_size);
+    }
     dc_dict_unref(t->dict);
     dc_arena a = t->arena;
     dc_arena_free(&a);

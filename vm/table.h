@@ -13,9 +13,13 @@
  * Invariants: a table is immutable once built, so readers never lock; bitmaps are LSB-first
  * uint64_t words (Arrow's order) with the bits past `rows` zero; the dictionary is append-only
  * and shared by successive snapshots (a snapshot never sees ids it did not create or inherit).
+ * A table's arena holds only arrays of ids, indexes and pointers: every object they point to
+ * (strings, parsed versions and quantities, device faults, node selectors) lives in the
+ * dictionary, so that a snapshot can copy the rows of an unchanged pool from the previous one
+ * with memcpy (src/table_patch.c).
  *
- * Change with: src/table.c (building), vm/vvm.c (the vector VM), vm/vm.c (row reads),
- * docs/columnar.md.
+ * Change with: src/table_build.c and src/table_patch.c (building), vm/vvm.c (the vector VM),
+ * vm/vm.c (row reads), docs/columnar.md.
  */
 #ifndef DC_TABLE_H
 #define DC_TABLE_H
@@ -45,6 +49,16 @@ static inline void dc_bit_set(uint64_t *b, uint32_t i)
  * reader holding the old pointer still reads valid memory. */
 #define DC_DICT_PAGE 4096u
 
+/* The dictionary also keeps the objects snapshots share (parsed versions and quantities, device
+ * faults, node selectors): made by the writer under `lock`, immutable, freed with the
+ * dictionary. A memo (writer only) finds an object made before by a 64-bit key, so that
+ * rebuilding a pool reuses its objects instead of making new ones: the store grows with the
+ * distinct objects ever seen, as the strings do. */
+typedef struct dc_dict_memo {
+    uint64_t key;                /* 0: empty */
+    const void *obj;
+} dc_dict_memo;
+
 typedef struct dc_dict {
     pthread_mutex_t lock;
     dracel_alloc alloc_copy;
@@ -57,6 +71,14 @@ typedef struct dc_dict {
     struct dc_dict_retired *retired; /* old page directories and indexes */
     uint32_t nretired, cap_retired;
     uint32_t refs;               /* snapshots holding it */
+    dc_arena objs;               /* shared objects */
+    dc_dict_memo *memo;          /* open addressing, writer only */
+    uint32_t memo_cap, memo_n;
+    /* The row block of a patched table freed last (under `lock`), for the next patch: memory
+     * already mapped, where a fresh block of that size would fault in every page. */
+    void *spare;
+    size_t spare_size;
+    dracel_alloc spare_alloc;    /* what it was allocated with */
 } dc_dict;
 
 typedef struct dc_dict_retired {
@@ -80,6 +102,13 @@ uint32_t dc_dict_intern(dc_dict *d, const char *s, size_t n);
 /** The id of s if present among the first `limit` ids, else DC_DICT_NONE. Safe for readers
  *  only when `limit` ids were published to them; used when binding programs (writer side) too. */
 uint32_t dc_dict_find(const dc_dict *d, const char *s, size_t n, uint32_t limit);
+/** A block of @p n to 2n bytes kept from a freed table and allocated with @p a (*size says
+ *  how large), or a new one (NULL on ENOMEM). Writer, under the lock. */
+void *dc_dict_block(dc_dict *d, const dracel_alloc *a, size_t n, size_t *size);
+/** The object memoised under @p key (not 0), or NULL. Writer only. */
+const void *dc_dict_memo_get(const dc_dict *d, uint64_t key);
+/** Remember @p obj under @p key (not 0; replaces). false on ENOMEM. Writer only. */
+bool dc_dict_memo_put(dc_dict *d, uint64_t key, const void *obj);
 static inline const dc_str *dc_dict_str(const dc_dict *d, uint32_t id)
 {
     const dc_str **const *pages = (const dc_str **const *)__atomic_load_n(&d->pages,
@@ -105,6 +134,7 @@ typedef struct dc_foreign {
 
 typedef struct dc_tcol {
     const dc_str *domain, *id;   /* dictionary strings */
+    uint32_t domain_id, id_id;   /* their ids */
     bool capacity;
     dc_colkind kind;
     uint64_t *present;           /* rows whose value is of `kind` */
@@ -114,13 +144,19 @@ typedef struct dc_tcol {
         uint64_t *bits;          /* BOOL: a bitmap of the values */
         uint32_t *vid;           /* VERSION, QUANTITY: ids into `distinct` */
     } v;
-    dc_val *distinct;            /* VERSION, QUANTITY: the distinct values */
+    dc_val *distinct;            /* VERSION, QUANTITY: the distinct values of the present rows
+                                    (each used by at least one row; in no particular order) */
+    const uint32_t *distinct_text; /* their texts' dictionary ids */
+    const uint32_t *distinct_rows; /* how many present rows hold each */
     uint32_t ndistinct;
-    const uint32_t *sids;        /* STRING: the distinct ids of the present rows, in order of
-                                    first appearance, when at most DC_TCOL_SIDS_MAX; else NULL */
+    const uint32_t *sids;        /* STRING: the distinct ids of the present rows, when at most
+                                    DC_TCOL_SIDS_MAX, else NULL (in order of first appearance
+                                    in a full build; a patched one appends) */
+    const uint32_t *sid_rows;    /* how many present rows hold each */
     uint32_t nsids;
     dc_foreign *foreign;         /* sorted by row */
     uint32_t nforeign;
+    uint32_t nvalues;            /* rows with a value: present ones and foreign ones */
 } dc_tcol;
 
 /* Pool state, as Kubernetes' allocator judges it. */
@@ -138,6 +174,13 @@ typedef struct dc_tpool {
     uint32_t slices;             /* slices of the newest generation seen */
     dc_pool_state state;
     uint32_t first_row, rows;    /* its devices are rows [first_row, first_row + rows) */
+    uint32_t first_slice;        /* its slices are [first_slice, first_slice + slices) */
+    uint32_t first_sel;          /* its node selectors start here in node_selectors */
+    uint32_t node;               /* the node name id every slice names (nodeName), or
+                                    DC_DICT_NONE */
+    uint32_t max_strlen;         /* the longest string or version value of its devices */
+    uint64_t version;            /* a hash of what an allocation can read of it (see
+                                    dracel_pool_info) */
 } dc_tpool;
 
 /* A device taint (side table, sorted by row). Strings are dictionary ids; value may be
@@ -191,7 +234,8 @@ typedef struct dc_table {
     dc_tpool *pools;
     uint32_t npools;
     /* Side tables (sparse). Each is indexed by row through a sorted (row, offset) list. */
-    const void *const *node_selectors;  /* dc_node_selector_in copies (src/slices.h) */
+    const void *const *node_selectors;  /* dc_node_selector_in copies (src/slices.h), in the
+                                           dictionary's store; a pool's are contiguous */
     uint32_t nselectors;
     dc_ttaint *taints;           /* sorted by row */
     uint32_t ntaints;
@@ -201,6 +245,11 @@ typedef struct dc_table {
     uint32_t nshared;
     size_t bytes;                /* all memory of this snapshot, for bytes_per_device */
     uint32_t max_strlen;         /* the longest string value of any column (cost bounds) */
+    uint32_t groups;             /* counter set entries numbered so far (dc_tcounter.group) */
+    bool patched;                /* built from the previous snapshot (src/table_patch.c) */
+    void *rows_block;            /* patched: the per-row arrays, outside the arena (given to
+                                    the dictionary's spare when the table is freed) */
+    size_t rows_block_size;
 } dc_table;
 
 /** The taints of a row: *n entries from the returned pointer (NULL when none). */
