@@ -103,6 +103,10 @@ int kube_start(kube *k, char *err, size_t errcap);
 bool kube_synced(const kube *k);
 /** The server's URL (for logs). */
 const char *kube_server(const kube *k);
+/** One line for logs: the server, where the configuration came from (kubeconfig and context,
+ *  or in cluster), what is trusted (a CA file or data, the system's CAs, or no verification)
+ *  and the credentials used (a token, a token file, a client certificate), never a secret. */
+const char *kube_describe(const kube *k);
 /** Stop every thread promptly (an open watch is interrupted) and wait for them. */
 void kube_stop(kube *k);
 void kube_free(kube *k);

@@ -1,0 +1,403 @@
+/*
+ * jsonspan.c: the JSON span scanner (jsonspan.h). One iterative walker, skip(), validates a
+ * value and returns where it ends; everything else is built on it. Nesting is tracked in a bit
+ * stack (1: object, 0: array) of JS_MAX_DEPTH bits, so hostile input cannot exhaust the C
+ * stack.
+ */
+#include "jsonspan.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static bool is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static size_t skip_ws(const char *s, size_t n, size_t p)
+{
+    while (p < n && is_ws(s[p]))
+        p++;
+    return p;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* A string starting at s[p] == '"': returns the offset past the closing quote, or 0 when
+ * invalid (0 is never a valid end). */
+static size_t skip_string(const char *s, size_t n, size_t p)
+{
+    p++;
+    while (p < n) {
+        unsigned char c = (unsigned char)s[p];
+        if (c == '"')
+            return p + 1;
+        if (c < 0x20)
+            return 0;
+        if (c != '\\') {
+            p++;
+            continue;
+        }
+        if (++p >= n)
+            return 0;
+        switch (s[p]) {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+            p++;
+            break;
+        case 'u':
+            if (n - p < 5)
+                return 0;
+            for (int i = 1; i <= 4; i++)
+                if (hexval(s[p + i]) < 0)
+                    return 0;
+            p += 5;
+            break;
+        default:
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)? at s[p]: the offset past it, or 0. */
+static size_t skip_number(const char *s, size_t n, size_t p)
+{
+    if (p < n && s[p] == '-')
+        p++;
+    if (p >= n)
+        return 0;
+    if (s[p] == '0') {
+        p++;
+    } else if (s[p] >= '1' && s[p] <= '9') {
+        while (p < n && s[p] >= '0' && s[p] <= '9')
+            p++;
+    } else {
+        return 0;
+    }
+    if (p < n && s[p] == '.') {
+        p++;
+        if (p >= n || s[p] < '0' || s[p] > '9')
+            return 0;
+        while (p < n && s[p] >= '0' && s[p] <= '9')
+            p++;
+    }
+    if (p < n && (s[p] == 'e' || s[p] == 'E')) {
+        p++;
+        if (p < n && (s[p] == '+' || s[p] == '-'))
+            p++;
+        if (p >= n || s[p] < '0' || s[p] > '9')
+            return 0;
+        while (p < n && s[p] >= '0' && s[p] <= '9')
+            p++;
+    }
+    return p;
+}
+
+static size_t skip_literal(const char *s, size_t n, size_t p, const char *word)
+{
+    size_t k = strlen(word);
+    return n - p >= k && memcmp(s + p, word, k) == 0 ? p + k : 0;
+}
+
+/* Is the container at depth d (0-based) of the bit stack an object? */
+#define IS_OBJ(stack, d) (((stack)[(d) / 8] >> ((d) % 8)) & 1u)
+
+int js_skip(const char *s, size_t n, size_t *pos)
+{
+    uint8_t stack[JS_MAX_DEPTH / 8] = {0};
+    int depth = 0;
+    size_t p = skip_ws(s, n, *pos), e;
+    for (;;) {
+        /* here a value starts at s[p] */
+        if (p >= n)
+            goto fail;
+        switch (s[p]) {
+        case '{':
+        case '[':
+            if (depth == JS_MAX_DEPTH)
+                goto fail;
+            if (s[p] == '{')
+                stack[depth / 8] |= (uint8_t)(1u << (depth % 8));
+            else
+                stack[depth / 8] &= (uint8_t)~(1u << (depth % 8));
+            depth++;
+            p = skip_ws(s, n, p + 1);
+            if (p < n && (s[p] == '}' || s[p] == ']')) {
+                if (s[p] != (IS_OBJ(stack, depth - 1) ? '}' : ']'))
+                    goto fail;
+                depth--;
+                p++;
+                goto after_value;
+            }
+            if (IS_OBJ(stack, depth - 1))
+                goto member;
+            continue;
+        case '"':
+            e = skip_string(s, n, p);
+            break;
+        case 't':
+            e = skip_literal(s, n, p, "true");
+            break;
+        case 'f':
+            e = skip_literal(s, n, p, "false");
+            break;
+        case 'n':
+            e = skip_literal(s, n, p, "null");
+            break;
+        default:
+            e = skip_number(s, n, p);
+            break;
+        }
+        if (e == 0)
+            goto fail;
+        p = e;
+    after_value:
+        if (depth == 0) {
+            *pos = p;
+            return 0;
+        }
+        p = skip_ws(s, n, p);
+        if (p >= n)
+            goto fail;
+        {
+            bool obj = IS_OBJ(stack, depth - 1);
+            if (s[p] == ',') {
+                p = skip_ws(s, n, p + 1);
+                if (obj)
+                    goto member;
+                continue;
+            }
+            if (s[p] != (obj ? '}' : ']'))
+                goto fail;
+            depth--;
+            p++;
+            goto after_value;
+        }
+    member:
+        /* a member name, a colon, then the value */
+        if (p >= n || s[p] != '"' || (e = skip_string(s, n, p)) == 0)
+            goto fail;
+        p = skip_ws(s, n, e);
+        if (p >= n || s[p] != ':')
+            goto fail;
+        p = skip_ws(s, n, p + 1);
+    }
+fail:
+    *pos = p;
+    return -1;
+}
+
+bool js_valid(const char *s, size_t n)
+{
+    size_t p = 0;
+    return js_skip(s, n, &p) == 0 && skip_ws(s, n, p) == n;
+}
+
+int js_value(const char *s, size_t n, size_t *pos, js_span *v)
+{
+    size_t p = skip_ws(s, n, *pos);
+    size_t start = p;
+    if (js_skip(s, n, &p) != 0) {
+        *pos = p;
+        return -1;
+    }
+    v->off = start;
+    v->len = p - start;
+    *pos = p;
+    return 0;
+}
+
+/* Decode one escape at s[p] == '\\' (already validated): the code point, *p past it. A \u
+ * surrogate pair is joined; a lone surrogate gives U+FFFD. */
+static uint32_t decode_escape(const char *s, size_t end, size_t *p)
+{
+    char c = s[*p + 1];
+    *p += 2;
+    switch (c) {
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    case 'u': break;
+    default: return (unsigned char)c;
+    }
+    uint32_t u = 0;
+    for (int i = 0; i < 4; i++)
+        u = u << 4 | (uint32_t)hexval(s[*p + i]);
+    *p += 4;
+    if (u >= 0xDC00 && u <= 0xDFFF)
+        return 0xFFFD;
+    if (u >= 0xD800 && u <= 0xDBFF) {
+        if (end - *p >= 6 && s[*p] == '\\' && s[*p + 1] == 'u') {
+            uint32_t lo = 0;
+            for (int i = 0; i < 4; i++)
+                lo = lo << 4 | (uint32_t)hexval(s[*p + 2 + i]);
+            if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                *p += 6;
+                return 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+            }
+        }
+        return 0xFFFD;
+    }
+    return u;
+}
+
+static size_t put_utf8(char *out, uint32_t u)
+{
+    if (u < 0x80) {
+        out[0] = (char)u;
+        return 1;
+    }
+    if (u < 0x800) {
+        out[0] = (char)(0xC0 | u >> 6);
+        out[1] = (char)(0x80 | (u & 0x3F));
+        return 2;
+    }
+    if (u < 0x10000) {
+        out[0] = (char)(0xE0 | u >> 12);
+        out[1] = (char)(0x80 | (u >> 6 & 0x3F));
+        out[2] = (char)(0x80 | (u & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | u >> 18);
+    out[1] = (char)(0x80 | (u >> 12 & 0x3F));
+    out[2] = (char)(0x80 | (u >> 6 & 0x3F));
+    out[3] = (char)(0x80 | (u & 0x3F));
+    return 4;
+}
+
+/* Is the (valid) string literal s[a..b), quotes included, equal to key once decoded? */
+static bool name_is(const char *s, size_t a, size_t b, const char *key)
+{
+    size_t klen = strlen(key);
+    a++;
+    b--;
+    if (!memchr(s + a, '\\', b - a))
+        return b - a == klen && memcmp(s + a, key, klen) == 0;
+    size_t k = 0;
+    while (a < b) {
+        char buf[4];
+        size_t m;
+        if (s[a] == '\\') {
+            m = put_utf8(buf, decode_escape(s, b, &a));
+        } else {
+            buf[0] = s[a++];
+            m = 1;
+        }
+        if (klen - k < m || memcmp(key + k, buf, m) != 0)
+            return false;
+        k += m;
+    }
+    return k == klen;
+}
+
+int js_members(const char *s, js_span v, const char *const *keys, size_t nkeys, js_span *vals)
+{
+    for (size_t i = 0; i < nkeys; i++)
+        vals[i] = (js_span){0, 0};
+    size_t n = v.off + v.len, p = v.off;
+    if (v.len == 0 || s[p] != '{')
+        return -1;
+    p = skip_ws(s, n, p + 1);
+    if (p < n && s[p] == '}')
+        return p + 1 == n ? 0 : -1;
+    for (;;) {
+        size_t ks = p, ke;
+        if (p >= n || s[p] != '"' || (ke = skip_string(s, n, p)) == 0)
+            return -1;
+        p = skip_ws(s, n, ke);
+        if (p >= n || s[p] != ':')
+            return -1;
+        js_span val;
+        p++;
+        if (js_value(s, n, &p, &val) != 0)
+            return -1;
+        for (size_t i = 0; i < nkeys; i++)
+            if (name_is(s, ks, ke, keys[i]))
+                vals[i] = val;
+        p = skip_ws(s, n, p);
+        if (p >= n)
+            return -1;
+        if (s[p] == '}')
+            return p + 1 == n ? 0 : -1;
+        if (s[p] != ',')
+            return -1;
+        p = skip_ws(s, n, p + 1);
+    }
+}
+
+int js_array_begin(const char *s, js_span v, js_iter *it)
+{
+    if (v.len == 0 || s[v.off] != '[')
+        return -1;
+    it->pos = v.off + 1;
+    it->end = v.off + v.len;
+    it->first = true;
+    return 0;
+}
+
+int js_array_next(const char *s, js_iter *it, js_span *elem)
+{
+    size_t n = it->end, p = skip_ws(s, n, it->pos);
+    if (p >= n)
+        return -1;
+    if (s[p] == ']') {
+        it->pos = p;
+        return p + 1 == n ? 0 : -1;
+    }
+    if (!it->first) {
+        if (s[p] != ',')
+            return -1;
+        p++;
+    }
+    if (js_value(s, n, &p, elem) != 0)
+        return -1;
+    it->first = false;
+    it->pos = p;
+    return 1;
+}
+
+bool js_is_string(const char *s, js_span v)
+{
+    return v.len > 0 && s[v.off] == '"';
+}
+
+bool js_is_object(const char *s, js_span v)
+{
+    return v.len > 0 && s[v.off] == '{';
+}
+
+bool js_is_array(const char *s, js_span v)
+{
+    return v.len > 0 && s[v.off] == '[';
+}
+
+int js_string(const char *s, js_span v, char *out, size_t *outlen)
+{
+    if (!js_is_string(s, v) || skip_string(s, v.off + v.len, v.off) != v.off + v.len)
+        return -1;
+    size_t p = v.off + 1, end = v.off + v.len - 1, k = 0;
+    while (p < end) {
+        if (s[p] != '\\') {
+            out[k++] = s[p++];
+            continue;
+        }
+        uint32_t u = decode_escape(s, end, &p);
+        if (u == 0)
+            return -1;
+        k += put_utf8(out + k, u);
+    }
+    out[k] = '\0';
+    *outlen = k;
+    return 0;
+}
