@@ -543,6 +543,10 @@ static int acc_page(res_state *rs, list_acc *a, kw_page *pg, const char **why)
     js_array_begin(s, pg->items, &it);
     while ((rc = js_array_next(s, &it, &e)) == 1) {
         kw_meta m;
+        if (e.len > rs->k->cfg.max_object_bytes) {
+            *why = "an item passed max_object_bytes";
+            return -1;
+        }
         if (kw_object_meta(s, e, &m, why) != 0)
             return -1;
         char *strs = acc_alloc(a, m.name.len + m.ns.len + m.rv.len + 1);

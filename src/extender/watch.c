@@ -40,6 +40,8 @@ size_t kw_lines_pending(const kw_lines *lb)
 
 static int keep(kw_lines *lb, const char *data, size_t n)
 {
+    if (n == 0)
+        return 0;
     if (n > lb->cap - lb->len) {
         size_t want = lb->len + n, cap = lb->cap ? lb->cap : 4096;
         while (cap < want)

@@ -19,6 +19,11 @@
  * fakeapi's /_control/state writes them, one per line, so that the two can be compared with
  * cmp. --describe prints kube_describe() and exits (exit 1 with kube_new's message on error).
  * --refuse-event N and --refuse-replace N make the sink refuse its Nth event or list once.
+ *
+ *   kubewatch --ctl METHOD URL [BODY | @FILE]
+ *
+ * sends one request (fakeapi's control interface, so that the tests need no curl command) and
+ * writes the response's body; exit 0 on a 2xx status, 1 otherwise.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -34,6 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <curl/curl.h>
 
 #include "kube.h"
 
@@ -368,6 +375,75 @@ static void write_state(const char *path, bool synced)
     free(tmp);
 }
 
+static size_t ctl_out(char *p, size_t size, size_t n, void *ud)
+{
+    (void)ud;
+    return fwrite(p, size, n, stdout) * size;
+}
+
+static int ctl(int argc, char **argv)
+{
+    if (argc < 2 || argc > 3)
+        die("usage: kubewatch --ctl METHOD URL [BODY | @FILE]");
+    char *body = NULL;
+    size_t len = 0;
+    if (argc == 3 && argv[2][0] == '@') {
+        FILE *f = fopen(argv[2] + 1, "rb");
+        if (!f)
+            die("%s: %s", argv[2] + 1, strerror(errno));
+        char tmp[65536];
+        size_t n;
+        while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) {
+            char *nb = realloc(body, len + n + 1);
+            if (!nb)
+                die("out of memory");
+            body = nb;
+            memcpy(body + len, tmp, n);
+            len += n;
+        }
+        if (ferror(f))
+            die("%s: read error", argv[2] + 1);
+        fclose(f);
+    } else if (argc == 3) {
+        len = strlen(argv[2]);
+        body = dupn(argv[2], len);
+    }
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        die("curl_global_init failed");
+    CURL *e = curl_easy_init();
+    if (!e)
+        die("curl_easy_init failed");
+    CURLcode r = curl_easy_setopt(e, CURLOPT_URL, argv[1]);
+    if (r == CURLE_OK)
+        r = curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, argv[0]);
+    if (r == CURLE_OK)
+        r = curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, ctl_out);
+    if (r == CURLE_OK)
+        r = curl_easy_setopt(e, CURLOPT_TIMEOUT, 60L);
+    if (r == CURLE_OK)
+        r = curl_easy_setopt(e, CURLOPT_NOPROXY, "*");
+    if (r == CURLE_OK && body) {
+        r = curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
+        if (r == CURLE_OK)
+            r = curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+    }
+    if (r == CURLE_OK)
+        r = curl_easy_perform(e);
+    long code = 0;
+    if (r == CURLE_OK)
+        r = curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
+    curl_easy_cleanup(e);
+    curl_global_cleanup();
+    free(body);
+    if (fflush(stdout) != 0)
+        die("cannot write the response");
+    if (r != CURLE_OK) {
+        fprintf(stderr, "kubewatch --ctl: %s\n", curl_easy_strerror(r));
+        return 1;
+    }
+    return code >= 200 && code < 300 ? 0 : 1;
+}
+
 static uint32_t number(const char *opt, const char *s)
 {
     char *end;
@@ -385,6 +461,8 @@ int main(int argc, char **argv)
     bool in_cluster = false, describe = false, until_synced = false;
     long run_for = -1;
     const char *dump_path = NULL;
+    if (argc > 1 && strcmp(argv[1], "--ctl") == 0)
+        return ctl(argc - 2, argv + 2);
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define OPT(name) (strcmp(o, name) == 0 && v && (i++, true))

@@ -1,0 +1,256 @@
+/*
+ * fuzz_watch: libFuzzer harness for the parsers of dra-extender's API client: the JSON span
+ * scanner (src/extender/jsonspan.c) and the Kubernetes wire formats (src/extender/watch.c:
+ * the line buffer, event lines, list pages, Status objects). Built with --enable-fuzzing.
+ *
+ * Besides crashes and sanitizer reports, it traps on a broken contract, with cJSON as the
+ * reference:
+ * - what the scanner accepts, cJSON parses (except what cJSON refuses and JSON allows: a lone
+ *   or unpaired surrogate escape, a number of 64 characters or more);
+ * - the span of an object's member (a name that occurs once), of an array's element, parses to
+ *   what cJSON holds there (both printed by cJSON); arrays have cJSON's element count;
+ * - a string decodes to cJSON's bytes (when it holds no \u0000);
+ * - an event line that parses has a known type and an object span that is valid JSON, inside
+ *   the line; its metadata strings decode into the room the client gives them;
+ * - a list page that parses has items that iterate to the end;
+ * - the line buffer gives the same lines, the same status and the same pending bytes whether
+ *   the input comes at once or cut at offsets taken from the input.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "../src/extender/jsonspan.h"
+#include "../src/extender/watch.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
+
+/* Escapes cJSON refuses: \uD800-\uDFFF (cJSON takes only well-formed pairs). A conservative
+ * test: any \uD8..\uDF escape at all. */
+static bool has_surrogate(const char *s, size_t n)
+{
+    for (size_t i = 0; i + 3 < n; i++)
+        if (s[i] == '\\' && s[i + 1] == 'u' && (s[i + 2] == 'd' || s[i + 2] == 'D') &&
+            strchr("89abcdefABCDEF", s[i + 3]) && s[i + 3] != '\0')
+            return true;
+    return false;
+}
+
+/* cJSON reads at most 63 characters of a number. */
+static bool has_long_number(const char *s, size_t n)
+{
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        run = strchr("0123456789eE.+-", s[i]) && s[i] ? run + 1 : 0;
+        if (run >= 63)
+            return true;
+    }
+    return false;
+}
+
+static bool same_tree(const cJSON *a, const char *s, js_span v)
+{
+    const char *end;
+    cJSON *b = cJSON_ParseWithLengthOpts(s + v.off, v.len, &end, 0);
+    if (!b)
+        return false;
+    char *pa = cJSON_PrintUnformatted(a), *pb = cJSON_PrintUnformatted(b);
+    bool same = pa && pb && strcmp(pa, pb) == 0;
+    if (!pa || !pb)
+        same = true; /* out of memory in printing: nothing to compare */
+    free(pa);
+    free(pb);
+    cJSON_Delete(b);
+    return same;
+}
+
+/* The scanner against cJSON, on a document both accept. */
+static void compare(const char *s, size_t n, const cJSON *j, bool has_nul_escape)
+{
+    js_span v;
+    size_t p = 0;
+    CHECK(js_value(s, n, &p, &v) == 0);
+    if (cJSON_IsArray(j)) {
+        js_iter it;
+        js_span e;
+        int count = 0, r;
+        CHECK(js_array_begin(s, v, &it) == 0);
+        const cJSON *item = j->child;
+        while ((r = js_array_next(s, &it, &e)) == 1) {
+            CHECK(item && same_tree(item, s, e));
+            item = item->next;
+            count++;
+        }
+        CHECK(r == 0 && count == cJSON_GetArraySize(j));
+    } else if (cJSON_IsObject(j) && !has_nul_escape) {
+        for (const cJSON *m = j->child; m; m = m->next) {
+            int occurs = 0;
+            for (const cJSON *o = j->child; o; o = o->next)
+                occurs += strcmp(o->string, m->string) == 0;
+            if (occurs != 1)
+                continue;
+            const char *key = m->string;
+            js_span mv;
+            CHECK(js_members(s, v, &key, 1, &mv) == 0);
+            CHECK(mv.len > 0 && same_tree(m, s, mv));
+        }
+    } else if (cJSON_IsString(j) && !has_nul_escape) {
+        char *out = malloc(v.len + 1);
+        size_t len;
+        if (out) {
+            CHECK(js_string(s, v, out, &len) == 0);
+            CHECK(len == strlen(j->valuestring) && memcmp(out, j->valuestring, len) == 0);
+            free(out);
+        }
+    }
+}
+
+typedef struct lines {
+    char *buf;
+    size_t len, cap;
+    bool oom;
+} lines;
+
+static int collect(void *ctx, const char *line, size_t n)
+{
+    lines *l = ctx;
+    CHECK(n > 0 && !memchr(line, '\n', n));
+    if (l->oom)
+        return 0;
+    if (l->cap - l->len < n + 16) {
+        size_t cap = (l->cap + n + 16) * 2;
+        char *nb = realloc(l->buf, cap);
+        if (!nb) {
+            l->oom = true;
+            return 0;
+        }
+        l->buf = nb;
+        l->cap = cap;
+    }
+    /* a line is its length, then its bytes */
+    memcpy(l->buf + l->len, &n, sizeof n);
+    memcpy(l->buf + l->len + sizeof n, line, n);
+    l->len += sizeof n + n;
+    return 0;
+}
+
+static void line_buffer(const char *s, size_t n)
+{
+    size_t max = 64 + (n ? (unsigned char)s[0] : 0);
+    kw_lines a, b;
+    lines la = {0}, lb = {0};
+    kw_lines_init(&a, max);
+    kw_lines_init(&b, max);
+    int ra = kw_lines_feed(&a, s, n, collect, &la);
+    int rb = 0;
+    uint32_t x = 2166136261u;
+    for (size_t i = 0; i < n && i < 64; i++)
+        x = (x ^ (unsigned char)s[i]) * 16777619u;
+    for (size_t i = 0; i < n && rb == 0;) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        size_t cut = 1 + x % 40;
+        if (cut > n - i)
+            cut = n - i;
+        rb = kw_lines_feed(&b, s + i, cut, collect, &lb);
+        i += cut;
+    }
+    if (ra != -1 && rb != -1 && !la.oom && !lb.oom) {
+        CHECK(ra == rb);
+        CHECK(la.len == lb.len && (la.len == 0 || memcmp(la.buf, lb.buf, la.len) == 0));
+        if (ra == 0)
+            CHECK(kw_lines_pending(&a) == kw_lines_pending(&b));
+    }
+    kw_lines_free(&a);
+    kw_lines_free(&b);
+    free(la.buf);
+    free(lb.buf);
+}
+
+static void event_line(const char *s, size_t n)
+{
+    kw_event ev;
+    const char *why = NULL;
+    if (kw_parse_event(s, n, &ev, &why) != 0) {
+        CHECK(why != NULL);
+        return;
+    }
+    CHECK(strchr("AMDBE", ev.type) && ev.type);
+    CHECK(ev.object.off + ev.object.len <= n && js_valid(s + ev.object.off, ev.object.len));
+    if (ev.type == 'E') {
+        kw_status st;
+        (void)kw_parse_status(s + ev.object.off, ev.object.len, &st);
+        return;
+    }
+    const js_span *sp[3] = {&ev.meta.name, &ev.meta.ns, &ev.meta.rv};
+    for (int i = 0; i < 3; i++)
+        CHECK(sp[i]->len == 0 || (sp[i]->off >= ev.object.off &&
+                                   sp[i]->off + sp[i]->len <= ev.object.off + ev.object.len));
+    char *buf = malloc(ev.meta.name.len + ev.meta.ns.len + ev.meta.rv.len + 1);
+    if (!buf)
+        return;
+    const char *name, *ns, *rv;
+    if (ev.type != 'B' && kw_meta_strings(s, &ev.meta, buf, &name, &ns, &rv, &why) == 0)
+        CHECK(name && *name && (!ns || *ns));
+    free(buf);
+}
+
+static void list_page(const char *s, size_t n)
+{
+    kw_page pg;
+    const char *why = NULL;
+    int r = kw_parse_page(s, n, &pg, &why);
+    if (r == -1)
+        CHECK(why != NULL);
+    if (r != 0)
+        return;
+    if (pg.items.len > 0) {
+        js_iter it;
+        js_span e;
+        int k;
+        CHECK(js_array_begin(s, pg.items, &it) == 0);
+        while ((k = js_array_next(s, &it, &e)) == 1) {
+            kw_meta m;
+            CHECK(e.off + e.len <= n);
+            (void)kw_object_meta(s, e, &m, &why);
+        }
+        CHECK(k == 0);
+    }
+    kw_page_free(&pg);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* a copy of exactly the input's size: reads past it are caught */
+    char *s = malloc(size ? size : 1);
+    if (!s)
+        return 0;
+    memcpy(s, data, size);
+
+    bool valid = js_valid(s, size);
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(s, size, &end, 0);
+    if (valid && !has_surrogate(s, size) && !has_long_number(s, size))
+        CHECK(j != NULL);
+    bool nul = false;
+    for (size_t i = 0; i + 5 < size; i++)
+        nul |= memcmp(s + i, "\\u0000", 6) == 0;
+    if (valid && j)
+        compare(s, size, j, nul);
+    cJSON_Delete(j);
+
+    event_line(s, size);
+    list_page(s, size);
+    kw_status st;
+    (void)kw_parse_status(s, size, &st);
+    line_buffer(s, size);
+    free(s);
+    return 0;
+}
