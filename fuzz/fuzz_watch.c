@@ -12,7 +12,8 @@
  * - a string decodes to cJSON's bytes (when it holds no \u0000);
  * - an event line that parses has a known type and an object span that is valid JSON, inside
  *   the line; its metadata strings decode into the room the client gives them;
- * - a list page that parses has items that iterate to the end;
+ * - a list page that parses has items that iterate to the end, and the resourceVersion and
+ *   continue token cJSON reads there; a Status has the code, reason and message cJSON reads;
  * - the line buffer gives the same lines, the same status and the same pending bytes whether
  *   the input comes at once or cut at offsets taken from the input.
  */
@@ -202,7 +203,33 @@ static void event_line(const char *s, size_t n)
     free(buf);
 }
 
-static void list_page(const char *s, size_t n)
+/* The string member name of cJSON object j, or NULL. */
+static const char *str_member(const cJSON *j, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, name);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Is the first member of j named name the only one (js_members takes the last, cJSON the
+ * first)? */
+static bool once(const cJSON *j, const char *name)
+{
+    int k = 0;
+    for (const cJSON *m = j ? j->child : NULL; m; m = m->next)
+        k += m->string && strcmp(m->string, name) == 0;
+    return k <= 1;
+}
+
+/* A prefix of at most cap - 1 bytes of a, the way kw_status cuts its strings. */
+static bool same_cut(const char *ours, const char *theirs, size_t cap)
+{
+    size_t n = theirs ? strlen(theirs) : 0;
+    if (n >= cap)
+        n = cap - 1;
+    return strlen(ours) == n && (n == 0 || memcmp(ours, theirs, n) == 0);
+}
+
+static void list_page(const char *s, size_t n, const cJSON *j, bool comparable)
 {
     kw_page pg;
     const char *why = NULL;
@@ -211,6 +238,13 @@ static void list_page(const char *s, size_t n)
         CHECK(why != NULL);
     if (r != 0)
         return;
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(j, "metadata");
+    if (comparable && cJSON_IsObject(j) && once(j, "metadata") && once(md, "resourceVersion") &&
+        once(md, "continue")) {
+        const char *rv = str_member(md, "resourceVersion"), *cont = str_member(md, "continue");
+        CHECK(rv && *rv ? pg.rv && strcmp(pg.rv, rv) == 0 : !pg.rv);
+        CHECK(cont && *cont ? pg.cont && strcmp(pg.cont, cont) == 0 : !pg.cont);
+    }
     if (pg.items.len > 0) {
         js_iter it;
         js_span e;
@@ -244,12 +278,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         nul |= memcmp(s + i, "\\u0000", 6) == 0;
     if (valid && j)
         compare(s, size, j, nul);
-    cJSON_Delete(j);
 
+    /* cJSON truncates a string at \u0000; compare only without one */
+    bool comparable = valid && j && !nul;
     event_line(s, size);
-    list_page(s, size);
+    list_page(s, size, j, comparable);
     kw_status st;
-    (void)kw_parse_status(s, size, &st);
+    int sr = kw_parse_status(s, size, &st);
+    if (comparable && cJSON_IsObject(j) && once(j, "code") && once(j, "kind") &&
+        once(j, "reason") && once(j, "message")) {
+        const cJSON *code = cJSON_GetObjectItemCaseSensitive(j, "code");
+        const char *kind = str_member(j, "kind");
+        if (sr == 0) {
+            CHECK(same_cut(st.reason, str_member(j, "reason"), sizeof st.reason));
+            CHECK(same_cut(st.message, str_member(j, "message"), sizeof st.message));
+            CHECK(st.code == 0 || (cJSON_IsNumber(code) && st.code == (int)code->valuedouble));
+        } else {
+            CHECK(!(kind && strcmp(kind, "Status") == 0));
+        }
+    }
+    cJSON_Delete(j);
     line_buffer(s, size);
     free(s);
     return 0;

@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cJSON.h>
-
 /* ---- Line buffer. */
 
 void kw_lines_init(kw_lines *lb, size_t max)
@@ -232,59 +230,72 @@ int kw_parse_event(const char *line, size_t n, kw_event *ev, const char **why)
 
 /* ---- Status objects. */
 
-static void copy_string(char *dst, size_t cap, const cJSON *item)
+/* Decode the string at v into dst (cap bytes), cut to fit; "" when v is not a string. */
+static void copy_string(char *dst, size_t cap, const char *s, js_span v)
 {
     dst[0] = '\0';
-    if (cJSON_IsString(item) && item->valuestring) {
-        size_t n = strlen(item->valuestring);
+    if (!js_is_string(s, v))
+        return;
+    char *tmp = malloc(v.len);
+    size_t n;
+    if (!tmp)
+        return;
+    if (js_string(s, v, tmp, &n) == 0) {
         if (n >= cap)
             n = cap - 1;
-        memcpy(dst, item->valuestring, n);
+        memcpy(dst, tmp, n);
         dst[n] = '\0';
     }
+    free(tmp);
 }
 
 int kw_parse_status(const char *s, size_t n, kw_status *st)
 {
+    static const char *const keys[] = {"kind", "code", "reason", "message"};
+    js_span v[4];
     memset(st, 0, sizeof *st);
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithLengthOpts(s, n, &end, 0);
-    if (!j)
+    if (js_members(s, trimmed(s, n), keys, 4, v) != 0)
         return -1;
-    int rc = -1;
-    if (cJSON_IsObject(j)) {
-        const cJSON *code = cJSON_GetObjectItemCaseSensitive(j, "code");
-        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(j, "kind");
-        if (cJSON_IsNumber(code) || (cJSON_IsString(kind) && strcmp(kind->valuestring, "Status") == 0)) {
-            double c = cJSON_IsNumber(code) ? code->valuedouble : 0;
-            st->code = c >= 0 && c < 1000 ? (int)c : 0;
-            copy_string(st->reason, sizeof st->reason,
-                        cJSON_GetObjectItemCaseSensitive(j, "reason"));
-            copy_string(st->message, sizeof st->message,
-                        cJSON_GetObjectItemCaseSensitive(j, "message"));
-            rc = 0;
-        }
-    }
-    cJSON_Delete(j);
-    return rc;
+    /* code: an integer of at most three digits, as the API server writes it */
+    bool code = v[1].len >= 1 && v[1].len <= 3;
+    for (size_t i = 0; i < v[1].len; i++)
+        code &= s[v[1].off + i] >= '0' && s[v[1].off + i] <= '9';
+    char kind[8];
+    copy_string(kind, sizeof kind, s, v[0]);
+    if (!code && strcmp(kind, "Status") != 0)
+        return -1;
+    for (size_t i = 0; code && i < v[1].len; i++)
+        st->code = st->code * 10 + (s[v[1].off + i] - '0');
+    copy_string(st->reason, sizeof st->reason, s, v[2]);
+    copy_string(st->message, sizeof st->message, s, v[3]);
+    return 0;
 }
 
 /* ---- LIST pages. */
 
-static int dup_member(const cJSON *md, const char *name, char **out)
+/* The string at v, malloc'd, or NULL when absent, null or empty. 0, or -2 out of memory. */
+static int dup_string(const char *s, js_span v, char **out)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(md, name);
     *out = NULL;
-    if (!cJSON_IsString(v) || !v->valuestring || !v->valuestring[0])
+    if (!js_is_string(s, v) || v.len <= 2)
         return 0;
-    *out = strdup(v->valuestring);
-    return *out ? 0 : -2;
+    char *p = malloc(v.len);
+    size_t n;
+    if (!p)
+        return -2;
+    if (js_string(s, v, p, &n) != 0 || n == 0) {
+        free(p);
+        return 0;
+    }
+    *out = p;
+    return 0;
 }
 
 int kw_parse_page(const char *s, size_t n, kw_page *pg, const char **why)
 {
     static const char *const keys[] = {"metadata", "items"};
-    js_span v[2];
+    static const char *const mkeys[] = {"resourceVersion", "continue"};
+    js_span v[2], m[2];
     memset(pg, 0, sizeof *pg);
     if (js_members(s, trimmed(s, n), keys, 2, v) != 0) {
         *why = "the list is not a valid JSON object";
@@ -299,20 +310,20 @@ int kw_parse_page(const char *s, size_t n, kw_page *pg, const char **why)
     }
     if (v[0].len == 0 || is_null(s, v[0]))
         return 0;
-    if (!js_is_object(s, v[0])) {
+    if (js_members(s, v[0], mkeys, 2, m) != 0) {
         *why = "the list's metadata is not an object";
         return -1;
     }
-    const char *end = NULL;
-    cJSON *md = cJSON_ParseWithLengthOpts(s + v[0].off, v[0].len, &end, 0);
-    if (!md) {
-        *why = "the list's metadata cannot be read";
-        return -1;
+    for (int i = 0; i < 2; i++) {
+        if (m[i].len > 0 && !is_null(s, m[i]) && !js_is_string(s, m[i])) {
+            *why = i == 0 ? "the list's metadata.resourceVersion is not a string"
+                          : "the list's metadata.continue is not a string";
+            return -1;
+        }
     }
-    int rc = dup_member(md, "resourceVersion", &pg->rv);
+    int rc = dup_string(s, m[0], &pg->rv);
     if (rc == 0)
-        rc = dup_member(md, "continue", &pg->cont);
-    cJSON_Delete(md);
+        rc = dup_string(s, m[1], &pg->cont);
     if (rc != 0)
         kw_page_free(pg);
     return rc;

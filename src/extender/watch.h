@@ -4,9 +4,12 @@
  * event line, one page of a LIST, and Status objects. fuzz/fuzz_watch.c calls these directly.
  *
  * Everything found is a span of the input (jsonspan.h): objects are handed over as the bytes
- * the server sent. Only small parts are decoded: the event type, the metadata strings (by
- * jsonspan.c) and the list's metadata and Status objects (by cJSON, with return_parse_end and
- * never cJSON_GetErrorPtr, which is a process global).
+ * the server sent, and only the few strings read (the event type, metadata names and
+ * resourceVersions, the list's continue token, a Status's reason and message) are decoded, by
+ * jsonspan.c. No cJSON here: every cJSON_Parse* call writes cJSON's process-wide error
+ * position (it resets it on entry, even with return_parse_end), so parsing from the client's
+ * threads would race with each other and with every other cJSON user of the process.
+ * fuzz/fuzz_watch.c uses cJSON as the reference instead.
  *
  * Changes with: kube.c (the client), fuzz/fuzz_watch.c, tests/extender/fakeapi.c (the formats
  * it serves).
@@ -76,8 +79,8 @@ typedef struct kw_status {
     char message[256]; /* "message", cut to fit, or "" */
 } kw_status;
 
-/** Read a Status: 0 when s[0..n) is a JSON object with a numeric "code" or "kind": "Status",
- *  -1 otherwise (st is then zeroed). */
+/** Read a Status: 0 when s[0..n) is a JSON object with an integer "code" (up to 999) or
+ *  "kind": "Status", -1 otherwise (st is then zeroed). */
 int kw_parse_status(const char *s, size_t n, kw_status *st);
 
 /* ---- LIST pages: {"metadata": {"resourceVersion": "...", "continue": "..."}, "items": [...]}. */

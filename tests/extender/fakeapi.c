@@ -806,18 +806,17 @@ static int jint(const cJSON *j, const char *name, int dflt)
 static enum MHD_Result control_fault(struct MHD_Connection *c, sbuf *body)
 {
     const char *end;
+    /* cJSON's parser writes a process-wide error position: parse under the store's lock */
+    pthread_mutex_lock(&S.mu);
     cJSON *j = cJSON_ParseWithLengthOpts(body->p ? body->p : "", body->len, &end, 0);
-    if (!cJSON_IsObject(j)) {
-        cJSON_Delete(j);
-        return send_status(c, 400, "BadRequest", "a JSON object is expected", 0);
-    }
     const cJSON *res = cJSON_GetObjectItemCaseSensitive(j, "res");
     int only = -1;
-    if (cJSON_IsString(res) && (only = res_index(res->valuestring, strlen(res->valuestring))) < 0) {
+    if (!cJSON_IsObject(j) ||
+        (cJSON_IsString(res) && (only = res_index(res->valuestring, strlen(res->valuestring))) < 0)) {
+        pthread_mutex_unlock(&S.mu);
         cJSON_Delete(j);
-        return send_status(c, 400, "BadRequest", "unknown res", 0);
+        return send_status(c, 400, "BadRequest", "a JSON object with a known res is expected", 0);
     }
-    pthread_mutex_lock(&S.mu);
     const cJSON *gone = cJSON_GetObjectItemCaseSensitive(j, "gone");
     for (int r = 0; r < NRES; r++) {
         if (only >= 0 && r != only)

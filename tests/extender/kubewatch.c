@@ -522,6 +522,9 @@ int main(int argc, char **argv)
     sigaddset(&sigs, SIGUSR1);
     if (pthread_sigmask(SIG_BLOCK, &sigs, NULL) != 0)
         die("pthread_sigmask failed");
+    /* kube.h: the process ignores SIGPIPE */
+    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+        die("cannot ignore SIGPIPE");
 
     kube_sink sink = {.ctx = NULL, .replace = on_replace, .event = on_event, .note = on_note};
     kube *k;
