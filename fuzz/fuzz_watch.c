@@ -10,6 +10,9 @@
  * - the span of an object's member (a name that occurs once), of an array's element, parses to
  *   what cJSON holds there (both printed by cJSON); arrays have cJSON's element count;
  * - a string decodes to cJSON's bytes (when it holds no \u0000);
+ * - on a valid document, the fast walk (js_members_valid, js_array_begin_valid,
+ *   js_array_next_object) finds the same spans as the validating one; on any input it stays in
+ *   bounds (the copy of the input is exactly its size, so ASan sees any read past it);
  * - an event line that parses has a known type and an object span that is valid JSON, inside
  *   the line; its metadata strings decode into the room the client gives them;
  * - a list page that parses has items that iterate to the end, and the resourceVersion and
@@ -69,6 +72,63 @@ static bool same_tree(const cJSON *a, const char *s, js_span v)
     free(pb);
     cJSON_Delete(b);
     return same;
+}
+
+/* The fast walk against the validating one, on a valid value v (recursively, a few levels),
+ * and the fast walk alone (any answer, in bounds) on anything. */
+static void fast_walk(const char *s, js_span v, bool valid, int depth)
+{
+    static const char *const keys[] = {"metadata", "items", "a", "object", "type"};
+    enum { NK = sizeof keys / sizeof keys[0] };
+    js_span a[NK], b[NK];
+    if (depth > 4)
+        return;
+    if (js_is_object(s, v)) {
+        int ra = js_members(s, v, keys, NK, a), rb = js_members_valid(s, v, keys, NK, b);
+        if (valid) {
+            CHECK(ra == 0 && rb == 0);
+            for (int i = 0; i < NK; i++) {
+                CHECK(a[i].off == b[i].off && a[i].len == b[i].len);
+                if (a[i].len)
+                    fast_walk(s, a[i], true, depth + 1);
+            }
+        }
+    } else if (js_is_array(s, v)) {
+        js_iter ia, ib, ic;
+        js_span ea, eb, ec, ma[NK], mc[NK];
+        int ra, rb, rc = 1;
+        js_array_begin(s, v, &ia);
+        js_array_begin_valid(s, v, &ib);
+        js_array_begin_valid(s, v, &ic);
+        do {
+            ra = js_array_next(s, &ia, &ea);
+            rb = js_array_next(s, &ib, &eb);
+            if (valid) {
+                CHECK(ra == rb && (ra != 1 || (ea.off == eb.off && ea.len == eb.len)));
+                if (ra == 1)
+                    fast_walk(s, ea, true, depth + 1);
+            }
+        } while (ra == 1 && rb == 1);
+        /* js_array_next_object over arrays of objects */
+        bool objects = valid;
+        js_array_begin(s, v, &ia);
+        while (objects && (ra = js_array_next(s, &ia, &ea)) == 1)
+            objects = js_is_object(s, ea);
+        if (objects) {
+            js_array_begin(s, v, &ia);
+            while ((ra = js_array_next(s, &ia, &ea)) == 1) {
+                rc = js_array_next_object(s, &ic, keys, NK, mc, &ec);
+                CHECK(rc == 1 && ec.off == ea.off && ec.len == ea.len);
+                CHECK(js_members(s, ea, keys, NK, ma) == 0);
+                for (int i = 0; i < NK; i++)
+                    CHECK(ma[i].off == mc[i].off && ma[i].len == mc[i].len);
+            }
+            CHECK(js_array_next_object(s, &ic, keys, NK, mc, &ec) == 0);
+        } else {
+            while (rc == 1)
+                rc = js_array_next_object(s, &ic, keys, NK, mc, &ec);
+        }
+    }
 }
 
 /* The scanner against cJSON, on a document both accept. */
@@ -278,6 +338,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         nul |= memcmp(s + i, "\\u0000", 6) == 0;
     if (valid && j)
         compare(s, size, j, nul);
+    {
+        /* the fast walk on the whole input: against the validating one when valid, alone
+         * (in bounds, ending) otherwise */
+        size_t a = 0, b = size;
+        while (a < b && (s[a] == ' ' || s[a] == '\n' || s[a] == '\t' || s[a] == '\r'))
+            a++;
+        while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\n' || s[b - 1] == '\t' || s[b - 1] == '\r'))
+            b--;
+        fast_walk(s, (js_span){a, b - a}, valid, 0);
+    }
 
     /* cJSON truncates a string at \u0000; compare only without one */
     bool comparable = valid && j && !nul;

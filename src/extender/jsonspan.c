@@ -32,21 +32,32 @@ static int hexval(char c)
     return -1;
 }
 
+/* The bytes that may stand in a string as they are: not '"', '\\' or a control character. */
+static const unsigned char plain[256] = {
+#define R16(v) v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v
+    R16(0), R16(0),                                     /* 0x00-0x1f */
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,     /* 0x20-0x2f: '"' */
+    R16(1), R16(1),                                     /* 0x30-0x4f */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,     /* 0x50-0x5f: '\\' */
+    R16(1), R16(1), R16(1), R16(1), R16(1), R16(1), R16(1), R16(1), R16(1), R16(1),
+#undef R16
+};
+
 /* A string starting at s[p] == '"': returns the offset past the closing quote, or 0 when
  * invalid (0 is never a valid end). */
 static size_t skip_string(const char *s, size_t n, size_t p)
 {
     p++;
-    while (p < n) {
+    for (;;) {
+        while (p < n && plain[(unsigned char)s[p]])
+            p++;
+        if (p >= n)
+            return 0;
         unsigned char c = (unsigned char)s[p];
         if (c == '"')
             return p + 1;
         if (c < 0x20)
             return 0;
-        if (c != '\\') {
-            p++;
-            continue;
-        }
         if (++p >= n)
             return 0;
         switch (s[p]) {
@@ -65,7 +76,6 @@ static size_t skip_string(const char *s, size_t n, size_t p)
             return 0;
         }
     }
-    return 0;
 }
 
 /* -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)? at s[p]: the offset past it, or 0. */
@@ -216,10 +226,32 @@ int js_value(const char *s, size_t n, size_t *pos, js_span *v)
     return 0;
 }
 
-/* Decode one escape at s[p] == '\\' (already validated): the code point, *p past it. A \u
- * surrogate pair is joined; a lone surrogate gives U+FFFD. */
+enum { BAD_ESCAPE = 0xFFFFFFFFu };
+
+/* Four hex digits at s[p..p+4) (inside end): their value, or BAD_ESCAPE. */
+static uint32_t hex4(const char *s, size_t end, size_t p)
+{
+    if (end - p < 4)
+        return BAD_ESCAPE;
+    uint32_t u = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval(s[p + i]);
+        if (h < 0)
+            return BAD_ESCAPE;
+        u = u << 4 | (uint32_t)h;
+    }
+    return u;
+}
+
+/* Decode one escape at s[*p] == '\\', inside end: the code point, *p past it; a \u surrogate
+ * pair is joined and a lone surrogate gives U+FFFD. BAD_ESCAPE for an escape that is not one
+ * (only the fast walk, which does not validate names, can meet one). */
 static uint32_t decode_escape(const char *s, size_t end, size_t *p)
 {
+    if (end - *p < 2) {
+        *p = end;
+        return BAD_ESCAPE;
+    }
     char c = s[*p + 1];
     *p += 2;
     switch (c) {
@@ -228,21 +260,22 @@ static uint32_t decode_escape(const char *s, size_t end, size_t *p)
     case 'n': return '\n';
     case 'r': return '\r';
     case 't': return '\t';
+    case '"': case '\\': case '/': return (unsigned char)c;
     case 'u': break;
-    default: return (unsigned char)c;
+    default: return BAD_ESCAPE;
     }
-    uint32_t u = 0;
-    for (int i = 0; i < 4; i++)
-        u = u << 4 | (uint32_t)hexval(s[*p + i]);
+    uint32_t u = hex4(s, end, *p);
+    if (u == BAD_ESCAPE) {
+        *p = end;
+        return BAD_ESCAPE;
+    }
     *p += 4;
     if (u >= 0xDC00 && u <= 0xDFFF)
         return 0xFFFD;
     if (u >= 0xD800 && u <= 0xDBFF) {
         if (end - *p >= 6 && s[*p] == '\\' && s[*p + 1] == 'u') {
-            uint32_t lo = 0;
-            for (int i = 0; i < 4; i++)
-                lo = lo << 4 | (uint32_t)hexval(s[*p + 2 + i]);
-            if (lo >= 0xDC00 && lo <= 0xDFFF) {
+            uint32_t lo = hex4(s, end, *p + 2);
+            if (lo != BAD_ESCAPE && lo >= 0xDC00 && lo <= 0xDFFF) {
                 *p += 6;
                 return 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
             }
@@ -289,7 +322,10 @@ static bool name_is(const char *s, size_t a, size_t b, const char *key)
         char buf[4];
         size_t m;
         if (s[a] == '\\') {
-            m = put_utf8(buf, decode_escape(s, b, &a));
+            uint32_t u = decode_escape(s, b, &a);
+            if (u == BAD_ESCAPE)
+                return false;
+            m = put_utf8(buf, u);
         } else {
             buf[0] = s[a++];
             m = 1;
@@ -301,26 +337,108 @@ static bool name_is(const char *s, size_t a, size_t b, const char *key)
     return k == klen;
 }
 
-int js_members(const char *s, js_span v, const char *const *keys, size_t nkeys, js_span *vals)
+/* ---- The fast path, for spans of a document already validated: brackets are matched and
+ * strings skipped, nothing else is checked. On any input it stays inside [p, n) and ends. */
+
+/* '"' and '\\': where the fast skipper stops inside a string. */
+static const unsigned char string_stop[256] = {['"'] = 1, ['\\'] = 1};
+
+/* '"', '{', '}', '[', ']': where the fast skipper stops. */
+static const unsigned char structural[256] = {
+    ['"'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1,
+};
+
+/* The string at s[p] == '"': the offset past its closing quote, or 0. */
+static size_t fast_string(const char *s, size_t n, size_t p)
+{
+    for (p++;;) {
+        /* a table loop, as skip_string's: compares per byte are slower */
+        while (p < n && !string_stop[(unsigned char)s[p]])
+            p++;
+        if (p >= n)
+            return 0;
+        if (s[p] == '"')
+            return p + 1;
+        p += 2; /* a backslash and the byte it escapes (of \uXXXX, the rest is plain) */
+    }
+}
+
+/* The value at s[p] (no whitespace before it): the offset past it, or 0. */
+static size_t fast_skip(const char *s, size_t n, size_t p)
+{
+    if (p >= n)
+        return 0;
+    if (s[p] == '"')
+        return fast_string(s, n, p);
+    if (s[p] != '{' && s[p] != '[') {
+        while (p < n && s[p] != ',' && s[p] != '}' && s[p] != ']' && !is_ws(s[p]))
+            p++;
+        return p;
+    }
+    size_t depth = 0;
+    while (p < n) {
+        while (p < n && !structural[(unsigned char)s[p]])
+            p++;
+        if (p >= n)
+            break;
+        switch (s[p]) {
+        case '"':
+            if ((p = fast_string(s, n, p)) == 0)
+                return 0;
+            continue;
+        case '{':
+        case '[':
+            depth++;
+            break;
+        default:
+            if (--depth == 0)
+                return p + 1;
+            break;
+        }
+        p++;
+    }
+    return 0;
+}
+
+/* A value at s[*pos] (after whitespace): its span, *pos past it. Validating unless fast. */
+static int value_at(const char *s, size_t n, size_t *pos, js_span *v, bool fast)
+{
+    if (!fast)
+        return js_value(s, n, pos, v);
+    size_t p = skip_ws(s, n, *pos), e = fast_skip(s, n, p);
+    if (e <= p)
+        return -1;
+    v->off = p;
+    v->len = e - p;
+    *pos = e;
+    return 0;
+}
+
+/* The object at s[*pos] (no whitespace before it), below n: the members keys[] in vals, *pos
+ * past the object. */
+static int members_at(const char *s, size_t n, size_t *pos, const char *const *keys, size_t nkeys,
+                      js_span *vals, bool fast)
 {
     for (size_t i = 0; i < nkeys; i++)
         vals[i] = (js_span){0, 0};
-    size_t n = v.off + v.len, p = v.off;
-    if (v.len == 0 || s[p] != '{')
+    size_t p = *pos;
+    if (p >= n || s[p] != '{')
         return -1;
     p = skip_ws(s, n, p + 1);
-    if (p < n && s[p] == '}')
-        return p + 1 == n ? 0 : -1;
+    if (p < n && s[p] == '}') {
+        *pos = p + 1;
+        return 0;
+    }
     for (;;) {
         size_t ks = p, ke;
-        if (p >= n || s[p] != '"' || (ke = skip_string(s, n, p)) == 0)
+        if (p >= n || s[p] != '"' || (ke = fast ? fast_string(s, n, p) : skip_string(s, n, p)) == 0)
             return -1;
         p = skip_ws(s, n, ke);
         if (p >= n || s[p] != ':')
             return -1;
         js_span val;
         p++;
-        if (js_value(s, n, &p, &val) != 0)
+        if (value_at(s, n, &p, &val, fast) != 0)
             return -1;
         for (size_t i = 0; i < nkeys; i++)
             if (name_is(s, ks, ke, keys[i]))
@@ -328,40 +446,100 @@ int js_members(const char *s, js_span v, const char *const *keys, size_t nkeys, 
         p = skip_ws(s, n, p);
         if (p >= n)
             return -1;
-        if (s[p] == '}')
-            return p + 1 == n ? 0 : -1;
+        if (s[p] == '}') {
+            *pos = p + 1;
+            return 0;
+        }
         if (s[p] != ',')
             return -1;
         p = skip_ws(s, n, p + 1);
     }
 }
 
-int js_array_begin(const char *s, js_span v, js_iter *it)
+static int members(const char *s, js_span v, const char *const *keys, size_t nkeys, js_span *vals,
+                   bool fast)
+{
+    size_t p = v.off, n = v.off + v.len;
+    if (members_at(s, n, &p, keys, nkeys, vals, fast) != 0)
+        return -1;
+    return p == n ? 0 : -1;
+}
+
+int js_members(const char *s, js_span v, const char *const *keys, size_t nkeys, js_span *vals)
+{
+    return members(s, v, keys, nkeys, vals, false);
+}
+
+int js_members_valid(const char *s, js_span v, const char *const *keys, size_t nkeys, js_span *vals)
+{
+    return members(s, v, keys, nkeys, vals, true);
+}
+
+static int array_begin(const char *s, js_span v, js_iter *it, bool fast)
 {
     if (v.len == 0 || s[v.off] != '[')
         return -1;
     it->pos = v.off + 1;
     it->end = v.off + v.len;
     it->first = true;
+    it->fast = fast;
     return 0;
+}
+
+int js_array_begin(const char *s, js_span v, js_iter *it)
+{
+    return array_begin(s, v, it, false);
+}
+
+int js_array_begin_valid(const char *s, js_span v, js_iter *it)
+{
+    return array_begin(s, v, it, true);
+}
+
+/* Past the separator before the next element: 1 with *p at it, 0 at the end, -1 invalid. */
+static int array_sep(const char *s, js_iter *it, size_t *p)
+{
+    size_t n = it->end;
+    *p = skip_ws(s, n, it->pos);
+    if (*p >= n)
+        return -1;
+    if (s[*p] == ']') {
+        it->pos = *p;
+        return *p + 1 == n ? 0 : -1;
+    }
+    if (!it->first) {
+        if (s[*p] != ',')
+            return -1;
+        *p = skip_ws(s, n, *p + 1);
+    }
+    return 1;
 }
 
 int js_array_next(const char *s, js_iter *it, js_span *elem)
 {
-    size_t n = it->end, p = skip_ws(s, n, it->pos);
-    if (p >= n)
+    size_t p;
+    int r = array_sep(s, it, &p);
+    if (r != 1)
+        return r;
+    if (value_at(s, it->end, &p, elem, it->fast) != 0)
         return -1;
-    if (s[p] == ']') {
-        it->pos = p;
-        return p + 1 == n ? 0 : -1;
-    }
-    if (!it->first) {
-        if (s[p] != ',')
-            return -1;
-        p++;
-    }
-    if (js_value(s, n, &p, elem) != 0)
+    it->first = false;
+    it->pos = p;
+    return 1;
+}
+
+int js_array_next_object(const char *s, js_iter *it, const char *const *keys, size_t nkeys,
+                         js_span *vals, js_span *elem)
+{
+    size_t p;
+    int r = array_sep(s, it, &p);
+    if (r != 1)
+        return r;
+    size_t start = p;
+    if (members_at(s, it->end, &p, keys, nkeys, vals, it->fast) != 0)
         return -1;
+    elem->off = start;
+    elem->len = p - start;
     it->first = false;
     it->pos = p;
     return 1;
@@ -393,7 +571,7 @@ int js_string(const char *s, js_span v, char *out, size_t *outlen)
             continue;
         }
         uint32_t u = decode_escape(s, end, &p);
-        if (u == 0)
+        if (u == 0 || u == BAD_ESCAPE)
             return -1;
         k += put_utf8(out + k, u);
     }

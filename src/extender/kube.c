@@ -539,15 +539,17 @@ static int acc_page(res_state *rs, list_acc *a, kw_page *pg, const char **why)
     if (rc != 0 || pg->items.len == 0)
         return rc;
     js_iter it;
-    js_span e;
-    js_array_begin(s, pg->items, &it);
-    while ((rc = js_array_next(s, &it, &e)) == 1) {
+    js_span e, md;
+    /* kw_parse_page validated the whole page: the items are walked once more, with the fast
+     * path, finding each one's metadata on the way */
+    js_array_begin_valid(s, pg->items, &it);
+    while ((rc = js_array_next_object(s, &it, kw_object_keys, 1, &md, &e)) == 1) {
         kw_meta m;
         if (e.len > rs->k->cfg.max_object_bytes) {
             *why = "an item passed max_object_bytes";
             return -1;
         }
-        if (kw_object_meta(s, e, &m, why) != 0)
+        if (kw_metadata(s, md, &m, why) != 0)
             return -1;
         char *strs = acc_alloc(a, m.name.len + m.ns.len + m.rv.len + 1);
         if (!strs)
@@ -568,7 +570,7 @@ static int acc_page(res_state *rs, list_acc *a, kw_page *pg, const char **why)
         a->nobjs++;
     }
     if (rc != 0) {
-        *why = "the list's items are not a valid array";
+        *why = "the list's items are not all objects";
         return -1;
     }
     return 0;

@@ -123,22 +123,31 @@ static js_span trimmed(const char *s, size_t n)
     return (js_span){a, n - a};
 }
 
+const char *const kw_object_keys[1] = {"metadata"};
+
 int kw_object_meta(const char *s, js_span obj, kw_meta *m, const char **why)
 {
-    static const char *const okeys[] = {"metadata"};
+    js_span md;
+    /* the event line or the list page was validated as a whole: the fast walk */
+    if (js_members_valid(s, obj, kw_object_keys, 1, &md) != 0) {
+        memset(m, 0, sizeof *m);
+        *why = "the object is not a JSON object";
+        return -1;
+    }
+    return kw_metadata(s, md, m, why);
+}
+
+int kw_metadata(const char *s, js_span md, kw_meta *m, const char **why)
+{
     static const char *const mkeys[] = {"name", "namespace", "resourceVersion"};
     static const char *const what[] = {"metadata.name is not a string",
                                        "metadata.namespace is not a string",
                                        "metadata.resourceVersion is not a string"};
-    js_span md, v[3];
+    js_span v[3];
     memset(m, 0, sizeof *m);
-    if (js_members(s, obj, okeys, 1, &md) != 0) {
-        *why = "the object is not a valid JSON object";
-        return -1;
-    }
     if (md.len == 0 || is_null(s, md))
         return 0;
-    if (js_members(s, md, mkeys, 3, v) != 0) {
+    if (js_members_valid(s, md, mkeys, 3, v) != 0) {
         *why = "metadata is not an object";
         return -1;
     }

@@ -51,9 +51,16 @@ typedef struct kw_meta {
     js_span name, ns, rv;
 } kw_meta;
 
-/** Find the metadata strings of the object at obj. Returns 0, or -1 with a reason in *why when
- *  obj is not a valid object, or metadata or one of these members has the wrong type. */
+/** Find the metadata strings of the object at obj, which must lie in a document already
+ *  validated (an event line kw_parse_event accepted, a page kw_parse_page accepted): it is
+ *  walked with js_members_valid. Returns 0, or -1 with a reason in *why when obj is not an
+ *  object, or metadata or one of these members has the wrong type. */
 int kw_object_meta(const char *s, js_span obj, kw_meta *m, const char **why);
+/** The same from the span of the object's "metadata" member (len 0: absent), found by the
+ *  caller with kw_object_keys, e.g. while iterating a list's items with js_array_next_object. */
+int kw_metadata(const char *s, js_span md, kw_meta *m, const char **why);
+/** {"metadata"}: the member kw_metadata reads. */
+extern const char *const kw_object_keys[1];
 
 /** Decode the metadata strings of m into buf (room for name.len + ns.len + rv.len bytes at
  *  least): *name, *ns and *rv point into buf, or are NULL when absent (and *ns when empty).
