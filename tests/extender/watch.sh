@@ -54,6 +54,15 @@ wait_for() {
     sleep 0.1
   done
 }
+# stop PID: SIGTERM, then wait for it, at most 20 s (then SIGKILL); its exit status
+stop() {
+  kill -TERM "$1" 2>/dev/null
+  (sleep $((20 * slow)) && kill -KILL "$1" 2>/dev/null) &
+  stop_dog=$!
+  wait "$1"; stop_rc=$?
+  kill "$stop_dog" 2>/dev/null
+  return $stop_rc
+}
 ctl() { "$kubewatch" --ctl "$@"; }
 fault() { ctl POST "$base/_control/fault" "$1" >/dev/null; }
 put() { ctl POST "$base/_control/objects/$1" "$2" >/dev/null; }
@@ -273,6 +282,14 @@ check "silent stream: converged" converge $main kw 30
 check "silent stream: found dead after 3 s" eq "$(sfield kw resourceslices last_disconnect)" "nothing received for 3 s"
 check "silent stream: resumed without a relist" eq "$(field kw resourceslices relist)" "$relist0"
 
+# A response that does not start within the idle timeout (3 s) is given up, then retried.
+idle0=$(grep -c 'resourceslices disconnect nothing received for 3 s' "$tmp/kw.log")
+fault '{"delays":1,"delay_ms":4500,"res":"resourceslices","close":true}'
+put resourceslices "$(slice s32)"
+check "a response 4.5 s late: converged" converge $main kw 30
+check "a response 4.5 s late: given up after 3 s" \
+  ge "$(grep -c 'resourceslices disconnect nothing received for 3 s' "$tmp/kw.log")" $((idle0 + 1))
+
 # 9. 500s: errors, backoffs, then recovery.
 err0=$(total kw error); bo0=$(total kw backoff)
 fault '{"errors":6,"status":500,"close":true}'
@@ -319,7 +336,7 @@ check "caps: ... and the list that follows holds it: an error too" \
 del resourceslices/zz-big
 check "caps: recovered once the object is gone" converge $cap kwcap
 check "caps: clean" clean kwcap
-kill -TERM $cap; wait $cap; rc=$?
+stop $cap; rc=$?
 check "caps: the second client exits cleanly" eq $rc 0
 timeout $((30 * slow)) "$kubewatch" --kubeconfig "$tmp/kc.yaml" --max-list-bytes 2000 --backoff-min 100 \
   --for 2 >"$tmp/kwlist.dump" 2>"$tmp/kwlist.log"
@@ -337,7 +354,7 @@ check "sink refuses an event: synced" converge $ev kwev
 put deviceclasses "$(class refused-once)"
 check "sink refuses an event: relisted, converged" converge $ev kwev
 check "sink refuses an event: the reason" has "$tmp/kwev.log" 'relist the sink refused an event'
-kill -TERM $ev; wait $ev
+stop $ev
 check "sink refuses an event: exits cleanly" eq $? 0
 
 # 13. Streams that end after timeoutSeconds are resumed at once.
@@ -356,7 +373,7 @@ check "timeoutSeconds: the reason" has "$tmp/kwto.log" 'disconnect the stream en
 # kube_stop ends a backoff sleep at once.
 start_server dead
 dead=http://127.0.0.1:$port
-kill $fpid; wait $fpid 2>/dev/null
+stop $fpid
 kubeconfig "$tmp/dead.yaml" "$dead"
 timeout $((30 * slow)) "$kubewatch" --kubeconfig "$tmp/dead.yaml" --backoff-min 100 --backoff-max 800 \
   --for 4 >"$tmp/kwdead.dump" 2>"$tmp/kwdead.log"
@@ -369,7 +386,7 @@ check "connection refused: the fourth in [400, 800] ms, none over 800" \
 start_watch kwstop --kubeconfig "$tmp/dead.yaml" --backoff-min 20000 --backoff-max 30000
 stopper=$kw
 wait_for 10 has "$tmp/kwstop.log" 'backoff' >/dev/null
-t=$(now); kill -TERM $stopper; wait $stopper; rc=$?; t=$(( $(now) - t ))
+t=$(now); stop $stopper; rc=$?; t=$(( $(now) - t ))
 check "kube_stop during a 10 s backoff: exits cleanly" eq $rc 0
 check "kube_stop during a 10 s backoff: stopped in under 1 s ($t ms)" lt "$t" $((1000 * slow))
 
@@ -462,7 +479,7 @@ if command -v openssl >/dev/null 2>&1 &&
   timeout $((30 * slow)) "$kubewatch" --kubeconfig "$tmp/junk.yaml" --for 2 >"$tmp/kwjunk.dump" 2>"$tmp/kwjunk.log"
   check "TLS: a client certificate that is not one is an error" \
     sh -c "grep -q '^{\"synced\":false' '$tmp/kwjunk.dump' && grep -q 'resourceslices error LIST' '$tmp/kwjunk.log'"
-  kill $fpid; wait $fpid
+  stop $fpid
   check "TLS: the server exits cleanly" eq $? 0
 else
   for d in "TLS in cluster" "TLS: a wrong CA" "TLS: certificate-authority-data" "TLS: insecure" "TLS: client certificate" "TLS: server exit"; do
@@ -474,7 +491,7 @@ fi
 converge $main kw >/dev/null
 fault '{"res":"nodes","silent_ms":60000}'
 sleep 0.5
-t=$(now); kill -TERM $main; wait $main; rc=$?; t=$(( $(now) - t ))
+t=$(now); stop $main; rc=$?; t=$(( $(now) - t ))
 check "kube_stop with open watches: exits cleanly" eq $rc 0
 check "kube_stop with open watches: stopped in under 1 s ($t ms, kube_stop $(sed -n 's/^{"synced":[a-z]*,"stop_ms":\([0-9]*\).*/\1/p' "$tmp/kw.dump") ms)" lt "$t" $((1000 * slow))
 check "main client: clean to the end" clean kw
@@ -496,10 +513,10 @@ echo "# measured: relist of $(field kwbench resourceslices objects) slices in $(
 t=$(now)
 timeout $((60 * slow)) "$kubewatch" --kubeconfig "$tmp/kc.yaml" --until-synced >/dev/null 2>"$tmp/kwsync.log"
 echo "# measured: a first sync of every resource in $(( $(now) - t )) ms (process start included)"
-kill -TERM $bench; wait $bench
+stop $bench
 check "benchmark client: exits cleanly" eq $? 0
 
-kill -TERM $main_fpid; wait $main_fpid
+stop $main_fpid
 check "fakeapi exits cleanly" eq $? 0
 pids=""
 # In a sanitizer build, the reports of runs whose exit status is not checked (kubewatch with
