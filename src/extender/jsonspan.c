@@ -1,8 +1,9 @@
 /*
- * jsonspan.c: the JSON span scanner (jsonspan.h). One iterative walker, skip(), validates a
- * value and returns where it ends; everything else is built on it. Nesting is tracked in a bit
- * stack (1: object, 0: array) of JS_MAX_DEPTH bits, so hostile input cannot exhaust the C
- * stack.
+ * jsonspan.c: the JSON span scanner (jsonspan.h). Two walkers: js_skip validates a value and
+ * returns where it ends, iteratively, its nesting in a bit stack (1: object, 0: array) of
+ * JS_MAX_DEPTH bits, so that hostile input cannot exhaust the C stack; fast_skip, for
+ * documents validated already, only matches brackets and skips strings, and is bounded by the
+ * span it is given whatever it reads. Member lookup and array iteration run on either.
  */
 #include "jsonspan.h"
 

@@ -4,10 +4,13 @@
  * client can hand over objects as the exact bytes the server sent. cJSON would round int64
  * numbers through a double and re-encode everything else.
  *
- * Every function validates what it walks over against RFC 8259's grammar (strings with their
- * escapes, numbers, literals, nesting up to JS_MAX_DEPTH), without recursion. Not checked: that
- * strings are valid UTF-8 (the API server sends valid UTF-8, and whoever parses the objects
- * checks it). Duplicate member names: the last one wins, as with Go's encoding/json.
+ * The functions validate what they walk over against RFC 8259's grammar (strings with their
+ * escapes, numbers, literals, nesting up to JS_MAX_DEPTH), without recursion; those named
+ * _valid are a fast path for spans inside a document validated already, which only match
+ * brackets and skip strings (safe on any input, but their answer is then unspecified). Not
+ * checked: that strings are valid UTF-8 (the API server sends valid UTF-8, and whoever parses
+ * the objects checks it). Duplicate member names: the last one wins, as with Go's
+ * encoding/json.
  *
  * Changes with: fuzz/fuzz_watch.c (compares the scanner with cJSON), watch.c.
  */
@@ -62,7 +65,7 @@ int js_array_next(const char *s, js_iter *it, js_span *elem);
 int js_array_next_object(const char *s, js_iter *it, const char *const *keys, size_t nkeys,
                          js_span *vals, js_span *elem);
 
-/** Is v a string, a number, an object, an array? (The first byte decides; v must be valid.) */
+/** Is v a string, an object, an array? (The first byte decides; v must be a value.) */
 bool js_is_string(const char *s, js_span v);
 bool js_is_object(const char *s, js_span v);
 bool js_is_array(const char *s, js_span v);

@@ -121,7 +121,7 @@ start_watch() {
   "$kubewatch" --dump "$tmp/$name.dump" "$@" 2>>"$tmp/$name.log" &
   kw=$!; pids="$pids $kw"
   # its first line comes once SIGUSR1 is blocked (before, the signal would kill it)
-  wait_for 10 grep -q '^kubewatch: ' "$tmp/$name.log" || echo "# kubewatch $name did not start"
+  wait_for 10 grep -qs '^kubewatch: ' "$tmp/$name.log" || echo "# kubewatch $name did not start"
 }
 
 # snap PID NAME: ask kubewatch PID for its state, and wait for it in $tmp/NAME.dump
