@@ -6,9 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include <cJSON.h>
-
 #include "args.h"
+#include "jsonspan.h"
 
 /* ---- A bump allocator for everything of one request's args. */
 
@@ -41,15 +40,6 @@ static void *mem_alloc(mem *m, size_t n)
     return p;
 }
 
-static char *mem_strdup(mem *m, const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = mem_alloc(m, n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 static void mem_free(mem *m)
 {
     for (block *b = m->head, *n; b; b = n) {
@@ -59,10 +49,13 @@ static void mem_free(mem *m)
     m->head = NULL;
 }
 
-/* ---- Reading. */
+/* ---- Reading, on the span scanner of jsonspan.h: no tree, no cJSON (whose parser writes a
+ * process-wide error position, which request threads and the library's loaders would race
+ * on), and the Node objects' exact text at hand for the answer. */
 
 typedef struct rd {
     mem *m;
+    const char *s;               /* the body */
     char *err;
     size_t errcap;
     bool failed, oom;
@@ -80,94 +73,123 @@ static void fail(rd *r, const char *fmt, ...)
     va_end(ap);
 }
 
-/* The member named key, matched as Go's encoding/json matches a field: case-insensitively, the
- * last of duplicates winning. */
-static cJSON *member(const cJSON *obj, const char *key)
+static bool present(const rd *r, js_span v)
 {
-    cJSON *found = NULL;
-    if (cJSON_IsObject(obj))
-        for (cJSON *c = obj->child; c; c = c->next)
-            if (c->string && strcasecmp(c->string, key) == 0)
-                found = c;
-    return found;
+    return v.len && !(v.len == 4 && memcmp(r->s + v.off, "null", 4) == 0);
 }
 
-/* A string member (absent or null: NULL). */
-static const char *str_member(rd *r, const cJSON *obj, const char *key, const char *path)
+/* The members of an object (absent or null: all absent), matched as Go matches fields. */
+static bool object(rd *r, js_span v, const char *path, const char *const *keys, size_t n,
+                   js_span *vals)
 {
-    cJSON *v = member(obj, key);
-    if (!v || cJSON_IsNull(v))
-        return NULL;
-    if (!cJSON_IsString(v)) {
-        fail(r, "%s.%s: expected a string", path, key);
-        return NULL;
-    }
-    const char *s = mem_strdup(r->m, v->valuestring);
-    if (!s)
-        r->oom = true;
-    return s;
-}
-
-static bool is_object_or_null(rd *r, const cJSON *v, const char *path)
-{
-    if (v && !cJSON_IsObject(v) && !cJSON_IsNull(v)) {
+    for (size_t i = 0; i < n; i++)
+        vals[i] = (js_span){0, 0};
+    if (!present(r, v))
+        return true;
+    if (!js_is_object(r->s, v) || js_members_fold(r->s, v, keys, n, vals) != 0) {
         fail(r, "%s: expected an object", path);
         return false;
     }
     return true;
 }
 
-static void read_pod(rd *r, const cJSON *pod, ext_pod *out)
+/* A decoded string (absent or null: NULL). */
+static const char *string(rd *r, js_span v, const char *path)
+{
+    if (!present(r, v))
+        return NULL;
+    char *out = js_is_string(r->s, v) ? mem_alloc(r->m, v.len + 1) : NULL;
+    size_t n;
+    if (js_is_string(r->s, v) && !out) {
+        r->oom = true;
+        return NULL;
+    }
+    if (!out || js_string(r->s, v, out, &n) != 0) {
+        fail(r, "%s: expected a string", path);
+        return NULL;
+    }
+    return out;
+}
+
+static bool array(rd *r, js_span v, const char *path, js_iter *it)
+{
+    if (!js_is_array(r->s, v) || js_array_begin(r->s, v, it) != 0) {
+        fail(r, "%s: expected an array", path);
+        return false;
+    }
+    return true;
+}
+
+/* The elements of an array, counted (for sizing). */
+static size_t count(rd *r, js_span v)
+{
+    js_iter it;
+    js_span e;
+    size_t n = 0;
+    if (js_array_begin(r->s, v, &it) == 0)
+        while (js_array_next(r->s, &it, &e) == 1)
+            n++;
+    return n;
+}
+
+static void read_pod(rd *r, js_span pod, ext_pod *out)
 {
     memset(out, 0, sizeof *out);
-    if (!cJSON_IsObject(pod)) {
+    static const char *const pk[] = {"metadata", "spec", "status"};
+    static const char *const mk[] = {"name", "namespace", "uid"};
+    static const char *const sk[] = {"resourceClaims"};
+    static const char *const stk[] = {"resourceClaimStatuses"};
+    static const char *const ck[] = {"name", "resourceClaimName", "resourceClaimTemplateName"};
+    static const char *const ek[] = {"name", "resourceClaimName"};
+    js_span pv[3], mv[3], sv[1], stv[1];
+    if (!js_is_object(r->s, pod)) {
         fail(r, "Pod: expected an object");
         return;
     }
-    const cJSON *meta = member(pod, "metadata");
-    if (!is_object_or_null(r, meta, "Pod.metadata"))
+    if (!object(r, pod, "Pod", pk, 3, pv) || !object(r, pv[0], "Pod.metadata", mk, 3, mv) ||
+        !object(r, pv[1], "Pod.spec", sk, 1, sv) || !object(r, pv[2], "Pod.status", stk, 1, stv))
         return;
-    out->ns = str_member(r, meta, "namespace", "Pod.metadata");
-    out->name = str_member(r, meta, "name", "Pod.metadata");
-    out->uid = str_member(r, meta, "uid", "Pod.metadata");
+    out->name = string(r, mv[0], "Pod.metadata.name");
+    out->ns = string(r, mv[1], "Pod.metadata.namespace");
+    out->uid = string(r, mv[2], "Pod.metadata.uid");
+    if (r->failed || r->oom)
+        return;
     if (!out->ns || !out->ns[0])
         out->ns = "default"; /* what the API server defaults an unset namespace to */
     if (!out->name)
         out->name = "";
-    const cJSON *spec = member(pod, "spec"), *status = member(pod, "status");
-    if (!is_object_or_null(r, spec, "Pod.spec") || !is_object_or_null(r, status, "Pod.status"))
+    if (!present(r, sv[0]))
         return;
-    const cJSON *rcs = member(spec, "resourceClaims");
-    if (!rcs || cJSON_IsNull(rcs))
+    js_iter it;
+    if (!array(r, sv[0], "Pod.spec.resourceClaims", &it))
         return;
-    if (!cJSON_IsArray(rcs)) {
-        fail(r, "Pod.spec.resourceClaims: expected an array");
+    bool statuses = present(r, stv[0]);
+    js_iter sit;
+    if (statuses && !array(r, stv[0], "Pod.status.resourceClaimStatuses", &sit))
         return;
-    }
-    const cJSON *sts = member(status, "resourceClaimStatuses");
-    if (sts && !cJSON_IsNull(sts) && !cJSON_IsArray(sts)) {
-        fail(r, "Pod.status.resourceClaimStatuses: expected an array");
-        return;
-    }
-    int n = cJSON_GetArraySize(rcs);
-    out->claims = mem_alloc(r->m, (size_t)(n ? n : 1) * sizeof *out->claims);
+    size_t n = count(r, sv[0]);
+    out->claims = mem_alloc(r->m, (n ? n : 1) * sizeof *out->claims);
     if (!out->claims) {
         r->oom = true;
         return;
     }
     char path[96];
-    int i = 0;
-    for (const cJSON *c = rcs->child; c; c = c->next, i++) {
-        snprintf(path, sizeof path, "Pod.spec.resourceClaims[%d]", i);
-        if (!cJSON_IsObject(c)) {
+    js_span c, cv[3];
+    for (size_t i = 0; js_array_next(r->s, &it, &c) == 1; i++) {
+        snprintf(path, sizeof path, "Pod.spec.resourceClaims[%zu]", i);
+        if (!js_is_object(r->s, c) || !object(r, c, path, ck, 3, cv)) {
             fail(r, "%s: expected an object", path);
             return;
         }
         pod_claim *pc = &out->claims[out->nclaims++];
         memset(pc, 0, sizeof *pc);
-        pc->entry = str_member(r, c, "name", path);
-        const char *claim = str_member(r, c, "resourceClaimName", path);
-        const char *tmpl = str_member(r, c, "resourceClaimTemplateName", path);
+        char fpath[128];
+        snprintf(fpath, sizeof fpath, "%s.name", path);
+        pc->entry = string(r, cv[0], fpath);
+        snprintf(fpath, sizeof fpath, "%s.resourceClaimName", path);
+        const char *claim = string(r, cv[1], fpath);
+        snprintf(fpath, sizeof fpath, "%s.resourceClaimTemplateName", path);
+        const char *tmpl = string(r, cv[2], fpath);
         if (r->failed || r->oom)
             return;
         if (!pc->entry || !pc->entry[0]) {
@@ -183,156 +205,143 @@ static void read_pod(rd *r, const cJSON *pod, ext_pod *out)
             pc->claim = claim;
             continue;
         }
-        /* A template's claim is named in the pod's status, entry by entry. */
+        /* A template's claim is named in the pod's status, entry by entry (the last entry of
+         * that name wins). */
         pc->from_template = true;
-        int k = 0;
-        for (const cJSON *s = sts ? sts->child : NULL; s; s = s->next, k++) {
+        if (!statuses)
+            continue;
+        js_iter si;
+        js_array_begin(r->s, stv[0], &si);
+        js_span st, ev[2];
+        for (size_t k = 0; js_array_next(r->s, &si, &st) == 1; k++) {
             char spath[96];
-            snprintf(spath, sizeof spath, "Pod.status.resourceClaimStatuses[%d]", k);
-            if (!cJSON_IsObject(s)) {
+            snprintf(spath, sizeof spath, "Pod.status.resourceClaimStatuses[%zu]", k);
+            if (!js_is_object(r->s, st) || !object(r, st, spath, ek, 2, ev)) {
                 fail(r, "%s: expected an object", spath);
                 return;
             }
-            const char *entry = str_member(r, s, "name", spath);
+            char fp[128];
+            snprintf(fp, sizeof fp, "%s.name", spath);
+            const char *entry = string(r, ev[0], fp);
+            snprintf(fp, sizeof fp, "%s.resourceClaimName", spath);
+            const char *name = string(r, ev[1], fp);
             if (r->failed || r->oom)
                 return;
             if (!entry || strcmp(entry, pc->entry) != 0)
                 continue;
-            const cJSON *cn = member(s, "resourceClaimName");
-            if (!cn || cJSON_IsNull(cn)) {
-                pc->not_needed = true; /* listed without a name: no claim is needed */
-                pc->claim = NULL;
-            } else {
-                pc->claim = str_member(r, s, "resourceClaimName", spath);
-                pc->not_needed = false;
-            }
+            pc->claim = name;
+            pc->not_needed = name == NULL; /* listed without a name: no claim is needed */
         }
     }
 }
 
-static void read_labels(rd *r, const cJSON *labels, ext_node *n, const char *path)
+static void read_labels(rd *r, js_span labels, ext_node *n, const char *path)
 {
-    if (!labels || cJSON_IsNull(labels))
+    if (!present(r, labels))
         return;
-    if (!cJSON_IsObject(labels)) {
+    js_iter it;
+    if (!js_is_object(r->s, labels) || js_object_begin(r->s, labels, &it) != 0) {
         fail(r, "%s: expected an object", path);
         return;
     }
     size_t cnt = 0;
-    for (const cJSON *l = labels->child; l; l = l->next)
+    js_span k, v;
+    for (js_iter c = it; js_object_next(r->s, &c, &k, &v) == 1;)
         cnt++;
     n->labels = mem_alloc(r->m, (cnt ? cnt : 1) * sizeof *n->labels);
     if (!n->labels) {
         r->oom = true;
         return;
     }
-    for (const cJSON *l = labels->child; l; l = l->next) {
-        if (!cJSON_IsString(l)) {
-            fail(r, "%s.%s: expected a string", path, l->string ? l->string : "");
-            return;
-        }
-        /* Duplicate keys: the last wins (Go's map decoding). */
-        size_t k = 0;
-        while (k < n->nlabels && strcmp(n->labels[k].key, l->string) != 0)
-            k++;
-        char *key = mem_strdup(r->m, l->string), *val = mem_strdup(r->m, l->valuestring);
-        if (!key || !val) {
+    while (js_object_next(r->s, &it, &k, &v) == 1) {
+        char *key = mem_alloc(r->m, k.len + 1), *val;
+        size_t kl;
+        if (!key) {
             r->oom = true;
             return;
         }
-        n->labels[k].key = key;
-        n->labels[k].value = val;
-        if (k == n->nlabels)
+        if (js_string(r->s, k, key, &kl) != 0) {
+            fail(r, "%s: a label key holds a NUL character", path);
+            return;
+        }
+        char fp[256];
+        snprintf(fp, sizeof fp, "%s.%s", path, key);
+        if (!present(r, v) || !(val = (char *)string(r, v, fp))) {
+            if (!r->oom)
+                fail(r, "%s: expected a string", fp);
+            return;
+        }
+        /* Duplicate keys: the last wins (Go's map decoding). */
+        size_t i = 0;
+        while (i < n->nlabels && strcmp(n->labels[i].key, key) != 0)
+            i++;
+        n->labels[i].key = key;
+        n->labels[i].value = val;
+        if (i == n->nlabels)
             n->nlabels++;
     }
 }
 
-typedef struct spans {
-    size_t *start, *end;
-    size_t n, cap;
-} spans;
-
-static int add_span(void *ctx, size_t start, size_t end)
+static void read_nodes(rd *r, js_span nodes, ext_args *a, const ext_limits *lim)
 {
-    spans *s = ctx;
-    if (s->n == s->cap)
-        return 1;
-    s->start[s->n] = start;
-    s->end[s->n] = end;
-    s->n++;
-    return 0;
-}
-
-static void read_nodes(rd *r, const char *body, size_t len, const cJSON *nodes, ext_args *a,
-                       const ext_limits *lim)
-{
-    const cJSON *items = member(nodes, "items");
-    if (!items || cJSON_IsNull(items))
+    static const char *const lk[] = {"items"};
+    static const char *const ik[] = {"metadata"};
+    static const char *const mk[] = {"name", "labels"};
+    js_span lv[1];
+    if (!object(r, nodes, "Nodes", lk, 1, lv) || !present(r, lv[0]))
         return;
-    if (!cJSON_IsArray(items)) {
-        fail(r, "Nodes.items: expected an array");
+    js_iter it;
+    if (!array(r, lv[0], "Nodes.items", &it))
         return;
-    }
-    size_t n = (size_t)cJSON_GetArraySize(items);
+    size_t n = count(r, lv[0]);
     if (n > lim->max_nodes) {
         fail(r, "Nodes.items: %zu nodes, more than the limit of %zu", n, lim->max_nodes);
         return;
     }
     a->nodes = mem_alloc(r->m, (n ? n : 1) * sizeof *a->nodes);
-    spans sp = {mem_alloc(r->m, (n ? n : 1) * sizeof(size_t)),
-                mem_alloc(r->m, (n ? n : 1) * sizeof(size_t)), 0, n};
-    if (!a->nodes || !sp.start || !sp.end) {
+    if (!a->nodes) {
         r->oom = true;
         return;
     }
-    /* The exact text of each item, found in the body: the answer hands back the objects that
-     * pass as they came. The last "Nodes" and "items" keys win, as in the cJSON tree. */
-    size_t ns, ne, is, ie;
-    if (!json_member(body, len, 0, "Nodes", true, &ns, &ne) ||
-        !json_member(body, ne, ns, "items", true, &is, &ie) ||
-        json_elements(body, ie, is, add_span, &sp) != 0 || sp.n != n) {
-        fail(r, "Nodes.items: could not locate the items in the body");
-        return;
-    }
-    size_t i = 0;
-    char path[64];
-    for (const cJSON *it = items->child; it; it = it->next, i++) {
+    js_span item, iv[1], mv[2];
+    char path[64], mpath[80], lpath[96];
+    for (size_t i = 0; js_array_next(r->s, &it, &item) == 1; i++) {
         snprintf(path, sizeof path, "Nodes.items[%zu]", i);
-        if (!cJSON_IsObject(it)) {
+        snprintf(mpath, sizeof mpath, "%s.metadata", path);
+        if (!js_is_object(r->s, item)) {
             fail(r, "%s: expected an object", path);
             return;
         }
+        if (!object(r, item, path, ik, 1, iv) || !object(r, iv[0], mpath, mk, 2, mv))
+            return;
         ext_node *nd = &a->nodes[a->nnodes++];
         memset(nd, 0, sizeof *nd);
-        nd->start = sp.start[i];
-        nd->end = sp.end[i];
-        const cJSON *meta = member(it, "metadata");
-        char mpath[80];
-        snprintf(mpath, sizeof mpath, "%s.metadata", path);
-        if (!is_object_or_null(r, meta, mpath))
-            return;
-        nd->name = str_member(r, meta, "name", mpath);
+        nd->start = item.off;
+        nd->end = item.off + item.len;
+        char npath[96];
+        snprintf(npath, sizeof npath, "%s.name", mpath);
+        nd->name = string(r, mv[0], npath);
         if (r->failed || r->oom)
             return;
         if (!nd->name || !nd->name[0]) {
-            fail(r, "%s.name: required", mpath);
+            fail(r, "%s: required", npath);
             return;
         }
-        char lpath[96];
         snprintf(lpath, sizeof lpath, "%s.labels", mpath);
-        read_labels(r, member(meta, "labels"), nd, lpath);
+        read_labels(r, mv[1], nd, lpath);
         if (r->failed || r->oom)
             return;
     }
 }
 
-static void read_names(rd *r, const cJSON *names, ext_args *a, const ext_limits *lim)
+static void read_names(rd *r, js_span names, ext_args *a, const ext_limits *lim)
 {
-    if (!cJSON_IsArray(names)) {
+    js_iter it;
+    if (!js_is_array(r->s, names) || js_array_begin(r->s, names, &it) != 0) {
         fail(r, "NodeNames: expected an array of strings");
         return;
     }
-    size_t n = (size_t)cJSON_GetArraySize(names);
+    size_t n = count(r, names);
     if (n > lim->max_nodes) {
         fail(r, "NodeNames: %zu nodes, more than the limit of %zu", n, lim->max_nodes);
         return;
@@ -342,43 +351,47 @@ static void read_names(rd *r, const cJSON *names, ext_args *a, const ext_limits 
         r->oom = true;
         return;
     }
-    size_t i = 0;
-    for (const cJSON *v = names->child; v; v = v->next, i++) {
-        if (!cJSON_IsString(v)) {
-            fail(r, "NodeNames[%zu]: expected a string", i);
+    js_span v;
+    for (size_t i = 0; js_array_next(r->s, &it, &v) == 1; i++) {
+        char path[48];
+        snprintf(path, sizeof path, "NodeNames[%zu]", i);
+        if (!js_is_string(r->s, v)) {
+            fail(r, "%s: expected a string", path);
             return;
         }
         ext_node *nd = &a->nodes[a->nnodes++];
         memset(nd, 0, sizeof *nd);
-        nd->name = mem_strdup(r->m, v->valuestring);
-        if (!nd->name) {
-            r->oom = true;
+        nd->name = string(r, v, path);
+        if (r->failed || r->oom)
             return;
-        }
     }
 }
 
-/* Parse body as JSON after the pre-scan; NULL with r failed or oom. */
-static cJSON *parse(rd *r, const char *body, size_t len, unsigned depth)
+/* Check the body: the pre-scan (depth, NUL escapes, UTF-8), then the grammar. */
+static bool valid(rd *r, const char *body, size_t len, unsigned depth, js_span *root)
 {
     size_t at;
     const char *why = json_prescan(body, len, depth, &at);
     if (why) {
         fail(r, "invalid JSON at byte %zu: %s", at, why);
-        return NULL;
+        return false;
     }
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(body, len, &end, 1);
-    if (!root) {
-        size_t off = end && end >= body ? (size_t)(end - body) : 0;
-        fail(r, "invalid JSON at byte %zu", off);
+    size_t pos = 0;
+    if (js_value(body, len, &pos, root) != 0) {
+        fail(r, "invalid JSON at byte %zu", pos);
+        return false;
     }
-    return root;
+    while (pos < len && strchr(" \t\r\n", body[pos]))
+        pos++;
+    if (pos != len) {
+        fail(r, "invalid JSON at byte %zu: text after the value", pos);
+        return false;
+    }
+    return true;
 }
 
-static int finish(rd *r, cJSON *root, mem *m, ext_args *out)
+static int finish(rd *r, mem *m, ext_args *out)
 {
-    cJSON_Delete(root);
     if (r->oom || r->failed) {
         mem_free(m);
         memset(out, 0, sizeof *out);
@@ -415,30 +428,31 @@ int ext_args_parse(const char *body, size_t len, const ext_limits *lim, ext_args
     ext_limits l;
     defaults(lim, &l);
     mem m = {NULL};
-    rd r = {&m, err, errcap, false, false};
-    cJSON *root = parse(&r, body, len, l.max_depth);
-    if (root && !cJSON_IsObject(root))
-        fail(&r, "ExtenderArgs: expected an object");
-    if (root && !r.failed) {
-        const cJSON *pod = member(root, "Pod");
-        if (!pod || cJSON_IsNull(pod))
+    rd r = {&m, body, err, errcap, false, false};
+    js_span root;
+    if (valid(&r, body, len, l.max_depth, &root)) {
+        static const char *const keys[] = {"Pod", "Nodes", "NodeNames"};
+        js_span v[3];
+        if (!js_is_object(body, root) || js_members_fold(body, root, keys, 3, v) != 0)
+            fail(&r, "ExtenderArgs: expected an object");
+        else if (!present(&r, v[0]))
             fail(&r, "Pod: required");
-        else
-            read_pod(&r, pod, &out->pod);
-    }
-    if (root && !r.failed && !r.oom) {
-        const cJSON *nodes = member(root, "Nodes"), *names = member(root, "NodeNames");
-        bool has_nodes = nodes && !cJSON_IsNull(nodes), has_names = names && !cJSON_IsNull(names);
-        if (has_nodes && !cJSON_IsObject(nodes))
-            fail(&r, "Nodes: expected a NodeList object");
-        else if (has_nodes) {
-            out->nodes_form = true;
-            read_nodes(&r, body, len, nodes, out, &l);
-        } else if (has_names) {
-            read_names(&r, names, out, &l);
+        else {
+            read_pod(&r, v[0], &out->pod);
+            if (!r.failed && !r.oom) {
+                if (present(&r, v[1])) {
+                    out->nodes_form = true;
+                    if (!js_is_object(body, v[1]))
+                        fail(&r, "Nodes: expected a NodeList object");
+                    else
+                        read_nodes(&r, v[1], out, &l);
+                } else if (present(&r, v[2])) {
+                    read_names(&r, v[2], out, &l);
+                }
+            }
         }
     }
-    return finish(&r, root, &m, out);
+    return finish(&r, &m, out);
 }
 
 int ext_pod_parse(const char *body, size_t len, const ext_limits *lim, ext_args *out, char *err,
@@ -449,11 +463,11 @@ int ext_pod_parse(const char *body, size_t len, const ext_limits *lim, ext_args 
     ext_limits l;
     defaults(lim, &l);
     mem m = {NULL};
-    rd r = {&m, err, errcap, false, false};
-    cJSON *root = parse(&r, body, len, l.max_depth);
-    if (root)
+    rd r = {&m, body, err, errcap, false, false};
+    js_span root;
+    if (valid(&r, body, len, l.max_depth, &root))
         read_pod(&r, root, &out->pod);
-    return finish(&r, root, &m, out);
+    return finish(&r, &m, out);
 }
 
 void ext_args_free(ext_args *a)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "decide.h"
-#include "http.h"
+#include "clock.h"
 #include "log.h"
 #include "metrics.h"
 
@@ -395,7 +395,7 @@ static dracel_status policy_get(decider *d, dracel_snapshot *snap, const size_t 
         }
     }
     pthread_mutex_unlock(&d->plock);
-    double t0 = http_now();
+    double t0 = ext_now();
     polbox *b = calloc(1, sizeof *b);
     if (!b)
         return DRACEL_ENOMEM;
@@ -404,7 +404,7 @@ static dracel_status policy_get(decider *d, dracel_snapshot *snap, const size_t 
         free(b);
         return st;
     }
-    metrics_observe(&m_policy, NULL, http_now() - t0);
+    metrics_observe(&m_policy, NULL, ext_now() - t0);
     b->fa_requests = fa_requests(b->p);
     b->refs = 2; /* the cache's and the caller's */
     pthread_mutex_lock(&d->plock);
@@ -628,7 +628,7 @@ static dracel_status run_misses(eval *e, miss *m, double deadline)
         o.in_use = dracel_snapshot_usage(e->snap);
         o.explain = pass == 1;
         if (deadline > 0) {
-            double left = (deadline - http_now()) * 1e3;
+            double left = (deadline - ext_now()) * 1e3;
             o.budget_ms = left > 1 ? (uint64_t)left : 1;
         }
         m->explained = pass == 1;
@@ -718,8 +718,8 @@ static int evaluate(eval *e)
             answer_fixed(e, i, V_PASS, "no_claims", NULL);
         return 0;
     }
-    double deadline = d->cfg.budget_ms ? http_now() + d->cfg.budget_ms / 1e3 : 0;
-    char err[1024];
+    double deadline = d->cfg.budget_ms ? ext_now() + d->cfg.budget_ms / 1e3 : 0;
+    char err[768];
     if (e->pl.npending) {
         dracel_status st = policy_get(d, e->snap, e->pl.pending, e->pl.npending, &e->pol, err,
                                       sizeof err);

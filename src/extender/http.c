@@ -12,6 +12,7 @@
 
 #include <microhttpd.h>
 
+#include "clock.h"
 #include "http.h"
 #include "json.h"
 #include "log.h"
@@ -76,12 +77,6 @@ struct http_server {
     unsigned inflight;           /* jobs between their headers and their completion */
 };
 
-double http_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 const char *http_arg(const http_req *r, const char *key)
 {
@@ -217,7 +212,7 @@ static job *job_new(http_server *s, struct MHD_Connection *conn, const char *url
         return NULL;
     j->s = s;
     j->conn = conn;
-    j->start = http_now();
+    j->start = ext_now();
     j->method = strdup(method);
     j->path = strdup(url);
     const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
@@ -272,7 +267,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
     if (*upload_size) {
         size_t n = *upload_size;
         *upload_size = 0;
-        if (http_now() - j->start > s->cfg.request_timeout_ms / 1e3) {
+        if (ext_now() - j->start > s->cfg.request_timeout_ms / 1e3) {
             metrics_add(&m_rejected, "reason=\"too_slow\"", 1);
             log_line(LOG_WARN, "request body not received in time: connection closed", "route",
                      j->route, NULL);
@@ -334,7 +329,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
         return send_error(j, 503, msg, closing ? "shutting_down" : "overloaded");
     }
     j->state = J_QUEUED;
-    j->queued_at = http_now();
+    j->queued_at = ext_now();
     MHD_suspend_connection(conn);
     s->ring[(s->head + s->count) % s->cap] = j;
     s->count++;
@@ -359,7 +354,7 @@ static void *worker_main(void *arg)
         s->count--;
         bool stopping = s->stop_workers;
         pthread_mutex_unlock(&s->lock);
-        double waited = http_now() - j->queued_at;
+        double waited = ext_now() - j->queued_at;
         char labels[96];
         label_of(labels, sizeof labels, j->route, NULL);
         metrics_observe(&m_queue_wait, labels, waited);
@@ -404,7 +399,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     label_of(labels, sizeof labels, j->route, code);
     metrics_add(&m_requests, labels, 1);
     label_of(labels, sizeof labels, j->route, NULL);
-    metrics_observe(&m_duration, labels, http_now() - j->start);
+    metrics_observe(&m_duration, labels, ext_now() - j->start);
     if (j->counted) {
         pthread_mutex_lock(&s->lock);
         s->inflight--;

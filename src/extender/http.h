@@ -43,7 +43,7 @@ typedef struct http_req {
     const char *body;            /* NUL-terminated (not counted in len) */
     size_t len;
     const char *content_type;    /* or NULL */
-    double start;                /* when its headers arrived (http_now's clock) */
+    double start;                /* when its headers arrived (ext_now's clock) */
     const char *const *args;     /* query arguments: key, value, key, value, ... (decoded) */
     size_t nargs;                /* pairs */
 } http_req;
@@ -79,7 +79,5 @@ unsigned http_shutdown(http_server *s, unsigned wait_ms);
 const char *http_arg(const http_req *r, const char *key);
 /** Fill @p resp with a JSON error {"error":MESSAGE} and a status. */
 void http_error(http_resp *resp, int status, const char *message);
-/** Seconds on the monotonic clock. */
-double http_now(void);
 
 #endif

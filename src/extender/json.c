@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "json.h"
 
@@ -92,131 +91,6 @@ const char *json_prescan(const char *s, size_t len, unsigned max_depth, size_t *
         }
     }
     return NULL;
-}
-
-/* ---- Spans. */
-
-static size_t skip_ws(const char *s, size_t len, size_t i)
-{
-    while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
-        i++;
-    return i;
-}
-
-/* Past the string starting at s[i] ('"'), or (size_t)-1. */
-static size_t string_end(const char *s, size_t len, size_t i)
-{
-    for (i++; i < len; i++) {
-        if (s[i] == '\\')
-            i++;
-        else if (s[i] == '"')
-            return i + 1;
-    }
-    return (size_t)-1;
-}
-
-size_t json_value_end(const char *s, size_t len, size_t i, size_t *start)
-{
-    i = skip_ws(s, len, i);
-    if (i >= len)
-        return (size_t)-1;
-    *start = i;
-    if (s[i] == '"')
-        return string_end(s, len, i);
-    if (s[i] == '{' || s[i] == '[') {
-        size_t depth = 0;
-        for (; i < len; i++) {
-            char c = s[i];
-            if (c == '"') {
-                i = string_end(s, len, i);
-                if (i == (size_t)-1)
-                    return i;
-                i--;
-            } else if (c == '{' || c == '[') {
-                depth++;
-            } else if (c == '}' || c == ']') {
-                if (--depth == 0)
-                    return i + 1;
-            }
-        }
-        return (size_t)-1;
-    }
-    /* A number or a literal: up to the next delimiter. */
-    size_t b = i;
-    while (i < len && !strchr(",]} \t\r\n", s[i]))
-        i++;
-    return i > b ? i : (size_t)-1;
-}
-
-/* Does the JSON string at s[a..b) (quotes included) spell key? Escapes are decoded only for
- * the simple forms keys use; a key with other escapes never matches. */
-static bool key_is(const char *s, size_t a, size_t b, const char *key, bool fold)
-{
-    size_t n = strlen(key);
-    if (b - a != n + 2 || memchr(s + a + 1, '\\', n))
-        return false;
-    return fold ? strncasecmp(s + a + 1, key, n) == 0 : memcmp(s + a + 1, key, n) == 0;
-}
-
-bool json_member(const char *s, size_t len, size_t i, const char *key, bool fold, size_t *vs,
-                 size_t *ve)
-{
-    i = skip_ws(s, len, i);
-    if (i >= len || s[i] != '{')
-        return false;
-    bool found = false;
-    i = skip_ws(s, len, i + 1);
-    if (i < len && s[i] == '}')
-        return false;
-    while (i < len) {
-        if (s[i] != '"')
-            return false;
-        size_t ke = string_end(s, len, i);
-        if (ke == (size_t)-1)
-            return false;
-        size_t c = skip_ws(s, len, ke);
-        if (c >= len || s[c] != ':')
-            return false;
-        size_t st, en = json_value_end(s, len, c + 1, &st);
-        if (en == (size_t)-1)
-            return false;
-        if (key_is(s, i, ke, key, fold)) {
-            *vs = st;
-            *ve = en;
-            found = true;
-        }
-        i = skip_ws(s, len, en);
-        if (i < len && s[i] == ',')
-            i = skip_ws(s, len, i + 1);
-        else
-            break;
-    }
-    return found;
-}
-
-int json_elements(const char *s, size_t len, size_t i,
-                  int (*fn)(void *ctx, size_t start, size_t end), void *ctx)
-{
-    i = skip_ws(s, len, i);
-    if (i >= len || s[i] != '[')
-        return -1;
-    i = skip_ws(s, len, i + 1);
-    if (i < len && s[i] == ']')
-        return 0;
-    while (i < len) {
-        size_t st, en = json_value_end(s, len, i, &st);
-        if (en == (size_t)-1)
-            return -1;
-        int r = fn(ctx, st, en);
-        if (r)
-            return r;
-        i = skip_ws(s, len, en);
-        if (i < len && s[i] == ',')
-            i++;
-        else
-            return i < len && s[i] == ']' ? 0 : -1;
-    }
-    return -1;
 }
 
 /* ---- Output. */

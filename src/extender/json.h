@@ -1,9 +1,8 @@
 /*
- * json.h: the JSON tools of dra-extender (src/extender/json.c) beside cJSON: a depth and sanity
- * pre-scan that runs before cJSON sees a body (cJSON's own nesting limit is 1000 and it accepts
- * NUL escapes and invalid UTF-8), a scanner that finds the exact text of a value (so that objects
- * are passed on byte for byte, never re-encoded through cJSON's doubles), and an output buffer
- * that writes JSON strings as Go's encoding/json does.
+ * json.h: the JSON tools of dra-extender (src/extender/json.c) beside the span scanner of
+ * jsonspan.h: a pre-scan of a request body (nesting depth, NUL escapes and invalid UTF-8, which
+ * the scanner does not check), and an output buffer that writes JSON strings as Go's
+ * encoding/json does.
  */
 #ifndef EXT_JSON_H
 #define EXT_JSON_H
@@ -19,31 +18,6 @@
  * offset in *at. It does not check the grammar (cJSON does).
  */
 const char *json_prescan(const char *s, size_t len, unsigned max_depth, size_t *at);
-
-/**
- * The span of the value that starts at s[i] (after optional white space): on success returns
- * the offset just past it and sets *start to its first byte; returns (size_t)-1 when the text
- * there is not one complete value. Strings, nesting and escapes are followed; numbers and
- * literals are taken as written. Valid JSON in, exact spans out.
- */
-size_t json_value_end(const char *s, size_t len, size_t i, size_t *start);
-
-/**
- * The span of member @p key (compared exactly, case-sensitively unless @p fold) of the object
- * that starts at s[i]: sets *vs and *ve to its value's first byte and one past its last, and
- * returns true. The last member of that name wins, as in Go's encoding/json. False when the
- * object has none, or the text is not an object.
- */
-bool json_member(const char *s, size_t len, size_t i, const char *key, bool fold, size_t *vs,
-                 size_t *ve);
-
-/**
- * Call @p fn for each element of the array that starts at s[i] with its span [start, end).
- * Stops early when fn returns nonzero and returns that; returns -1 when the text is not an
- * array, else 0.
- */
-int json_elements(const char *s, size_t len, size_t i,
-                  int (*fn)(void *ctx, size_t start, size_t end), void *ctx);
 
 /* An output buffer. On allocation failure it stays consistent and remembers: `oom`. */
 typedef struct jbuf {

@@ -17,7 +17,13 @@
  * Configuration: a kubeconfig file (current-context's cluster server, certificate-authority or
  * -data, insecure-skip-tls-verify, user token / tokenFile / client-certificate(-data) and
  * client-key(-data)), or in cluster (KUBERNETES_SERVICE_HOST and _PORT, the service account's
- * token file, re-read when it changes so that a rotated token is used, and its CA file).
+ * token file, read again before every request so that a rotated token is used at once, and its
+ * CA file). exec and auth-provider plugins, basic authentication, impersonation and
+ * tls-server-name are refused by kube_new with a message (docs/extender-watch.md).
+ *
+ * The process must ignore SIGPIPE (libcurl runs with CURLOPT_NOSIGNAL, as threads require).
+ * The client calls curl_global_init once (pthread_once) and keeps no other global state; it
+ * does not use cJSON, whose parser writes a process-wide error position on every call.
  */
 #ifndef EXT_KUBE_H
 #define EXT_KUBE_H
@@ -47,15 +53,20 @@ typedef struct kube_obj {
     size_t len;
 } kube_obj;
 
-/* What happened, for logs and metrics (the sink's note callback). */
+/* What happened, for logs and metrics (the sink's note callback). Details are one line of
+ * text, never a secret. */
 typedef enum kube_note {
     KUBE_NOTE_LISTED,      /* a complete list was delivered (detail: the object count) */
-    KUBE_NOTE_SYNCED,      /* the first complete list of this resource: it is synced */
-    KUBE_NOTE_RELIST,      /* a relist starts (detail: why, e.g. "410 Gone") */
+    KUBE_NOTE_SYNCED,      /* the first complete list of this resource: it is synced (detail:
+                              the object count); follows its LISTED */
+    KUBE_NOTE_RELIST,      /* a relist starts (detail: why, e.g. "WATCH: HTTP 410 Gone"); not
+                              for the first list, nor for each retry of a failed list */
     KUBE_NOTE_WATCH,       /* a watch starts (detail: the resourceVersion) */
     KUBE_NOTE_BOOKMARK,    /* a BOOKMARK event (detail: its resourceVersion) */
-    KUBE_NOTE_DISCONNECT,  /* a watch stream ended or broke (detail: why) */
-    KUBE_NOTE_ERROR,       /* a request failed (detail: the HTTP status or curl's message) */
+    KUBE_NOTE_DISCONNECT,  /* a watch stream ended or broke (detail: why; "the stream ended"
+                              after timeoutSeconds) */
+    KUBE_NOTE_ERROR,       /* a request or an event failed (detail: the HTTP status with the
+                              Status's reason and message, curl's message, or what was wrong) */
     KUBE_NOTE_BACKOFF,     /* waiting before the next try (detail: milliseconds) */
     KUBE_NOTE__N
 } kube_note;
@@ -73,6 +84,7 @@ typedef struct kube_sink {
     void (*note)(void *ctx, kube_res r, kube_note what, const char *detail);
 } kube_sink;
 
+/* Read by kube_new only (user_agent is copied): nothing here needs to outlive that call. */
 typedef struct kube_config {
     const char *kubeconfig;      /* a kubeconfig file, or NULL: in cluster */
     const char *context;         /* a context of the kubeconfig, or NULL: current-context */
@@ -87,8 +99,9 @@ typedef struct kube_config {
                                     bookmarks keep a healthy stream alive) */
     uint32_t backoff_min_ms;     /* 0: 250 */
     uint32_t backoff_max_ms;     /* 0: 30000 */
-    size_t max_object_bytes;     /* one object or event at most (0: 16 MiB) */
-    size_t max_list_bytes;       /* one complete list at most (0: 1 GiB) */
+    size_t max_object_bytes;     /* one event line, or one item of a list, at most (0: 16 MiB);
+                                    more is an error, then a relist after a backoff */
+    size_t max_list_bytes;       /* one complete list, all pages, at most (0: 1 GiB) */
     const char *user_agent;      /* 0: "dra-extender/VERSION" */
 } kube_config;
 
@@ -97,14 +110,21 @@ typedef struct kube kube;
 /** Read the configuration (kubeconfig or in-cluster files) and prepare the client; no request
  *  is sent yet. On error returns -1 with a message in err. */
 int kube_new(const kube_config *cfg, const kube_sink *sink, kube **out, char *err, size_t errcap);
-/** Start one thread per resource. */
+/** Start one thread per resource. Once only. */
 int kube_start(kube *k, char *err, size_t errcap);
 /** Has every resource been listed completely at least once? */
 bool kube_synced(const kube *k);
 /** The server's URL (for logs). */
 const char *kube_server(const kube *k);
-/** Stop every thread promptly (an open watch is interrupted) and wait for them. */
+/** One line for logs: the server, where the configuration came from (kubeconfig and context,
+ *  or in cluster), what is trusted (a CA file or data, the system's CAs, or no verification)
+ *  and the credentials used (a token, a token file, a client certificate), never a secret. */
+const char *kube_describe(const kube *k);
+/** Stop every thread promptly (an open watch or a backoff is interrupted at once; a sink
+ *  callback running is waited for) and wait for them. From the thread that owns k; the sink is
+ *  not called after it returns. */
 void kube_stop(kube *k);
+/** kube_stop if needed, then free everything. NULL is a no-op. */
 void kube_free(kube *k);
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
+#include "clock.h"
 #include "json.h"
 #include "kubesrc.h"
 #include "log.h"

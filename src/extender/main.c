@@ -20,6 +20,7 @@
 
 #include "dracel.h"
 #include "args.h"
+#include "clock.h"
 #include "decide.h"
 #include "dirsrc.h"
 #include "http.h"
@@ -419,7 +420,7 @@ static void process_metrics(server *s)
     double published, build;
     store_times(s->st, &published, &build);
     if (published > 0)
-        metrics_set(&m_snapshot_age, NULL, http_now() - published);
+        metrics_set(&m_snapshot_age, NULL, ext_now() - published);
     metrics_set(&m_ready, NULL, store_ready(s->st) ? 1 : 0);
 }
 
@@ -499,7 +500,7 @@ static void handle(void *ctx, const char *name, const http_req *req, http_resp *
     if (log_enabled(LOG_DEBUG))
         log_line(LOG_DEBUG, "request", "verb", name, "pod", a.pod.name, "namespace", a.pod.ns,
                  "#nodes", (int64_t)a.nnodes, "#status", (int64_t)status, "%ms",
-                 (http_now() - req->start) * 1e3, NULL);
+                 (ext_now() - req->start) * 1e3, NULL);
     ext_args_free(&a);
     finish(resp, status, &b, text ? "text/plain; charset=utf-8" : "application/json");
 }
@@ -541,14 +542,14 @@ int main(int argc, char **argv)
     server srv;
     memset(&srv, 0, sizeof srv);
     srv.o = &o;
-    srv.started = http_now();
+    srv.started = ext_now();
     snprintf(srv.filter_path, sizeof srv.filter_path, "%s/%s", o.prefix, o.filter_verb);
     snprintf(srv.prioritize_path, sizeof srv.prioritize_path, "%s/%s", o.prefix,
              o.prioritize_verb);
     char labels[256];
     snprintf(labels, sizeof labels, "version=\"%s\"", dracel_version());
     metrics_set(&m_build_info, labels, 1);
-    metrics_set(&m_start, NULL, (double)time(NULL) - (http_now() - srv.started));
+    metrics_set(&m_start, NULL, (double)time(NULL) - (ext_now() - srv.started));
 
     srv.st = store_new(&sc, err, sizeof err);
     if (!srv.st) {

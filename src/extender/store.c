@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "http.h"
+#include "clock.h"
 #include "log.h"
 #include "metrics.h"
 #include "store.h"
@@ -61,7 +61,7 @@ static void mark_dirty(store *s)
 {
     pthread_mutex_lock(&s->plock);
     if (!s->dirty_since)
-        s->dirty_since = http_now();
+        s->dirty_since = ext_now();
     s->changes++;
     pthread_cond_signal(&s->cond);
     pthread_mutex_unlock(&s->plock);
@@ -138,14 +138,14 @@ static dracel_status publish(store *s, char *err, size_t errcap)
     double since = s->dirty_since;
     s->dirty_since = 0;
     pthread_mutex_unlock(&s->plock);
-    double t0 = http_now();
+    double t0 = ext_now();
     dracel_snapshot *snap = NULL;
     pthread_mutex_lock(&s->wlock);
     dracel_status st = dracel_cluster_snapshot(s->c, &snap, err, errcap);
     if (st == DRACEL_OK)
         set_counts(s, snap);
     pthread_mutex_unlock(&s->wlock);
-    double t1 = http_now();
+    double t1 = ext_now();
     if (st != DRACEL_OK) {
         log_line(LOG_ERROR, "cannot build a snapshot", "error", err, NULL);
         pthread_mutex_lock(&s->plock);
@@ -184,7 +184,7 @@ static void *publisher_main(void *arg)
             break;
         /* Let the burst finish: wait delay_ms after its first change. */
         double due = s->dirty_since + s->cfg.delay_ms / 1e3;
-        double now = http_now();
+        double now = ext_now();
         if (now < due) {
             struct timespec until;
             clock_gettime(CLOCK_REALTIME, &until);
@@ -196,7 +196,7 @@ static void *publisher_main(void *arg)
                 until.tv_nsec -= 1000000000L;
             }
             pthread_cond_timedwait(&s->cond, &s->plock, &until);
-            if (http_now() < due && !s->stop)
+            if (ext_now() < due && !s->stop)
                 continue;
         }
         pthread_mutex_unlock(&s->plock);

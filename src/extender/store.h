@@ -51,7 +51,7 @@ dracel_status store_flush(store *s, char *err, size_t errcap);
 dracel_snapshot *store_current(store *s);
 /** Every source synced and a snapshot published. */
 bool store_ready(store *s);
-/** When the current snapshot was published (http_now's clock), and how long it took to build. */
+/** When the current snapshot was published (ext_now's clock), and how long it took to build. */
 void store_times(store *s, double *published, double *build_s);
 
 #endif
