@@ -867,8 +867,8 @@ static void judge_pool(dc_tb *b, dc_tpool *pool, uint32_t cons0, uint32_t sh0)
                 break;
             }
     }
-    const dc_tcounter *sh = b->shared + sh0;
     uint32_t nsh = b->nshared - sh0;
+    const dc_tcounter *sh = nsh ? b->shared + sh0 : NULL; /* none yet: no NULL + 0 */
     for (uint32_t j = cons0; j < b->nconsumes; j++) {
         const dc_tcounter *c = &b->consumes[j];
         bool found = false;

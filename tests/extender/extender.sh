@@ -11,9 +11,17 @@ celc=${DRA_CELC:-./dra-celc}
 src=${top_srcdir:-.}
 tmp=$(mktemp -d)
 pids=
+# reap PID: wait for it at most 30 s, then SIGKILL it; its exit status. The watchdog is a
+# process of its own that ends once PID is gone (never killed: a subshell signalled right
+# after its fork can run this script's traps), its output away from the TAP driver's pipe.
+reap() {
+  sh -c 'i=0; while [ $i -lt 300 ] && kill -0 "$1"; do sleep 0.1; i=$((i + 1)); done
+         kill -KILL "$1"' dog "$1" >/dev/null 2>&1 &
+  wait "$1"
+}
 cleanup() {
   for p in $pids; do kill "$p" 2>/dev/null; done
-  wait 2>/dev/null
+  for p in $pids; do reap "$p" 2>/dev/null; done
   rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
@@ -295,7 +303,7 @@ else
   skip "TLS: filter over HTTPS with the configured certificate" "openssl is not installed"
 fi
 start bad --objects "$tmp/objs" --tls-cert "$tmp/cert.pem"
-wait "$pid_bad"; rc=$?
+reap "$pid_bad"; rc=$?
 check "TLS needs both files: exit 1 with a message" \
   "$([ $rc = 1 ] && grep -q 'both a certificate and a key' "$tmp/bad.log"; echo $?)"
 
@@ -342,7 +350,7 @@ cat "$tmp"/ov*.code | sed 's/^/# overload answer: /'
 check "overload: with the worker and the queue taken, requests get 503 at once" \
   "$(is "$(cat "$tmp"/ov*.code | awk '$1 == 503 && $2 < 1 { n++ } END { print n + 0 }')" 4)"
 check "...with a JSON reason" "$(cat "$tmp"/ov* | grep -q '"error":"overloaded: '; echo $?)"
-wait $ov
+for p in $ov; do reap "$p"; done
 check "...and the two admitted requests are answered" \
   "$(is "$(cat "$tmp"/ov*.code | awk '$1 == 200 { n++ } END { print n + 0 }')" 2)"
 
@@ -365,8 +373,8 @@ wait_for inflight >/dev/null
 kill -TERM "$pid_d"
 sleep 0.3
 refused=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$url_d/healthz")
-wait "$pid_d"; rc=$?
-wait $sd
+reap "$pid_d"; rc=$?
+for p in $sd; do reap "$p"; done
 cat "$tmp"/sd-code* | sed 's/^/# answer: /'
 check "SIGTERM with requests in flight: exit 0" "$(is "$rc" 0)"
 check "...each request in flight answered in full" \
@@ -374,7 +382,7 @@ check "...each request in flight answered in full" \
 check "...new connections refused once the signal came" "$(is "$refused" 000)"
 check "...and it logged the stop" "$(grep -q '"msg":"stopped"' "$tmp/d.log"; echo $?)"
 kill -TERM "$pid_a"
-wait "$pid_a"; rc=$?
+reap "$pid_a"; rc=$?
 check "SIGTERM when idle: exit 0" "$(is "$rc" 0)"
 
 echo "1..$n"

@@ -102,8 +102,10 @@ static struct store {
     int errors;         /* answer the next N API requests with error_status */
     int error_status;
     int retry_after;
+    int errors_res;     /* ... of this resource only (-1: of any) */
     int delays;         /* delay the next N API requests by delay_ms */
     unsigned delay_ms;
+    int delays_res;     /* ... of this resource only (-1: of any) */
     bool compact_after_page; /* compact after the next page that has a continue token */
     size_t chunk;       /* stream writes cycle through 1..chunk bytes (0: as much as fits) */
     size_t chunk_n;
@@ -800,6 +802,8 @@ static int jint(const cJSON *j, const char *name, int dflt)
  *   "compact_after_page": true  ... after the next list page that has a continue token
  *   "errors": N, "status": S, "retry_after": SEC  the next N API requests get HTTP S (500)
  *   "delays": N, "delay_ms": MS  the next N API requests wait MS first
+ *                            (errors and delays: of "res" only when it is given, so that a
+ *                            test knows which resource meets them)
  *   "tokens": ["T", ...]     the bearer tokens accepted from now on ([] or null: any request)
  *   "chunk": N               stream writes of 1 to N bytes (0: whole)
  *   "bookmark_ms": N         the interval of BOOKMARK events */
@@ -847,11 +851,13 @@ static enum MHD_Result control_fault(struct MHD_Connection *c, sbuf *body)
         S.errors = errors;
         S.error_status = jint(j, "status", 500);
         S.retry_after = jint(j, "retry_after", 0);
+        S.errors_res = only;
     }
     int delays = jint(j, "delays", 0);
     if (delays > 0) {
         S.delays = delays;
         S.delay_ms = (unsigned)jint(j, "delay_ms", 1000);
+        S.delays_res = only;
     }
     const cJSON *tokens = cJSON_GetObjectItemCaseSensitive(j, "tokens");
     if (tokens) {
@@ -975,7 +981,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         return send_status(c, 405, "MethodNotAllowed", "GET only", 0);
     pthread_mutex_lock(&S.mu);
     unsigned delay = 0;
-    if (S.delays > 0) {
+    if (S.delays > 0 && (S.delays_res < 0 || S.delays_res == r)) {
         S.delays--;
         delay = S.delay_ms;
     }
@@ -988,7 +994,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         pthread_mutex_unlock(&S.mu);
         return send_status(c, 401, "Unauthorized", "Unauthorized", 0);
     }
-    if (S.errors > 0) {
+    if (S.errors > 0 && (S.errors_res < 0 || S.errors_res == r)) {
         S.errors--;
         S.failed++;
         unsigned status = (unsigned)S.error_status;
