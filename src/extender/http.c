@@ -71,8 +71,9 @@ struct http_server {
     unsigned nworkers;
     pthread_mutex_t lock;
     pthread_cond_t cond, idle;
-    job **ring;
-    unsigned cap, head, count;
+    job **ring;                  /* admitted jobs not yet taken by a worker */
+    unsigned cap, head, count;   /* cap: workers + queue */
+    unsigned busy;               /* jobs a worker has taken and not finished */
     bool stop_workers, closing;
     unsigned inflight;           /* jobs between their headers and their completion */
 };
@@ -315,10 +316,14 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
         s->h.handle(s->h.ctx, j->route, &r, &j->resp);
         return send_resp(j, &j->resp);
     }
+    /* Admitted: at most workers + queue requests between here and their answer. A job in
+     * the ring that no worker has taken yet counts as computing while a worker is free, so
+     * that the answer does not depend on how soon a worker thread wakes up. */
     pthread_mutex_lock(&s->lock);
-    if (s->closing || s->count == s->cap) {
+    if (s->closing || s->count + s->busy == s->cap) {
         bool closing = s->closing;
-        unsigned queued = s->count;
+        unsigned free_workers = s->busy < s->cfg.workers ? s->cfg.workers - s->busy : 0;
+        unsigned queued = s->count > free_workers ? s->count - free_workers : 0;
         pthread_mutex_unlock(&s->lock);
         char msg[160];
         if (closing)
@@ -352,6 +357,7 @@ static void *worker_main(void *arg)
         job *j = s->ring[s->head];
         s->head = (s->head + 1) % s->cap;
         s->count--;
+        s->busy++;
         bool stopping = s->stop_workers;
         pthread_mutex_unlock(&s->lock);
         double waited = ext_now() - j->queued_at;
@@ -376,6 +382,7 @@ static void *worker_main(void *arg)
         }
         pthread_mutex_lock(&s->lock);
         j->state = J_DONE;
+        s->busy--;
         pthread_mutex_unlock(&s->lock);
         MHD_resume_connection(j->conn);
     }
@@ -487,7 +494,7 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
     pthread_cond_init(&s->idle, NULL);
-    s->cap = s->cfg.queue;
+    s->cap = s->cfg.workers + s->cfg.queue;
     s->ring = calloc(s->cap, sizeof *s->ring);
     s->workers = calloc(s->cfg.workers, sizeof *s->workers);
     if (!s->ring || !s->workers) {
