@@ -219,7 +219,7 @@ typedef struct dc_sel_expl {
 void dc_alloc_tier_expl(const dc_alloc_run *r, uint32_t tier, dc_tier_expl *out);
 void dc_alloc_sel_expl(const dc_alloc_run *r, uint32_t tier, uint32_t k, dc_sel_expl *out);
 
-/** Append the outcome as JSON (DESIGN.md's allocate output object, with "explanation" when the
+/** Append the outcome as JSON (the allocate output object of docs/dra-celc.md, with "explanation" when the
  *  run gathered one) / as text (docs/dra-celc.md) to @p b. */
 void dc_alloc_json(const dc_alloc_run *r, dc_buf *b);
 /** {"node":NAME,"tiers":"...", then dc_alloc_json's fields}: one node of explain's output. */

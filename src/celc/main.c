@@ -3,7 +3,7 @@
  * as jq's main.c is on jv.h and jq.h. The placement commands (allocate, explain) are in
  * src/celc/place.c; how it writes is src/celc/out.c, how it reads files src/celc/files.c.
  *
- * Contracts (docs/dra-celc.md, DESIGN.md): results on stdout, diagnostics on stderr in cel-go's
+ * Contracts (docs/dra-celc.md): results on stdout, diagnostics on stderr in cel-go's
  * format; with --format json, stdout also gets {"error":..., "diagnostics":[...]}. Exit status:
  * 0 success, 1 the input was read and rejected, 2 usage or I/O error (memory included). A
  * command takes only the options its --help lists; any other is a usage error.
