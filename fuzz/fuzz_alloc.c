@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t nclaims = o.nclaims;
     CHECK(dc_usage_new(t, &dc_default_alloc, sc.allocated, sc.nallocated, &u) == DRACEL_OK);
     CHECK(dc_alloc_run_new(p, &r) == DRACEL_OK);
-    dc_alloc_opts ao = {sc.features, 20, 0, true, 2, u, NULL, 0};
+    dc_alloc_opts ao = {sc.features, 20, 0, true, 2, u, NULL, 0, sc.release};
     CHECK(dc_alloc_begin(r, &ao) == DRACEL_OK);
     CHECK(dc_alloc_node(r, &sc.node) == DRACEL_OK);
     dc_alloc_outcome oc = dc_alloc_outcome_of(r);
@@ -109,7 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* The same node again on the reused run (a new call, the devices in use given as
      * reservations instead of a usage): the same bytes, unless the clock cut either. */
-    dc_alloc_opts ao2 = {sc.features, 20, 0, true, 2, NULL, sc.allocated, sc.nallocated};
+    dc_alloc_opts ao2 = {sc.features, 20, 0, true, 2, NULL, sc.allocated, sc.nallocated,
+                         sc.release};
     CHECK(dc_alloc_begin(r, &ao2) == DRACEL_OK);
     CHECK(dc_alloc_node(r, &sc.node) == DRACEL_OK);
     char *second = render(r);

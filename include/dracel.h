@@ -776,7 +776,9 @@ DRACEL_API uint64_t dracel_usage_pool_hash(const dracel_usage *u, size_t pool);
 DRACEL_API size_t dracel_table_node_pools(const dracel_table *t, const dracel_node *node,
                                           size_t *out, size_t cap);
 
-/** The allocator's features, as Kubernetes' feature gates switch them (docs/allocation.md). */
+/** The DRA feature gates dracel reproduces, one bit each (docs/allocation.md, "Releases"):
+ *  what a cluster turns on. The scheduler of each release turns them into its allocator's
+ *  features, which pick the allocator copy that runs. */
 enum {
     DRACEL_FEATURE_ADMIN_ACCESS = 1u << 0,        /**< DRAAdminAccess */
     DRACEL_FEATURE_PRIORITIZED_LIST = 1u << 1,    /**< DRAPrioritizedList (firstAvailable) */
@@ -786,16 +788,38 @@ enum {
     DRACEL_FEATURE_BINDING_CONDITIONS = 1u << 5,  /**< DRADeviceBindingConditions */
     DRACEL_FEATURE_LIST_TYPE_ATTRIBUTES = 1u << 6, /**< DRAListTypeAttributes */
     DRACEL_FEATURE_EXTENDED_RESOURCE = 1u << 7,   /**< DRAExtendedResource */
-    DRACEL_FEATURE_DEVICE_STATUS = 1u << 8        /**< DRAResourceClaimDeviceStatus */
+    DRACEL_FEATURE_DEVICE_STATUS = 1u << 8,       /**< DRAResourceClaimDeviceStatus */
+    DRACEL_FEATURE_DEVICE_TAINT_RULES = 1u << 9   /**< DRADeviceTaintRules */
 };
-/** What a current Kubernetes release enables by default. */
+/** The gates on by default in the newest release (Kubernetes 1.37); the value of
+ *  dracel_kubernetes_defaults(DRACEL_KUBERNETES_NEWEST). */
 #define DRACEL_FEATURES_DEFAULT                                                             \
     (DRACEL_FEATURE_ADMIN_ACCESS | DRACEL_FEATURE_PRIORITIZED_LIST |                          \
-     DRACEL_FEATURE_DEVICE_TAINTS | DRACEL_FEATURE_PARTITIONABLE)
+     DRACEL_FEATURE_DEVICE_TAINTS | DRACEL_FEATURE_PARTITIONABLE |                            \
+     DRACEL_FEATURE_CONSUMABLE_CAPACITY | DRACEL_FEATURE_BINDING_CONDITIONS |                 \
+     DRACEL_FEATURE_EXTENDED_RESOURCE | DRACEL_FEATURE_DEVICE_STATUS |                        \
+     DRACEL_FEATURE_DEVICE_TAINT_RULES)
 /** The feature named @p name (@p len bytes; "AdminAccess" or its gate "DRAAdminAccess"), or 0. */
 DRACEL_API unsigned dracel_feature_parse(const char *name, size_t len);
 /** The name of one feature bit ("AdminAccess"), or NULL. A static string. */
 DRACEL_API const char *dracel_feature_name(unsigned bit);
+
+/** The Kubernetes releases whose allocator dracel reproduces, by minor version. */
+#define DRACEL_KUBERNETES_OLDEST 34u
+#define DRACEL_KUBERNETES_NEWEST 37u
+/** The minor version of a release written "1.36" (also "v1.36", "1.36.2"; the patch is not
+ *  used), or 0 when it is not one dracel reproduces. */
+DRACEL_API unsigned dracel_kubernetes_parse(const char *s, size_t len);
+/** The gates release 1.@p minor turns on by default (0 for a release dracel does not know). */
+DRACEL_API unsigned dracel_kubernetes_defaults(unsigned minor);
+/**
+ * Apply a kube-scheduler --feature-gates value ("DRAConsumableCapacity=false,DRADeviceTaints=true",
+ * Kubernetes' syntax and checks: unknown gates, gates locked to their default in that release,
+ * values strconv.ParseBool does not read are errors) to @p features for release 1.@p minor.
+ * @return DRACEL_OK, or DRACEL_EINPUT with the message in @p err (@p features unchanged).
+ */
+DRACEL_API dracel_status dracel_feature_gates(unsigned minor, const char *spec, size_t len,
+                                              unsigned *features, char *err, size_t errcap);
 
 /** One pod's claims and the DeviceClasses they name, compiled against a table. Opaque,
  *  immutable, shared by any number of threads. */
@@ -865,6 +889,10 @@ typedef struct dracel_allocate_opts {
     const dracel_device_id *reserved; /**< more devices in use, for this call only (in-flight
                                            reservations); read during the call */
     size_t nreserved;
+    unsigned kubernetes;              /**< the release reproduced, its minor version (34 to 37;
+                                           0, the default: the newest): its scheduler turns
+                                           `features` (the gates) into its allocator's features
+                                           and runs the first allocator copy supporting them */
 } dracel_allocate_opts;
 DRACEL_API void dracel_allocate_opts_init_size(dracel_allocate_opts *o, size_t size);
 #define dracel_allocate_opts_init(o) dracel_allocate_opts_init_size((o), sizeof *(o))
@@ -915,6 +943,14 @@ typedef struct dracel_run_info {
     uint32_t devices, pools; /**< devices and pools visible on the node */
     uint64_t steps, backtracks; /**< the search's work */
     bool explained;       /**< the explanation was gathered */
+    unsigned kubernetes;  /**< the release reproduced (minor version) */
+    const char *allocator; /**< the copy of Kubernetes' allocator it runs: "stable",
+                               "incubating" or "experimental" */
+    unsigned allocator_features; /**< the features its scheduler passes that copy
+                                      (DRACEL_FEATURE_* bits) */
+    const char *nondeterministic; /**< when Kubernetes' own answer here depends on Go's map
+                                       order (copies before 1.36 and 1.36's stable copy, more
+                                       than one slice with usable devices): why; else NULL */
 } dracel_run_info;
 DRACEL_API dracel_status dracel_run_get_size(const dracel_run *r, dracel_run_info *out,
                                              size_t size);
@@ -1053,7 +1089,14 @@ DRACEL_API const dracel_table *dracel_scenario_table(const dracel_scenario *s);
 /** Its allocatedDevices (NULL when none). */
 DRACEL_API const dracel_usage *dracel_scenario_usage(const dracel_scenario *s);
 DRACEL_API void dracel_scenario_node(const dracel_scenario *s, dracel_node *out);
+/** The gates its cluster has on: `features`, else its release's defaults, then
+ *  `featureGates`. */
 DRACEL_API unsigned dracel_scenario_features(const dracel_scenario *s);
+/** The release it names (kubernetesVersion's minor version), else the newest. */
+DRACEL_API unsigned dracel_scenario_kubernetes(const dracel_scenario *s);
+/** Its gates in release 1.@p minor (0: its own): `features` as listed, else that release's
+ *  defaults, then `featureGates` (as `dra-celc allocate --kubernetes-version` runs it). */
+DRACEL_API unsigned dracel_scenario_gates(const dracel_scenario *s, unsigned minor);
 
 /* ---------------------------------------------------------------------------------------------
  * Cluster state and snapshots (docs/api.md, "Cluster state and snapshots")

@@ -1193,6 +1193,7 @@ struct dc_alloc_run {
     dc_ectx ectx;
     /* the call */
     dc_alloc_opts o;
+    dc_k8s k8s;                 /* the release and copy reproduced */
     const dc_usage *usage;
     uint64_t *resv;             /* reserved rows of this call (bits over the table's rows) */
     uint32_t *resv_rows;        /* the same, sorted, without duplicates */
@@ -1208,6 +1209,10 @@ struct dc_alloc_run {
     uint32_t nrows;
     uint32_t *vpools;           /* visible pools */
     uint32_t nvpools;
+    uint8_t *pstate;            /* per pool of the table: its dc_pool_state on this node (read
+                                   only for visible pools) */
+    uint32_t nslices_seen;      /* visible slices with devices that the search may use */
+    char note[512];             /* dc_alloc_nondeterministic */
     /* search state */
     rdata *rd;
     uint32_t *selected;         /* per request slot: the chosen subrequest */
@@ -1287,6 +1292,7 @@ void dc_alloc_run_free(dc_alloc_run *r)
     dc_arena_free(&r->scratch);
     dc_ectx_free(&r->ectx);
     dc_free(r->a, r->resv, words_of(r) * sizeof *r->resv);
+    dc_free(r->a, r->pstate, r->p->t->npools + 1);
     dc_free(r->a, r->resv_rows, r->capresv * sizeof *r->resv_rows);
     dc_free(r->a, r->avail, (r->p->t->nshared + 1) * sizeof *r->avail);
     dc_free(r->a, r->consumed, (r->p->t->nshared + 1) * sizeof *r->consumed);
@@ -1318,7 +1324,13 @@ dracel_status dc_alloc_begin(dc_alloc_run *r, const dc_alloc_opts *o)
         r->resv[r->resv_rows[i] / 64] = 0;
     r->nresv = 0;
     r->o = *o;
+    dc_k8s_resolve(o->release ? o->release : DC_K8S_NEWEST, o->features, &r->k8s);
     r->usage = o->in_use;
+    if (!r->pstate) {
+        r->pstate = dc_malloc(r->a, t->npools + 1);
+        if (!r->pstate)
+            return DRACEL_ENOMEM;
+    }
     if (!r->avail) {
         r->avail = dc_malloc(r->a, (t->nshared + 1) * sizeof *r->avail);
         r->consumed = dc_malloc(r->a, (t->nshared + 1) * sizeof *r->consumed);
@@ -1515,11 +1527,12 @@ static dracel_status gather(dc_alloc_run *r)
     }
     r->rows = sz(r, cap * sizeof *r->rows);
     r->vpools = sz(r, cap * sizeof *r->vpools);
-    if (!r->rows || !r->vpools)
+    uint32_t *seen = sz(r, cap * sizeof *seen); /* per visible pool: its visible slices */
+    if (!r->rows || !r->vpools || !seen)
         return DRACEL_ENOMEM;
     r->nrows = r->nvpools = 0;
     uint32_t i = lo, g = 0;
-    bool partitionable = r->o.features & DC_FEAT_PARTITIONABLE;
+    bool partitionable = r->k8s.features & DC_FEAT_PARTITIONABLE;
     while (i < end || g < x->ngeneral) {
         uint32_t s;
         bool visible;
@@ -1539,20 +1552,45 @@ static dracel_status gather(dc_alloc_run *r)
         }
         if (!visible)
             continue;
-        for (uint32_t row = t->slice_first[s]; row < t->slice_first[s + 1]; row++) {
-            uint32_t pl = t->pool[row];
-            if (!r->nvpools || r->vpools[r->nvpools - 1] != pl)
-                r->vpools[r->nvpools++] = pl;
-            r->rows[r->nrows++] = row;
+        uint32_t pl = t->pool[t->slice_first[s]];
+        if (!r->nvpools || r->vpools[r->nvpools - 1] != pl) {
+            r->vpools[r->nvpools++] = pl;
+            seen[r->nvpools - 1] = 0;
         }
+        seen[r->nvpools - 1]++;
+        for (uint32_t row = t->slice_first[s]; row < t->slice_first[s + 1]; row++)
+            r->rows[r->nrows++] = row;
+    }
+    /* The pools' state on this node. From 1.35 on a pool the node sees only part of is judged
+     * by all its slices (the table's state); 1.34 judges it by the node's slices alone, so a
+     * pool spread over nodes is incomplete on each (a slice without devices, whose node the
+     * table does not keep, counts as seen). */
+    r->nslices_seen = 0;
+    for (uint32_t v = 0; v < r->nvpools; v++) {
+        const dc_tpool *tp = &t->pools[r->vpools[v]];
+        dc_pool_state st = tp->state;
+        if (!r->k8s.fleet_complete && st != DC_POOL_INVALID) {
+            uint32_t ns = seen[v];
+            for (uint32_t k = tp->first_slice; k < tp->first_slice + tp->slices; k++)
+                ns += t->slice_first[k] == t->slice_first[k + 1];
+            st = (int64_t)ns == tp->slice_count ? DC_POOL_COMPLETE : DC_POOL_INCOMPLETE;
+        }
+        r->pstate[r->vpools[v]] = (uint8_t)st;
+        if (st == DC_POOL_COMPLETE)
+            r->nslices_seen += seen[v];
     }
     node_counters(r);
     return DRACEL_OK;
 }
 
-static bool pool_usable(const dc_table *t, uint32_t row)
+static inline bool pool_usable(const dc_alloc_run *r, uint32_t row)
 {
-    return t->pools[t->pool[row]].state == DC_POOL_COMPLETE;
+    return r->pstate[r->p->t->pool[row]] == DC_POOL_COMPLETE;
+}
+
+static inline dc_pool_state pool_state(const dc_alloc_run *r, uint32_t pool)
+{
+    return (dc_pool_state)r->pstate[pool];
 }
 
 /* Kubernetes' isSelectable: 1, 0, or R_ERR with the message. */
@@ -1580,14 +1618,25 @@ static int selectable(dc_alloc_run *r, uint32_t pq, uint32_t li)
             return fail(r, "out of memory");
         }
         if (on == S_ERROR) {
-            char id[800];
-            dev_id(p->t, row, id, sizeof id);
+            char id[800], where[1024];
             const char *e = sel_error(r, q->sels[k], row);
+            /* 1.37 names the device and adds cel.EnhanceRuntimeError's hint to "no such key" */
+            const char *hint = r->k8s.device_in_msg && e && strstr(e, "no such key:")
+                                   ? ". consider using CEL optional chaining (.? followed by "
+                                     "orValue()) or guarding the check with has() for optional "
+                                     "fields"
+                                   : "";
+            if (r->k8s.device_in_msg) {
+                dev_id(p->t, row, id, sizeof id);
+                snprintf(where, sizeof where, "selector #%u on device %s", idx, id);
+            } else {
+                snprintf(where, sizeof where, "selector #%u", idx);
+            }
             if (cls)
-                return fail(r, "class %s: selector #%u on device %s: CEL runtime error: %s",
-                            q->cls->name, idx, id, e ? e : "error");
-            return fail(r, "claim %s: selector #%u on device %s: CEL runtime error: %s",
-                        p->claims[q->ci].kobj, idx, id, e ? e : "error");
+                return fail(r, "class %s: %s: CEL runtime error: %s%s", q->cls->name, where,
+                            e ? e : "error", hint);
+            return fail(r, "claim %s: %s: CEL runtime error: %s%s", p->claims[q->ci].kobj, where,
+                        e ? e : "error", hint);
         }
         if (on == S_FALSE)
             return 0;
@@ -1645,7 +1694,11 @@ static bool tainted(const dc_alloc_run *r, const preq *q, uint32_t row)
     const dc_ttaint *x = dc_table_taints(t, row, &n);
     for (uint32_t i = 0; i < n; i++) {
         const char *effect = dc_dict_str(t->dict, x[i].effect)->data;
-        if (strcmp(effect, "NoSchedule") != 0 && strcmp(effect, "NoExecute") != 0)
+        /* 1.34 (and 1.35's stable copy) needs every taint tolerated (allTaintsTolerated);
+         * later copies only NoSchedule and NoExecute (taintPreventsAllocation: None and
+         * unknown effects are ignored). */
+        if (!r->k8s.none_blocks && strcmp(effect, "NoSchedule") != 0 &&
+            strcmp(effect, "NoExecute") != 0)
             continue;
         bool ok = false;
         for (uint32_t k = 0; !ok && k < q->sub->ntols; k++)
@@ -1785,11 +1838,11 @@ static int allocate_device(dc_alloc_run *r, uint32_t ci, uint32_t pq, uint32_t l
         return 0;
     uint32_t ncons;
     dc_table_consumes(p->t, row, &ncons);
-    if (ncons && !(r->o.features & DC_FEAT_PARTITIONABLE))
+    if (ncons && !(r->k8s.features & DC_FEAT_PARTITIONABLE))
         return 0;
     if (ncons && !counters_take(r, row))
         return 0;
-    if ((r->o.features & DC_FEAT_DEVICE_TAINTS) && tainted(r, q, row)) {
+    if ((r->k8s.features & DC_FEAT_DEVICE_TAINTS) && tainted(r, q, row)) {
         if (ncons)
             counters_add(r, row, false);
         return 0;
@@ -1874,7 +1927,7 @@ static int allocate_one(dc_alloc_run *r, uint32_t ci, uint32_t ri, uint32_t si, 
     if (di >= d->num)
         return allocate_one(r, ci, ri + 1, 0, 0, false, 0);
     if (r->nres[ci] + d->num - di > DC_ALLOC_MAX_RESULTS)
-        return R_MAXSIZE;
+        return r->k8s.maxsize_cut ? R_MAXSIZE : R_NOT; /* 1.34/1.35 stable: just no solution */
     if (q->all) {
         int ok = allocate_device(r, ci, pq, d->all[di], true);
         if (ok <= 0)
@@ -1886,10 +1939,9 @@ static int allocate_one(dc_alloc_run *r, uint32_t ci, uint32_t ri, uint32_t si, 
         }
         return R_DONE;
     }
-    const dc_table *t = p->t;
     for (uint32_t li = start; li < r->nrows; li++) {
         uint32_t row = r->rows[li];
-        if (!pool_usable(t, row))
+        if (!pool_usable(r, row))
             continue;
         if (q->sub->admin_access ? allocating_for_claim(r, li, ci) : in_use(r, li))
             continue;
@@ -1903,7 +1955,9 @@ static int allocate_one(dc_alloc_run *r, uint32_t ci, uint32_t ri, uint32_t si, 
             return ok;
         if (!ok)
             continue;
-        int x = allocate_one(r, ci, ri, si, di + 1, in_sub, li + 1);
+        /* combinations (1.36 on, sorted copies): the next slot starts after this device;
+         * permutations: from the first device again */
+        int x = allocate_one(r, ci, ri, si, di + 1, in_sub, r->k8s.combinations ? li + 1 : 0);
         if (x == R_DONE)
             return R_DONE;
         deallocate(r, ci);
@@ -1925,7 +1979,7 @@ static int validate(dc_alloc_run *r, uint32_t pq)
         if (!q->sub->sels[k].expr)
             return fail(r, "claim %s, request %s, selector #%u: CEL expression empty (unsupported "
                         "selector type?)", ko, name, k);
-    if (q->sub->admin_access && !(r->o.features & DC_FEAT_ADMIN_ACCESS))
+    if (q->sub->admin_access && !(r->k8s.features & DC_FEAT_ADMIN_ACCESS))
         return fail(r, "claim %s, request %s: admin access is requested, but the feature is "
                     "disabled", ko, name);
     if (!q->sub->class_name || !q->sub->class_name[0])
@@ -1945,10 +1999,10 @@ static int validate(dc_alloc_run *r, uint32_t pq)
     for (uint32_t v = 0; v < r->nvpools; v++) {
         const dc_tpool *pl = &t->pools[r->vpools[v]];
         const char *dn = dc_dict_str(t->dict, pl->driver)->data, *pn = dc_dict_str(t->dict, pl->name)->data;
-        if (pl->state == DC_POOL_INCOMPLETE)
+        if (pool_state(r, r->vpools[v]) == DC_POOL_INCOMPLETE)
             return fail(r, "claim %s, request %s: asks for all devices, but resource pool %s/%s is "
                         "currently being updated", ko, name, dn, pn);
-        if (pl->state == DC_POOL_INVALID)
+        if (pool_state(r, r->vpools[v]) == DC_POOL_INVALID)
             return fail(r, "claim %s, request %s: asks for all devices, but resource pool %s/%s is "
                         "currently invalid", ko, name, dn, pn);
     }
@@ -1979,13 +2033,15 @@ static int prepare(dc_alloc_run *r)
         uint64_t min_claim = 0;
         for (uint32_t ri = 0; ri < pc->in->nreqs; ri++) {
             const dc_request_in *rq = &pc->in->reqs[ri];
-            if (rq->first_available && !(r->o.features & DC_FEAT_PRIORITIZED_LIST))
+            if (rq->first_available && !(r->k8s.features & DC_FEAT_PRIORITIZED_LIST))
                 return fail(r, "claim %s, request %s: has subrequests, but the DRAPrioritizedList "
                             "feature is disabled", pc->kobj, rq->name);
-            for (uint32_t s = 0; s < rq->nsubs; s++) {
+            /* Copies without consumable capacity ignore capacity requests (the API server
+             * drops them while the gate is off). */
+            for (uint32_t s = 0; r->k8s.beta_code && s < rq->nsubs; s++) {
                 if (!rq->subs[s].capacity_requests)
                     continue;
-                if (!(r->o.features & DC_FEAT_CONSUMABLE_CAPACITY)) {
+                if (!(r->k8s.features & DC_FEAT_CONSUMABLE_CAPACITY)) {
                     if (rq->first_available)
                         return fail(r, "claim %s, subrequest %s: has capacity requests, but the "
                                     "DRAConsumableCapacity feature is disabled", pc->kobj,
@@ -2012,8 +2068,7 @@ static int prepare(dc_alloc_run *r)
                         pc->kobj, (unsigned long long)min_claim, DC_ALLOC_MAX_RESULTS);
         for (uint32_t k = 0; k < pc->in->ncons; k++)
             if (!pc->in->cons[k].match_attribute &&
-                !(pc->in->cons[k].distinct_attribute &&
-                  (r->o.features & DC_FEAT_CONSUMABLE_CAPACITY)))
+                !(pc->in->cons[k].distinct_attribute && r->k8s.beta_code))
                 return fail(r, "claim %s, constraint #%u: empty constraint (unsupported constraint "
                             "type?)", pc->kobj, k);
     }
@@ -2049,7 +2104,15 @@ dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node)
     }
     r->outcome = DC_ALLOC_UNSCHEDULABLE;
     r->node = node;
+    r->note[0] = '\0';
     dracel_status st = gather(r);
+    if (st == DRACEL_OK && !r->k8s.sorted && r->nslices_seen > 1)
+        snprintf(r->note, sizeof r->note, "Kubernetes 1.%u runs the %s copy of its allocator, "
+                 "which walks a node's pools in Go map order and their slices in the order the "
+                 "scheduler lists them: with usable devices in %u slices here it may pick other "
+                 "devices, or meet another device's CEL error first (this answer takes pools by "
+                 "driver and name, slices by name)", r->k8s.release, dc_copy_name(r->k8s.copy),
+                 r->nslices_seen);
     r->rd = sz(r, p->npreqs * sizeof *r->rd);
     r->selected = sz(r, p->nreqs_total * sizeof *r->selected);
     r->using = sz(r, r->nrows * sizeof *r->using);
@@ -2104,7 +2167,7 @@ dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node)
         r->outcome = DC_ALLOC_UNSCHEDULABLE;
         bool invalid = false;
         for (uint32_t v = 0; v < r->nvpools; v++)
-            invalid |= p->t->pools[r->vpools[v]].state == DC_POOL_INVALID;
+            invalid |= pool_state(r, r->vpools[v]) == DC_POOL_INVALID;
         if (invalid) {
             r->outcome = DC_ALLOC_ERROR;
             r->node_local = true;
@@ -2134,6 +2197,16 @@ nomem:
 dc_alloc_outcome dc_alloc_outcome_of(const dc_alloc_run *r)
 {
     return r->outcome;
+}
+
+const dc_k8s *dc_alloc_k8s(const dc_alloc_run *r)
+{
+    return &r->k8s;
+}
+
+const char *dc_alloc_nondeterministic(const dc_alloc_run *r)
+{
+    return r->note[0] ? r->note : NULL;
 }
 
 const char *dc_alloc_message(const dc_alloc_run *r)
@@ -2228,8 +2301,8 @@ void dc_alloc_result(const dc_alloc_run *r, uint32_t claim, uint32_t i, uint32_t
 
 /* ---- Allocation config, as Kubernetes' allocator copies it: class configs once per class (in
  * the order the requests name the classes), naming the requests that use the class, then the
- * claim's entries: those without requests once, the others once per request they name (a
- * firstAvailable request by its name or by its chosen "req/sub"). */
+ * claim's entries: those without requests once, the others (1.37) once, or (before) once per
+ * request they name (a firstAvailable request by its name or by its chosen "req/sub"). */
 
 static dracel_status claim_configs(dc_alloc_run *r, uint32_t ci, ccfg *out)
 {
@@ -2293,17 +2366,33 @@ static dracel_status claim_configs(dc_alloc_run *r, uint32_t ci, ccfg *out)
                 for (uint32_t j = 0; j < cc->nrequests; j++)
                     hit |= strcmp(cc->requests[j], full) == 0;
             }
-            if (hit)
-                e[ne++] = (dc_alloc_config){false, cc->opaque.driver, cc->opaque.parameters,
-                                            cc->requests, cc->nrequests};
+            if (!hit)
+                continue;
+            e[ne++] = (dc_alloc_config){false, cc->opaque.driver, cc->opaque.parameters,
+                                        cc->requests, cc->nrequests};
+            if (r->k8s.config_once)
+                break; /* 1.37: once per entry; before, once per request it names */
         }
     }
-    /* an entry naming every request names none */
-    for (uint32_t i = 0; i < ne; i++)
-        if (e[i].nrequests == cl->nreqs) {
+    /* 1.37: an entry (class or claim) naming every request of the claim, by its name or by
+     * its chosen "req/sub", names none ("empty means all") */
+    for (uint32_t i = 0; r->k8s.config_once && i < ne; i++) {
+        if (!e[i].nrequests)
+            continue;
+        bool all = true;
+        for (uint32_t ri = 0; ri < cl->nreqs && all; ri++) {
+            const char *full = p->preqs[pc->req_first[ri] + chosen_sub(r, ci, ri)].name;
+            bool named = false;
+            for (uint32_t j = 0; j < e[i].nrequests && !named; j++)
+                named = strcmp(e[i].requests[j], cl->reqs[ri].name) == 0 ||
+                        (cl->reqs[ri].first_available && strcmp(e[i].requests[j], full) == 0);
+            all = named;
+        }
+        if (all) {
             e[i].requests = NULL;
             e[i].nrequests = 0;
         }
+    }
     out->e = e;
     out->n = ne;
     return DRACEL_OK;
@@ -2453,7 +2542,7 @@ static dracel_status explain(dc_alloc_run *r)
             st->sel_error |= p->sels[q->sels[k]].compile_err != NULL;
         for (uint32_t li = 0; li < r->nrows; li++) {
             uint32_t row = r->rows[li];
-            dc_pool_state ps = t->pools[t->pool[row]].state;
+            dc_pool_state ps = pool_state(r, t->pool[row]);
             if (ps != DC_POOL_COMPLETE) {
                 st->excl[ps == DC_POOL_INCOMPLETE ? DC_EXCL_INCOMPLETE_POOL : DC_EXCL_INVALID_POOL]++;
                 continue;
@@ -2492,9 +2581,9 @@ static dracel_status explain(dc_alloc_run *r)
             dc_table_consumes(t, row, &ncons);
             if (!q->sub->admin_access && taken(r, row))
                 st->excl[DC_EXCL_ALLOCATED]++;
-            else if ((r->o.features & DC_FEAT_DEVICE_TAINTS) && tainted(r, q, row))
+            else if ((r->k8s.features & DC_FEAT_DEVICE_TAINTS) && tainted(r, q, row))
                 st->excl[DC_EXCL_TAINTED]++;
-            else if (ncons && (!(r->o.features & DC_FEAT_PARTITIONABLE) || alone_exceeds(r, row)))
+            else if (ncons && (!(r->k8s.features & DC_FEAT_PARTITIONABLE) || alone_exceeds(r, row)))
                 st->excl[DC_EXCL_COUNTERS]++;
             else
                 st->available++;
@@ -2930,6 +3019,33 @@ static void put_policy_head(dc_buf *b, const dc_alloc_run *r)
                   (unsigned long long)r->steps, (unsigned long long)r->backtracks);
     if (r->score >= 0)
         dc_buf_printf(b, ",\"score\":%d", r->score);
+    dc_buf_printf(b, ",\"kubernetes\":{\"version\":\"1.%u\",\"allocator\":\"%s\",\"features\":[",
+                  r->k8s.release, dc_copy_name(r->k8s.copy));
+    const char *sep = "";
+    for (unsigned bit = 1; bit && bit <= DC_FEAT_DEVICE_TAINT_RULES; bit <<= 1)
+        if (r->k8s.features & bit) {
+            dc_buf_printf(b, "%s\"%s\"", sep, dc_feature_name(bit));
+            sep = ",";
+        }
+    dc_buf_putc(b, ']');
+    if (r->note[0]) {
+        dc_buf_puts(b, ",\"nondeterministic\":");
+        js(b, r->note);
+    }
+    dc_buf_putc(b, '}');
+}
+
+/* The allocator features as text: "AdminAccess, PrioritizedList" or "none". */
+static void put_features_text(dc_buf *b, unsigned f)
+{
+    const char *sep = "";
+    for (unsigned bit = 1; bit && bit <= DC_FEAT_DEVICE_TAINT_RULES; bit <<= 1)
+        if (f & bit) {
+            dc_buf_printf(b, "%s%s", sep, dc_feature_name(bit));
+            sep = ", ";
+        }
+    if (!*sep)
+        dc_buf_puts(b, "none");
 }
 
 static void put_chosen(dc_buf *b, const dc_alloc_run *r, uint32_t c, uint32_t pq, bool json)
@@ -2970,9 +3086,10 @@ void dc_alloc_explain_json(const dc_alloc_run *r, dc_buf *b)
         js(b, dstr(t, pl->driver));
         dc_buf_puts(b, ",\"pool\":");
         js(b, dstr(t, pl->name));
-        dc_buf_printf(b, ",\"state\":\"%s\"}", pl->state == DC_POOL_COMPLETE ? "complete"
-                                                : pl->state == DC_POOL_INCOMPLETE ? "incomplete"
-                                                                                : "invalid");
+        dc_pool_state ps = pool_state(r, r->vpools[v]);
+        dc_buf_printf(b, ",\"state\":\"%s\"}", ps == DC_POOL_COMPLETE     ? "complete"
+                                                : ps == DC_POOL_INCOMPLETE ? "incomplete"
+                                                                           : "invalid");
     }
     dc_buf_puts(b, "],\"claims\":[");
     for (uint32_t c = 0; c < p->nclaims; c++) {
@@ -3059,12 +3176,18 @@ void dc_alloc_explain_text(const dc_alloc_run *r, dc_buf *b)
     const dc_table *t = p->t;
     dc_buf_printf(b, "node %s: %u devices in %u pools; policy %s\n", r->node_name, r->nrows,
                   r->nvpools, p->version);
+    dc_buf_printf(b, "  kubernetes 1.%u: allocator %s (", r->k8s.release,
+                  dc_copy_name(r->k8s.copy));
+    put_features_text(b, r->k8s.features);
+    dc_buf_puts(b, ")\n");
+    if (r->note[0])
+        dc_buf_printf(b, "  not deterministic: %s\n", r->note);
     for (uint32_t v = 0; v < r->nvpools; v++) {
         const dc_tpool *pl = &t->pools[r->vpools[v]];
-        if (pl->state != DC_POOL_COMPLETE)
+        dc_pool_state ps = pool_state(r, r->vpools[v]);
+        if (ps != DC_POOL_COMPLETE)
             dc_buf_printf(b, "  pool %s/%s is %s: its devices are not used\n", dstr(t, pl->driver),
-                          dstr(t, pl->name),
-                          pl->state == DC_POOL_INCOMPLETE ? "incomplete" : "invalid");
+                          dstr(t, pl->name), ps == DC_POOL_INCOMPLETE ? "incomplete" : "invalid");
     }
     for (uint32_t c = 0; c < p->nclaims; c++) {
         const pclaim *pc = &p->claims[c];

@@ -27,6 +27,7 @@
 
 #include "claims.h"
 #include "dracel.h"
+#include "k8s.h"
 #include "table.h"
 
 #define DC_ALLOC_MAX_RESULTS 32u       /* AllocationResultsMaxSize */
@@ -132,7 +133,7 @@ const char *dc_policy_selector(const dc_policy *p, uint32_t tier, uint32_t k, ui
 /* ---- Runs */
 
 typedef struct dc_alloc_opts {
-    unsigned features;          /* dc_feature bits */
+    unsigned features;          /* dc_feature bits: the gates that are on */
     uint64_t timeout_ms;        /* the search's time limit on one node; 0: none */
     uint64_t budget_ms;         /* the time limit of the whole call; 0: none */
     bool explain;               /* gather the explanation */
@@ -140,6 +141,9 @@ typedef struct dc_alloc_opts {
     const dc_usage *in_use;     /* NULL: none */
     const dc_device_id *reserved; /* in use for this call only */
     uint32_t nreserved;
+    unsigned release;           /* the Kubernetes release reproduced (minor version; 0: the
+                                   newest): its scheduler turns the gates into the allocator's
+                                   features, and they pick the copy it runs (src/k8s.h) */
 } dc_alloc_opts;
 
 dracel_status dc_alloc_run_new(const dc_policy *p, dc_alloc_run **out) DC_WUR;
@@ -157,6 +161,11 @@ dracel_status dc_alloc_begin(dc_alloc_run *r, const dc_alloc_opts *o) DC_WUR;
 dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node) DC_WUR;
 
 dc_alloc_outcome dc_alloc_outcome_of(const dc_alloc_run *r);
+/** The release, gates, allocator features and copy of the call (after dc_alloc_begin). */
+const dc_k8s *dc_alloc_k8s(const dc_alloc_run *r);
+/** When the copy run walks Go maps (not sorted) and the node's usable devices are in more than
+ *  one slice: Kubernetes may pick other devices than this answer. The note, else NULL. */
+const char *dc_alloc_nondeterministic(const dc_alloc_run *r);
 /** The error message (outcome ERROR), or the reason of an unschedulable or skipped outcome when
  *  there is one ("timed out trying to allocate devices"), else NULL. */
 const char *dc_alloc_message(const dc_alloc_run *r);

@@ -15,6 +15,7 @@
 #include "alloc.h"
 #include "apiint.h"
 #include "claims.h"
+#include "k8s.h"
 #include "placeint.h"
 
 /* The public enums are the internal ones. */
@@ -31,7 +32,10 @@ _Static_assert(SAME(DRACEL_FEATURE_ADMIN_ACCESS, DC_FEAT_ADMIN_ACCESS) &&
                    SAME(DRACEL_FEATURE_LIST_TYPE_ATTRIBUTES, DC_FEAT_LIST_TYPE_ATTRIBUTES) &&
                    SAME(DRACEL_FEATURE_EXTENDED_RESOURCE, DC_FEAT_EXTENDED_RESOURCE) &&
                    SAME(DRACEL_FEATURE_DEVICE_STATUS, DC_FEAT_DEVICE_STATUS) &&
-                   SAME(DRACEL_FEATURES_DEFAULT, DC_FEAT_DEFAULTS),
+                   SAME(DRACEL_FEATURE_DEVICE_TAINT_RULES, DC_FEAT_DEVICE_TAINT_RULES) &&
+                   SAME(DRACEL_FEATURES_DEFAULT, DC_FEAT_DEFAULTS) &&
+                   SAME(DRACEL_KUBERNETES_OLDEST, DC_K8S_OLDEST) &&
+                   SAME(DRACEL_KUBERNETES_NEWEST, DC_K8S_NEWEST),
                "features");
 _Static_assert(SAME(DRACEL_ALLOCATED, DC_ALLOC_ALLOCATED) &&
                    SAME(DRACEL_UNSCHEDULABLE, DC_ALLOC_UNSCHEDULABLE) &&
@@ -331,6 +335,31 @@ const char *dracel_feature_name(unsigned bit)
     return dc_feature_name(bit);
 }
 
+unsigned dracel_kubernetes_parse(const char *s, size_t len)
+{
+    return s ? dc_k8s_parse_release(s, len) : 0;
+}
+
+unsigned dracel_kubernetes_defaults(unsigned minor)
+{
+    return dc_k8s_defaults(minor);
+}
+
+dracel_status dracel_feature_gates(unsigned minor, const char *spec, size_t len,
+                                   unsigned *features, char *err, size_t errcap)
+{
+    if (err && errcap)
+        err[0] = '\0';
+    if ((!spec && len) || !features)
+        return DRACEL_EINVAL;
+    if (minor && !dc_k8s_defaults(minor))
+        return DRACEL_EINVAL;
+    if (dc_k8s_gates(minor ? minor : DC_K8S_NEWEST, spec ? spec : "", len, features, err,
+                     errcap) < 0)
+        return DRACEL_EINPUT;
+    return DRACEL_OK;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Policies
  */
@@ -536,6 +565,9 @@ static dracel_status begin(dracel_run *r, const dracel_allocate_opts *in)
     ao.in_use = o.in_use ? o.in_use->u : NULL;
     ao.reserved = (const dc_device_id *)o.reserved;
     ao.nreserved = (uint32_t)o.nreserved;
+    if (o.kubernetes && !dc_k8s_defaults(o.kubernetes))
+        return DRACEL_EINVAL;
+    ao.release = o.kubernetes;
     return dc_alloc_begin(r->r, &ao);
 }
 
@@ -621,6 +653,11 @@ dracel_status dracel_run_get_size(const dracel_run *r, dracel_run_info *out, siz
     x.tiers = dc_alloc_tiers(r->r);
     dc_alloc_counts(r->r, &x.devices, &x.pools, &x.steps, &x.backtracks);
     x.explained = dc_alloc_explained(r->r);
+    const dc_k8s *k = dc_alloc_k8s(r->r);
+    x.kubernetes = k->release;
+    x.allocator = dc_copy_name(k->copy);
+    x.allocator_features = k->features;
+    x.nondeterministic = dc_alloc_nondeterministic(r->r);
     return dc_struct_write(out, size, &x, sizeof x, RUN_INFO_V1);
 }
 
@@ -958,4 +995,20 @@ void dracel_scenario_node(const dracel_scenario *s, dracel_node *out)
 unsigned dracel_scenario_features(const dracel_scenario *s)
 {
     return s ? s->sc.features : 0;
+}
+
+unsigned dracel_scenario_kubernetes(const dracel_scenario *s)
+{
+    return s && s->sc.release ? s->sc.release : DC_K8S_NEWEST;
+}
+
+unsigned dracel_scenario_gates(const dracel_scenario *s, unsigned minor)
+{
+    if (!s)
+        return 0;
+    if (!minor || !dc_k8s_defaults(minor))
+        minor = dracel_scenario_kubernetes(s);
+    if (s->sc.listed || minor == dracel_scenario_kubernetes(s))
+        return s->sc.features; /* (list | on) & ~off, whatever the release */
+    return (dc_k8s_defaults(minor) | s->sc.gates_on) & ~s->sc.gates_off;
 }

@@ -227,7 +227,8 @@ uint64_t dc_class_version(const dc_class_in *c);
 uint64_t dc_node_version(const dc_node_in *n);
 
 /* ---- The scenario of `dra-celc allocate` (docs/dra-celc.md):
- * {"features": [...], "node": {"name": ..., "labels": {...}}, "classes": [DeviceClass],
+ * {"kubernetesVersion": "1.36", "features": [...], "featureGates": {"DRAX": bool},
+ *  "node": {"name": ..., "labels": {...}}, "classes": [DeviceClass],
  *  "slices": [ResourceSlice], "allocatedDevices": ["driver/pool/device", ...],
  *  "claims": [ResourceClaim]}
  * Objects inside need no apiVersion/kind (their place says what they are); a claim may also be
@@ -242,16 +243,19 @@ typedef enum dc_feature {
     DC_FEAT_BINDING_CONDITIONS = 1u << 5,    /* DeviceBindingConditions, DRADeviceBindingConditions */
     DC_FEAT_LIST_TYPE_ATTRIBUTES = 1u << 6,  /* ListTypeAttributes, DRAListTypeAttributes */
     DC_FEAT_EXTENDED_RESOURCE = 1u << 7,     /* ExtendedResource, DRAExtendedResource */
-    DC_FEAT_DEVICE_STATUS = 1u << 8          /* DeviceStatus, DRAResourceClaimDeviceStatus */
+    DC_FEAT_DEVICE_STATUS = 1u << 8,         /* DeviceStatus, DRAResourceClaimDeviceStatus */
+    DC_FEAT_DEVICE_TAINT_RULES = 1u << 9     /* DeviceTaintRules, DRADeviceTaintRules */
 } dc_feature;
 
-/* What a current Kubernetes release enables by default (explain's default): AdminAccess,
- * PrioritizedList, PartitionableDevices, DeviceTaints... see docs/allocation.md. */
+/* The gates on by default in the newest release dracel reproduces, 1.37 (src/k8s.c has every
+ * release's; tests/unit/test_k8s.c checks they agree). */
 #define DC_FEAT_DEFAULTS                                                                  \
     (DC_FEAT_ADMIN_ACCESS | DC_FEAT_PRIORITIZED_LIST | DC_FEAT_DEVICE_TAINTS |             \
-     DC_FEAT_PARTITIONABLE)
+     DC_FEAT_PARTITIONABLE | DC_FEAT_CONSUMABLE_CAPACITY | DC_FEAT_BINDING_CONDITIONS |    \
+     DC_FEAT_EXTENDED_RESOURCE | DC_FEAT_DEVICE_STATUS | DC_FEAT_DEVICE_TAINT_RULES)
 
-/** The feature named @p s (n bytes; with or without the "DRA" prefix), or 0 if unknown. */
+/** The feature named @p s (n bytes; with or without the "DRA" prefix, or its gate name), or 0
+ *  if unknown (src/k8s.c). */
 unsigned dc_feature_parse(const char *s, size_t n);
 /** The allocator's name of one feature bit ("AdminAccess"), or NULL. */
 const char *dc_feature_name(unsigned bit);
@@ -262,7 +266,11 @@ typedef struct dc_device_id {
 } dc_device_id;
 
 typedef struct dc_scenario {
-    unsigned features;      /* dc_feature bits */
+    unsigned release;       /* kubernetesVersion's minor version (default the newest, 37) */
+    unsigned features;      /* dc_feature bits: the gates that are on (`features`, else the
+                               release's defaults; then `featureGates`) */
+    bool listed;            /* `features` was given */
+    unsigned gates_on, gates_off; /* what `featureGates` sets and clears */
     dc_node_in node;
     dc_device_id *allocated;
     uint32_t nallocated;

@@ -24,6 +24,7 @@
  *     their apiVersion when they have one.
  */
 #include "ldint.h"
+#include "k8s.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -1168,50 +1169,6 @@ dracel_status dc_ld_object(ld *c, const tnode *obj, unsigned kbit, const tnode *
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Features
- */
-
-static const struct {
-    const char *name, *gate; /* the allocator's name; the feature gate's when not DRA + name */
-    unsigned bit;
-} FEATURES[] = {
-    {"AdminAccess", NULL, DC_FEAT_ADMIN_ACCESS},
-    {"PrioritizedList", NULL, DC_FEAT_PRIORITIZED_LIST},
-    {"DeviceTaints", NULL, DC_FEAT_DEVICE_TAINTS},
-    {"PartitionableDevices", NULL, DC_FEAT_PARTITIONABLE},
-    {"ConsumableCapacity", NULL, DC_FEAT_CONSUMABLE_CAPACITY},
-    {"DeviceBindingConditions", NULL, DC_FEAT_BINDING_CONDITIONS},
-    {"ListTypeAttributes", NULL, DC_FEAT_LIST_TYPE_ATTRIBUTES},
-    {"ExtendedResource", NULL, DC_FEAT_EXTENDED_RESOURCE},
-    {"DeviceStatus", "DRAResourceClaimDeviceStatus", DC_FEAT_DEVICE_STATUS},
-};
-
-static bool text_is(const char *s, size_t n, const char *t)
-{
-    return t && strlen(t) == n && memcmp(s, t, n) == 0;
-}
-
-unsigned dc_feature_parse(const char *s, size_t n)
-{
-    if (!s)
-        return 0;
-    for (size_t i = 0; i < DC_COUNTOF(FEATURES); i++) {
-        if (text_is(s, n, FEATURES[i].name) || text_is(s, n, FEATURES[i].gate) ||
-            (n > 3 && memcmp(s, "DRA", 3) == 0 && text_is(s + 3, n - 3, FEATURES[i].name)))
-            return FEATURES[i].bit;
-    }
-    return 0;
-}
-
-const char *dc_feature_name(unsigned bit)
-{
-    for (size_t i = 0; i < DC_COUNTOF(FEATURES); i++)
-        if (FEATURES[i].bit == bit)
-            return FEATURES[i].name;
-    return NULL;
-}
-
-/* ---------------------------------------------------------------------------------------------
  * Scenario
  */
 
@@ -1269,7 +1226,7 @@ static dracel_status scn_list(ld *c, const tent *e, const char *listname, unsign
     return DRACEL_OK;
 }
 
-static dracel_status scn_features(ld *c, const tent *e, unsigned *out)
+static dracel_status scn_features(ld *c, const tent *e, unsigned release, unsigned *out)
 {
     const tnode *l = &e->v;
     pf(c, "features");
@@ -1281,19 +1238,14 @@ static dracel_status scn_features(ld *c, const tent *e, unsigned *out)
         unsigned bit = dc_feature_parse(x->s, x->n);
         if (!bit) {
             char known[320];
-            size_t pos = 0;
-            known[0] = '\0';
-            for (size_t k = 0; k < DC_COUNTOF(FEATURES) && pos < sizeof known; k++) {
-                int w = snprintf(known + pos, sizeof known - pos, "%s%s", k ? ", " : "",
-                                 FEATURES[k].name);
-                if (w < 0)
-                    break;
-                pos += (size_t)w;
-            }
+            dc_feature_known(known, sizeof known);
             return dc_ld_fail(c, x->line,
                               "unknown feature %s (known: %s; each also with the prefix \"DRA\")",
                               dc_ld_qs(c, 0, x->s, x->n, true), known);
         }
+        if (!dc_k8s_has_gate(release, bit))
+            return dc_ld_fail(c, x->line, "feature %s: Kubernetes 1.%u has no such gate",
+                              dc_ld_qs(c, 0, x->s, x->n, true), release);
         *out |= bit;
         pp(c);
     }
@@ -1363,12 +1315,57 @@ static dracel_status scn_allocated(ld *c, const tent *e, dc_scenario *sc)
     return DRACEL_OK;
 }
 
-enum { SC_FEATURES, SC_NODE, SC_CLASSES, SC_SLICES, SC_ALLOCATED, SC_CLAIMS, SC_N };
+/* kubernetesVersion: "1.34" to "1.37" (a patch is accepted). */
+static dracel_status scn_release(ld *c, const tent *e, unsigned *out)
+{
+    pf(c, "kubernetesVersion");
+    DC_TRY(dc_ld_want(c, &e->v, T_STR));
+    *out = dc_k8s_parse_release(e->v.s, e->v.n);
+    if (!*out)
+        return dc_ld_bad_value(c, &e->v, "must be a Kubernetes release dracel reproduces: 1.34, "
+                               "1.35, 1.36 or 1.37");
+    pp(c);
+    return DRACEL_OK;
+}
+
+/* featureGates: {GATE: bool}, applied as kube-scheduler's --feature-gates (locks included). */
+static dracel_status scn_gates(ld *c, const tent *e, unsigned release, unsigned *gates,
+                               unsigned *on, unsigned *off)
+{
+    pf(c, "featureGates");
+    DC_TRY(dc_ld_want(c, &e->v, T_MAP));
+    for (uint32_t i = 0; i < e->v.n; i++) {
+        const tent *g = &e->v.kids[i];
+        char msg[256];
+        unsigned one = 0;
+        if (dc_k8s_gate_set(release, g->k, g->klen, true, &one, msg, sizeof msg) < 0)
+            return dc_ld_fail(c, g->kline, "%s", msg);
+        pk(c, g->k, g->klen);
+        if (g->v.t != T_BOOL)
+            return dc_ld_bad_value(c, &g->v, "must be true or false");
+        pp(c);
+        if (dc_k8s_gate_set(release, g->k, g->klen, g->v.b != 0, gates, msg, sizeof msg) < 0)
+            return dc_ld_fail(c, g->kline, "%s", msg);
+        if (g->v.b) {
+            *on |= one;
+            *off &= ~one;
+        } else {
+            *off |= one;
+            *on &= ~one;
+        }
+    }
+    pp(c);
+    return DRACEL_OK;
+}
+
+enum { SC_FEATURES, SC_NODE, SC_CLASSES, SC_SLICES, SC_ALLOCATED, SC_CLAIMS, SC_RELEASE,
+       SC_GATES, SC_N };
 
 static dracel_status scenario_doc(ld *c, const tnode *root)
 {
-    static const char *const SF[SC_N] = {"features", "node",           "classes",
-                                         "slices",   "allocatedDevices", "claims"};
+    static const char *const SF[SC_N] = {"features", "node",   "classes",
+                                         "slices",   "allocatedDevices", "claims",
+                                         "kubernetesVersion", "featureGates"};
     scn *x = c->doc_ctx;
     const tent *f[SC_N];
     c->oname = NULL;
@@ -1388,14 +1385,26 @@ static dracel_status scenario_doc(ld *c, const tnode *root)
             known = strlen(SF[k]) == e->klen && memcmp(SF[k], e->k, e->klen) == 0;
         if (!known)
             return dc_ld_fail(c, e->kline,
-                              "unknown field %s (a scenario has features, node, classes, slices, "
-                              "allocatedDevices and claims)",
+                              "unknown field %s (a scenario has kubernetesVersion, features, "
+                              "featureGates, node, classes, slices, allocatedDevices and claims)",
                               dc_ld_qs(c, 0, e->k, e->klen, true));
     }
     dc_scenario *sc = &x->sc;
     sc->file = c->file;
+    sc->release = DC_K8S_NEWEST;
+    if (f[SC_RELEASE])
+        DC_TRY(scn_release(c, f[SC_RELEASE], &sc->release));
+    c->np = 0;
+    sc->listed = f[SC_FEATURES] != NULL;
     if (f[SC_FEATURES])
-        DC_TRY(scn_features(c, f[SC_FEATURES], &sc->features));
+        DC_TRY(scn_features(c, f[SC_FEATURES], sc->release, &sc->features));
+    else
+        sc->features = dc_k8s_defaults(sc->release);
+    c->np = 0;
+    if (f[SC_GATES])
+        DC_TRY(scn_gates(c, f[SC_GATES], sc->release, &sc->features, &sc->gates_on,
+                         &sc->gates_off));
+    c->np = 0;
     DC_TRY(scn_node(c, root, f[SC_NODE], &sc->node));
     DC_TRY(scn_list(c, f[SC_CLASSES], SF[SC_CLASSES], DC_OBJ_CLASS));
     DC_TRY(scn_list(c, f[SC_SLICES], SF[SC_SLICES], DC_OBJ_SLICE));

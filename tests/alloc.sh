@@ -8,7 +8,9 @@
 # only line 1 of stdout is checked: it must start like line 1 of the .out file ("error: " for an
 # error that aborts the scheduling attempt, "error (node-local): " for a node-local one) and contain
 # TEXT, since our exact wording of Kubernetes' messages is not pinned. Otherwise stdout must equal
-# the .out file byte for byte.
+# the .out file byte for byte. A header comment line
+#   # args: --explain --kubernetes-version 1.35
+# (among the scenario's first lines of comments) adds those arguments to `dra-celc allocate`.
 # Needs $DRA_CELC (set by make check; falls back to ./dra-celc).
 set -u
 LC_ALL=C
@@ -44,7 +46,9 @@ for f in "$dir"/*.yaml; do
   name=$(basename "$f" .yaml)
   exp=${f%.yaml}.out
   [ -f "$exp" ] || continue
-  "$celc" allocate "$f" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  args=$(sed -n '/^#/!q; s/^# args: //p' "$f" | head -n 1)
+  # shellcheck disable=SC2086 # the arguments are words
+  "$celc" allocate "$f" $args >"$tmp/out" 2>"$tmp/err"; rc=$?
   first=$(head -n 1 "$f")
   why=
   case $first in

@@ -177,6 +177,28 @@ run allocate "$tmp/badfeat.yaml" --format json
 check "a rejected scenario with --format json prints an error object" \
   "$(printf '%s' "$out" | grep -q '^{"error":.*"diagnostics":\[{"severity":"error".*"line":1' ; echo $?)"
 
+# Releases and gates (docs/allocation.md, "Releases").
+run allocate "$d/order-a.yaml" --kubernetes-version 1.33
+check "allocate --kubernetes-version 1.33 is a usage error" \
+  "$(is "$rc" 2)"
+check "... naming the releases known" "$(printf '%s' "$err" | grep -q "unknown Kubernetes release '1.33' (known: 1.34, 1.35, 1.36, 1.37)"; echo $?)"
+run allocate "$d/order-a.yaml" --feature-gates DRAAdminAccess=false
+check "allocate --feature-gates: a locked gate is a usage error, in Kubernetes' words" \
+  "$(is "$rc:$err" "2:dra-celc: --feature-gates: cannot set feature gate DRAAdminAccess to false, feature is locked to true")"
+run allocate "$d/order-a.yaml" --kubernetes-version 1.35 --feature-gates DRAAdminAccess=false --explain
+check "... not locked in 1.35" "$(is "$rc" 0)"
+run allocate "$d/order-a.yaml" --feature-gates DRATeleport=true
+check "allocate --feature-gates: an unknown gate" \
+  "$(is "$rc:$err" "2:dra-celc: --feature-gates: unrecognized feature gate: DRATeleport")"
+run allocate "$d/order-a.yaml" --features Teleport
+check "allocate --features: an unknown feature" "$(is "$rc" 2)"
+run allocate "$d/order-a.yaml" --kubernetes-version 1.34 --features PrioritizedList,DeviceStatus --explain
+check "allocate --kubernetes-version 1.34: DeviceStatus runs the experimental copy" \
+  "$(printf '%s\n' "$out" | grep -qx '  kubernetes 1.34: allocator experimental (PrioritizedList, DeviceStatus)'; echo $?)"
+run allocate "$d/order-a.yaml" --kubernetes-version 1.36 --feature-gates DRADeviceBindingConditions=false,DRAConsumableCapacity=false --format json --explain
+check "allocate --format json: the release, copy and features in the explanation" \
+  "$(printf '%s' "$out" | grep -q '"kubernetes":{"version":"1.36","allocator":"stable","features":\["PrioritizedList","DeviceTaints"\],"nondeterministic":"Kubernetes 1.36 runs the stable copy'; echo $?)"
+
 printf 'features: []\nnode: {name: n1}\nclasses:\n- metadata: {name: gpu}\n  spec: {selectors: []}\n- metadata: {name: gpu}\n  spec: {selectors: []}\nslices: []\nclaims: []\n' >"$tmp/dup.yaml"
 run allocate "$tmp/dup.yaml"
 check "two DeviceClasses of one name: rejected, not decided by input order" \
@@ -228,6 +250,13 @@ check "explain: an incomplete pool is said" \
   "$(printf '%s\n' "$out" | grep -q '^node-t4: unschedulable: .*in an incomplete pool'; echo $?)"
 check "explain: the tally" "$(printf '%s\n' "$out" | tail -n 1 | grep -q '^7 nodes: 5 allocated, 2 unschedulable, 0 errors'; echo $?)"
 printf '%s\n' "$out" >"$tmp/explain1"
+run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" \
+  --nodes "$ex/nodes.yaml" --kubernetes-version 1.35 --node node-h100-a --format json
+check "explain --kubernetes-version 1.35: its default gates run the incubating copy" \
+  "$(printf '%s' "$out" | grep -q '"kubernetes":{"version":"1.35","allocator":"incubating","features":\["AdminAccess","PrioritizedList"\]'; echo $?)"
+run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" \
+  --feature-gates DRAPrioritizedList=false
+check "explain --feature-gates: locked in 1.37" "$(is "$rc" 2)"
 mkdir -p "$tmp/fleet2"
 i=9
 for f in "$ex"/fleet/*; do cp "$f" "$tmp/fleet2/$i-$(basename "$f")"; i=$((i - 1)); done

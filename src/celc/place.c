@@ -29,16 +29,22 @@ static void usage_allocate(FILE *f)
 {
     fprintf(f,
             "usage: %s allocate SCENARIO [--explain] [--format text|json] [--timeout DURATION]\n"
+            "                [--kubernetes-version 1.34|1.35|1.36|1.37] [--features LIST]\n"
+            "                [--feature-gates NAME=BOOL,...]\n"
             "\n"
             "Allocates the claims of one pod on one node as Kubernetes' allocator would. SCENARIO\n"
-            "is a JSON or YAML object: {features, node, classes, slices, allocatedDevices, claims}\n"
-            "(docs/allocation.md). Exit status: 0 allocated or unschedulable, 1 an allocation error\n"
-            "or a rejected scenario, 2 usage or I/O error.\n"
+            "is a JSON or YAML object: {kubernetesVersion, features, featureGates, node, classes,\n"
+            "slices, allocatedDevices, claims} (docs/allocation.md). Exit status: 0 allocated or\n"
+            "unschedulable, 1 an allocation error or a rejected scenario, 2 usage or I/O error.\n"
             "\n"
             "  --explain          also explain every tier (counts, examples, exclusions)\n"
             "  --format FMT       text (default) or json\n"
             "  --timeout DURATION the time limit of the allocation, selectors included: 10s\n"
-            "                     (default), 500ms, 0 (none)\n",
+            "                     (default), 500ms, 0 (none)\n"
+            "  --kubernetes-version V  the release reproduced (default: the scenario's, else 1.37)\n"
+            "  --features LIST    the gates that are on (comma-separated; 'none'), instead of the\n"
+            "                     scenario's\n"
+            "  --feature-gates G  kube-scheduler's --feature-gates on top (DRAX=true,DRAY=false)\n",
             prog);
 }
 
@@ -46,7 +52,8 @@ static void usage_explain(FILE *f)
 {
     fprintf(f,
             "usage: %s explain --claim PATH --classes PATH --slices PATH [--nodes PATH]\n"
-            "                [--allocated FILE] [--node NAME] [--features LIST] [--verbose]\n"
+            "                [--allocated FILE] [--node NAME] [--kubernetes-version V]\n"
+            "                [--features LIST] [--feature-gates NAME=BOOL,...] [--verbose]\n"
             "                [--format text|json] [--timeout DURATION] [--budget DURATION]\n"
             "                [--stats] [--no-explain]\n"
             "\n"
@@ -59,9 +66,10 @@ static void usage_explain(FILE *f)
             "                     name\n"
             "  --allocated FILE   device IDs already allocated, driver/pool/device, one a line\n"
             "  --node NAME        only this node (its full explanation)\n"
-            "  --features LIST    comma-separated allocator features (default: a current\n"
-            "                     Kubernetes release's: AdminAccess,PrioritizedList,DeviceTaints,\n"
-            "                     PartitionableDevices); 'none' for none\n"
+            "  --kubernetes-version V  the release reproduced: 1.34, 1.35, 1.36 or 1.37 (default)\n"
+            "  --features LIST    the gates that are on, comma-separated (AdminAccess or\n"
+            "                     DRAAdminAccess...; 'none'); default: the release's defaults\n"
+            "  --feature-gates G  kube-scheduler's --feature-gates on top (DRAX=true,DRAY=false)\n"
             "  --verbose          the full explanation of every node (text)\n"
             "  --format FMT       text (default) or json\n"
             "  --timeout DURATION the search's time limit per node (default 10s)\n"
@@ -152,9 +160,36 @@ static void print_notes(const dracel_objects *o, size_t from, size_t to)
         fprintf(stderr, "%s: note: %s\n", prog, dracel_objects_note(o, i));
 }
 
+static int parse_features(const char *list, unsigned *out);
+
+/* --kubernetes-version, --features and --feature-gates: 0, or -1 (said why on stderr). */
+static int release_and_gates(const char *version, const char *features, const char *gates,
+                             unsigned *release, unsigned *out)
+{
+    if (version) {
+        *release = dracel_kubernetes_parse(version, strlen(version));
+        if (!*release) {
+            fprintf(stderr, "%s: unknown Kubernetes release '%s' (known: 1.34, 1.35, 1.36, "
+                    "1.37)\n", prog, version);
+            return -1;
+        }
+    }
+    if (features && parse_features(features, out) < 0)
+        return -1;
+    if (gates) {
+        char err[512];
+        if (dracel_feature_gates(*release, gates, strlen(gates), out, err, sizeof err) !=
+            DRACEL_OK) {
+            fprintf(stderr, "%s: --feature-gates: %s\n", prog, err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int celc_allocate(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *version = NULL, *features = NULL, *gates = NULL;
     bool explain = false, json = false;
     long long timeout = DEFAULT_TIMEOUT_MS;
     for (int i = 1; i < argc; i++) {
@@ -164,6 +199,13 @@ int celc_allocate(int argc, char **argv)
             return EXIT_OK;
         } else if (strcmp(a, "--explain") == 0) {
             explain = true;
+        } else if (strcmp(a, "--kubernetes-version") == 0 || strcmp(a, "--features") == 0 ||
+                   strcmp(a, "--feature-gates") == 0) {
+            if (i + 1 >= argc)
+                return usage_error(usage_allocate, "%s needs a value", a);
+            const char **slot = a[2] == 'k' ? &version : strcmp(a, "--features") == 0 ? &features
+                                                                                     : &gates;
+            *slot = argv[++i];
         } else if (strcmp(a, "--format") == 0 || strcmp(a, "--timeout") == 0) {
             if (i + 1 >= argc)
                 return usage_error(usage_allocate, "%s needs a value", a);
@@ -188,6 +230,9 @@ int celc_allocate(int argc, char **argv)
     }
     if (!path)
         return usage_error(usage_allocate, "%s", "allocate needs a SCENARIO file");
+    if (version && !dracel_kubernetes_parse(version, strlen(version)))
+        return usage_error(usage_allocate, "unknown Kubernetes release '%s' (known: 1.34, 1.35, "
+                           "1.36, 1.37)", version);
 
     char err[2048];
     dracel_scenario *sc = NULL;
@@ -198,6 +243,7 @@ int celc_allocate(int argc, char **argv)
     print_notes(objs, 0, dracel_objects_notes(objs));
     dracel_policy *p = NULL;
     dracel_run *r = NULL;
+    bool bad_gates = false;
     dracel_status st = dracel_policy_new(NULL, dracel_scenario_table(sc), objs, objs, NULL, 0, &p,
                                          err, sizeof err);
     if (st == DRACEL_OK)
@@ -205,17 +251,25 @@ int celc_allocate(int argc, char **argv)
     if (st == DRACEL_OK) {
         dracel_allocate_opts ao;
         dracel_allocate_opts_init(&ao);
-        ao.features = dracel_scenario_features(sc);
+        unsigned release = version ? dracel_kubernetes_parse(version, strlen(version))
+                                   : dracel_scenario_kubernetes(sc);
+        ao.kubernetes = release;
+        ao.features = dracel_scenario_gates(sc, release);
+        if (release_and_gates(NULL, features, gates, &release, &ao.features) < 0)
+            st = DRACEL_EINVAL;
         ao.timeout_ms = (uint64_t)timeout;
         ao.explain = explain;
         ao.in_use = dracel_scenario_usage(sc);
         dracel_node node;
         dracel_scenario_node(sc, &node);
-        st = dracel_allocate(r, &node, &ao);
+        if (st == DRACEL_OK)
+            st = dracel_allocate(r, &node, &ao);
+        else
+            bad_gates = true;
     }
     if (st != DRACEL_OK) {
         rc = st == DRACEL_ENOMEM ? celc_oom() : EXIT_USAGE;
-        if (st != DRACEL_ENOMEM)
+        if (st != DRACEL_ENOMEM && !bad_gates)
             fprintf(stderr, "%s: %s\n", prog, dracel_status_string(st));
     } else {
         dracel_run_info info;
@@ -282,7 +336,7 @@ static int parse_features(const char *list, unsigned *out)
 }
 
 typedef struct explain_opts {
-    const char *claim, *classes, *slices, *nodes, *allocated, *node, *features;
+    const char *claim, *classes, *slices, *nodes, *allocated, *node, *features, *version, *gates;
     bool verbose, json, stats, fast;
     long long timeout, budget;
 } explain_opts;
@@ -342,7 +396,7 @@ static int cmp_node(const void *a, const void *b)
 }
 
 static int run_explain(const explain_opts *eo, const dracel_objects *objs, const dracel_table *t,
-                       const dracel_usage *used, unsigned features)
+                       const dracel_usage *used, unsigned release, unsigned features)
 {
     char err[2048];
     dracel_policy *p = NULL;
@@ -388,6 +442,7 @@ static int run_explain(const explain_opts *eo, const dracel_objects *objs, const
         dracel_allocate_opts ao;
         dracel_allocate_opts_init(&ao);
         ao.features = features;
+        ao.kubernetes = release;
         ao.timeout_ms = (uint64_t)eo->timeout;
         ao.budget_ms = (uint64_t)eo->budget;
         ao.explain = !eo->fast;
@@ -468,6 +523,10 @@ int celc_explain(int argc, char **argv)
             slot = &eo.node;
         } else if (strcmp(a, "--features") == 0) {
             slot = &eo.features;
+        } else if (strcmp(a, "--feature-gates") == 0) {
+            slot = &eo.gates;
+        } else if (strcmp(a, "--kubernetes-version") == 0) {
+            slot = &eo.version;
         } else if (strcmp(a, "--format") == 0 || strcmp(a, "--timeout") == 0 ||
                    strcmp(a, "--budget") == 0) {
             if (i + 1 >= argc)
@@ -493,9 +552,14 @@ int celc_explain(int argc, char **argv)
     }
     if (!eo.claim || !eo.classes || !eo.slices)
         return usage_error(usage_explain, "%s", "explain needs --claim, --classes and --slices");
-    unsigned features = DRACEL_FEATURES_DEFAULT;
-    if (eo.features && parse_features(eo.features, &features) < 0)
-        return usage_error(usage_explain, "%s", "bad --features");
+    unsigned release = DRACEL_KUBERNETES_NEWEST;
+    if (eo.version && !(release = dracel_kubernetes_parse(eo.version, strlen(eo.version))))
+        return usage_error(usage_explain, "unknown Kubernetes release '%s' (known: 1.34, 1.35, "
+                           "1.36, 1.37)", eo.version);
+    unsigned features = dracel_kubernetes_defaults(release);
+    if (release_and_gates(NULL, eo.features, eo.gates, &release, &features) < 0)
+        return usage_error(usage_explain, "%s", eo.features && !eo.gates ? "bad --features"
+                                                                          : "bad feature gates");
 
     char err[2048];
     dracel_objects *objs = NULL;
@@ -530,7 +594,7 @@ int celc_explain(int argc, char **argv)
         for (size_t i = 0; i < dracel_table_notes(t); i++)
             fprintf(stderr, "%s: note: %s\n", prog, dracel_table_note(t, i));
         print_notes(objs, notes_before_nodes, dracel_objects_notes(objs));
-        rc = run_explain(&eo, objs, t, used, features);
+        rc = run_explain(&eo, objs, t, used, release, features);
     }
     dracel_usage_free(used);
     dracel_table_free(t);

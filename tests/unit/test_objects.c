@@ -1066,6 +1066,8 @@ static void test_features(void **state)
         {"DeviceStatus", DC_FEAT_DEVICE_STATUS},
         {"DRADeviceStatus", DC_FEAT_DEVICE_STATUS},
         {"DRAResourceClaimDeviceStatus", DC_FEAT_DEVICE_STATUS},
+        {"DeviceTaintRules", DC_FEAT_DEVICE_TAINT_RULES},
+        {"DRADeviceTaintRules", DC_FEAT_DEVICE_TAINT_RULES},
         {"adminAccess", 0},
         {"DRA", 0},
         {"", 0},
@@ -1080,7 +1082,7 @@ static void test_features(void **state)
             assert_int_equal(dc_feature_parse(cases[i].name, strlen(cases[i].name) - 1), 0);
     }
     assert_int_equal(dc_feature_parse(NULL, 0), 0);
-    for (unsigned bit = 1; bit <= DC_FEAT_DEVICE_STATUS; bit <<= 1) {
+    for (unsigned bit = 1; bit <= DC_FEAT_DEVICE_TAINT_RULES; bit <<= 1) {
         const char *n = dc_feature_name(bit);
         assert_non_null(n);
         assert_int_equal(dc_feature_parse(n, strlen(n)), bit);
@@ -1088,7 +1090,7 @@ static void test_features(void **state)
     assert_string_equal(dc_feature_name(DC_FEAT_DEVICE_STATUS), "DeviceStatus");
     assert_null(dc_feature_name(0));
     assert_null(dc_feature_name(DC_FEAT_ADMIN_ACCESS | DC_FEAT_DEVICE_TAINTS));
-    assert_null(dc_feature_name(DC_FEAT_DEVICE_STATUS << 1));
+    assert_null(dc_feature_name(DC_FEAT_DEVICE_TAINT_RULES << 1));
 }
 
 static void check_scenario(const dc_objects *o, const dc_scenario *sc)
@@ -1159,10 +1161,28 @@ static void test_scenario(void **state)
     assert_int_equal(dc_scenario_load_buffer(&o, &sc, NULL, least, strlen(least), NULL, err,
                                              sizeof err),
                      DRACEL_OK);
-    assert_int_equal(sc.features, 0);
+    /* no features: the defaults of the newest release */
+    assert_int_equal(sc.features, DC_FEAT_DEFAULTS);
+    assert_int_equal(sc.release, 37);
+    assert_false(sc.listed);
     assert_string_equal(sc.node.name, "n1");
     assert_int_equal(sc.node.nlabels + sc.nallocated, 0);
     assert_string_equal(sc.file, "<input>");
+    dc_objects_free(&o);
+
+    /* a release's defaults, with featureGates on top (either name) */
+    dc_objects_init(&o, NULL);
+    static const char rel[] = "kubernetesVersion: v1.35.6\n"
+                              "featureGates: {DRADeviceTaints: true, PrioritizedList: false}\n"
+                              "node: {name: n1}\n";
+    if (dc_scenario_load_buffer(&o, &sc, NULL, rel, strlen(rel), NULL, err, sizeof err) !=
+        DRACEL_OK)
+        fail_msg("%s", err);
+    assert_int_equal(sc.release, 35);
+    assert_int_equal(sc.features,
+                     DC_FEAT_ADMIN_ACCESS | DC_FEAT_DEVICE_TAINTS | DC_FEAT_DEVICE_STATUS);
+    assert_int_equal(sc.gates_on, DC_FEAT_DEVICE_TAINTS);
+    assert_int_equal(sc.gates_off, DC_FEAT_PRIORITIZED_LIST);
     dc_objects_free(&o);
 
     /* bad arguments, I/O */
@@ -1180,14 +1200,32 @@ static void test_scenario(void **state)
 #define FEATURES_KNOWN                                                                           \
     "(known: AdminAccess, PrioritizedList, DeviceTaints, PartitionableDevices, "                 \
     "ConsumableCapacity, DeviceBindingConditions, ListTypeAttributes, ExtendedResource, "        \
-    "DeviceStatus; each also with the prefix \"DRA\")"
+    "DeviceStatus, DeviceTaintRules; each also with the prefix \"DRA\")"
 
 static void test_scenario_errors(void **state)
 {
     (void)state;
     CHECK_SCN_ERR("node: {name: n1}\nnodes: []\n",
-                  "s.yaml:2: unknown field \"nodes\" (a scenario has features, node, classes, "
-                  "slices, allocatedDevices and claims)");
+                  "s.yaml:2: unknown field \"nodes\" (a scenario has kubernetesVersion, features, "
+                  "featureGates, node, classes, slices, allocatedDevices and claims)");
+    CHECK_SCN_ERR("kubernetesVersion: \"1.33\"\nnode: {name: n1}\n",
+                  "s.yaml:1: kubernetesVersion: invalid value \"1.33\": must be a Kubernetes "
+                  "release dracel reproduces: 1.34, 1.35, 1.36 or 1.37");
+    CHECK_SCN_ERR("kubernetesVersion: 1.36\nnode: {name: n1}\n",
+                  "s.yaml:1: kubernetesVersion: must be a string, not a number (YAML 1.1 reads "
+                  "the plain scalar 1.36 as a number; quote it)");
+    CHECK_SCN_ERR("kubernetesVersion: \"1.34\"\nfeatures: [DeviceTaintRules]\nnode: {name: n1}\n",
+                  "s.yaml:2: features[0]: feature \"DeviceTaintRules\": Kubernetes 1.34 has no "
+                  "such gate");
+    CHECK_SCN_ERR("kubernetesVersion: \"1.36\"\nfeatureGates: {DRAAdminAccess: false}\n"
+                  "node: {name: n1}\n",
+                  "s.yaml:2: featureGates: cannot set feature gate DRAAdminAccess to false, "
+                  "feature is locked to true");
+    CHECK_SCN_ERR("featureGates: {DRAFoo: true}\nnode: {name: n1}\n",
+                  "s.yaml:1: featureGates: unrecognized feature gate: DRAFoo");
+    CHECK_SCN_ERR("featureGates: {DRADeviceTaints: yes please}\nnode: {name: n1}\n",
+                  "s.yaml:1: featureGates[\"DRADeviceTaints\"]: invalid value \"yes please\": must "
+                  "be true or false");
     CHECK_SCN_ERR("features: [AdminAccess, DRAFoo]\nnode: {name: n1}\n",
                   "s.yaml:1: features[1]: unknown feature \"DRAFoo\" " FEATURES_KNOWN);
     CHECK_SCN_ERR("features: AdminAccess\nnode: {name: n1}\n",

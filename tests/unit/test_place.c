@@ -240,8 +240,8 @@ static void test_config_and_node_selector(void **state)
     char *json = run_json(r);
     /* Class config once per class, its requests merged (both requests: none named); claim
      * configs: without requests; naming a; naming b/z (not chosen: left out); naming a and b
-     * (once per matching request, as Kubernetes copies it). The devices come from a slice with
-     * a node selector: the result carries its requirements. */
+     * (once, and naming every request it names none, as Kubernetes 1.37 copies it). The
+     * devices come from a slice with a node selector: the result carries its requirements. */
     assert_string_equal(
         json,
         "{\"outcome\":\"allocated\",\"allocations\":[{\"devices\":{\"results\":["
@@ -251,9 +251,22 @@ static void test_config_and_node_selector(void **state)
         "{\"source\":\"FromClass\",\"opaque\":{\"driver\":\"gpu.example.com\",\"parameters\":{\"mode\":\"shared\",\"count\":2}}},"
         "{\"source\":\"FromClaim\",\"opaque\":{\"driver\":\"gpu.example.com\",\"parameters\":{\"p\":0}}},"
         "{\"source\":\"FromClaim\",\"requests\":[\"a\"],\"opaque\":{\"driver\":\"gpu.example.com\",\"parameters\":{\"p\":1}}},"
-        "{\"source\":\"FromClaim\",\"opaque\":{\"driver\":\"gpu.example.com\",\"parameters\":{\"p\":3}}},"
         "{\"source\":\"FromClaim\",\"opaque\":{\"driver\":\"gpu.example.com\",\"parameters\":{\"p\":3}}}]},"
         "\"nodeSelector\":{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"zone\",\"operator\":\"In\",\"values\":[\"a\"]}]}]}}]}");
+    /* 1.36 and before: an entry once per request it names, requests never cleared */
+    ao.kubernetes = 36;
+    assert_int_equal(dracel_allocate(r, &node, &ao), DRACEL_OK);
+    char *old = run_json(r);
+    assert_non_null(strstr(old, "\"config\":["
+        "{\"source\":\"FromClass\",\"requests\":[\"a\",\"b/x\"],\"opaque\":{\"driver\":\"gpu.example.com\",\"parameters\":{\"mode\":\"shared\",\"count\":2}}},"
+        "{\"source\":\"FromClaim\",\"opaque\":{\"driver\":\"gpu.example.com\",\"parameters\":{\"p\":0}}},"
+        "{\"source\":\"FromClaim\",\"requests\":[\"a\"],\"opaque\":{\"driver\":\"gpu.example.com\",\"parameters\":{\"p\":1}}},"
+        "{\"source\":\"FromClaim\",\"requests\":[\"a\",\"b\"],\"opaque\":{\"driver\":\"gpu.example.com\",\"parameters\":{\"p\":3}}},"
+        "{\"source\":\"FromClaim\",\"requests\":[\"a\",\"b\"],\"opaque\":{\"driver\":\"gpu.example.com\",\"parameters\":{\"p\":3}}}]}"));
+    assert_int_equal(dracel_run_configs(r, 0), 5);
+    dracel_free_string(NULL, old);
+    ao.kubernetes = 0;
+    assert_int_equal(dracel_allocate(r, &node, &ao), DRACEL_OK);
 
     /* The same answer as C data. */
     dracel_run_info info;
@@ -288,7 +301,7 @@ static void test_config_and_node_selector(void **state)
     assert_string_equal(ti.device_class, "gpu");
     assert_int_equal(ti.nselectors, 1);
     assert_int_equal(dracel_run_result(r, 0, 2, &res), DRACEL_EINVAL);
-    assert_int_equal(dracel_run_configs(r, 0), 5);
+    assert_int_equal(dracel_run_configs(r, 0), 4);
     dracel_device_config dc;
     assert_int_equal(dracel_run_config(r, 0, 0, &dc), DRACEL_OK);
     assert_true(dc.from_class);
@@ -711,6 +724,106 @@ static void test_explanation_data(void **state)
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * Releases: the gates, the copy Kubernetes' scheduler runs, and what the run says of it
+ */
+
+static void test_releases(void **state)
+{
+    (void)state;
+    sample s;
+    sample_load(&s, NULL);
+    dracel_run *r;
+    assert_int_equal(dracel_run_new(s.p, &r), DRACEL_OK);
+    dracel_node n = sample_node(&s, "node-h100-a");
+    static const struct {
+        unsigned minor;
+        const char *copy;
+    } want[] = {{34, "experimental"}, {35, "incubating"}, {36, "incubating"},
+                {37, "incubating"}, {0, "incubating"}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        dracel_allocate_opts o;
+        dracel_allocate_opts_init(&o);
+        assert_int_equal(o.kubernetes, 0);
+        o.kubernetes = want[i].minor;
+        if (want[i].minor)
+            o.features = dracel_kubernetes_defaults(want[i].minor);
+        assert_int_equal(dracel_allocate(r, &n, &o), DRACEL_OK);
+        dracel_run_info info;
+        assert_int_equal(dracel_run_get(r, &info), DRACEL_OK);
+        assert_int_equal(info.outcome, DRACEL_ALLOCATED);
+        assert_int_equal(info.kubernetes, want[i].minor ? want[i].minor : 37);
+        assert_string_equal(info.allocator, want[i].copy);
+    }
+    /* 1.35: the sample's node has one pool; the map order decides nothing there */
+    dracel_allocate_opts o;
+    dracel_allocate_opts_init(&o);
+    o.kubernetes = 35;
+    o.features = DRACEL_FEATURE_PRIORITIZED_LIST;
+    assert_int_equal(dracel_allocate(r, &n, &o), DRACEL_OK);
+    dracel_run_info info;
+    assert_int_equal(dracel_run_get(r, &info), DRACEL_OK);
+    assert_int_equal(info.allocator_features, DRACEL_FEATURE_PRIORITIZED_LIST);
+    assert_null(info.nondeterministic);
+    /* not a release dracel reproduces */
+    o.kubernetes = 33;
+    assert_int_equal(dracel_allocate(r, &n, &o), DRACEL_EINVAL);
+    o.kubernetes = 38;
+    assert_int_equal(dracel_allocate(r, &n, &o), DRACEL_EINVAL);
+    /* options of a caller compiled before the field: the newest release */
+    dracel_allocate_opts old;
+    dracel_allocate_opts_init_size(&old, offsetof(dracel_allocate_opts, kubernetes));
+    assert_int_equal(dracel_allocate(r, &n, &old), DRACEL_OK);
+    assert_int_equal(dracel_run_get(r, &info), DRACEL_OK);
+    assert_int_equal(info.kubernetes, 37);
+    /* releases and gates */
+    assert_int_equal(dracel_kubernetes_parse("v1.36.2", 7), 36);
+    assert_int_equal(dracel_kubernetes_parse("1.33", 4), 0);
+    assert_int_equal(dracel_kubernetes_parse(NULL, 0), 0);
+    assert_int_equal(dracel_kubernetes_defaults(DRACEL_KUBERNETES_NEWEST), DRACEL_FEATURES_DEFAULT);
+    unsigned f = dracel_kubernetes_defaults(36);
+    assert_int_equal(dracel_feature_gates(36, "DRAConsumableCapacity=false", 27, &f, err,
+                                          sizeof err), DRACEL_OK);
+    assert_int_equal(f & DRACEL_FEATURE_CONSUMABLE_CAPACITY, 0);
+    assert_int_equal(dracel_feature_gates(36, "DRAAdminAccess=false", 20, &f, err, sizeof err),
+                     DRACEL_EINPUT);
+    assert_string_equal(err, "cannot set feature gate DRAAdminAccess to false, feature is "
+                             "locked to true");
+    assert_int_equal(dracel_feature_gates(33, "", 0, &f, err, sizeof err), DRACEL_EINVAL);
+    assert_int_equal(dracel_feature_gates(36, NULL, 3, &f, err, sizeof err), DRACEL_EINVAL);
+    assert_int_equal(dracel_feature_gates(0, NULL, 0, &f, NULL, 0), DRACEL_OK);
+    assert_int_equal(dracel_feature_parse("DRADeviceTaintRules", 19),
+                     DRACEL_FEATURE_DEVICE_TAINT_RULES);
+    dracel_run_free(r);
+    sample_free(&s);
+}
+
+static void test_scenario_release(void **state)
+{
+    (void)state;
+    static const char text[] = "kubernetesVersion: \"1.35\"\n"
+                               "featureGates: {DRADeviceTaints: true}\n"
+                               "node: {name: n1}\n";
+    dracel_scenario *sc;
+    assert_int_equal(dracel_scenario_load_buffer(NULL, "s.yaml", text, sizeof text - 1, &sc, err,
+                                                 sizeof err), DRACEL_OK);
+    assert_int_equal(dracel_scenario_kubernetes(sc), 35);
+    unsigned d35 = dracel_kubernetes_defaults(35), d37 = dracel_kubernetes_defaults(37);
+    assert_int_equal(dracel_scenario_features(sc), d35 | DRACEL_FEATURE_DEVICE_TAINTS);
+    assert_int_equal(dracel_scenario_gates(sc, 0), d35 | DRACEL_FEATURE_DEVICE_TAINTS);
+    /* another release: its defaults, with the scenario's featureGates on top */
+    assert_int_equal(dracel_scenario_gates(sc, 37), d37 | DRACEL_FEATURE_DEVICE_TAINTS);
+    dracel_scenario_free(sc);
+    static const char listed[] = "features: [AdminAccess]\nnode: {name: n1}\n";
+    assert_int_equal(dracel_scenario_load_buffer(NULL, "s.yaml", listed, sizeof listed - 1, &sc,
+                                                 err, sizeof err), DRACEL_OK);
+    assert_int_equal(dracel_scenario_kubernetes(sc), 37);
+    assert_int_equal(dracel_scenario_gates(sc, 34), DRACEL_FEATURE_ADMIN_ACCESS);
+    dracel_scenario_free(sc);
+    assert_int_equal(dracel_scenario_kubernetes(NULL), 37);
+    assert_int_equal(dracel_scenario_gates(NULL, 36), 0);
+}
+
+/* ---------------------------------------------------------------------------------------------
  * Growable structs
  */
 
@@ -1044,6 +1157,8 @@ int main(void)
         cmocka_unit_test(test_many_nodes),
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_explanation_data),
+        cmocka_unit_test(test_releases),
+        cmocka_unit_test(test_scenario_release),
         cmocka_unit_test(test_growable),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_alloc_failures),
