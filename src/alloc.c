@@ -1,7 +1,7 @@
 /*
  * alloc.c: policies (claims + classes bound to a table) and the per-node search (see alloc.h).
  *
- * The search follows Kubernetes' incubating structured allocator step for step, because its
+ * The search follows Kubernetes' structured allocator step for step, because its
  * answer, its errors and the order it meets them are the contract (reference/k8s-dra.md §3):
  *   - requests are validated claim by claim before searching (features, selector kinds, class,
  *     allocation mode; `All` gathers its devices here, so its CEL errors come first), then the
@@ -14,9 +14,9 @@
  *     aborts; per-device node selection), counters, taints, constraints;
  *   - a branch that would exceed 32 results is cut, and a firstAvailable request moves on to
  *     its next subrequest.
- * One deliberate difference: when a device passes the counter check but fails a taint or a
- * constraint, its counters are given back (the allocator we follow keeps them consumed for the
- * rest of the attempt, which can hide solutions); docs/allocation.md records it.
+ * Like Kubernetes, a device that passes the counter check but fails a taint or a constraint
+ * keeps its counters consumed for the rest of the node's attempt. What differs by release and
+ * copy (order, permutations, messages...) is switched by the run's dc_k8s (src/k8s.h).
  *
  * Per node, every array is indexed by the device's position in the node's visible rows ("local
  * index"), so a run over 5,000 nodes never touches a fleet-sized array per node.
@@ -1017,6 +1017,122 @@ static bool req_matches(const dc_node_req_in *rq, const dc_node_in *n, bool sort
     return false;
 }
 
+/* ---- Node selectors Kubernetes cannot build. nodeaffinity.NewNodeSelector turns each
+ * non-empty term into a label selector (labels.NewRequirement): a Gt/Lt value must then be an
+ * int64 for strconv.ParseInt and a valid label value. The API server does not check that, so
+ * such a selector reaches the allocator, which fails the pod: "failed to perform node
+ * selection". (Everything else NewRequirement checks is checked when slices are read.) */
+
+static bool go_parse_int(const char *s)
+{
+    size_t i = *s == '+' || *s == '-';
+    if (!s[i])
+        return false;
+    for (const char *c = s + i; *c; c++)
+        if (*c < '0' || *c > '9')
+            return false;
+    errno = 0;
+    char *end;
+    (void)strtoll(s, &end, 10);
+    return !errno && !*end;
+}
+
+static bool alnum(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* IsValidLabelValue's messages, "; "-joined, or NULL. */
+static void label_value_msgs(const char *v, dc_buf *b, bool *any)
+{
+    size_t n = strlen(v);
+    bool ok = n == 0 || (alnum(v[0]) && alnum(v[n - 1]));
+    for (size_t i = 0; ok && i < n; i++)
+        ok = alnum(v[i]) || v[i] == '-' || v[i] == '_' || v[i] == '.';
+    if (n > 63) {
+        dc_buf_puts(b, "must be no more than 63 characters");
+        *any = true;
+    }
+    if (!ok) {
+        dc_buf_puts(b, n > 63 ? "; " : "");
+        dc_buf_puts(b, "a valid label must be an empty string or consist of alphanumeric "
+                       "characters, '-', '_' or '.', and must start and end with an "
+                       "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
+                       "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?"
+                       "[A-Za-z0-9])?')");
+        *any = true;
+    }
+}
+
+/* The selector as Go prints a v1.NodeSelector (its generated String()). */
+static void go_selector_string(dc_buf *b, const dc_node_selector_in *s)
+{
+    dc_buf_puts(b, "&NodeSelector{NodeSelectorTerms:[]NodeSelectorTerm{");
+    for (uint32_t i = 0; i < s->n; i++) {
+        dc_buf_puts(b, "NodeSelectorTerm{");
+        for (int field = 0; field < 2; field++) {
+            dc_buf_puts(b, field ? "MatchFields:[]NodeSelectorRequirement{"
+                                 : "MatchExpressions:[]NodeSelectorRequirement{");
+            for (uint32_t j = 0; j < s->terms[i].n; j++) {
+                const dc_node_req_in *r = &s->terms[i].reqs[j];
+                if (r->field != (field == 1))
+                    continue;
+                dc_buf_printf(b, "NodeSelectorRequirement{Key:%s,Operator:%s,Values:[", r->key,
+                              r->op);
+                for (uint32_t k = 0; k < r->nvalues; k++)
+                    dc_buf_printf(b, "%s%s", k ? " " : "", r->values[k]);
+                dc_buf_puts(b, "],},");
+            }
+            dc_buf_puts(b, "},");
+        }
+        dc_buf_puts(b, "},");
+    }
+    dc_buf_puts(b, "},}");
+}
+
+/* Whether @p s can be built; when not, NodeMatches' error into @p b ("failed to parse node
+ * selector ...: FIELD: Invalid value: ...", several as "[a, b]", as utilerrors aggregates). */
+static bool node_selector_bad(const dc_node_selector_in *s, dc_buf *b)
+{
+    uint32_t nerr = 0;
+    dc_buf e;
+    dc_buf_init(&e, b->alloc);
+    for (uint32_t i = 0; i < s->n; i++) {
+        uint32_t k = 0; /* index among the term's matchExpressions */
+        for (uint32_t j = 0; j < s->terms[i].n; j++) {
+            const dc_node_req_in *r = &s->terms[i].reqs[j];
+            if (r->field)
+                continue;
+            uint32_t idx = k++;
+            if ((strcmp(r->op, "Gt") != 0 && strcmp(r->op, "Lt") != 0) || r->nvalues != 1)
+                continue;
+            const char *v = r->values[0];
+            bool lbad = false;
+            dc_buf lm;
+            dc_buf_init(&lm, b->alloc);
+            label_value_msgs(v, &lm, &lbad);
+            for (int part = 0; part < 2; part++) {
+                if (part == 0 ? go_parse_int(v) : !lbad)
+                    continue;
+                dc_buf_puts(&e, nerr++ ? ", " : "");
+                dc_buf_printf(&e, "nodeSelectorTerms[%u].matchExpressions[%u].values[0]: Invalid "
+                              "value: \"%s\": %s", i, idx, v,
+                              part == 0 ? "for 'Gt', 'Lt' operators, the value must be an integer"
+                                        : (lm.data ? lm.data : ""));
+            }
+            dc_buf_free(&lm);
+        }
+    }
+    if (nerr) {
+        dc_buf_puts(b, "failed to parse node selector ");
+        go_selector_string(b, s);
+        dc_buf_printf(b, ": %s%s%s", nerr > 1 ? "[" : "", e.data ? e.data : "",
+                      nerr > 1 ? "]" : "");
+    }
+    dc_buf_free(&e);
+    return nerr > 0;
+}
+
 bool dc_node_selector_match(const dc_node_selector_in *s, const dc_node_in *n, bool sorted)
 {
     for (uint32_t i = 0; i < s->n; i++) {
@@ -1212,6 +1328,9 @@ struct dc_alloc_run {
     uint8_t *pstate;            /* per pool of the table: its dc_pool_state on this node (read
                                    only for visible pools) */
     uint32_t nslices_seen;      /* visible slices with devices that the search may use */
+    uint8_t *selbad;            /* per node selector of the table: 0 not checked, 1 fine, 2 one
+                                   Kubernetes cannot build (node_selector_bad) */
+    bool gather_failed;         /* gather met such a selector: msg holds the error */
     char note[512];             /* dc_alloc_nondeterministic */
     /* search state */
     rdata *rd;
@@ -1293,6 +1412,7 @@ void dc_alloc_run_free(dc_alloc_run *r)
     dc_ectx_free(&r->ectx);
     dc_free(r->a, r->resv, words_of(r) * sizeof *r->resv);
     dc_free(r->a, r->pstate, r->p->t->npools + 1);
+    dc_free(r->a, r->selbad, r->p->t->nselectors + 1);
     dc_free(r->a, r->resv_rows, r->capresv * sizeof *r->resv_rows);
     dc_free(r->a, r->avail, (r->p->t->nshared + 1) * sizeof *r->avail);
     dc_free(r->a, r->consumed, (r->p->t->nshared + 1) * sizeof *r->consumed);
@@ -1328,8 +1448,10 @@ dracel_status dc_alloc_begin(dc_alloc_run *r, const dc_alloc_opts *o)
     r->usage = o->in_use;
     if (!r->pstate) {
         r->pstate = dc_malloc(r->a, t->npools + 1);
-        if (!r->pstate)
+        r->selbad = dc_malloc(r->a, t->nselectors + 1);
+        if (!r->pstate || !r->selbad)
             return DRACEL_ENOMEM;
+        memset(r->selbad, 0, t->nselectors + 1);
     }
     if (!r->avail) {
         r->avail = dc_malloc(r->a, (t->nshared + 1) * sizeof *r->avail);
@@ -1503,6 +1625,37 @@ static void node_counters(dc_alloc_run *r)
     }
 }
 
+/* Whether row's node selector (it has one) is one Kubernetes cannot build; if so its error
+ * becomes the run's message, as GatherPools wraps it (@p gathering: for slice @p s, or for
+ * the device in slice @p s when @p per_device) or as isSelectable returns it. */
+static bool row_selector_bad(dc_alloc_run *r, uint32_t row, bool gathering, uint32_t s,
+                             bool per_device)
+{
+    const dc_table *t = r->p->t;
+    uint32_t k = t->node[row];
+    if (r->selbad[k] == 1)
+        return false;
+    dc_buf b;
+    dc_buf_init(&b, r->a);
+    bool bad = node_selector_bad((const dc_node_selector_in *)t->node_selectors[k], &b);
+    r->selbad[k] = bad ? 2 : 1;
+    if (bad) {
+        const char *e = b.data ? b.data : "failed to parse node selector";
+        const char *sname = dc_dict_str(t->dict, t->slice_name[s])->data;
+        if (!gathering)
+            snprintf(r->msg, sizeof r->msg, "%s", e);
+        else if (per_device)
+            snprintf(r->msg, sizeof r->msg, "gather pool information: failed to perform node "
+                     "selection for device %s in slice %s: %s",
+                     dc_dict_str(t->dict, t->device_name[row])->data, sname, e);
+        else
+            snprintf(r->msg, sizeof r->msg, "gather pool information: failed to perform node "
+                     "selection for slice %s: %s", sname, e);
+    }
+    dc_buf_free(&b);
+    return bad;
+}
+
 /* The node's rows: slices tied to it by name, and the others whose selection matches. */
 static dracel_status gather(dc_alloc_run *r)
 {
@@ -1544,9 +1697,19 @@ static dracel_status gather(dc_alloc_run *r)
             uint32_t a = t->slice_first[s], b = t->slice_first[s + 1];
             visible = false;
             if (dc_bit(t->slice_per_device, s)) {
-                for (uint32_t row = a; partitionable && !visible && row < b; row++)
+                for (uint32_t row = a; partitionable && !visible && row < b; row++) {
+                    if (t->node_kind[row] == DC_NODE_SELECTOR &&
+                        row_selector_bad(r, row, true, s, true)) {
+                        r->gather_failed = true;
+                        return DRACEL_OK;
+                    }
                     visible = row_on_node(t, row, n, name_id);
+                }
             } else {
+                if (t->node_kind[a] == DC_NODE_SELECTOR && row_selector_bad(r, a, true, s, false)) {
+                    r->gather_failed = true;
+                    return DRACEL_OK;
+                }
                 visible = row_on_node(t, a, n, name_id);
             }
         }
@@ -1642,9 +1805,13 @@ static int selectable(dc_alloc_run *r, uint32_t pq, uint32_t li)
             return 0;
     }
     const dc_table *t = p->t;
-    if (dc_bit(t->slice_per_device, dc_table_slice_of(t, row)) &&
-        !row_on_node(t, row, r->node, r->node_id))
-        return 0;
+    if (dc_bit(t->slice_per_device, dc_table_slice_of(t, row))) {
+        if (t->node_kind[row] == DC_NODE_SELECTOR &&
+            row_selector_bad(r, row, false, dc_table_slice_of(t, row), true))
+            return R_ERR;
+        if (!row_on_node(t, row, r->node, r->node_id))
+            return 0;
+    }
     return 1;
 }
 
@@ -1842,11 +2009,11 @@ static int allocate_device(dc_alloc_run *r, uint32_t ci, uint32_t pq, uint32_t l
         return 0;
     if (ncons && !counters_take(r, row))
         return 0;
-    if ((r->k8s.features & DC_FEAT_DEVICE_TAINTS) && tainted(r, q, row)) {
-        if (ncons)
-            counters_add(r, row, false);
+    /* From here a failure keeps the device's counters consumed for the rest of the node's
+     * attempt, as every release of Kubernetes' allocator does (allocateDevice returns without
+     * deallocateCountersForDevice): it can hide solutions there, and so here. */
+    if ((r->k8s.features & DC_FEAT_DEVICE_TAINTS) && tainted(r, q, row))
         return 0;
-    }
     const pclaim *pc = &p->claims[ci];
     uint32_t k0 = pc->cons_first, k1 = k0 + pc->in->ncons;
     for (uint32_t k = k0; k < k1; k++) {
@@ -1854,8 +2021,6 @@ static int allocate_device(dc_alloc_run *r, uint32_t ci, uint32_t pq, uint32_t l
             continue;
         for (uint32_t e = k0; e < k; e++)
             cons_remove(r, e, q);
-        if (ncons)
-            counters_add(r, row, false);
         if (must) {
             char id[800];
             dev_id(p->t, row, id, sizeof id);
@@ -2105,6 +2270,7 @@ dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node)
     r->outcome = DC_ALLOC_UNSCHEDULABLE;
     r->node = node;
     r->note[0] = '\0';
+    r->gather_failed = false;
     dracel_status st = gather(r);
     if (st == DRACEL_OK && !r->k8s.sorted && r->nslices_seen > 1)
         snprintf(r->note, sizeof r->note, "Kubernetes 1.%u runs the %s copy of its allocator, "
@@ -2143,7 +2309,7 @@ dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node)
     r->deadline_ns = o->timeout_ms ? now + o->timeout_ms * 1000000ull : 0;
     if (r->call_deadline_ns && (!r->deadline_ns || r->call_deadline_ns < r->deadline_ns))
         r->deadline_ns = r->call_deadline_ns;
-    int x = prepare(r);
+    int x = r->gather_failed ? R_ERR : prepare(r);
     if (x == 0)
         x = allocate_one(r, 0, 0, 0, 0, false, 0);
     if (r->oom)

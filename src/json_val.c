@@ -462,11 +462,19 @@ static dracel_status device_doc(ld *c, const tnode *root)
     }
     DC_TRY(dc_ld_fields(c, root, F, 1, f));
     pf(c, "driver");
-    DC_TRY(dc_ld_req_str(c, f[0], root->line, &v));
-    const char *why = dc_ld_driver_err(v->s, v->n);
-    if (why)
-        return dc_ld_bad_value(c, v, why);
-    DC_TRY(dc_ld_sdup(c, v->s, v->n, &x->driver));
+    /* Kubernetes' CEL layer takes any driver, "" included (cel.Device{Driver: ""} is one of its
+     * test cases): an empty or absent driver is "", whose domain unqualified attributes join;
+     * a non-empty one must be a driver name, as in a ResourceSlice. */
+    if (f[0]) {
+        DC_TRY(dc_ld_want(c, &f[0]->v, T_STR));
+        v = &f[0]->v;
+        const char *why = v->n ? dc_ld_driver_err(v->s, v->n) : NULL;
+        if (why)
+            return dc_ld_bad_value(c, v, why);
+        DC_TRY(dc_ld_sdup(c, v->s, v->n, &x->driver));
+    } else {
+        DC_TRY(dc_ld_sdup(c, "", 0, &x->driver));
+    }
     pp(c);
     DC_TRY(dc_ld_device_alone(c, root, &x->dev));
     c->oname = NULL;

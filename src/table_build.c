@@ -918,6 +918,7 @@ void dc_tb_fill_pool(dc_tb *b, uint32_t p, const dc_slice_in *const *sl, const b
         }
         if (s->node.per_device)
             dc_bit_set(t->slice_per_device, b->slice);
+        t->slice_name[b->slice] = dc_tb_intern(b, s->name ? s->name : "", s->name ? strlen(s->name) : 0);
         t->slice_first[b->slice++] = b->row;
         /* sharedCounters are published in slices without devices: they belong to the pool. */
         if (s->nshared)
@@ -1097,6 +1098,7 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     t->multi = tzalloc(&b, words * sizeof *t->multi);
     t->slice_first = tzalloc(&b, (nkept + 1) * sizeof *t->slice_first);
     t->slice_per_device = tzalloc(&b, DC_BITS_WORDS(nkept + 1) * sizeof(uint64_t));
+    t->slice_name = tzalloc(&b, (nkept + 1) * sizeof *t->slice_name);
 
     /* Pass 1: columns and the kind most of their values have. */
     for (uint32_t p = 0; p < npools && !b.oom; p++)

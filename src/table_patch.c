@@ -472,6 +472,7 @@ static void copy_run(patch *P, uint32_t pa, uint32_t pb)
     for (uint32_t s = b->slice; dr && s < b->slice + (sb - sa); s++)
         t->slice_first[s] += dr;
     bits_copy(t->slice_per_device, b->slice, o->slice_per_device, sa, sb - sa);
+    memcpy(t->slice_name + b->slice, o->slice_name + sa, (sb - sa) * sizeof *t->slice_name);
     memcpy(t->pools + P->np, o->pools + pa, (pb - pa) * sizeof *t->pools);
     for (uint32_t p = P->np; (dr || ds || dl) && p < P->np + (pb - pa); p++) {
         dc_tpool *np = &t->pools[p];
@@ -778,6 +779,7 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
     if (!b->oom) {
         size_t total = 3 * carved(rows * 4) + carved(rows) + carved(words * 8) +
                        carved((nslices + 1) * 4) + carved(DC_BITS_WORDS(nslices + 1) * 8) +
+                       carved((nslices + 1) * 4) +
                        carved((npools + 1) * sizeof *t->pools);
         for (uint32_t c = 0; c < t->ncols; c++)
             total += col_bytes(&t->cols[c], rows);
@@ -796,6 +798,7 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
         t->multi = carve(&P, words * sizeof *t->multi, true);
         t->slice_first = carve(&P, (nslices + 1) * sizeof *t->slice_first, false);
         t->slice_per_device = carve(&P, DC_BITS_WORDS(nslices + 1) * sizeof(uint64_t), true);
+        t->slice_name = carve(&P, (nslices + 1) * sizeof *t->slice_name, false);
         t->pools = carve(&P, (npools + 1) * sizeof *t->pools, false);
         if (!P.blk || !t->pools)
             b->oom = true;

@@ -143,6 +143,15 @@ dev_and_slice '"attributes":{"model":{"string":"bare"},"gpu.example.com/model":{
 sel='device.attributes["gpu.example.com"].model == "qualified"'
 run eval --device "$tmp/dev.json" -e "$sel"
 check "--device: the driver-qualified attribute wins over the bare one" "$(is "$rc:$out" "0:true")"
+printf '{"name":"d","driver":"","attributes":{"model":{"string":"a"}}}\n' >"$tmp/nodriver.json"
+run eval --device "$tmp/nodriver.json" -e 'device.driver == "" && device.attributes[""].model == "a"'
+check "--device: an empty driver, as Kubernetes' CEL layer takes it" "$(is "$rc:$out" "0:true")"
+printf '{"name":"d"}\n' >"$tmp/nodriver2.json"
+run eval --device "$tmp/nodriver2.json" -e 'device.driver == ""'
+check "--device: no driver is the empty one" "$(is "$rc:$out" "0:true")"
+printf '{"name":"d","driver":"Bad_Driver"}\n' >"$tmp/baddriver.json"
+run eval --device "$tmp/baddriver.json" -e 'true'
+check "--device: a driver that is not a DNS subdomain is rejected" "$(is "$rc" 1)"
 run eval --slices "$tmp/slice.json" -e "$sel"
 check "--slices: the same attribute wins" "$(is "$rc:$out" "0:gpu.example.com/p/d")"
 run eval -e 'x == 9007199254740993' --bind 'x={"int":9007199254740993}'

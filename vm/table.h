@@ -223,6 +223,7 @@ typedef struct dc_table {
      * range. slice_per_device: bit k when slice k has perDeviceNodeSelection. */
     uint32_t *slice_first;
     uint64_t *slice_per_device;
+    uint32_t *slice_name;        /* metadata.name's dictionary id (messages name slices) */
     uint32_t nslices;
     /* Rows Kubernetes cannot present to CEL at all (an attribute that does not convert, such as
      * an invalid version): every selector on them fails with this error. Sorted by row. */

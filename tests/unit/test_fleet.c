@@ -753,8 +753,9 @@ static char *inner_dump(const dc_table *t)
     sbuf b = {0};
     sb_printf(&b, "slices %u max_strlen %u\n", t->nslices, t->max_strlen);
     for (uint32_t s = 0; s <= t->nslices; s++)
-        sb_printf(&b, "slice %u first %u per_device %d\n", s, t->slice_first[s],
-                  s < t->nslices && dc_bit(t->slice_per_device, s));
+        sb_printf(&b, "slice %u first %u per_device %d name %s\n", s, t->slice_first[s],
+                  s < t->nslices && dc_bit(t->slice_per_device, s),
+                  s < t->nslices ? ds(t, t->slice_name[s]) : "-");
     for (uint32_t r = 0; r < t->rows; r++) {
         sb_printf(&b, "row %u pool %u multi %d kind %u ", r, t->pool[r], dc_bit(t->multi, r),
                   t->node_kind[r]);
