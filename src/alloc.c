@@ -1859,7 +1859,10 @@ static bool tainted(const dc_alloc_run *r, const preq *q, uint32_t row)
     const dc_table *t = r->p->t;
     uint32_t n;
     const dc_ttaint *x = dc_table_taints(t, row, &n);
+    bool rules = r->k8s.gates & DC_FEAT_DEVICE_TAINT_RULES;
     for (uint32_t i = 0; i < n; i++) {
+        if (x[i].rule && !rules)
+            continue; /* the scheduler applies DeviceTaintRules only with DRADeviceTaintRules */
         const char *effect = dc_dict_str(t->dict, x[i].effect)->data;
         /* 1.34 (and 1.35's stable copy) needs every taint tolerated (allTaintsTolerated);
          * later copies only NoSchedule and NoExecute (taintPreventsAllocation: None and

@@ -239,6 +239,7 @@ dracel_status dracel_table_load(const dracel_config *cfg, const char *path, drac
     DC_TRY(dc_config_read(cfg, &c));
     dc_slice_set set;
     dc_slice_set_init(&set, dc_alloc_of(&c));
+    set.keep_rules = true; /* a table applies DeviceTaintRules (a fleet does not, yet) */
     dracel_status st = dc_slices_load(&set, path, NULL, err, errcap);
     if (st == DRACEL_OK)
         st = finish_table(cfg, &set, out, err, errcap);
@@ -258,6 +259,7 @@ dracel_status dracel_table_load_buffer(const dracel_config *cfg, const char *nam
     DC_TRY(dc_config_read(cfg, &c));
     dc_slice_set set;
     dc_slice_set_init(&set, dc_alloc_of(&c));
+    set.keep_rules = true;
     dracel_status st = dc_slices_load_buffer(&set, name ? name : "<buffer>", buf, len, NULL, err,
                                              errcap);
     if (st == DRACEL_OK)

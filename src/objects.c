@@ -1358,14 +1358,45 @@ static dracel_status scn_gates(ld *c, const tent *e, unsigned release, unsigned 
     return DRACEL_OK;
 }
 
+/* deviceTaintRules: DeviceTaintRule objects (kind, when given, must say so). */
+static dracel_status scn_rules(ld *c, const tent *e)
+{
+    static const char *const OF[] = {"apiVersion", "kind", "metadata", "spec"};
+    c->oname = NULL;
+    c->np = 0;
+    pf(c, "deviceTaintRules");
+    DC_TRY(dc_ld_want(c, &e->v, T_SEQ));
+    for (uint32_t i = 0; i < e->v.n; i++) {
+        const tnode *v = &e->v.kids[i].v;
+        const tent *f[4];
+        c->oname = NULL;
+        c->np = 0;
+        pf(c, "deviceTaintRules");
+        pi(c, i);
+        DC_TRY(dc_ld_want(c, v, T_MAP));
+        DC_TRY(dc_ld_fields(c, v, OF, 4, f));
+        if (f[1]) {
+            pf(c, "kind");
+            DC_TRY(dc_ld_want(c, &f[1]->v, T_STR));
+            if (!dc_ld_str_is(&f[1]->v, "DeviceTaintRule"))
+                return dc_ld_bad_value(c, &f[1]->v, "must be DeviceTaintRule (or absent)");
+            pp(c);
+        }
+        DC_TRY(dc_ld_room(c, v->line));
+        DC_TRY(dc_ld_taint_rule(c, v, f[2], f[3]));
+    }
+    return DRACEL_OK;
+}
+
 enum { SC_FEATURES, SC_NODE, SC_CLASSES, SC_SLICES, SC_ALLOCATED, SC_CLAIMS, SC_RELEASE,
-       SC_GATES, SC_N };
+       SC_GATES, SC_RULES, SC_N };
 
 static dracel_status scenario_doc(ld *c, const tnode *root)
 {
     static const char *const SF[SC_N] = {"features", "node",   "classes",
                                          "slices",   "allocatedDevices", "claims",
-                                         "kubernetesVersion", "featureGates"};
+                                         "kubernetesVersion", "featureGates",
+                                         "deviceTaintRules"};
     scn *x = c->doc_ctx;
     const tent *f[SC_N];
     c->oname = NULL;
@@ -1386,7 +1417,8 @@ static dracel_status scenario_doc(ld *c, const tnode *root)
         if (!known)
             return dc_ld_fail(c, e->kline,
                               "unknown field %s (a scenario has kubernetesVersion, features, "
-                              "featureGates, node, classes, slices, allocatedDevices and claims)",
+                              "featureGates, node, classes, slices, deviceTaintRules, "
+                              "allocatedDevices and claims)",
                               dc_ld_qs(c, 0, e->k, e->klen, true));
     }
     dc_scenario *sc = &x->sc;
@@ -1408,6 +1440,8 @@ static dracel_status scenario_doc(ld *c, const tnode *root)
     DC_TRY(scn_node(c, root, f[SC_NODE], &sc->node));
     DC_TRY(scn_list(c, f[SC_CLASSES], SF[SC_CLASSES], DC_OBJ_CLASS));
     DC_TRY(scn_list(c, f[SC_SLICES], SF[SC_SLICES], DC_OBJ_SLICE));
+    if (f[SC_RULES])
+        DC_TRY(scn_rules(c, f[SC_RULES]));
     if (f[SC_ALLOCATED]) {
         c->np = 0;
         DC_TRY(scn_allocated(c, f[SC_ALLOCATED], sc));
@@ -1572,18 +1606,20 @@ uint32_t dc_objects_find(const dc_objects *o, unsigned kind, const char *ns, con
 }
 
 typedef struct counts {
-    uint32_t slices, notes, classes, claims, nodes;
+    uint32_t slices, notes, classes, claims, nodes, rules;
 } counts;
 
 static counts save(const dc_objects *o)
 {
-    return (counts){o->slices.n, o->slices.nnotes, o->nclasses, o->nclaims, o->nnodes};
+    return (counts){o->slices.n, o->slices.nnotes, o->nclasses, o->nclaims, o->nnodes,
+                    o->slices.nrules};
 }
 
 static void restore(dc_objects *o, const counts *k)
 {
     o->slices.n = k->slices;
     o->slices.nnotes = k->notes;
+    o->slices.nrules = k->rules;
     o->nclasses = k->classes;
     o->nclaims = k->claims;
     o->nnodes = k->nodes;

@@ -1255,10 +1255,46 @@ static dracel_status counter_sets(ld *c, const tent *e, const char *namefield, u
     return DRACEL_OK;
 }
 
+/* One DeviceTaint {key, value, effect} (timeAdded is ignored). */
+static dracel_status taint(ld *c, const tnode *m, dc_taint_in *t)
+{
+    static const char *const TF[] = {"key", "value", "effect"};
+    static const char *const EFFECTS[] = {"None", "NoSchedule", "NoExecute", NULL};
+    const tent *f[3];
+    const tnode *x;
+    const char *why;
+    DC_TRY(want(c, m, T_MAP));
+    DC_TRY(fields(c, m, TF, 3, f));
+    pf(c, "key");
+    DC_TRY(req_str(c, f[0], m->line, &x));
+    if ((why = label_key_err(x->s, x->n)) != NULL)
+        return bad_value(c, x, why);
+    DC_TRY(sdup(c, x->s, x->n, &t->key));
+    pp(c);
+    if (f[1]) {
+        pf(c, "value");
+        x = &f[1]->v;
+        DC_TRY(want(c, x, T_STR));
+        if ((why = label_value_err(x->s, x->n)) != NULL)
+            return bad_value(c, x, why);
+        if (x->n)
+            DC_TRY(sdup(c, x->s, x->n, &t->value));
+        pp(c);
+    }
+    pf(c, "effect");
+    DC_TRY(req_str(c, f[2], m->line, &x));
+    if (!eq_any(x->s, x->n, EFFECTS))
+        return fail(c, x->line,
+                    "unsupported value %s: supported values: \"NoExecute\", \"NoSchedule\", "
+                    "\"None\"",
+                    qs(c, 0, x->s, x->n, true));
+    DC_TRY(sdup(c, x->s, x->n, &t->effect));
+    pp(c);
+    return DRACEL_OK;
+}
+
 static dracel_status taints(ld *c, const tent *e, dc_device_in *d)
 {
-    static const char *const TF[] = {"key", "value", "effect"}; /* timeAdded is ignored */
-    static const char *const EFFECTS[] = {"None", "NoSchedule", "NoExecute", NULL};
     const tnode *v = &e->v;
     DC_TRY(want(c, v, T_SEQ));
     if (v->n > MAX_TAINTS)
@@ -1268,39 +1304,8 @@ static dracel_status taints(ld *c, const tent *e, dc_device_in *d)
         return oom(c);
     d->ntaints = v->n;
     for (uint32_t i = 0; i < v->n; i++) {
-        const tnode *m = &v->kids[i].v;
-        const tent *f[3];
-        dc_taint_in *t = &d->taints[i];
-        const tnode *x;
-        const char *why;
         pi(c, i);
-        DC_TRY(want(c, m, T_MAP));
-        DC_TRY(fields(c, m, TF, 3, f));
-        pf(c, "key");
-        DC_TRY(req_str(c, f[0], m->line, &x));
-        if ((why = label_key_err(x->s, x->n)) != NULL)
-            return bad_value(c, x, why);
-        DC_TRY(sdup(c, x->s, x->n, &t->key));
-        pp(c);
-        if (f[1]) {
-            pf(c, "value");
-            x = &f[1]->v;
-            DC_TRY(want(c, x, T_STR));
-            if ((why = label_value_err(x->s, x->n)) != NULL)
-                return bad_value(c, x, why);
-            if (x->n)
-                DC_TRY(sdup(c, x->s, x->n, &t->value));
-            pp(c);
-        }
-        pf(c, "effect");
-        DC_TRY(req_str(c, f[2], m->line, &x));
-        if (!eq_any(x->s, x->n, EFFECTS))
-            return fail(c, x->line,
-                        "unsupported value %s: supported values: \"NoExecute\", \"NoSchedule\", "
-                        "\"None\"",
-                        qs(c, 0, x->s, x->n, true));
-        DC_TRY(sdup(c, x->s, x->n, &t->effect));
-        pp(c);
+        DC_TRY(taint(c, &v->kids[i].v, &d->taints[i]));
         pp(c);
     }
     return DRACEL_OK;
@@ -1621,6 +1626,98 @@ static dracel_status slice(ld *c, const tnode *obj, const tent *meta, const tent
     return push_slice(c, &sl);
 }
 
+/* A DeviceTaintRule: {metadata: {name}, spec: {deviceSelector: {driver, pool, device}, taint}}.
+ * Since 1.35 a rule selects by driver, pool and device only; the CEL selectors and the class of
+ * earlier alpha versions are refused rather than ignored (they would select other devices). */
+dracel_status dc_ld_taint_rule(ld *c, const tnode *obj, const tent *meta, const tent *spec)
+{
+    static const char *const MF[] = {"name"};
+    static const char *const SF[] = {"deviceSelector", "taint"};
+    static const char *const DF[] = {"driver", "pool", "device", "deviceClassName", "selectors"};
+    dc_taint_rule_in r;
+    memset(&r, 0, sizeof r);
+    r.file = c->file;
+    r.line = obj->line;
+    r.name = "";
+    c->okind = "DeviceTaintRule";
+    c->oname = UNNAMED;
+    c->np = 0;
+    const tnode *v;
+    const char *why;
+    if (meta) {
+        const tent *f[1];
+        pf(c, "metadata");
+        DC_TRY(want(c, &meta->v, T_MAP));
+        DC_TRY(fields(c, &meta->v, MF, 1, f));
+        if (f[0]) {
+            pf(c, "name");
+            v = &f[0]->v;
+            DC_TRY(want(c, v, T_STR));
+            if (v->n) {
+                if ((why = subdomain_err(v->s, v->n)) != NULL) {
+                    c->oname = qs(c, 3, v->s, v->n, true);
+                    return bad_value(c, v, why);
+                }
+                DC_TRY(sdup(c, v->s, v->n, &r.name));
+                c->oname = r.name;
+            }
+            pp(c);
+        }
+        pp(c);
+    }
+    pf(c, "spec");
+    if (!spec)
+        return fail(c, obj->line, "required value");
+    const tent *f[2];
+    DC_TRY(want(c, &spec->v, T_MAP));
+    DC_TRY(fields(c, &spec->v, SF, 2, f));
+    if (f[0] && f[0]->v.t != T_NULL) {
+        const tent *d[5];
+        pf(c, "deviceSelector");
+        DC_TRY(want(c, &f[0]->v, T_MAP));
+        DC_TRY(fields(c, &f[0]->v, DF, 5, d));
+        for (int k = 3; k < 5; k++)
+            if (d[k])
+                return fail(c, d[k]->kline, "%s: not supported: since Kubernetes 1.35 a rule "
+                            "selects devices by driver, pool and device only", DF[k]);
+        const char **out[3] = {&r.driver, &r.pool, &r.device};
+        for (int k = 0; k < 3; k++) {
+            if (!d[k] || d[k]->v.t == T_NULL)
+                continue;
+            pf(c, DF[k]);
+            v = &d[k]->v;
+            DC_TRY(want(c, v, T_STR));
+            why = k == 0 ? driver_err(v->s, v->n) : k == 1 ? pool_err(v->s, v->n)
+                                                          : label_err(v->s, v->n);
+            if (why)
+                return bad_value(c, v, why);
+            DC_TRY(sdup(c, v->s, v->n, out[k]));
+            pp(c);
+        }
+        pp(c);
+    }
+    pf(c, "taint");
+    if (!f[1])
+        return fail(c, spec->v.line, "required value");
+    DC_TRY(taint(c, &f[1]->v, &r.taint));
+    pp(c);
+    pp(c);
+    c->oname = NULL;
+    dc_slice_set *s = c->s;
+    if (s->nrules == s->caprules) {
+        uint32_t nc = s->caprules ? s->caprules * 2 : 8;
+        dc_taint_rule_in *p = dc_arena_alloc(&s->arena, (size_t)nc * sizeof *p);
+        if (!p)
+            return oom(c);
+        if (s->nrules)
+            memcpy(p, s->rules, (size_t)s->nrules * sizeof *p);
+        s->rules = p;
+        s->caprules = nc;
+    }
+    s->rules[s->nrules++] = r;
+    return DRACEL_OK;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Objects: ResourceSlice, List, other kinds
  */
@@ -1687,9 +1784,23 @@ static dracel_status api_version(ld *c, const tnode *av)
     return DRACEL_OK;
 }
 
+static dracel_status rule_api_version(ld *c, const tnode *av)
+{
+    pf(c, "apiVersion");
+    DC_TRY(want(c, av, T_STR));
+    if (!str_is(av, "resource.k8s.io/v1") && !str_is(av, "resource.k8s.io/v1beta2") &&
+        !str_is(av, "resource.k8s.io/v1alpha3"))
+        return fail(c, av->line,
+                    "%s is not supported for a DeviceTaintRule (resource.k8s.io/v1, v1beta2 or "
+                    "v1alpha3)",
+                    qs(c, 0, av->s, av->n, true));
+    pp(c);
+    return DRACEL_OK;
+}
+
 static uint64_t count(const ld *c)
 {
-    uint64_t n = (uint64_t)c->s->n + c->s->nnotes;
+    uint64_t n = (uint64_t)c->s->n + c->s->nnotes + c->s->nrules;
     if (c->o)
         n += (uint64_t)c->o->nclasses + c->o->nclaims + c->o->nnodes;
     return n;
@@ -1773,6 +1884,12 @@ static dracel_status object(ld *c, const tnode *v, unsigned nest)
         k = DC_OBJ_SLICE;
     else
         k = wanted != DC_OBJ_SLICE && (wanted & (wanted - 1)) == 0 ? wanted : 0;
+    /* DeviceTaintRules go with the slices they taint. */
+    if (kind && str_is(kind, "DeviceTaintRule") && (wanted & DC_OBJ_SLICE) && c->s->keep_rules) {
+        if (f[0])
+            DC_TRY(rule_api_version(c, &f[0]->v));
+        return dc_ld_taint_rule(c, v, f[2], f[3]);
+    }
     if (!(k & wanted)) {
         if (kind)
             return add_note(c, v->line, "skipped object of kind ", kind, name);
@@ -2548,12 +2665,13 @@ dracel_status dc_slices_load(dc_slice_set *s, const char *path, const dc_slices_
         return DRACEL_EINVAL;
     ld c;
     ld_init(&c, s, lim, err, errcap);
-    uint32_t n0 = s->n, nn0 = s->nnotes;
+    uint32_t n0 = s->n, nn0 = s->nnotes, nr0 = s->nrules;
     dracel_status st = load_path(&c, path, true);
     ld_free(&c);
     if (st != DRACEL_OK) {
         s->n = n0;
         s->nnotes = nn0;
+        s->nrules = nr0;
     }
     return st;
 }
@@ -2568,12 +2686,13 @@ dracel_status dc_slices_load_buffer(dc_slice_set *s, const char *name, const cha
         return DRACEL_EINVAL;
     ld c;
     ld_init(&c, s, lim, err, errcap);
-    uint32_t n0 = s->n, nn0 = s->nnotes;
+    uint32_t n0 = s->n, nn0 = s->nnotes, nr0 = s->nrules;
     dracel_status st = load_buffer(&c, name, buf, len);
     ld_free(&c);
     if (st != DRACEL_OK) {
         s->n = n0;
         s->nnotes = nn0;
+        s->nrules = nr0;
     }
     return st;
 }

@@ -112,10 +112,24 @@ typedef struct dc_slice_in {
     uint32_t nshared;
 } dc_slice_in;
 
+/* A DeviceTaintRule (resource.k8s.io v1alpha3 to v1): its taint is added to every device its
+ * selector picks, as the scheduler's slice tracker does (when DRADeviceTaintRules is on). */
+typedef struct dc_taint_rule_in {
+    const char *file;
+    uint32_t line;
+    const char *name;       /* metadata.name ("" when absent) */
+    const char *driver, *pool, *device; /* spec.deviceSelector; NULL: any */
+    dc_taint_in taint;      /* spec.taint */
+} dc_taint_rule_in;
+
 typedef struct dc_slice_set {
     dc_arena arena;
     dc_slice_in *slices;
     uint32_t n, cap;
+    dc_taint_rule_in *rules; /* DeviceTaintRules, in input order (when keep_rules) */
+    uint32_t nrules, caprules;
+    bool keep_rules;         /* set by the caller: read DeviceTaintRules (a table's load);
+                                else they are skipped with a note, as other kinds are */
     /* Notes for stderr ("FILE: skipped object of kind Pod"), in the arena. */
     const char **notes;
     uint32_t nnotes, capnotes;

@@ -936,11 +936,28 @@ void dc_tb_fill_pool(dc_tb *b, uint32_t p, const dc_slice_in *const *sl, const b
                 set_node(b, row, &dev->node, NULL);
             else
                 set_node(b, row, &s->node, &slice_sel);
-            for (uint32_t k = 0; k < dev->ntaints && !b->oom; k++) {
-                const dc_taint_in *ti = &dev->taints[k];
+            /* the device's taints, then those of the rules that select it (the scheduler's
+             * slice tracker appends them in the same way) */
+            for (uint32_t k = 0; k < dev->ntaints + b->nrules && !b->oom; k++) {
+                const dc_taint_in *ti;
+                bool rule = k >= dev->ntaints;
+                if (rule) {
+                    const dc_taint_rule_in *ru = &b->rules[k - dev->ntaints];
+                    if ((ru->driver && strcmp(ru->driver, s->driver) != 0) ||
+                        (ru->pool && strcmp(ru->pool, s->pool) != 0) ||
+                        (ru->device && strcmp(ru->device, dev->name) != 0))
+                        continue;
+                    ti = &ru->taint;
+                    vh_str(&v, "rule");
+                    vh_str(&v, ti->key);
+                    vh_str(&v, ti->value);
+                    vh_str(&v, ti->effect);
+                } else {
+                    ti = &dev->taints[k];
+                }
                 dc_ttaint x = {row, dc_tb_intern(b, ti->key, strlen(ti->key)),
                                ti->value ? dc_tb_intern(b, ti->value, strlen(ti->value)) : DC_DICT_NONE,
-                               dc_tb_intern(b, ti->effect, strlen(ti->effect))};
+                               dc_tb_intern(b, ti->effect, strlen(ti->effect)), rule};
                 dc_ttaint *nv = dc_tb_room(b->ta, b->taints, b->ntaints, &b->captaints, sizeof *nv);
                 if (!nv) {
                     b->oom = true;
@@ -1055,6 +1072,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     }
     dc_tb b;
     dc_tb_init(&b, t, &arena, dict, a);
+    b.rules = s->rules;
+    b.nrules = s->nrules;
     t->dict = dict;
     t->alloc = a;
     pthread_mutex_lock(&dict->lock); /* one writer at a time appends to the dictionary */

@@ -119,6 +119,8 @@ typedef struct dc_tb {
     uint32_t nconsumes, capconsumes, nshared, capshared;
     const void **sels;
     uint32_t nsels, capsels;
+    const dc_taint_rule_in *rules; /* DeviceTaintRules applied to the devices built (not owned) */
+    uint32_t nrules;
     uint32_t *scratch;           /* builder's memory: a pool's device names, sorted */
     uint32_t capscratch;
 } dc_tb;

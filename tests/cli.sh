@@ -263,6 +263,19 @@ run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slice
   --nodes "$ex/nodes.yaml" --kubernetes-version 1.35 --node node-h100-a --format json
 check "explain --kubernetes-version 1.35: its default gates run the incubating copy" \
   "$(printf '%s' "$out" | grep -q '"kubernetes":{"version":"1.35","allocator":"incubating","features":\["AdminAccess","PrioritizedList"\]'; echo $?)"
+# DeviceTaintRules among the slices: applied with DRADeviceTaintRules (on in 1.37, off in 1.36).
+mkdir -p "$tmp/ruled"
+cp "$ex"/fleet/* "$tmp/ruled/"
+printf 'apiVersion: resource.k8s.io/v1beta2\nkind: DeviceTaintRule\nmetadata: {name: h100a}\nspec:\n  deviceSelector: {driver: gpu.example.com, pool: node-h100-a}\n  taint: {key: maintenance, effect: NoSchedule}\n' >"$tmp/ruled/zz-rule.yaml"
+run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$tmp/ruled" \
+  --nodes "$ex/nodes.yaml" --allocated "$ex/allocated.txt"
+check "explain: a DeviceTaintRule taints node-h100-a's pool (1.37)" \
+  "$(printf '%s\n' "$out" | grep -q '^node-h100-a: unschedulable'; echo $?)"
+check "explain: ... and is read, not skipped" "$(printf '%s' "$err" | grep -q 'DeviceTaintRule'; [ $? = 1 ]; echo $?)"
+run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$tmp/ruled" \
+  --nodes "$ex/nodes.yaml" --allocated "$ex/allocated.txt" --kubernetes-version 1.36
+check "explain: the rule is not applied in 1.36 (DRADeviceTaintRules off)" \
+  "$(printf '%s\n' "$out" | grep -qx 'node-h100-a: allocated gpu/h100 (score 8): gpu.example.com/node-h100-a/gpu-1'; echo $?)"
 run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" \
   --feature-gates DRAPrioritizedList=false
 check "explain --feature-gates: locked in 1.37" "$(is "$rc" 2)"

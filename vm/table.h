@@ -183,11 +183,13 @@ typedef struct dc_tpool {
                                     dracel_pool_info) */
 } dc_tpool;
 
-/* A device taint (side table, sorted by row). Strings are dictionary ids; value may be
+/* A device taint (side table, sorted by row): the device's own, then those of the
+ * DeviceTaintRules that select it, in their order. Strings are dictionary ids; value may be
  * DC_DICT_NONE. */
 typedef struct dc_ttaint {
     uint32_t row;
     uint32_t key, value, effect;
+    bool rule;                   /* added by a DeviceTaintRule (counts only with the gate on) */
 } dc_ttaint;
 
 /* A counter a device consumes, or a pool's shared counter (side tables). */

@@ -1207,7 +1207,8 @@ static void test_scenario_errors(void **state)
     (void)state;
     CHECK_SCN_ERR("node: {name: n1}\nnodes: []\n",
                   "s.yaml:2: unknown field \"nodes\" (a scenario has kubernetesVersion, features, "
-                  "featureGates, node, classes, slices, allocatedDevices and claims)");
+                  "featureGates, node, classes, slices, deviceTaintRules, allocatedDevices and "
+                  "claims)");
     CHECK_SCN_ERR("kubernetesVersion: \"1.33\"\nnode: {name: n1}\n",
                   "s.yaml:1: kubernetesVersion: invalid value \"1.33\": must be a Kubernetes "
                   "release dracel reproduces: 1.34, 1.35, 1.36 or 1.37");

@@ -47,6 +47,7 @@ static void check_err(const char *name, const char *text, const char *msg, int l
 {
     dc_slice_set s;
     dc_slice_set_init(&s, NULL);
+    s.keep_rules = true;
     dracel_status st = load_text(&s, name, text, NULL);
     if (st != DRACEL_EINPUT || strcmp(err, msg) != 0)
         fail_msg("case at test line %d: status %d\n got: %s\nwant: %s", line, st, err, msg);
@@ -700,6 +701,75 @@ static void test_errors_slice(void **state)
     CHECK_ERR("t.yaml", "kind: List\nitems: {a: 1}\n", PRE "2: items: must be a list, not an object");
     CHECK_ERR("t.yaml", "hello\n", PRE "1: expected an object, found a string");
     CHECK_ERR("t.yaml", "kind: Pod\nkind: Pod\n", PRE "2: duplicate key \"kind\"");
+}
+
+/* DeviceTaintRules: kept with the slices, validated, all-or-nothing. */
+static void test_taint_rules(void **state)
+{
+    (void)state;
+    dc_slice_set s;
+    dc_slice_set_init(&s, NULL);
+    /* without keep_rules, a rule is skipped with a note, as any other kind */
+    assert_int_equal(load_text(&s, "t.yaml", "kind: DeviceTaintRule\nmetadata: {name: r0}\n",
+                               NULL),
+                     DRACEL_OK);
+    assert_int_equal(s.nrules, 0);
+    assert_int_equal(s.nnotes, 1);
+    dc_slice_set_free(&s);
+    s.keep_rules = true;
+    static const char ok[] =
+        "apiVersion: resource.k8s.io/v1beta2\nkind: DeviceTaintRule\nmetadata: {name: r1}\n"
+        "spec:\n  deviceSelector: {driver: gpu.example.com, pool: p/q, device: gpu-0}\n"
+        "  taint: {key: example.com/maint, value: \"\", effect: NoExecute, "
+        "timeAdded: \"2026-01-01T00:00:00Z\"}\n"
+        "---\nkind: DeviceTaintRule\nmetadata: {name: r2}\nspec:\n"
+        "  taint: {key: k, value: v, effect: None}\n";
+    assert_int_equal(load_text(&s, "t.yaml", ok, NULL), DRACEL_OK);
+    assert_int_equal(s.n, 0);
+    assert_int_equal(s.nnotes, 0);
+    assert_int_equal(s.nrules, 2);
+    assert_string_equal(s.rules[0].name, "r1");
+    assert_string_equal(s.rules[0].driver, "gpu.example.com");
+    assert_string_equal(s.rules[0].pool, "p/q");
+    assert_string_equal(s.rules[0].device, "gpu-0");
+    assert_string_equal(s.rules[0].taint.key, "example.com/maint");
+    assert_null(s.rules[0].taint.value);
+    assert_string_equal(s.rules[0].taint.effect, "NoExecute");
+    assert_int_equal(s.rules[0].line, 1);
+    assert_null(s.rules[1].driver);
+    assert_null(s.rules[1].device);
+    assert_string_equal(s.rules[1].taint.value, "v");
+    /* a rejected file takes none of its rules */
+    assert_int_equal(load_text(&s, "u.yaml", "kind: DeviceTaintRule\nspec: {taint: {key: k, "
+                                             "effect: NoSchedule}}\n---\nkind: ResourceSlice\n",
+                               NULL),
+                     DRACEL_EINPUT);
+    assert_int_equal(s.nrules, 2);
+    dc_slice_set_free(&s);
+#define R1 ": DeviceTaintRule r1: "
+    CHECK_ERR("t.yaml", "kind: DeviceTaintRule\nmetadata: {name: r1}\n",
+              PRE "1" R1 "spec: required value");
+    CHECK_ERR("t.yaml", "kind: DeviceTaintRule\nmetadata: {name: r1}\nspec: {}\n",
+              PRE "3" R1 "spec.taint: required value");
+    CHECK_ERR("t.yaml", "kind: DeviceTaintRule\nmetadata: {name: r1}\nspec:\n  taint: {key: k, "
+                        "effect: Evict}\n",
+              PRE "4" R1 "spec.taint.effect: unsupported value \"Evict\": supported values: "
+                  "\"NoExecute\", \"NoSchedule\", \"None\"");
+    CHECK_ERR("t.yaml", "kind: DeviceTaintRule\nmetadata: {name: r1}\nspec:\n  deviceSelector: "
+                        "{driver: Bad_D}\n  taint: {key: k, effect: None}\n",
+              PRE "4" R1 "spec.deviceSelector.driver: invalid value \"Bad_D\": must be an RFC "
+                  "1123 subdomain (letters, digits, '-' and '.', each dot-separated part "
+                  "starting and ending with a letter or digit)");
+    CHECK_ERR("t.yaml", "kind: DeviceTaintRule\nmetadata: {name: r1}\nspec:\n  deviceSelector:\n"
+                        "    selectors: [{cel: {expression: 'true'}}]\n  taint: {key: k, "
+                        "effect: None}\n",
+              PRE "5" R1 "spec.deviceSelector: selectors: not supported: since Kubernetes 1.35 a "
+                  "rule selects devices by driver, pool and device only");
+    CHECK_ERR("t.yaml", "apiVersion: resource.k8s.io/v2\nkind: DeviceTaintRule\nmetadata: "
+                        "{name: r1}\n",
+              PRE "1: apiVersion: \"resource.k8s.io/v2\" is not supported for a DeviceTaintRule "
+                  "(resource.k8s.io/v1, v1beta2 or v1alpha3)");
+#undef R1
 }
 
 static void test_errors_selectors(void **state)
@@ -1788,6 +1858,7 @@ int main(void)
         cmocka_unit_test(test_yaml_resolution),
         cmocka_unit_test(test_edges),
         cmocka_unit_test(test_errors_slice),
+        cmocka_unit_test(test_taint_rules),
         cmocka_unit_test(test_errors_selectors),
         cmocka_unit_test(test_errors_devices),
         cmocka_unit_test(test_errors_counters),
