@@ -754,6 +754,20 @@ typedef struct dracel_usage dracel_usage;
  *  Kubernetes), and what their counters consume. @p t must outlive the usage. */
 DRACEL_API dracel_status dracel_usage_new(const dracel_table *t, const dracel_device_id *ids,
                                           size_t n, dracel_usage **out);
+/** A device allocated with a shareID (DRAConsumableCapacity), as an allocation result holds
+ *  it: not in use for other claims (a device with allowMultipleAllocations), its counters
+ *  consumed once, what it consumes of each capacity added up with its other shares. */
+typedef struct dracel_share {
+    dracel_device_id device;
+    const char *const *names;       /**< consumedCapacity's names (as the device writes them) */
+    const char *const *quantities;  /**< their quantities, "4Gi" */
+    size_t n;
+} dracel_share;
+/** dracel_usage_new with shared allocations too. @return DRACEL_EINVAL also for a quantity
+ *  that does not parse. */
+DRACEL_API dracel_status dracel_usage_new_shared(const dracel_table *t, const dracel_device_id *ids,
+                                                 size_t n, const dracel_share *shares,
+                                                 size_t nshares, dracel_usage **out);
 DRACEL_API void dracel_usage_free(dracel_usage *u);
 /** How many distinct devices of the table the IDs named. */
 DRACEL_API size_t dracel_usage_devices(const dracel_usage *u);
@@ -965,6 +979,12 @@ typedef struct dracel_device_result {
     const char *driver, *pool, *device;
     size_t tier;               /**< the policy's tier it came from */
     bool admin_access;
+    const char *share_id;      /**< a share of a device with allowMultipleAllocations
+                                    (DRAConsumableCapacity): its shareID; else NULL. Kubernetes
+                                    makes a random UID, dracel one derived from the node, the
+                                    claim, the request and the device */
+    size_t nconsumed;          /**< the capacities the share consumes
+                                    (dracel_run_result_consumed) */
 } dracel_device_result;
 /** The devices allocated to a claim (0 unless allocated). */
 DRACEL_API size_t dracel_run_results(const dracel_run *r, size_t claim);
@@ -972,6 +992,12 @@ DRACEL_API dracel_status dracel_run_result_size(const dracel_run *r, size_t clai
                                                 dracel_device_result *out, size_t size);
 #define dracel_run_result(r, claim, i, out) \
     dracel_run_result_size((r), (claim), (i), (out), sizeof *(out))
+
+/** Capacity @p k of result @p i's share (names in byte order, as Go writes the map): its name
+ *  and quantity ("4Gi"), living until the next call on the run. */
+DRACEL_API dracel_status dracel_run_result_consumed(const dracel_run *r, size_t claim, size_t i,
+                                                    size_t k, const char **name,
+                                                    const char **quantity);
 
 /** One entry of an allocation's config, as Kubernetes copies class and claim config. */
 typedef struct dracel_device_config {
@@ -1037,6 +1063,8 @@ typedef struct dracel_tier_explanation {
     uint32_t unevaluated;      /**< devices a selector with comprehensions (evaluated device by
                                     device, as Kubernetes does) was not evaluated on before the
                                     time limit; counted nowhere else */
+    uint32_t excluded_capacity; /**< candidates without the capacity the tier asks for
+                                     (DRAConsumableCapacity) */
 } dracel_tier_explanation;
 DRACEL_API dracel_status dracel_run_explain_tier_size(const dracel_run *r, size_t tier,
                                                       dracel_tier_explanation *out, size_t size);

@@ -73,6 +73,7 @@ typedef struct preq {
     uint32_t *sels;             /* gsel indexes: the class's, then the request's */
     uint32_t nclass_sels, nsels;
     const char *name;           /* "req" or "req/sub" */
+    dc_qty *capq;               /* capacity.requests, parsed (names in sub->capreqs) */
 } preq;
 
 typedef struct pclaim {
@@ -432,24 +433,38 @@ const char *dc_pindex_node(const dc_pindex *x, uint32_t i)
  * Devices in use
  */
 
+/* Capacity a device's shared allocations consume, summed per capacity name. */
+typedef struct ushare {
+    uint32_t row;
+    const char *name;           /* as written in consumedCapacity */
+    dc_qty q;
+} ushare;
+
 struct dc_usage {
     const dracel_alloc *a;
     const dracel_table *tt;
     uint64_t *bits;             /* over rows */
     dc_qty *avail;              /* per shared counter: its value minus what devices in use take */
     uint32_t found;
+    uint64_t *shared;           /* over rows: devices with a shared allocation (or NULL) */
+    ushare *shares;             /* sorted by row, then name; strings in `names` */
+    uint32_t nshares, capshares;
+    char *names;
+    size_t names_len;
 };
 
 static uint32_t device_row(const dc_table *t, const dc_device_id *id);
 
-/* What the devices of @p bits consume, taken from the shared counters' values (@p avail, one per
- * t->shared). A counter that would go below the most negative quantity stays as it was. */
+/* What the devices of @p bits (and of @p shared, a device counted once) consume, taken from
+ * the shared counters' values (@p avail, one per t->shared). A counter that would go below the
+ * most negative quantity stays as it was. */
 static void take_counters(const dc_table *t, const dc_pindex *x, const uint64_t *bits,
-                          dc_qty *avail)
+                          const uint64_t *shared, dc_qty *avail)
 {
     for (uint32_t j = 0; j < t->nconsumes; j++) {
         const dc_tcounter *c = &t->consumes[j];
-        if (x->cons_k[j] == UINT32_MAX || !dc_bit(bits, c->owner))
+        if (x->cons_k[j] == UINT32_MAX ||
+            !(dc_bit(bits, c->owner) || (shared && dc_bit(shared, c->owner))))
             continue;
         dc_qty out;
         if (!dc_qty_sub(&avail[x->cons_k[j]], &c->value->q, &out))
@@ -486,8 +501,84 @@ dracel_status dc_usage_new(const dracel_table *tt, const dracel_alloc *a, const 
     }
     for (uint32_t i = 0; i < t->nshared; i++)
         u->avail[i] = t->shared[i].value->q;
-    take_counters(t, x, u->bits, u->avail);
+    take_counters(t, x, u->bits, NULL, u->avail);
     *out = u;
+    return DRACEL_OK;
+}
+
+static int cmp_ushare(const void *a, const void *b)
+{
+    const ushare *x = a, *y = b;
+    if (x->row != y->row)
+        return x->row < y->row ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+dracel_status dc_usage_new_shared(const dracel_table *tt, const dracel_alloc *a,
+                                  const dc_device_id *ids, uint32_t n, const dc_share_in *shares,
+                                  uint32_t nshares, dc_usage **out)
+{
+    DC_TRY(dc_usage_new(tt, a, ids, n, out));
+    if (!nshares)
+        return DRACEL_OK;
+    dc_usage *u = *out;
+    const dc_table *t = dc_api_table(tt);
+    size_t words = DC_BITS_WORDS(t->rows) + 1, names = 0, ncaps = 0;
+    for (uint32_t i = 0; i < nshares; i++)
+        for (uint32_t k = 0; k < shares[i].ncaps; k++) {
+            names += strlen(shares[i].caps[k].name) + 1;
+            ncaps++;
+        }
+    u->shared = dc_malloc(a, words * sizeof *u->shared);
+    u->capshares = (uint32_t)ncaps + 1;
+    u->shares = dc_malloc(a, u->capshares * sizeof *u->shares);
+    u->names = dc_malloc(a, names + 1);
+    u->names_len = names + 1;
+    if (!u->shared || !u->shares || !u->names) {
+        dc_usage_free(u);
+        *out = NULL;
+        return DRACEL_ENOMEM;
+    }
+    memset(u->shared, 0, words * sizeof *u->shared);
+    char *np = u->names;
+    for (uint32_t i = 0; i < nshares; i++) {
+        uint32_t row = device_row(t, &shares[i].id);
+        for (uint32_t k = 0; k < shares[i].ncaps; k++) {
+            const char *qt = shares[i].caps[k].value;
+            dc_qty q;
+            if (dc_qty_parse(qt, strlen(qt), &q)) {
+                dc_usage_free(u);
+                *out = NULL;
+                return DRACEL_EINPUT;
+            }
+            if (row == UINT32_MAX)
+                continue; /* not in the table: counts for nothing */
+            size_t ln = strlen(shares[i].caps[k].name);
+            memcpy(np, shares[i].caps[k].name, ln + 1);
+            u->shares[u->nshares++] = (ushare){row, np, q};
+            np += ln + 1;
+        }
+        if (row != UINT32_MAX)
+            dc_bit_set(u->shared, row);
+    }
+    if (u->nshares > 1)
+        dc_sort(u->shares, u->nshares, sizeof *u->shares, cmp_ushare);
+    /* one entry per (row, name): the shares' sum */
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < u->nshares; i++) {
+        if (m && u->shares[m - 1].row == u->shares[i].row &&
+            strcmp(u->shares[m - 1].name, u->shares[i].name) == 0) {
+            dc_qty sum;
+            if (!dc_qty_add(&u->shares[m - 1].q, &u->shares[i].q, &sum))
+                u->shares[m - 1].q = sum;
+            continue;
+        }
+        u->shares[m++] = u->shares[i];
+    }
+    u->nshares = m;
+    for (uint32_t i = 0; i < t->nshared; i++)
+        u->avail[i] = t->shared[i].value->q;
+    take_counters(t, dc_api_table_pindex(tt), u->bits, u->shared, u->avail);
     return DRACEL_OK;
 }
 
@@ -529,7 +620,7 @@ dracel_status dc_usage_derive(const dc_usage *prev, const dracel_alloc *a,
     }
     for (uint32_t i = 0; i < t->nshared; i++)
         u->avail[i] = t->shared[i].value->q;
-    take_counters(t, x, u->bits, u->avail);
+    take_counters(t, x, u->bits, NULL, u->avail);
     *out = u;
     return DRACEL_OK;
 }
@@ -541,6 +632,9 @@ void dc_usage_free(dc_usage *u)
     const dc_table *t = dc_api_table(u->tt);
     dc_free(u->a, u->bits, (DC_BITS_WORDS(t->rows) + 1) * sizeof *u->bits);
     dc_free(u->a, u->avail, (t->nshared + 1) * sizeof *u->avail);
+    dc_free(u->a, u->shared, (DC_BITS_WORDS(t->rows) + 1) * sizeof *u->shared);
+    dc_free(u->a, u->shares, u->capshares * sizeof *u->shares);
+    dc_free(u->a, u->names, u->names_len);
     dc_free(u->a, u, sizeof *u);
 }
 
@@ -832,6 +926,12 @@ dracel_status dc_policy_new(const dracel_config *cfg, const dracel_table *tt,
                 q->nclass_sels = q->nsels;
                 for (uint32_t k = 0; k < sr->nsels && !oom; k++)
                     q->sels[q->nsels++] = intern_sel(p, &sr->sels[k], &capsels, &oom);
+                q->capq = pz(p, sr->ncapreqs * sizeof *q->capq);
+                if (!q->capq)
+                    goto nomem;
+                for (uint32_t k = 0; k < sr->ncapreqs; k++) /* validated when read */
+                    (void)dc_qty_parse(sr->capreqs[k].value, strlen(sr->capreqs[k].value),
+                                       &q->capq[k]);
             }
         }
     }
@@ -1264,17 +1364,24 @@ typedef struct result {
     uint32_t li;                /* local index */
     uint32_t pq;                /* preq */
     bool admin;
+    bool multi;                 /* a share of an allowMultipleAllocations device */
+    bool consumed_any;          /* consumedCapacity is set (the device has capacities) */
+    dc_qty *consumed;           /* a share's consumed capacity, per cap of the row (the slot's
+                                   buffer) */
+    uint64_t share;             /* a share's number in the node's attempt (its shareID) */
 } result;
 
 typedef struct cstate {
-    uint32_t n;                 /* devices in the set (match) */
+    uint32_t n;                 /* devices in the set */
     dc_val v;                   /* match: the first device's value */
-    dc_val *vals;               /* distinct: the values in the set */
-    uint32_t nvals, capvals;
+    dc_val *vals;               /* distinct: per request of the claim, the value of the last
+                                   device it added (Kubernetes keys its map by request name) */
+    bool *has;
 } cstate;
 
 typedef struct pstat {          /* explanation, per preq */
     uint32_t excl[DC_EXCL__COUNT];
+    uint32_t capacity;                  /* consumable capacity: the request does not fit */
     uint32_t candidates, available;
     uint32_t unevaluated;               /* devices a lazy selector could not be evaluated on in
                                            time: counted nowhere else */
@@ -1336,6 +1443,12 @@ struct dc_alloc_run {
     rdata *rd;
     uint32_t *selected;         /* per request slot: the chosen subrequest */
     uint16_t *using;            /* per local index: claims allocating it */
+    /* consumable capacity (the node's rows, when the copy and the feature have it) */
+    uint32_t *capoff;           /* per local index: its first entry in acap; [nrows] = total */
+    dc_qty *acap;               /* per capacity of each row: what this attempt's shares take */
+    uint8_t *aentry;            /* per local index: allocatingCapacity has an entry for it */
+    uint32_t maxcaps;           /* the most capacities one visible row has */
+    uint64_t shares;            /* shares made so far (their shareIDs) */
     result **res;               /* per claim */
     uint32_t *nres;
     cstate *cs;                 /* per constraint */
@@ -1756,6 +1869,172 @@ static inline dc_pool_state pool_state(const dc_alloc_run *r, uint32_t pool)
     return (dc_pool_state)r->pstate[pool];
 }
 
+/* ---- Consumable capacity (DRAConsumableCapacity, in the copies with the beta features):
+ * Kubernetes' consumable_capacity.go and the allocator's CmpRequestOverCapacity. */
+
+static inline bool consumable(const dc_alloc_run *r)
+{
+    return r->k8s.beta_code && (r->k8s.features & DC_FEAT_CONSUMABLE_CAPACITY);
+}
+
+static inline bool multi_row(const dc_alloc_run *r, uint32_t row)
+{
+    return consumable(r) && dc_bit(r->p->t->multi, row);
+}
+
+/* Quantity.Value(): rounded up, away from zero, to an integer (saturating). */
+static int64_t qty_value(const dc_qty *q)
+{
+    dc_qty_i128 m = q->m;
+    for (int32_t e = q->e; e > 0; e--) {
+        if (m > (dc_qty_i128)INT64_MAX || m < (dc_qty_i128)INT64_MIN)
+            return m > 0 ? INT64_MAX : INT64_MIN;
+        m *= 10;
+    }
+    for (int32_t e = q->e; e < 0; e++) {
+        dc_qty_i128 d = m / 10, rem = m % 10;
+        m = d + (rem > 0) - (rem < 0);
+    }
+    if (m > (dc_qty_i128)INT64_MAX)
+        return INT64_MAX;
+    if (m < (dc_qty_i128)INT64_MIN)
+        return INT64_MIN;
+    return (int64_t)m;
+}
+
+/* Go's == on two resource.Quantity values (what violatesPolicy compares the default with):
+ * the same value held the same way, in the same format. */
+static bool qty_same(const dc_qty *a, const dc_qty *b)
+{
+    return a->m == b->m && a->e == b->e && a->kscale == b->kscale && a->fmt == b->fmt &&
+           a->dec == b->dec;
+}
+
+/* calculateConsumedCapacity: what one request (req, or none) consumes of a capacity. */
+static dc_qty consumed_of(const dc_tcap *c, const dc_qty *req)
+{
+    const dc_tpolicy *p = c->policy;
+    if (!req)
+        return p && p->def ? p->def->q : c->value->q; /* fillEmptyRequest */
+    if (!p)
+        return *req;
+    if (p->min) { /* roundUpRange */
+        if (dc_qty_cmp(req, &p->min->q) < 0)
+            return p->min->q;
+        if (!p->step)
+            return *req;
+        int64_t rv = qty_value(req), step = qty_value(&p->step->q), mn = qty_value(&p->min->q);
+        int64_t added = rv - mn, n = step ? added / step : 0;
+        if (step && added % step != 0)
+            n++;
+        dc_qty out = dc_qty_from_int(mn + step * n);
+        out.fmt = DC_QTY_BINARY_SI; /* resource.NewQuantity(val, BinarySI) */
+        return out;
+    }
+    if (p->nvalid) { /* roundUpValidValues */
+        for (uint32_t i = 0; i < p->nvalid; i++)
+            if (dc_qty_cmp(req, &p->valid[i]->q) <= 0)
+                return p->valid[i]->q;
+        return *req;
+    }
+    return *req;
+}
+
+/* violatesPolicy */
+static bool violates(const dc_qty *v, const dc_tpolicy *p)
+{
+    if (!p)
+        return false;
+    if (p->def && qty_same(v, &p->def->q))
+        return false;
+    if (p->min) {
+        if (p->max && dc_qty_cmp(v, &p->max->q) > 0)
+            return true;
+        if (p->step) {
+            int64_t step = qty_value(&p->step->q);
+            return step && (qty_value(v) - qty_value(&p->min->q)) % step != 0;
+        }
+        return false;
+    }
+    if (p->nvalid) {
+        for (uint32_t i = 0; i < p->nvalid; i++)
+            if (dc_qty_cmp(v, &p->valid[i]->q) == 0)
+                return false;
+        return true;
+    }
+    return false;
+}
+
+/* What the shared allocations in use consume of a row's capacity @p name (0 when none). */
+static const dc_qty *shared_use(const dc_alloc_run *r, uint32_t row, const char *name)
+{
+    const dc_usage *u = r->usage;
+    if (!u || !u->nshares || !dc_bit(u->shared, row))
+        return NULL;
+    uint32_t lo = 0, hi = u->nshares;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (u->shares[mid].row < row)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < u->nshares && u->shares[lo].row == row; lo++)
+        if (strcmp(u->shares[lo].name, name) == 0)
+            return &u->shares[lo].q;
+    return NULL;
+}
+
+/* deviceCapacityInUse: a share of the device is allocated, or being allocated here. */
+static bool cap_in_use(const dc_alloc_run *r, uint32_t li)
+{
+    uint32_t row = r->rows[li];
+    return (r->usage && r->usage->shared && dc_bit(r->usage->shared, row)) ||
+           (r->aentry && r->aentry[li]);
+}
+
+/* What request q asks of the capacity @p name, or NULL. */
+static const dc_qty *requested(const preq *q, const char *name)
+{
+    for (uint32_t k = 0; k < q->sub->ncapreqs; k++)
+        if (strcmp(q->sub->capreqs[k].name, name) == 0)
+            return &q->capq[k];
+    return NULL;
+}
+
+/* CmpRequestOverCapacity for request pq and the device at li: 1 fits, 0 does not, -1 the
+ * request names a capacity the device lacks (an error the allocator skips the device on).
+ * @p alone: without what this attempt's shares take (for the explanation). */
+static int cap_check(const dc_alloc_run *r, uint32_t pq, uint32_t li, bool alone)
+{
+    const dc_table *t = r->p->t;
+    const preq *q = &r->p->preqs[pq];
+    uint32_t row = r->rows[li], nc;
+    const dc_tcap *caps = dc_table_caps(t, row, &nc);
+    for (uint32_t k = 0; k < q->sub->ncapreqs; k++) {
+        bool found = false;
+        for (uint32_t j = 0; j < nc && !found; j++)
+            found = strcmp(dc_dict_str(t->dict, caps[j].name)->data, q->sub->capreqs[k].name) == 0;
+        if (!found)
+            return -1;
+    }
+    for (uint32_t j = 0; j < nc; j++) {
+        const char *name = dc_dict_str(t->dict, caps[j].name)->data;
+        dc_qty used = consumed_of(&caps[j], requested(q, name));
+        if (violates(&used, caps[j].policy))
+            return 0;
+        dc_qty sum;
+        const dc_qty *in_use = shared_use(r, row, name);
+        if (in_use && !dc_qty_add(in_use, &used, &sum))
+            used = sum;
+        if (!alone && r->acap && !dc_qty_add(&used, &r->acap[r->capoff[li] + j], &sum))
+            used = sum;
+        if (dc_qty_cmp(&used, &caps[j].value->q) > 0)
+            return 0;
+    }
+    return 1;
+}
+
 /* Kubernetes' isSelectable: 1, 0, or R_ERR with the message. */
 static int selectable(dc_alloc_run *r, uint32_t pq, uint32_t li)
 {
@@ -1826,10 +2105,11 @@ static bool in_use(const dc_alloc_run *r, uint32_t li)
     return taken(r, r->rows[li]) || r->using[li] > 0;
 }
 
+/* allocatingDeviceForClaim: a share of a multi-allocation device does not count. */
 static bool allocating_for_claim(const dc_alloc_run *r, uint32_t li, uint32_t ci)
 {
     for (uint32_t i = 0; i < r->nres[ci]; i++)
-        if (r->res[ci][i].li == li)
+        if (r->res[ci][i].li == li && !r->res[ci][i].multi)
             return true;
     return false;
 }
@@ -1972,14 +2252,20 @@ static bool cons_add(dc_alloc_run *r, uint32_t k, const preq *q, uint32_t row)
         s->n++;
         return true;
     }
+    /* distinctAttribute as Kubernetes implements it: the values kept are, per request, that
+     * of the last device the request added (its map is keyed by request name), and a device
+     * is checked against those only; the first device of an empty set is not checked. */
     if (!attribute(r, c->distinct_attribute, row, &v))
         return false;
-    for (uint32_t i = 0; i < s->nvals; i++)
-        if (attr_eq(s->vals[i], v))
-            return false;
-    if (s->nvals == s->capvals)
-        return false; /* not reached: a set holds at most the claim's results */
-    s->vals[s->nvals++] = v;
+    if (s->n) {
+        const pclaim *pc = &r->p->claims[q->ci];
+        for (uint32_t i = 0; i < pc->in->nreqs; i++)
+            if (s->has[i] && attr_eq(s->vals[i], v))
+                return false;
+    }
+    s->vals[q->ri] = v;
+    s->has[q->ri] = true;
+    s->n++;
     return true;
 }
 
@@ -1989,10 +2275,9 @@ static void cons_remove(dc_alloc_run *r, uint32_t k, const preq *q)
     cstate *s = &r->cs[k];
     if (!cons_applies(c, q))
         return;
-    if (c->match_attribute)
-        s->n--;
-    else if (s->nvals)
-        s->nvals--;     /* devices leave in the reverse order they came */
+    s->n--;
+    if (c->distinct_attribute)
+        s->has[q->ri] = false; /* delete(m.attributes, requestName) */
 }
 
 /* Kubernetes' allocateDevice: 1 allocated, 0 not usable, R_ERR. */
@@ -2002,7 +2287,8 @@ static int allocate_device(dc_alloc_run *r, uint32_t ci, uint32_t pq, uint32_t l
     const preq *q = &p->preqs[pq];
     uint32_t row = r->rows[li];
     bool admin = q->sub->admin_access;
-    if (admin && allocating_for_claim(r, li, ci))
+    bool multi = multi_row(r, row);
+    if (!multi && admin && allocating_for_claim(r, li, ci))
         return 0;
     if (!admin && in_use(r, li))
         return 0;
@@ -2010,7 +2296,9 @@ static int allocate_device(dc_alloc_run *r, uint32_t ci, uint32_t pq, uint32_t l
     dc_table_consumes(p->t, row, &ncons);
     if (ncons && !(r->k8s.features & DC_FEAT_PARTITIONABLE))
         return 0;
-    if (ncons && !counters_take(r, row))
+    /* a device of several shares consumes its counters once, with its first share */
+    bool skip_counters = multi && cap_in_use(r, li);
+    if (!skip_counters && ncons && !counters_take(r, row))
         return 0;
     /* From here a failure keeps the device's counters consumed for the rest of the node's
      * attempt, as every release of Kubernetes' allocator does (allocateDevice returns without
@@ -2032,11 +2320,34 @@ static int allocate_device(dc_alloc_run *r, uint32_t ci, uint32_t pq, uint32_t l
         }
         return 0;
     }
-    r->using[li]++;
-    result *x = &r->res[ci][r->nres[ci]++];
+    if (!multi)
+        r->using[li]++;
+    /* Checked again after the constraints and the in-use mark, which stay when it fails, as
+     * in Kubernetes (this can only fail for an All request, whose devices were checked when
+     * gathered, before earlier requests took their shares). */
+    if (consumable(r) && cap_check(r, pq, li, false) <= 0)
+        return 0;
+    result *x = &r->res[ci][r->nres[ci]];
     x->li = li;
     x->pq = pq;
     x->admin = admin;
+    x->multi = multi;
+    x->consumed_any = false;
+    if (multi) { /* GetConsumedCapacityFromRequest, a new shareID, allocatingCapacity.Insert */
+        uint32_t nc;
+        const dc_tcap *caps = dc_table_caps(p->t, row, &nc);
+        for (uint32_t j = 0; j < nc; j++) {
+            const char *name = dc_dict_str(p->t->dict, caps[j].name)->data;
+            x->consumed[j] = consumed_of(&caps[j], requested(q, name));
+            dc_qty sum;
+            if (!dc_qty_add(&r->acap[r->capoff[li] + j], &x->consumed[j], &sum))
+                r->acap[r->capoff[li] + j] = sum;
+        }
+        x->consumed_any = nc > 0;
+        x->share = ++r->shares;
+        r->aentry[li] = 1;
+    }
+    r->nres[ci]++;
     return 1;
 }
 
@@ -2048,12 +2359,31 @@ static void deallocate(dc_alloc_run *r, uint32_t ci)
     const pclaim *pc = &p->claims[ci];
     for (uint32_t k = pc->cons_first; k < pc->cons_first + pc->in->ncons; k++)
         cons_remove(r, k, q);
+    r->backtracks++;
+    if (x.multi) {
+        /* allocatingCapacity.Remove (only when the share consumed something: Kubernetes keeps
+         * an empty entry otherwise); the counters stay taken, as Kubernetes' deallocate
+         * gives a shared device's counters back in no case */
+        if (!x.consumed_any)
+            return;
+        uint32_t nc;
+        dc_table_caps(p->t, r->rows[x.li], &nc);
+        bool zero = true;
+        for (uint32_t j = 0; j < nc; j++) {
+            dc_qty *a = &r->acap[r->capoff[x.li] + j], out;
+            if (!dc_qty_sub(a, &x.consumed[j], &out))
+                *a = out;
+            zero &= dc_qty_sign(a) == 0;
+        }
+        if (zero)
+            r->aentry[x.li] = 0;
+        return;
+    }
     r->using[x.li]--;
     uint32_t ncons;
     dc_table_consumes(p->t, r->rows[x.li], &ncons);
     if (ncons)
         counters_add(r, r->rows[x.li], false);
-    r->backtracks++;
 }
 
 static int allocate_one(dc_alloc_run *r, uint32_t ci, uint32_t ri, uint32_t si, uint32_t di,
@@ -2112,11 +2442,13 @@ static int allocate_one(dc_alloc_run *r, uint32_t ci, uint32_t ri, uint32_t si, 
         if (!pool_usable(r, row))
             continue;
         if (q->sub->admin_access ? allocating_for_claim(r, li, ci) : in_use(r, li))
-            continue;
+            continue; /* (a share of a multi-allocation device is in use for no one) */
         int s = selectable(r, pq, li);
         if (s < 0)
             return s;
         if (!s)
+            continue;
+        if (consumable(r) && cap_check(r, pq, li, false) <= 0)
             continue;
         int ok = allocate_device(r, ci, pq, li, false);
         if (ok < 0)
@@ -2183,6 +2515,8 @@ static int validate(dc_alloc_run *r, uint32_t pq)
         int s = selectable(r, pq, li);
         if (s < 0)
             return s;
+        if (s && consumable(r) && cap_check(r, pq, li, false) <= 0)
+            continue;
         if (s)
             d->all[d->nall++] = li;
     }
@@ -2217,8 +2551,6 @@ static int prepare(dc_alloc_run *r)
                     return fail(r, "claim %s, request %s: has capacity requests, but the "
                                 "DRAConsumableCapacity feature is disabled", pc->kobj, rq->name);
                 }
-                return fail(r, "claim %s, request %s: capacity requests (DRAConsumableCapacity) "
-                            "are not supported by dracel", pc->kobj, rq->name);
             }
             uint64_t min_req = UINT64_MAX;
             for (uint32_t s = 0; s < rq->nsubs; s++) {
@@ -2299,13 +2631,47 @@ dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node)
     for (uint32_t v = 0; v < r->nvpools; v++)
         for (uint32_t k = p->x->shared_first[r->vpools[v]]; k < p->x->shared_first[r->vpools[v] + 1]; k++)
             r->consumed[k] = dc_qty_from_int(0);
-    for (uint32_t k = 0; k < p->ncons; k++) {
-        if (!p->cons[k]->distinct_attribute)
-            continue;
-        r->cs[k].capvals = DC_ALLOC_MAX_RESULTS + 1;
-        r->cs[k].vals = sz(r, r->cs[k].capvals * sizeof *r->cs[k].vals);
-        if (!r->cs[k].vals)
+    for (uint32_t c = 0; c < p->nclaims; c++) {
+        const pclaim *pc = &p->claims[c];
+        for (uint32_t k = pc->cons_first; k < pc->cons_first + pc->in->ncons; k++) {
+            if (!p->cons[k]->distinct_attribute)
+                continue;
+            r->cs[k].vals = sz(r, pc->in->nreqs * sizeof *r->cs[k].vals);
+            r->cs[k].has = sz(r, pc->in->nreqs * sizeof *r->cs[k].has);
+            if (!r->cs[k].vals || !r->cs[k].has)
+                goto nomem;
+        }
+    }
+    /* consumable capacity: the capacities of the node's rows, what shares take of them */
+    r->capoff = NULL;
+    r->acap = NULL;
+    r->aentry = NULL;
+    r->maxcaps = 0;
+    r->shares = 0;
+    if (consumable(r)) {
+        r->capoff = sz(r, (r->nrows + 1) * sizeof *r->capoff);
+        r->aentry = sz(r, r->nrows + 1);
+        if (!r->capoff || !r->aentry)
             goto nomem;
+        uint32_t total = 0;
+        for (uint32_t li = 0; li < r->nrows; li++) {
+            uint32_t nc;
+            dc_table_caps(p->t, r->rows[li], &nc);
+            r->capoff[li] = total;
+            total += nc;
+            if (nc > r->maxcaps)
+                r->maxcaps = nc;
+        }
+        r->capoff[r->nrows] = total;
+        r->acap = sz(r, (total + 1) * sizeof *r->acap);
+        if (!r->acap)
+            goto nomem;
+        for (uint32_t i = 0; i < total; i++)
+            r->acap[i] = dc_qty_from_int(0);
+        for (uint32_t c = 0; c < p->nclaims; c++) /* each result slot's consumed capacity */
+            for (uint32_t i = 0; i <= DC_ALLOC_MAX_RESULTS; i++)
+                if (!(r->res[c][i].consumed = sz(r, (r->maxcaps + 1) * sizeof(dc_qty))))
+                    goto nomem;
     }
     /* The node's limit covers validation too: an All request evaluates lazy selectors there. */
     uint64_t now = now_ns();
@@ -2754,6 +3120,8 @@ static dracel_status explain(dc_alloc_run *r)
                 st->excl[DC_EXCL_TAINTED]++;
             else if (ncons && (!(r->k8s.features & DC_FEAT_PARTITIONABLE) || alone_exceeds(r, row)))
                 st->excl[DC_EXCL_COUNTERS]++;
+            else if (consumable(r) && cap_check(r, pq, li, true) <= 0)
+                st->capacity++;
             else
                 st->available++;
         }
@@ -2813,6 +3181,7 @@ void dc_alloc_tier_expl(const dc_alloc_run *r, uint32_t tier, dc_tier_expl *out)
     out->candidates = st->candidates;
     out->available = st->available;
     out->unevaluated = st->unevaluated;
+    out->capacity = st->capacity;
     memcpy(out->excluded, st->excl, sizeof out->excluded);
 }
 
@@ -3023,6 +3392,117 @@ void dc_alloc_node_selector_json(const dc_alloc_run *r, uint32_t ci, dc_buf *b)
     dc_free(r->a, exp, 2 * cap * sizeof *exp);
 }
 
+/* A share's shareID: Kubernetes makes a random UID (uuid.NewUUID); dracel derives one in the
+ * same form (version 4, RFC 4122 variant) from the node, the claim, the request, the device
+ * and the share's number, so that answers replay byte for byte. */
+static void share_uid(const dc_alloc_run *r, uint32_t ci, const result *x, char out[37])
+{
+    char id[800];
+    dev_id(r->p->t, r->rows[x->li], id, sizeof id);
+    dc_hash h1 = DC_HASH_INIT, h2 = DC_HASH_INIT;
+    dc_hash_str(&h1, r->node_name);
+    dc_hash_str(&h1, r->p->claims[ci].kobj);
+    dc_hash_str(&h1, r->p->preqs[x->pq].name);
+    dc_hash_str(&h1, id);
+    dc_hash_int(&h1, (int64_t)x->share);
+    dc_hash_int(&h2, (int64_t)h1.h);
+    dc_hash_str(&h2, "shareID");
+    unsigned char u[16];
+    for (int i = 0; i < 8; i++) {
+        u[i] = (unsigned char)(h1.h >> (8 * i));
+        u[8 + i] = (unsigned char)(h2.h >> (8 * i));
+    }
+    u[6] = (unsigned char)((u[6] & 0x0f) | 0x40);
+    u[8] = (unsigned char)((u[8] & 0x3f) | 0x80);
+    static const char hex[] = "0123456789abcdef";
+    int o = 0;
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            out[o++] = '-';
+        out[o++] = hex[u[i] >> 4];
+        out[o++] = hex[u[i] & 15];
+    }
+    out[o] = '\0';
+}
+
+/* ,"shareID":"...","consumedCapacity":{...} of a share (names sorted, as Go writes a map). */
+static void put_share(dc_buf *b, const dc_alloc_run *r, uint32_t ci, const result *x)
+{
+    char uid[37];
+    share_uid(r, ci, x, uid);
+    dc_buf_printf(b, ",\"shareID\":\"%s\"", uid);
+    if (!x->consumed_any)
+        return;
+    const dc_table *t = r->p->t;
+    uint32_t nc;
+    const dc_tcap *caps = dc_table_caps(t, r->rows[x->li], &nc);
+    dc_buf_puts(b, ",\"consumedCapacity\":{");
+    const char *last = NULL; /* the names are a map's keys: distinct, printed in order */
+    for (uint32_t n = 0; n < nc; n++) {
+        uint32_t best = UINT32_MAX;
+        for (uint32_t j = 0; j < nc; j++) {
+            const char *nm = dc_dict_str(t->dict, caps[j].name)->data;
+            if ((!last || strcmp(nm, last) > 0) &&
+                (best == UINT32_MAX || strcmp(nm, dc_dict_str(t->dict, caps[best].name)->data) < 0))
+                best = j;
+        }
+        if (best == UINT32_MAX)
+            break;
+        last = dc_dict_str(t->dict, caps[best].name)->data;
+        char q[DC_QTY_FMT_MAX];
+        dc_qty_format(&x->consumed[best], q, sizeof q);
+        if (n)
+            dc_buf_putc(b, ',');
+        js(b, last);
+        dc_buf_printf(b, ":\"%s\"", q);
+    }
+    dc_buf_putc(b, '}');
+}
+
+const char *dc_alloc_share(const dc_alloc_run *cr, uint32_t claim, uint32_t i, uint32_t *ncaps)
+{
+    dc_alloc_run *r = (dc_alloc_run *)(uintptr_t)cr;
+    *ncaps = 0;
+    if (r->outcome != DC_ALLOC_ALLOCATED || claim >= r->p->nclaims || i >= r->nres[claim] ||
+        !r->res[claim][i].multi)
+        return NULL;
+    const result *x = &r->res[claim][i];
+    char uid[37];
+    share_uid(r, claim, x, uid);
+    if (x->consumed_any)
+        dc_table_caps(r->p->t, r->rows[x->li], ncaps);
+    return dc_arena_strndup(&r->scratch, uid, 36);
+}
+
+bool dc_alloc_consumed(const dc_alloc_run *cr, uint32_t claim, uint32_t i, uint32_t k,
+                       const char **name, const char **quantity)
+{
+    dc_alloc_run *r = (dc_alloc_run *)(uintptr_t)cr;
+    uint32_t nc;
+    if (!dc_alloc_share(r, claim, i, &nc) || k >= nc)
+        return false;
+    const result *x = &r->res[claim][i];
+    const dc_table *t = r->p->t;
+    const dc_tcap *caps = dc_table_caps(t, r->rows[x->li], &nc);
+    /* the k-th name in byte order (names of one device are distinct) */
+    uint32_t best = UINT32_MAX;
+    for (uint32_t j = 0; j < nc; j++) {
+        const char *nm = dc_dict_str(t->dict, caps[j].name)->data;
+        uint32_t below = 0;
+        for (uint32_t m = 0; m < nc; m++)
+            below += strcmp(dc_dict_str(t->dict, caps[m].name)->data, nm) < 0;
+        if (below == k)
+            best = j;
+    }
+    if (best == UINT32_MAX)
+        return false;
+    char q[DC_QTY_FMT_MAX];
+    dc_qty_format(&x->consumed[best], q, sizeof q);
+    *name = dc_dict_str(t->dict, caps[best].name)->data;
+    *quantity = dc_arena_strndup(&r->scratch, q, strlen(q));
+    return *quantity != NULL;
+}
+
 static void put_allocations(dc_buf *b, const dc_alloc_run *r)
 {
     const dc_policy *p = r->p;
@@ -3041,6 +3521,8 @@ static void put_allocations(dc_buf *b, const dc_alloc_run *r)
                     dc_buf_puts(b, ",\"adminAccess\":true");
                 if (q->sub->ntols)
                     put_tolerations(b, q->sub);
+                if (x->multi)
+                    put_share(b, r, c, x);
                 dc_buf_putc(b, '}');
             }
             dc_buf_putc(b, ']');
@@ -3147,6 +3629,10 @@ static void put_exclusions(dc_buf *b, const pstat *st, const char *open, const c
             dc_buf_printf(b, "%s%u %s", sep, st->excl[i], what[i]);
             sep = ", ";
         }
+    if (st->capacity) {
+        dc_buf_printf(b, "%s%u without the capacity asked for", sep, st->capacity);
+        sep = ", ";
+    }
     if (sep != open)
         dc_buf_puts(b, close);
 }
@@ -3319,10 +3805,12 @@ void dc_alloc_explain_json(const dc_alloc_run *r, dc_buf *b)
                     dc_buf_puts(b, "]}");
                 }
                 dc_buf_printf(b, "],\"excluded\":{\"incompletePool\":%u,\"invalidPool\":%u,"
-                              "\"node\":%u,\"allocated\":%u,\"tainted\":%u,\"counters\":%u}",
+                              "\"node\":%u,\"allocated\":%u,\"tainted\":%u,\"counters\":%u,"
+                              "\"capacity\":%u}",
                               st->excl[DC_EXCL_INCOMPLETE_POOL], st->excl[DC_EXCL_INVALID_POOL],
                               st->excl[DC_EXCL_NODE], st->excl[DC_EXCL_ALLOCATED],
-                              st->excl[DC_EXCL_TAINTED], st->excl[DC_EXCL_COUNTERS]);
+                              st->excl[DC_EXCL_TAINTED], st->excl[DC_EXCL_COUNTERS],
+                              st->capacity);
                 if (st->unevaluated)
                     dc_buf_printf(b, ",\"unevaluated\":%u", st->unevaluated);
                 if (status == DC_TIER_CHOSEN) {

@@ -79,6 +79,12 @@ bool dc_node_selector_match(const dc_node_selector_in *s, const dc_node_in *n, b
  *  their counters consume. Immutable; @p t must outlive it. */
 dracel_status dc_usage_new(const dracel_table *t, const dracel_alloc *a, const dc_device_id *ids,
                            uint32_t n, dc_usage **out) DC_WUR;
+/** The same with shared allocations (consumable capacity): @p shares' devices are not in use
+ *  but their counters are consumed (once per device) and their consumed capacity adds up.
+ *  DRACEL_EINPUT when a quantity does not parse. */
+dracel_status dc_usage_new_shared(const dracel_table *t, const dracel_alloc *a,
+                                  const dc_device_id *ids, uint32_t n, const dc_share_in *shares,
+                                  uint32_t nshares, dc_usage **out) DC_WUR;
 /** A usage of the same table as @p prev, with the devices of @p set in use too and those of
  *  @p clear no longer (@p clear first; IDs the table does not have count for nothing), and the
  *  counters taken again: what dc_usage_new gives for the new list of IDs, without looking the
@@ -191,6 +197,13 @@ uint32_t dc_alloc_nresults(const dc_alloc_run *r, uint32_t claim);
 /** Result i of a claim: its tier, the device's row, and whether it has admin access. */
 void dc_alloc_result(const dc_alloc_run *r, uint32_t claim, uint32_t i, uint32_t *tier,
                      uint32_t *row, bool *admin);
+/** A result's share (consumable capacity): its shareID (in the run's scratch until the next
+ *  node) and how many capacities it consumed, or NULL and 0 when the result is no share. */
+const char *dc_alloc_share(const dc_alloc_run *r, uint32_t claim, uint32_t i, uint32_t *ncaps);
+/** Capacity k of that share, in Go's map order (names sorted): its name and quantity text
+ *  (both in the run's scratch). false when out of range or on ENOMEM. */
+bool dc_alloc_consumed(const dc_alloc_run *r, uint32_t claim, uint32_t i, uint32_t k,
+                       const char **name, const char **quantity);
 /* Allocation config entries, as the allocator copies them (class configs once per class, then
  * the claim's; an entry naming every request names none). */
 typedef struct dc_alloc_config {
@@ -215,6 +228,7 @@ typedef struct dc_tier_expl {
     uint32_t needed, candidates, available;
     uint32_t unevaluated;       /* a lazy selector ran out of time on them */
     uint32_t excluded[DC_EXCL__COUNT];
+    uint32_t capacity;          /* consumable capacity: candidates the request does not fit */
 } dc_tier_expl;
 typedef struct dc_sel_expl {
     bool from_class;

@@ -259,6 +259,54 @@ dracel_status dracel_usage_new(const dracel_table *t, const dracel_device_id *id
     return DRACEL_OK;
 }
 
+dracel_status dracel_usage_new_shared(const dracel_table *t, const dracel_device_id *ids,
+                                      size_t n, const dracel_share *shares, size_t nshares,
+                                      dracel_usage **out)
+{
+    if (!out)
+        return DRACEL_EINVAL;
+    *out = NULL;
+    if (!t || (!ids && n) || !ids_ok(ids, n) || (!shares && nshares) || nshares > UINT32_MAX)
+        return DRACEL_EINVAL;
+    const dracel_alloc *a = dc_api_table_alloc(t);
+    size_t ncaps = 0;
+    for (size_t i = 0; i < nshares; i++) {
+        if (!ids_ok(&shares[i].device, 1) || (shares[i].n && (!shares[i].names ||
+                                                               !shares[i].quantities)))
+            return DRACEL_EINVAL;
+        for (size_t k = 0; k < shares[i].n; k++)
+            if (!shares[i].names[k] || !shares[i].quantities[k])
+                return DRACEL_EINVAL;
+        ncaps += shares[i].n;
+    }
+    dc_share_in *sh = dc_malloc(a, (nshares + 1) * sizeof *sh);
+    dc_capacity_in *caps = dc_malloc(a, (ncaps + 1) * sizeof *caps);
+    dracel_usage *u = dc_malloc(a, sizeof *u);
+    dracel_status st = sh && caps && u ? DRACEL_OK : DRACEL_ENOMEM;
+    size_t at = 0;
+    for (size_t i = 0; st == DRACEL_OK && i < nshares; i++) {
+        sh[i].id = (dc_device_id){shares[i].device.driver, shares[i].device.pool,
+                                  shares[i].device.device};
+        sh[i].caps = caps + at;
+        sh[i].ncaps = (uint32_t)shares[i].n;
+        for (size_t k = 0; k < shares[i].n; k++, at++)
+            caps[at] = (dc_capacity_in){shares[i].names[k], shares[i].quantities[k], NULL};
+    }
+    if (st == DRACEL_OK) {
+        u->alloc = *a;
+        st = dc_usage_new_shared(t, &u->alloc, (const dc_device_id *)ids, (uint32_t)n, sh,
+                                 (uint32_t)nshares, &u->u);
+    }
+    dc_free(a, sh, (nshares + 1) * sizeof *sh);
+    dc_free(a, caps, (ncaps + 1) * sizeof *caps);
+    if (st != DRACEL_OK) {
+        dc_free(a, u, sizeof *u);
+        return st == DRACEL_EINPUT ? DRACEL_EINVAL : st;
+    }
+    *out = u;
+    return DRACEL_OK;
+}
+
 dracel_status dc_api_usage_derive(const dracel_usage *prev, const dracel_device_id *set,
                                   size_t nset, const dracel_device_id *clear, size_t nclear,
                                   dracel_usage **out)
@@ -693,7 +741,20 @@ dracel_status dracel_run_result_size(const dracel_run *r, size_t claim, size_t i
     x.device = di.device;
     x.tier = tier;
     x.admin_access = admin;
+    uint32_t nc;
+    x.share_id = dc_alloc_share(r->r, (uint32_t)claim, (uint32_t)i, &nc);
+    x.nconsumed = nc;
     return dc_struct_write(out, size, &x, sizeof x, RESULT_V1);
+}
+
+dracel_status dracel_run_result_consumed(const dracel_run *r, size_t claim, size_t i, size_t k,
+                                         const char **name, const char **quantity)
+{
+    if (!r || !name || !quantity || claim > UINT32_MAX || i > UINT32_MAX || k > UINT32_MAX)
+        return DRACEL_EINVAL;
+    return dc_alloc_consumed(r->r, (uint32_t)claim, (uint32_t)i, (uint32_t)k, name, quantity)
+               ? DRACEL_OK
+               : DRACEL_EINVAL;
 }
 
 size_t dracel_run_configs(const dracel_run *r, size_t claim)
@@ -837,6 +898,7 @@ dracel_status dracel_run_explain_tier_size(const dracel_run *r, size_t tier,
     memcpy(x.excluded, e.excluded, sizeof x.excluded);
     x.nselectors = d.nsels;
     x.unevaluated = e.unevaluated;
+    x.excluded_capacity = e.capacity;
     return dc_struct_write(out, size, &x, sizeof x, TIER_EXPL_V1);
 }
 
@@ -935,9 +997,21 @@ static dracel_status scenario(const dracel_config *cfg, const char *path, const 
                                                       buf, len, NULL, err, errcap);
     if (st == DRACEL_OK)
         st = dc_api_table_build(&s->objs.cfg, &s->objs.o.slices, &s->t, err, errcap);
-    if (st == DRACEL_OK && s->sc.nallocated)
-        st = dracel_usage_new(s->t, (const dracel_device_id *)s->sc.allocated, s->sc.nallocated,
-                              &s->u);
+    if (st == DRACEL_OK && (s->sc.nallocated || s->sc.nshares)) {
+        const dracel_alloc *a = dc_api_table_alloc(s->t);
+        s->u = dc_malloc(a, sizeof *s->u);
+        if (!s->u) {
+            st = DRACEL_ENOMEM;
+        } else {
+            s->u->alloc = *a;
+            st = dc_usage_new_shared(s->t, &s->u->alloc, s->sc.allocated, s->sc.nallocated,
+                                     s->sc.shares, s->sc.nshares, &s->u->u);
+            if (st != DRACEL_OK) {
+                dc_free(a, s->u, sizeof *s->u);
+                s->u = NULL;
+            }
+        }
+    }
     if (st != DRACEL_OK) {
         if (st == DRACEL_ENOMEM)
             set_err(err, errcap, "out of memory");

@@ -64,7 +64,9 @@ typedef struct dc_subreq_in {
     bool admin_access;      /* adminAccess: true (only `exactly` has it) */
     dc_toleration_in *tols;
     uint32_t ntols;
-    bool capacity_requests; /* capacity.requests given (ConsumableCapacity: not supported) */
+    bool capacity_requests; /* `capacity` given (Kubernetes checks Capacity != nil) */
+    dc_capacity_in *capreqs; /* capacity.requests: names as written, quantity texts */
+    uint32_t ncapreqs;
     uint32_t line;
 } dc_subreq_in;
 
@@ -265,6 +267,15 @@ typedef struct dc_device_id {
     const char *driver, *pool, *device;
 } dc_device_id;
 
+/* An allocated device with a shareID (consumable capacity): the device stays usable by
+ * other claims, its counters are consumed once, and what it consumes of each capacity adds
+ * up with its other shares (the scheduler's AllocatedSharedDeviceIDs and AggregatedCapacity). */
+typedef struct dc_share_in {
+    dc_device_id id;
+    dc_capacity_in *caps;   /* consumedCapacity: names as written, quantity texts */
+    uint32_t ncaps;
+} dc_share_in;
+
 typedef struct dc_scenario {
     unsigned release;       /* kubernetesVersion's minor version (default the newest, 37) */
     unsigned features;      /* dc_feature bits: the gates that are on (`features`, else the
@@ -274,6 +285,8 @@ typedef struct dc_scenario {
     dc_node_in node;
     dc_device_id *allocated;
     uint32_t nallocated;
+    dc_share_in *shares;    /* allocatedDevices entries with a shareID */
+    uint32_t nshares;
     const char *file;
 } dc_scenario;
 

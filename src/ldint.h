@@ -185,6 +185,8 @@ const char *dc_ld_pool_err(const char *s, size_t n);        /* pool name */
 dracel_status dc_ld_api_version(ld *c, const tnode *av) DC_WUR;
 /* Decode a ResourceSlice (obj: the object; meta, spec: its fields, NULL when absent). */
 dracel_status dc_ld_slice(ld *c, const tnode *obj, const tent *meta, const tent *spec) DC_WUR;
+/* A Quantity value (a string, or a YAML/JSON number as Kubernetes reads it), validated. */
+dracel_status dc_ld_quantity(ld *c, const tnode *v, const char **out) DC_WUR;
 /* A DeviceTaintRule into c->s->rules. */
 dracel_status dc_ld_taint_rule(ld *c, const tnode *obj, const tent *meta, const tent *spec) DC_WUR;
 /* A core/v1 NodeSelector (m: the object; its path pushed), validated as ValidateNodeSelector

@@ -637,10 +637,25 @@ static dracel_status subrequest(ld *c, const tnode *m, bool exact, dc_subreq_in 
         pf(c, "capacity");
         DC_TRY(dc_ld_want(c, &f[R_CAP]->v, T_MAP));
         DC_TRY(dc_ld_fields(c, &f[R_CAP]->v, CF, 1, g));
+        r->capacity_requests = true;
         if (g[0]) {
+            const tnode *rm = &g[0]->v;
             pf(c, "requests");
-            DC_TRY(dc_ld_want(c, &g[0]->v, T_MAP));
-            r->capacity_requests = g[0]->v.n > 0;
+            DC_TRY(dc_ld_want(c, rm, T_MAP));
+            r->capreqs = dc_ld_szalloc(c, rm->n, sizeof *r->capreqs);
+            if (rm->n && !r->capreqs)
+                return dc_ld_oom(c);
+            for (uint32_t i = 0; i < rm->n; i++) {
+                const tent *e = &rm->kids[i];
+                pk(c, e->k, e->klen);
+                const char *bad = dc_ld_qualified_err(e->k, e->klen);
+                if (bad)
+                    return dc_ld_fail(c, e->kline, "%s", bad);
+                DC_TRY(dc_ld_sdup(c, e->k, e->klen, &r->capreqs[i].name));
+                DC_TRY(dc_ld_quantity(c, &e->v, &r->capreqs[i].value));
+                pp(c);
+            }
+            r->ncapreqs = rm->n;
             pp(c);
         }
         pp(c);
@@ -1281,36 +1296,91 @@ static dracel_status scn_node(ld *c, const tnode *root, const tent *e, dc_node_i
     return DRACEL_OK;
 }
 
-/* allocatedDevices: "driver/pool/device", split at the first and the last '/'. */
+/* A device ID "driver/pool/device", split at the first and the last '/'. */
+static dracel_status scn_device_id(ld *c, const tnode *x, dc_device_id *id)
+{
+    DC_TRY(dc_ld_want(c, x, T_STR));
+    const char *first = memchr(x->s, '/', x->n), *last = NULL;
+    for (size_t k = x->n; k > 0 && !last; k--)
+        if (x->s[k - 1] == '/')
+            last = x->s + k - 1;
+    if (!first || first == last || first == x->s || last == first + 1 ||
+        last == x->s + x->n - 1)
+        return dc_ld_bad_value(c, x,
+                               "must be a device ID \"driver/pool/device\" (split at the first "
+                               "and the last '/')");
+    const char *end = x->s + x->n;
+    DC_TRY(dc_ld_sdup(c, x->s, (size_t)(first - x->s), &id->driver));
+    DC_TRY(dc_ld_sdup(c, first + 1, (size_t)(last - first - 1), &id->pool));
+    return dc_ld_sdup(c, last + 1, (size_t)(end - last - 1), &id->device);
+}
+
+/* allocatedDevices: device IDs, or {device, shareID, consumedCapacity} as an allocation result
+ * holds them: one with a shareID is a shared allocation (consumable capacity), the others
+ * make their device in use. */
 static dracel_status scn_allocated(ld *c, const tent *e, dc_scenario *sc)
 {
+    static const char *const AF[] = {"device", "shareID", "consumedCapacity"};
     const tnode *l = &e->v;
     pf(c, "allocatedDevices");
     DC_TRY(dc_ld_want(c, l, T_SEQ));
     sc->allocated = dc_ld_szalloc(c, l->n, sizeof *sc->allocated);
-    if (l->n && !sc->allocated)
+    sc->shares = dc_ld_szalloc(c, l->n, sizeof *sc->shares);
+    if (l->n && (!sc->allocated || !sc->shares))
         return dc_ld_oom(c);
     for (uint32_t i = 0; i < l->n; i++) {
         const tnode *x = &l->kids[i].v;
-        dc_device_id *id = &sc->allocated[i];
         pi(c, i);
-        DC_TRY(dc_ld_want(c, x, T_STR));
-        const char *first = memchr(x->s, '/', x->n), *last = NULL;
-        for (size_t k = x->n; k > 0 && !last; k--)
-            if (x->s[k - 1] == '/')
-                last = x->s + k - 1;
-        if (!first || first == last || first == x->s || last == first + 1 ||
-            last == x->s + x->n - 1)
-            return dc_ld_bad_value(c, x,
-                                   "must be a device ID \"driver/pool/device\" (split at the first "
-                                   "and the last '/')");
-        const char *end = x->s + x->n;
-        DC_TRY(dc_ld_sdup(c, x->s, (size_t)(first - x->s), &id->driver));
-        DC_TRY(dc_ld_sdup(c, first + 1, (size_t)(last - first - 1), &id->pool));
-        DC_TRY(dc_ld_sdup(c, last + 1, (size_t)(end - last - 1), &id->device));
+        if (x->t != T_MAP) {
+            DC_TRY(scn_device_id(c, x, &sc->allocated[sc->nallocated++]));
+            pp(c);
+            continue;
+        }
+        const tent *f[3];
+        DC_TRY(dc_ld_fields(c, x, AF, 3, f));
+        dc_device_id id;
+        pf(c, "device");
+        if (!f[0])
+            return dc_ld_fail(c, x->line, "required value");
+        DC_TRY(scn_device_id(c, &f[0]->v, &id));
+        pp(c);
+        if (!f[1]) {
+            sc->allocated[sc->nallocated++] = id;
+            pp(c);
+            continue;
+        }
+        pf(c, "shareID");
+        DC_TRY(dc_ld_want(c, &f[1]->v, T_STR));
+        if (!uuid_ok(f[1]->v.s, f[1]->v.n))
+            return dc_ld_bad_value(c, &f[1]->v,
+                                   "uid must be in RFC 4122 normalized form, "
+                                   "`xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` with lowercase "
+                                   "hexadecimal characters");
+        pp(c);
+        dc_share_in *sh = &sc->shares[sc->nshares++];
+        sh->id = id;
+        if (f[2]) {
+            const tnode *m = &f[2]->v;
+            pf(c, "consumedCapacity");
+            DC_TRY(dc_ld_want(c, m, T_MAP));
+            sh->caps = dc_ld_szalloc(c, m->n, sizeof *sh->caps);
+            if (m->n && !sh->caps)
+                return dc_ld_oom(c);
+            for (uint32_t k = 0; k < m->n; k++) {
+                const tent *q = &m->kids[k];
+                pk(c, q->k, q->klen);
+                const char *bad = dc_ld_qualified_err(q->k, q->klen);
+                if (bad)
+                    return dc_ld_fail(c, q->kline, "%s", bad);
+                DC_TRY(dc_ld_sdup(c, q->k, q->klen, &sh->caps[k].name));
+                DC_TRY(dc_ld_quantity(c, &q->v, &sh->caps[k].value));
+                pp(c);
+            }
+            sh->ncaps = m->n;
+            pp(c);
+        }
         pp(c);
     }
-    sc->nallocated = l->n;
     pp(c);
     return DRACEL_OK;
 }
@@ -1847,6 +1917,11 @@ dracel_status dc_claim_copy(dc_arena *a, const dc_claim_in *src, dc_claim_in *ds
                 y->value = cp_str(&c, y->value);
                 y->effect = cp_str(&c, y->effect);
             }
+            x->capreqs = cp_mem(&c, x->capreqs, x->ncapreqs * sizeof *x->capreqs);
+            for (uint32_t t = 0; x->capreqs && t < x->ncapreqs; t++) {
+                x->capreqs[t].name = cp_str(&c, x->capreqs[t].name);
+                x->capreqs[t].value = cp_str(&c, x->capreqs[t].value);
+            }
         }
     }
     dst->cons = cp_mem(&c, src->cons, src->ncons * sizeof *src->cons);
@@ -1972,6 +2047,10 @@ void dc_hash_claim_spec(dc_hash *h, const dc_claim_in *ci)
                 dc_hash_str(h, sr->tols[k].op);
                 dc_hash_str(h, sr->tols[k].value);
                 dc_hash_str(h, sr->tols[k].effect);
+            }
+            for (uint32_t k = 0; k < sr->ncapreqs; k++) { /* (none: the version as before) */
+                dc_hash_str(h, sr->capreqs[k].name);
+                dc_hash_str(h, sr->capreqs[k].value);
             }
         }
     }

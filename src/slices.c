@@ -1145,10 +1145,181 @@ static dracel_status attribute(ld *c, const tent *e, dc_attr_in *a)
     return DRACEL_OK;
 }
 
+#define MAX_VALID_VALUES 10u /* CapacityRequestPolicyDiscreteMaxOptions */
+
+/* Compare two validated quantity texts. */
+static int qcmp(const char *a, const char *b)
+{
+    dc_qty x, y;
+    dc_qty_parse(a, strlen(a), &x);
+    dc_qty_parse(b, strlen(b), &y);
+    return dc_qty_cmp(&x, &y);
+}
+
+/* Quantity.Value() of a validated text (rounded up, as Go's Value()). */
+static int64_t qvalue(const char *a)
+{
+    dc_qty x;
+    dc_qty_parse(a, strlen(a), &x);
+    dc_qty_i128 m = x.m;
+    for (int32_t e = x.e; e > 0 && m < ((dc_qty_i128)1 << 100); e--)
+        m *= 10;
+    for (int32_t e = x.e; e < 0; e++)
+        m = m / 10 + (m % 10 > 0) - (m % 10 < 0);
+    return m > INT64_MAX ? INT64_MAX : m < INT64_MIN ? INT64_MIN : (int64_t)m;
+}
+
+/* A capacity's requestPolicy: {default, validValues | validRange {min, max, step}}, with the
+ * API server's checks (validation.go's validateRequestPolicy; the first failing one is
+ * reported): not both of validValues and validRange; with either, a default; valid values at
+ * most 10, ascending, without two of one value, none above the capacity's value, the default
+ * among them; a range's min (required) and max at most the capacity, min <= max, the default
+ * within them, min + step at most the capacity, the default and max on a step from min. That
+ * the device allows multiple allocations is checked by the caller. */
+static dracel_status request_policy(ld *c, const tent *e, const char *value,
+                                    const dc_cap_policy_in **out)
+{
+    static const char *const PF[] = {"default", "validValues", "validRange"};
+    static const char *const RF[] = {"min", "max", "step"};
+    const tent *f[3];
+    pf(c, "requestPolicy");
+    if (e->v.t == T_NULL) {
+        pp(c);
+        return DRACEL_OK;
+    }
+    DC_TRY(want(c, &e->v, T_MAP));
+    DC_TRY(fields(c, &e->v, PF, 3, f));
+    dc_cap_policy_in *p = szalloc(c, 1, sizeof *p);
+    if (!p)
+        return oom(c);
+    if (f[1] && f[1]->v.t == T_SEQ && f[1]->v.n && f[2] && f[2]->v.t != T_NULL)
+        return fail(c, e->kline, "exactly one policy can be specified, cannot specify "
+                    "\"validValues\" and \"validRange\" at the same time");
+    if (f[0]) {
+        pf(c, "default");
+        DC_TRY(quantity(c, &f[0]->v, &p->def));
+        pp(c);
+    }
+    if (f[1] && f[1]->v.t != T_NULL) {
+        pf(c, "validValues");
+        const tnode *l = &f[1]->v;
+        DC_TRY(want(c, l, T_SEQ));
+        if (l->n > MAX_VALID_VALUES)
+            return fail(c, f[1]->kline, "must have at most %u items", MAX_VALID_VALUES);
+        p->valid = szalloc(c, l->n, sizeof *p->valid);
+        if (l->n && !p->valid)
+            return oom(c);
+        for (uint32_t i = 0; i < l->n; i++) {
+            pi(c, i);
+            DC_TRY(quantity(c, &l->kids[i].v, &p->valid[i]));
+            pp(c);
+        }
+        p->nvalid = l->n;
+        if (p->nvalid && !p->def) {
+            pp(c);
+            pf(c, "default");
+            return fail(c, e->kline, "required when validValues is defined");
+        }
+        for (uint32_t i = 0; i + 1 < p->nvalid; i++)
+            if (qcmp(p->valid[i], p->valid[i + 1]) > 0) {
+                pi(c, i + 1);
+                return fail(c, l->kids[i + 1].v.line, "invalid value %s: values must be sorted "
+                            "in ascending order", p->valid[i + 1]);
+            }
+        bool found = false;
+        for (uint32_t i = 0; i < p->nvalid; i++) {
+            if (qcmp(p->valid[i], value) > 0) {
+                pi(c, i);
+                return fail(c, l->kids[i].v.line, "invalid value %s: option is larger than "
+                            "capacity value: %s", p->valid[i], value);
+            }
+            for (uint32_t k = 0; k < i; k++)
+                if (qvalue(p->valid[k]) == qvalue(p->valid[i])) {
+                    pi(c, i);
+                    return fail(c, l->kids[i].v.line, "duplicate value %s", p->valid[i]);
+                }
+            found |= qcmp(p->valid[i], p->def) == 0;
+        }
+        if (p->nvalid && !found)
+            return fail(c, f[1]->kline, "invalid value %s: default value is not valid according "
+                        "to the requestPolicy", p->def);
+        pp(c);
+    }
+    if (f[2] && f[2]->v.t != T_NULL) {
+        const tent *r[3];
+        pf(c, "validRange");
+        DC_TRY(want(c, &f[2]->v, T_MAP));
+        DC_TRY(fields(c, &f[2]->v, RF, 3, r));
+        const char **slot[3] = {&p->min, &p->max, &p->step};
+        for (int k = 0; k < 3; k++) {
+            if (!r[k])
+                continue;
+            pf(c, RF[k]);
+            DC_TRY(quantity(c, &r[k]->v, slot[k]));
+            pp(c);
+        }
+        uint32_t line = f[2]->v.line;
+        if (!p->def) {
+            pp(c);
+            pf(c, "default");
+            return fail(c, e->kline, "required when validRange is defined");
+        }
+        pf(c, "min");
+        if (!p->min)
+            return fail(c, line, "required when validRange is defined");
+        if (qcmp(p->min, value) > 0)
+            return fail(c, line, "invalid value %s: min is larger than capacity value: %s",
+                        p->min, value);
+        if (qcmp(p->def, p->min) < 0)
+            return fail(c, line, "invalid value %s: default is less than min: %s", p->def,
+                        p->min);
+        pp(c);
+        if (p->max) {
+            pf(c, "max");
+            if (qcmp(p->min, p->max) > 0)
+                return fail(c, line, "invalid value %s: min is larger than max: %s", p->min,
+                            p->max);
+            if (qcmp(p->max, value) > 0)
+                return fail(c, line, "invalid value %s: max is larger than capacity value: %s",
+                            p->max, value);
+            if (qcmp(p->def, p->max) > 0)
+                return fail(c, line, "invalid value %s: default is more than max: %s", p->def,
+                            p->max);
+            pp(c);
+        }
+        if (p->step) {
+            pf(c, "step");
+            dc_qty mn, st, sum, cap;
+            dc_qty_parse(p->min, strlen(p->min), &mn);
+            dc_qty_parse(p->step, strlen(p->step), &st);
+            dc_qty_parse(value, strlen(value), &cap);
+            if (!dc_qty_add(&mn, &st, &sum) && dc_qty_cmp(&sum, &cap) > 0) {
+                char t[DC_QTY_FMT_MAX];
+                dc_qty_format(&sum, t, sizeof t);
+                return fail(c, line, "invalid value %s: one step %s is larger than capacity "
+                            "value: %s", p->step, t, value);
+            }
+            int64_t sv = qvalue(p->step), mv = qvalue(p->min);
+            const char *on[2] = {p->def, p->max};
+            for (int k = 0; k < 2; k++)
+                if (on[k] && sv != 0 && (qvalue(on[k]) - mv) % sv != 0)
+                    return fail(c, line, "invalid value %s: value is not a multiple of a given "
+                                "step (%s) from (%s)", on[k], p->step, p->min);
+            if (sv <= 0)
+                return fail(c, line, "invalid value %s: must be greater than zero", p->step);
+            pp(c);
+        }
+        pp(c);
+    }
+    *out = p;
+    pp(c);
+    return DRACEL_OK;
+}
+
 static dracel_status capacity(ld *c, const tent *e, dc_capacity_in *cap)
 {
-    static const char *const CF[] = {"value"}; /* requestPolicy is ignored */
-    const tent *f[1] = {NULL};
+    static const char *const CF[] = {"value", "requestPolicy"};
+    const tent *f[2] = {NULL, NULL};
     pk(c, e->k, e->klen);
     const char *why = qualified_err(e->k, e->klen);
     if (why)
@@ -1156,13 +1327,15 @@ static dracel_status capacity(ld *c, const tent *e, dc_capacity_in *cap)
     DC_TRY(sdup(c, e->k, e->klen, &cap->name));
     if (e->v.t != T_NULL) {
         DC_TRY(want(c, &e->v, T_MAP));
-        DC_TRY(fields(c, &e->v, CF, 1, f));
+        DC_TRY(fields(c, &e->v, CF, 2, f));
     }
     pf(c, "value");
     if (!f[0])
         return fail(c, e->v.line, "required value");
     DC_TRY(quantity(c, &f[0]->v, &cap->value));
     pp(c);
+    if (f[1])
+        DC_TRY(request_policy(c, f[1], cap->value, &cap->policy));
     pp(c);
     return DRACEL_OK;
 }
@@ -1414,6 +1587,13 @@ static dracel_status device(ld *c, const tnode *m, int mode, dc_device_in *d)
         d->allow_multiple = f[D_MULTI]->v.b;
         pp(c);
     }
+    for (uint32_t i = 0; i < d->ncaps; i++)
+        if (d->caps[i].policy && !d->allow_multiple) {
+            pf(c, "capacity");
+            pk(c, d->caps[i].name, (uint32_t)strlen(d->caps[i].name));
+            pf(c, "requestPolicy");
+            return fail(c, f[D_CAPS]->kline, "forbidden: allowMultipleAllocations must be true");
+        }
     return DRACEL_OK;
 }
 
@@ -2824,6 +3004,11 @@ const char *dc_ld_label_value_err(const char *s, size_t n)
 const char *dc_ld_pool_err(const char *s, size_t n)
 {
     return pool_err(s, n);
+}
+
+dracel_status dc_ld_quantity(ld *c, const tnode *v, const char **out)
+{
+    return quantity(c, v, out);
 }
 
 dracel_status dc_ld_node_selector(ld *c, const tnode *m, bool one_term,

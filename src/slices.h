@@ -31,9 +31,19 @@ typedef struct dc_attr_in {
     uint32_t slen;
 } dc_attr_in;
 
+/* A capacity's requestPolicy (DRAConsumableCapacity): how a request for it is rounded and
+ * checked. Quantity texts, validated; NULL when absent. */
+typedef struct dc_cap_policy_in {
+    const char *def;        /* default: what a request without this capacity consumes */
+    const char **valid;     /* validValues, ascending; nvalid 0 when absent */
+    uint32_t nvalid;
+    const char *min, *max, *step; /* validRange (min given when the range is) */
+} dc_cap_policy_in;
+
 typedef struct dc_capacity_in {
     const char *name;       /* QualifiedName as written */
     const char *value;      /* the Quantity text (validated with dc_qty_parse) */
+    const dc_cap_policy_in *policy; /* requestPolicy, or NULL */
 } dc_capacity_in;
 
 typedef struct dc_taint_in {

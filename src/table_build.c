@@ -33,6 +33,7 @@
 #define MEMO_SEMVER 2u
 #define MEMO_FAULT 3u
 #define MEMO_SELECTOR 4u
+#define MEMO_POLICY 5u
 #define MEMO_KEY(tag, x) (((uint64_t)(tag) << 56) | ((uint64_t)(x) & 0x00FFFFFFFFFFFFFFULL))
 
 /* ---- Hashing (pool versions, memo keys): 64-bit, strings by content, never by id. */
@@ -141,6 +142,16 @@ static void vh_device(vhash *v, const dc_device_in *d)
     for (uint32_t k = 0; k < d->ncaps; k++) {
         vh_str(v, d->caps[k].name);
         vh_str(v, d->caps[k].value);
+        const dc_cap_policy_in *p = d->caps[k].policy;
+        if (p) {
+            vh_str(v, p->def);
+            vh_str(v, p->min);
+            vh_str(v, p->max);
+            vh_str(v, p->step);
+            vh_u64(v, p->nvalid);
+            for (uint32_t i = 0; i < p->nvalid; i++)
+                vh_str(v, p->valid[i]);
+        }
     }
     vh_u64(v, d->ntaints);
     for (uint32_t k = 0; k < d->ntaints; k++) {
@@ -685,6 +696,76 @@ static void push_counters(dc_tb *b, dc_tcounter **v, uint32_t *n, uint32_t *cap,
         }
 }
 
+/* A capacity's policy in the dictionary's store (memoised by its texts). */
+static const dc_tpolicy *policy_of(dc_tb *b, const dc_cap_policy_in *in)
+{
+    const char *one[4] = {in->def, in->min, in->max, in->step};
+    uint32_t ids[4];
+    vhash v = {0};
+    for (int k = 0; k < 4; k++) {
+        ids[k] = one[k] ? dc_tb_intern(b, one[k], strlen(one[k])) : DC_DICT_NONE;
+        vh_str(&v, one[k]);
+    }
+    vh_u64(&v, in->nvalid);
+    for (uint32_t i = 0; i < in->nvalid; i++)
+        vh_str(&v, in->valid[i]);
+    uint64_t key = MEMO_KEY(MEMO_POLICY, vh_final(&v));
+    const dc_tpolicy *m = dc_dict_memo_get(b->dict, key);
+    if (m && (m->def ? one[0] && !strcmp(m->def->text->data, one[0]) : !one[0]) &&
+        (m->min ? one[1] && !strcmp(m->min->text->data, one[1]) : !one[1]) &&
+        (m->max ? one[2] && !strcmp(m->max->text->data, one[2]) : !one[2]) &&
+        (m->step ? one[3] && !strcmp(m->step->text->data, one[3]) : !one[3]) &&
+        m->nvalid == in->nvalid) {
+        bool same = true;
+        for (uint32_t i = 0; i < in->nvalid && same; i++)
+            same = !strcmp(m->valid[i]->text->data, in->valid[i]);
+        if (same)
+            return m;
+    }
+    dc_tpolicy *p = store_zalloc(b, sizeof *p);
+    const dc_qtyobj **valid = store_zalloc(b, (in->nvalid + 1) * sizeof *valid);
+    if (!p || !valid || b->oom)
+        return NULL;
+    const dc_qtyobj **slot[4] = {&p->def, &p->min, &p->max, &p->step};
+    for (int k = 0; k < 4; k++)
+        if (ids[k] != DC_DICT_NONE && !(*slot[k] = qty_of(b, ids[k])))
+            return NULL;
+    for (uint32_t i = 0; i < in->nvalid; i++) {
+        uint32_t id = dc_tb_intern(b, in->valid[i], strlen(in->valid[i]));
+        if (b->oom || !(valid[i] = qty_of(b, id)))
+            return NULL;
+    }
+    p->valid = valid;
+    p->nvalid = in->nvalid;
+    if (!dc_dict_memo_put(b->dict, key, p)) {
+        b->oom = true;
+        return NULL;
+    }
+    return p;
+}
+
+static void push_caps(dc_tb *b, uint32_t row, const dc_device_in *dev)
+{
+    for (uint32_t k = 0; k < dev->ncaps && !b->oom; k++) {
+        const dc_capacity_in *ci = &dev->caps[k];
+        dc_tcap *nv = dc_tb_room(b->ta, b->caps, b->ncaps, &b->capcaps, sizeof *nv);
+        if (!nv) {
+            b->oom = true;
+            return;
+        }
+        b->caps = nv;
+        uint32_t name = dc_tb_intern(b, ci->name, strlen(ci->name));
+        uint32_t tid = dc_tb_intern(b, ci->value, strlen(ci->value));
+        const dc_qtyobj *v = b->oom ? NULL : qty_of(b, tid);
+        const dc_tpolicy *pol = ci->policy && v ? policy_of(b, ci->policy) : NULL;
+        if (!v || (ci->policy && !pol)) {
+            b->oom = true;
+            return;
+        }
+        b->caps[b->ncaps++] = (dc_tcap){row, name, v, pol};
+    }
+}
+
 /* A node selector entry of the table (the rows of one slice share theirs). */
 static uint32_t push_selector(dc_tb *b, const dc_node_selector_in *s)
 {
@@ -969,6 +1050,7 @@ void dc_tb_fill_pool(dc_tb *b, uint32_t p, const dc_slice_in *const *sl, const b
             if (dev->nconsumes)
                 push_counters(b, &b->consumes, &b->nconsumes, &b->capconsumes, row, dev->consumes,
                               dev->nconsumes);
+            push_caps(b, row, dev);
             for (uint32_t k = 0; k < dev->nattrs + dev->ncaps && !b->oom; k++)
                 put_value(b, pool, row, s, dev, k);
         }
@@ -1162,6 +1244,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     t->ntaints = b.ntaints;
     t->consumes = b.consumes;
     t->nconsumes = b.nconsumes;
+    t->caps = b.caps;
+    t->ncaps = b.ncaps;
     t->shared = b.shared;
     t->nshared = b.nshared;
     t->node_selectors = (const void *const *)b.sels;

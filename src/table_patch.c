@@ -515,6 +515,14 @@ static void copy_run(patch *P, uint32_t pa, uint32_t pb)
         b->consumes[b->nconsumes] = o->consumes[k];
         b->consumes[b->nconsumes++].owner += dr;
     }
+    LOWER(o->caps, o->ncaps, row, ra, lo);
+    LOWER(o->caps, o->ncaps, row, rb, hi);
+    if (!room_for(b, (void **)&b->caps, b->ncaps, hi - lo, &b->capcaps, sizeof *b->caps))
+        return;
+    for (uint32_t k = lo; k < hi; k++) {
+        b->caps[b->ncaps] = o->caps[k];
+        b->caps[b->ncaps++].row += dr;
+    }
     LOWER(o->shared, o->nshared, owner, pa, lo);
     LOWER(o->shared, o->nshared, owner, pb, hi);
     seg.old_shared = lo;
@@ -807,6 +815,7 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
         b->faults = reserve(&P, o->nfaults, &b->capfaults, sizeof *b->faults);
         b->taints = reserve(&P, o->ntaints, &b->captaints, sizeof *b->taints);
         b->consumes = reserve(&P, o->nconsumes, &b->capconsumes, sizeof *b->consumes);
+        b->caps = reserve(&P, o->ncaps, &b->capcaps, sizeof *b->caps);
         b->shared = reserve(&P, o->nshared, &b->capshared, sizeof *b->shared);
         b->sels = reserve(&P, o->nselectors, &b->capsels, sizeof *b->sels);
     }
@@ -840,6 +849,8 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
     t->ntaints = b->ntaints;
     t->consumes = b->consumes;
     t->nconsumes = b->nconsumes;
+    t->caps = b->caps;
+    t->ncaps = b->ncaps;
     t->shared = b->shared;
     t->nshared = b->nshared;
     t->node_selectors = (const void *const *)b->sels;

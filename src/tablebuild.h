@@ -117,6 +117,8 @@ typedef struct dc_tb {
     uint32_t ntaints, captaints;
     dc_tcounter *consumes, *shared;
     uint32_t nconsumes, capconsumes, nshared, capshared;
+    dc_tcap *caps;
+    uint32_t ncaps, capcaps;
     const void **sels;
     uint32_t nsels, capsels;
     const dc_taint_rule_in *rules; /* DeviceTaintRules applied to the devices built (not owned) */

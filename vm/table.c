@@ -328,6 +328,11 @@ const dc_ttaint *dc_table_taints(const dc_table *t, uint32_t row, uint32_t *n)
     SIDE_RANGE(t->taints, t->ntaints, row);
 }
 
+const dc_tcap *dc_table_caps(const dc_table *t, uint32_t row, uint32_t *n)
+{
+    SIDE_RANGE(t->caps, t->ncaps, row);
+}
+
 const dc_tcounter *dc_table_consumes(const dc_table *t, uint32_t row, uint32_t *n)
 {
     SIDE_RANGE(t->consumes, t->nconsumes, owner);

@@ -192,6 +192,23 @@ typedef struct dc_ttaint {
     bool rule;                   /* added by a DeviceTaintRule (counts only with the gate on) */
 } dc_ttaint;
 
+/* A capacity's requestPolicy (consumable capacity), in the dictionary's store. */
+typedef struct dc_tpolicy {
+    const dc_qtyobj *def;        /* NULL when absent */
+    const dc_qtyobj *const *valid; /* validValues, ascending */
+    uint32_t nvalid;
+    const dc_qtyobj *min, *max, *step; /* validRange (min set when it is given) */
+} dc_tpolicy;
+
+/* A capacity of a device as the device publishes it (side table, sorted by row, in published
+ * order): consumable capacity compares requests with these names as written. */
+typedef struct dc_tcap {
+    uint32_t row;
+    uint32_t name;               /* dictionary id of the QualifiedName as written */
+    const dc_qtyobj *value;
+    const dc_tpolicy *policy;    /* NULL when none */
+} dc_tcap;
+
 /* A counter a device consumes, or a pool's shared counter (side tables). */
 typedef struct dc_tcounter {
     uint32_t owner;              /* the row (consumesCounters) or the pool (sharedCounters) */
@@ -244,6 +261,8 @@ typedef struct dc_table {
     uint32_t ntaints;
     dc_tcounter *consumes;       /* devices' consumesCounters, sorted by row */
     uint32_t nconsumes;
+    dc_tcap *caps;               /* devices' capacities, sorted by row */
+    uint32_t ncaps;
     dc_tcounter *shared;         /* pools' sharedCounters, sorted by pool */
     uint32_t nshared;
     size_t bytes;                /* all memory of this snapshot, for bytes_per_device */
@@ -257,6 +276,8 @@ typedef struct dc_table {
 
 /** The taints of a row: *n entries from the returned pointer (NULL when none). */
 const dc_ttaint *dc_table_taints(const dc_table *t, uint32_t row, uint32_t *n);
+/** The capacities of a row as published: *n entries (NULL when none). */
+const dc_tcap *dc_table_caps(const dc_table *t, uint32_t row, uint32_t *n);
 /** The counters a row consumes: *n entries (NULL when none). */
 const dc_tcounter *dc_table_consumes(const dc_table *t, uint32_t row, uint32_t *n);
 /** The slice (index into slice_first) holding a row. Binary search. */

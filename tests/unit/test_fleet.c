@@ -777,8 +777,19 @@ static char *inner_dump(const dc_table *t)
                   x->first_slice, ds(t, x->node), x->max_strlen, (unsigned long long)x->version);
     }
     for (uint32_t k = 0; k < t->ntaints; k++)
-        sb_printf(&b, "taint %u %s %s %s\n", t->taints[k].row, ds(t, t->taints[k].key),
-                  ds(t, t->taints[k].value), ds(t, t->taints[k].effect));
+        sb_printf(&b, "taint %u %s %s %s%s\n", t->taints[k].row, ds(t, t->taints[k].key),
+                  ds(t, t->taints[k].value), ds(t, t->taints[k].effect),
+                  t->taints[k].rule ? " rule" : "");
+    for (uint32_t k = 0; k < t->ncaps; k++) {
+        const dc_tcap *c = &t->caps[k];
+        sb_printf(&b, "cap %u %s %s", c->row, ds(t, c->name), c->value->text->data);
+        if (c->policy)
+            sb_printf(&b, " policy %s %s %s %s %u", c->policy->def ? c->policy->def->text->data : "-",
+                      c->policy->min ? c->policy->min->text->data : "-",
+                      c->policy->max ? c->policy->max->text->data : "-",
+                      c->policy->step ? c->policy->step->text->data : "-", c->policy->nvalid);
+        sb_printf(&b, "\n");
+    }
     for (uint32_t k = 0; k < t->nconsumes; k++)
         sb_printf(&b, "consumes %u %s %s %s\n", t->consumes[k].owner, ds(t, t->consumes[k].set),
                   ds(t, t->consumes[k].name), t->consumes[k].value->text->data);

@@ -671,9 +671,9 @@ static void test_explanation_data(void **state)
         assert_non_null(strstr(j, frag));
         snprintf(frag, sizeof frag,
                  "\"excluded\":{\"incompletePool\":%u,\"invalidPool\":%u,\"node\":%u,"
-                 "\"allocated\":%u,\"tainted\":%u,\"counters\":%u}",
+                 "\"allocated\":%u,\"tainted\":%u,\"counters\":%u,\"capacity\":%u}",
                  te.excluded[0], te.excluded[1], te.excluded[2], te.excluded[3], te.excluded[4],
-                 te.excluded[5]);
+                 te.excluded[5], te.excluded_capacity);
         assert_non_null(strstr(j, frag));
         if (te.status == DRACEL_TIER_FAILED) {
             assert_non_null(te.reason);
@@ -821,6 +821,120 @@ static void test_scenario_release(void **state)
     dracel_scenario_free(sc);
     assert_int_equal(dracel_scenario_kubernetes(NULL), 37);
     assert_int_equal(dracel_scenario_gates(NULL, 36), 0);
+}
+
+/* Consumable capacity through the API: shares in use, results with a shareID and the capacity
+ * consumed. */
+static const char SHARED[] =
+    "kubernetesVersion: \"1.36\"\n"
+    "node: {name: n1}\n"
+    "classes:\n"
+    "- metadata: {name: shared}\n"
+    "  spec: {selectors: [{cel: {expression: 'device.allowMultipleAllocations'}}]}\n"
+    "slices:\n"
+    "- metadata: {name: s}\n"
+    "  spec:\n"
+    "    driver: gpu.example.com\n"
+    "    nodeName: n1\n"
+    "    pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
+    "    devices:\n"
+    "    - name: d0\n"
+    "      allowMultipleAllocations: true\n"
+    "      capacity:\n"
+    "        zmem: {value: 8Gi, requestPolicy: {default: 1Gi, validRange: {min: 1Gi}}}\n"
+    "        cores: {value: \"4\"}\n"
+    "claims:\n"
+    "- metadata: {name: c}\n"
+    "  spec:\n"
+    "    devices:\n"
+    "      requests:\n"
+    "      - name: r\n"
+    "        exactly: {deviceClassName: shared, capacity: {requests: {zmem: 2Gi, cores: \"1\"}}}\n";
+
+static void test_consumable(void **state)
+{
+    (void)state;
+    dracel_scenario *sc;
+    assert_int_equal(dracel_scenario_load_buffer(NULL, "s.yaml", SHARED, sizeof SHARED - 1, &sc,
+                                                 err, sizeof err), DRACEL_OK);
+    const dracel_objects *o = dracel_scenario_objects(sc);
+    dracel_policy *p;
+    assert_int_equal(dracel_policy_new(NULL, dracel_scenario_table(sc), o, o, NULL, 0, &p, err,
+                                       sizeof err), DRACEL_OK);
+    dracel_run *r;
+    assert_int_equal(dracel_run_new(p, &r), DRACEL_OK);
+    dracel_node node;
+    dracel_scenario_node(sc, &node);
+    /* shares in use: 7Gi of zmem taken, 3 of 4 cores: the request for 2Gi no longer fits */
+    static const char *const n1[] = {"zmem", "cores"}, *const q1[] = {"6Gi", "1"};
+    static const char *const n2[] = {"zmem", "cores"}, *const q2[] = {"1Gi", "2"};
+    dracel_share sh[2] = {{{"gpu.example.com", "p", "d0"}, n1, q1, 2},
+                          {{"gpu.example.com", "p", "d0"}, n2, q2, 2}};
+    dracel_usage *u;
+    assert_int_equal(dracel_usage_new_shared(dracel_scenario_table(sc), NULL, 0, sh, 2, &u),
+                     DRACEL_OK);
+    assert_int_equal(dracel_usage_devices(u), 0); /* a share is no device in use */
+    dracel_allocate_opts ao;
+    dracel_allocate_opts_init(&ao);
+    ao.kubernetes = 36;
+    ao.in_use = u;
+    ao.explain = true;
+    assert_int_equal(dracel_allocate(r, &node, &ao), DRACEL_OK);
+    dracel_run_info info;
+    assert_int_equal(dracel_run_get(r, &info), DRACEL_OK);
+    assert_int_equal(info.outcome, DRACEL_UNSCHEDULABLE);
+    dracel_tier_explanation te;
+    assert_int_equal(dracel_run_explain_tier(r, 0, &te), DRACEL_OK);
+    assert_int_equal(te.excluded_capacity, 1);
+    assert_int_equal(te.available, 0);
+    /* with one share less it fits: the result is a share */
+    dracel_usage *u1;
+    assert_int_equal(dracel_usage_new_shared(dracel_scenario_table(sc), NULL, 0, sh + 1, 1, &u1),
+                     DRACEL_OK);
+    ao.in_use = u1;
+    assert_int_equal(dracel_allocate(r, &node, &ao), DRACEL_OK);
+    assert_int_equal(dracel_run_get(r, &info), DRACEL_OK);
+    assert_int_equal(info.outcome, DRACEL_ALLOCATED);
+    dracel_device_result res;
+    assert_int_equal(dracel_run_result(r, 0, 0, &res), DRACEL_OK);
+    assert_non_null(res.share_id);
+    assert_int_equal(strlen(res.share_id), 36);
+    assert_int_equal(res.share_id[14], '4');
+    assert_int_equal(res.nconsumed, 2);
+    const char *name, *qty;
+    assert_int_equal(dracel_run_result_consumed(r, 0, 0, 0, &name, &qty), DRACEL_OK);
+    assert_string_equal(name, "cores");
+    assert_string_equal(qty, "1");
+    assert_int_equal(dracel_run_result_consumed(r, 0, 0, 1, &name, &qty), DRACEL_OK);
+    assert_string_equal(name, "zmem");
+    assert_string_equal(qty, "2Gi");
+    assert_int_equal(dracel_run_result_consumed(r, 0, 0, 2, &name, &qty), DRACEL_EINVAL);
+    char *j = run_json(r);
+    char want[256];
+    snprintf(want, sizeof want, "\"shareID\":\"%s\",\"consumedCapacity\":{\"cores\":\"1\","
+             "\"zmem\":\"2Gi\"}", res.share_id);
+    assert_non_null(strstr(j, want));
+    dracel_free_string(NULL, j);
+    /* the same answer again: shareIDs replay */
+    char first[37];
+    memcpy(first, res.share_id, 37);
+    assert_int_equal(dracel_allocate(r, &node, &ao), DRACEL_OK);
+    assert_int_equal(dracel_run_result(r, 0, 0, &res), DRACEL_OK);
+    assert_string_equal(res.share_id, first);
+    /* bad shares */
+    static const char *const bad[] = {"lots"};
+    dracel_share b = {{"gpu.example.com", "p", "d0"}, n1, bad, 1};
+    dracel_usage *x = NULL;
+    assert_int_equal(dracel_usage_new_shared(dracel_scenario_table(sc), NULL, 0, &b, 1, &x),
+                     DRACEL_EINVAL);
+    assert_null(x);
+    assert_int_equal(dracel_usage_new_shared(dracel_scenario_table(sc), NULL, 0, NULL, 1, &x),
+                     DRACEL_EINVAL);
+    dracel_usage_free(u1);
+    dracel_usage_free(u);
+    dracel_run_free(r);
+    dracel_policy_free(p);
+    dracel_scenario_free(sc);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -1158,6 +1272,7 @@ int main(void)
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_explanation_data),
         cmocka_unit_test(test_releases),
+        cmocka_unit_test(test_consumable),
         cmocka_unit_test(test_scenario_release),
         cmocka_unit_test(test_growable),
         cmocka_unit_test(test_threads),

@@ -703,6 +703,54 @@ static void test_errors_slice(void **state)
     CHECK_ERR("t.yaml", "kind: Pod\nkind: Pod\n", PRE "2: duplicate key \"kind\"");
 }
 
+/* Capacity request policies: the API server's checks. */
+static void test_request_policy(void **state)
+{
+    (void)state;
+#define DEV(caps) "kind: ResourceSlice\nmetadata: {name: s1}\nspec:\n  driver: d.com\n  nodeName: n1\n" \
+                  "  pool: {name: p, resourceSliceCount: 1}\n  devices:\n  - name: x\n" \
+                  "    allowMultipleAllocations: true\n    capacity:\n      m: " caps "\n"
+#define CAP PRE "11" S1 "spec.devices[0].capacity[\"m\"].requestPolicy"
+    check_ok("t.yaml", DEV("{value: \"8\", requestPolicy: {default: \"2\", validRange: {min: \"2\", "
+                          "step: \"2\", max: \"8\"}}}"), __LINE__);
+    check_ok("t.yaml", DEV("{value: \"8\", requestPolicy: {default: \"1\", validValues: [\"1\", \"4\"]}}"),
+             __LINE__);
+    check_ok("t.yaml", DEV("{value: \"8\", requestPolicy: {default: \"3\"}}"), __LINE__);
+    CHECK_ERR("t.yaml", DEV("{value: \"8\", requestPolicy: {default: \"1\", validValues: [\"1\"], "
+                           "validRange: {min: \"1\"}}}"),
+              CAP ": exactly one policy can be specified, cannot specify \"validValues\" and "
+                  "\"validRange\" at the same time");
+    CHECK_ERR("t.yaml", DEV("{value: \"8\", requestPolicy: {validValues: [\"1\"]}}"),
+              CAP ".default: required when validValues is defined");
+    CHECK_ERR("t.yaml", DEV("{value: \"8\", requestPolicy: {default: \"1\", validValues: [\"4\", \"1\"]}}"),
+              CAP ".validValues[1]: invalid value 1: values must be sorted in ascending order");
+    CHECK_ERR("t.yaml", DEV("{value: \"8\", requestPolicy: {default: \"1\", validValues: [\"1\", \"9\"]}}"),
+              CAP ".validValues[1]: invalid value 9: option is larger than capacity value: 8");
+    CHECK_ERR("t.yaml", DEV("{value: \"8\", requestPolicy: {default: \"2\", validValues: [\"1\", \"4\"]}}"),
+              CAP ".validValues: invalid value 2: default value is not valid according to the "
+                  "requestPolicy");
+    CHECK_ERR("t.yaml", DEV("{value: \"8\", requestPolicy: {default: \"1\", validRange: {min: \"2\"}}}"),
+              CAP ".validRange.min: invalid value 1: default is less than min: 2");
+    CHECK_ERR("t.yaml", DEV("{value: \"8\", requestPolicy: {default: \"2\", validRange: {min: \"2\", "
+                           "max: \"9\"}}}"),
+              CAP ".validRange.max: invalid value 9: max is larger than capacity value: 8");
+    CHECK_ERR("t.yaml", DEV("{value: \"8\", requestPolicy: {default: \"3\", validRange: {min: \"2\", "
+                           "step: \"2\"}}}"),
+              CAP ".validRange.step: invalid value 3: value is not a multiple of a given step (2) "
+                  "from (2)");
+    CHECK_ERR("t.yaml", DEV("{value: \"8\", requestPolicy: {default: \"2\", validRange: {min: \"2\", "
+                           "step: \"7\"}}}"),
+              CAP ".validRange.step: invalid value 7: one step 9 is larger than capacity value: 8");
+    /* a dedicated device has no request policy */
+    CHECK_ERR("t.yaml", "kind: ResourceSlice\nmetadata: {name: s1}\nspec:\n  driver: d.com\n  nodeName: n1\n"
+                        "  pool: {name: p, resourceSliceCount: 1}\n  devices:\n  - name: x\n"
+                        "    capacity:\n      m: {value: \"8\", requestPolicy: {default: \"1\"}}\n",
+              PRE "9" S1 "spec.devices[0].capacity[\"m\"].requestPolicy: forbidden: "
+                  "allowMultipleAllocations must be true");
+#undef CAP
+#undef DEV
+}
+
 /* DeviceTaintRules: kept with the slices, validated, all-or-nothing. */
 static void test_taint_rules(void **state)
 {
@@ -1859,6 +1907,7 @@ int main(void)
         cmocka_unit_test(test_edges),
         cmocka_unit_test(test_errors_slice),
         cmocka_unit_test(test_taint_rules),
+        cmocka_unit_test(test_request_policy),
         cmocka_unit_test(test_errors_selectors),
         cmocka_unit_test(test_errors_devices),
         cmocka_unit_test(test_errors_counters),
