@@ -985,6 +985,9 @@ typedef struct dracel_device_result {
                                     claim, the request and the device */
     size_t nconsumed;          /**< the capacities the share consumes
                                     (dracel_run_result_consumed) */
+    size_t nbinding;           /**< the device's bindingConditions copied into the result
+                                    (DRADeviceBindingConditions; dracel_run_result_condition) */
+    size_t nbinding_failure;   /**< and its bindingFailureConditions */
 } dracel_device_result;
 /** The devices allocated to a claim (0 unless allocated). */
 DRACEL_API size_t dracel_run_results(const dracel_run *r, size_t claim);
@@ -992,6 +995,12 @@ DRACEL_API dracel_status dracel_run_result_size(const dracel_run *r, size_t clai
                                                 dracel_device_result *out, size_t size);
 #define dracel_run_result(r, claim, i, out) \
     dracel_run_result_size((r), (claim), (i), (out), sizeof *(out))
+
+/** Condition @p k of result @p i's bindingConditions (@p failure false) or
+ *  bindingFailureConditions (true), in the slice's order; it lives as long as the policy's
+ *  table. DRACEL_EINVAL when there is no such condition. */
+DRACEL_API dracel_status dracel_run_result_condition(const dracel_run *r, size_t claim, size_t i,
+                                                     bool failure, size_t k, const char **name);
 
 /** Capacity @p k of result @p i's share (names in byte order, as Go writes the map): its name
  *  and quantity ("4Gi"), living until the next call on the run. */
@@ -1065,6 +1074,9 @@ typedef struct dracel_tier_explanation {
                                     time limit; counted nowhere else */
     uint32_t excluded_capacity; /**< candidates without the capacity the tier asks for
                                      (DRAConsumableCapacity) */
+    uint32_t excluded_binding;  /**< devices with binding conditions, which cannot be selected
+                                     while their gates are off; no selector ran on them, and
+                                     they are counted nowhere else */
 } dracel_tier_explanation;
 DRACEL_API dracel_status dracel_run_explain_tier_size(const dracel_run *r, size_t tier,
                                                       dracel_tier_explanation *out, size_t size);

@@ -1382,6 +1382,7 @@ typedef struct cstate {
 typedef struct pstat {          /* explanation, per preq */
     uint32_t excl[DC_EXCL__COUNT];
     uint32_t capacity;                  /* consumable capacity: the request does not fit */
+    uint32_t binding;                   /* binding conditions with their gates off */
     uint32_t candidates, available;
     uint32_t unevaluated;               /* devices a lazy selector could not be evaluated on in
                                            time: counted nowhere else */
@@ -1738,6 +1739,70 @@ static void node_counters(dc_alloc_run *r)
     }
 }
 
+/* Reorder the node's rows (and pools, and @p seen, their visible slices) for binding
+ * conditions (see gather). Stable: the order among the others is kept. */
+static dracel_status binding_last(dc_alloc_run *r, uint32_t *seen)
+{
+    const dc_table *t = r->p->t;
+    bool any = false;
+    for (uint32_t li = 0; li < r->nrows && !any; li++)
+        any = dc_bit(t->bindc, r->rows[li]);
+    if (!any)
+        return DRACEL_OK;
+    uint8_t *bpool = sz(r, r->nvpools + 1);
+    uint32_t *rows = sz(r, r->nrows * sizeof *rows);
+    uint32_t *vp = sz(r, r->nvpools * sizeof *vp), *vs = sz(r, r->nvpools * sizeof *vs);
+    if (!bpool || !rows || !vp || !vs)
+        return DRACEL_ENOMEM;
+    /* rows come pool after pool, in vpools order */
+    uint32_t v = 0;
+    for (uint32_t li = 0; li < r->nrows; li++) {
+        while (t->pool[r->rows[li]] != r->vpools[v])
+            v++;
+        bpool[v] |= dc_bit(t->bindc, r->rows[li]);
+    }
+    /* From 1.35 on an incomplete pool reaches the allocator without its slices, so among the
+     * others */
+    for (v = 0; v < r->nvpools && r->k8s.release > 34; v++)
+        if (r->pstate[r->vpools[v]] == DC_POOL_INCOMPLETE)
+            bpool[v] = 0;
+    uint32_t n = 0, m = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        v = 0;
+        uint32_t start = 0;
+        for (uint32_t li = 0; li <= r->nrows; li++) {
+            if (li < r->nrows && t->pool[r->rows[li]] == r->vpools[v])
+                continue;
+            /* rows [start, li) are pool v's */
+            if (bpool[v] == pass) {
+                vp[m] = r->vpools[v];
+                vs[m++] = seen[v];
+                bool by_slice = r->k8s.release <= 35;
+                for (int sp = 0; sp < (by_slice ? 2 : 1); sp++)
+                    for (uint32_t k = start; k < li; k++) {
+                        uint32_t row = r->rows[k];
+                        if (by_slice) {
+                            uint32_t sl = dc_table_slice_of(t, row), b = 0;
+                            for (uint32_t x = t->slice_first[sl]; x < t->slice_first[sl + 1] && !b;
+                                 x++)
+                                b = dc_bit(t->bindc, x);
+                            if ((int)b != sp)
+                                continue;
+                        }
+                        rows[n++] = row;
+                    }
+            }
+            start = li;
+            if (li < r->nrows)
+                v++;
+        }
+    }
+    memcpy(r->rows, rows, r->nrows * sizeof *rows);
+    memcpy(r->vpools, vp, r->nvpools * sizeof *vp);
+    memcpy(seen, vs, r->nvpools * sizeof *vs);
+    return DRACEL_OK;
+}
+
 /* Whether row's node selector (it has one) is one Kubernetes cannot build; if so its error
  * becomes the run's message, as GatherPools wraps it (@p gathering: for slice @p s, or for
  * the device in slice @p s when @p per_device) or as isSelectable returns it. */
@@ -1854,6 +1919,12 @@ static dracel_status gather(dc_alloc_run *r)
         r->pstate[r->vpools[v]] = (uint8_t)st;
         if (st == DC_POOL_COMPLETE)
             r->nslices_seen += seen[v];
+    }
+    /* The copies with binding conditions try pools holding devices with binding conditions
+     * (among the node's) last; 1.34's and 1.35's experimental copy also the slices holding
+     * them last within each pool. */
+    if (r->k8s.beta_code && r->nrows) {
+        DC_TRY(binding_last(r, seen));
     }
     node_counters(r);
     return DRACEL_OK;
@@ -2035,12 +2106,25 @@ static int cap_check(const dc_alloc_run *r, uint32_t pq, uint32_t li, bool alone
     return 1;
 }
 
+/* Devices with binding conditions are selectable only with binding conditions on: in 1.34
+ * DeviceBinding and DeviceStatus, from 1.35 DeviceBindingAndStatus (both gates). */
+static inline bool binding_off(const dc_alloc_run *r, uint32_t row)
+{
+    if (!dc_bit(r->p->t->bindc, row))
+        return false;
+    unsigned need = r->k8s.release == 34 ? DC_FEAT_BINDING_CONDITIONS | DC_FEAT_DEVICE_STATUS
+                                         : DC_FEAT_BINDING_CONDITIONS;
+    return (r->k8s.features & need) != need;
+}
+
 /* Kubernetes' isSelectable: 1, 0, or R_ERR with the message. */
 static int selectable(dc_alloc_run *r, uint32_t pq, uint32_t li)
 {
     const dc_policy *p = r->p;
     const preq *q = &p->preqs[pq];
     uint32_t row = r->rows[li];
+    if (binding_off(r, row))
+        return 0; /* before any selector, as isSelectable checks it */
     for (uint32_t k = 0; k < q->nsels; k++) {
         const gsel *g = &p->sels[q->sels[k]];
         bool cls = k < q->nclass_sels;
@@ -2499,7 +2583,7 @@ static int validate(dc_alloc_run *r, uint32_t pq)
     for (uint32_t v = 0; v < r->nvpools; v++) {
         const dc_tpool *pl = &t->pools[r->vpools[v]];
         const char *dn = dc_dict_str(t->dict, pl->driver)->data, *pn = dc_dict_str(t->dict, pl->name)->data;
-        if (pool_state(r, r->vpools[v]) == DC_POOL_INCOMPLETE)
+        if (r->pstate[r->vpools[v]] == DC_POOL_INCOMPLETE)
             return fail(r, "claim %s, request %s: asks for all devices, but resource pool %s/%s is "
                         "currently being updated", ko, name, dn, pn);
         if (pool_state(r, r->vpools[v]) == DC_POOL_INVALID)
@@ -3084,6 +3168,10 @@ static dracel_status explain(dc_alloc_run *r)
             }
             if (st->sel_error)
                 continue;
+            if (binding_off(r, row)) {
+                st->binding++; /* unselectable before any selector runs */
+                continue;
+            }
             bool pass = true, late = false;
             for (uint32_t k = 0; pass && k < q->nsels; k++) {
                 int on = sel_on(r, q->sels[k], row);
@@ -3182,6 +3270,7 @@ void dc_alloc_tier_expl(const dc_alloc_run *r, uint32_t tier, dc_tier_expl *out)
     out->available = st->available;
     out->unevaluated = st->unevaluated;
     out->capacity = st->capacity;
+    out->binding = st->binding;
     memcpy(out->excluded, st->excl, sizeof out->excluded);
 }
 
@@ -3343,7 +3432,7 @@ void dc_alloc_node_selector_json(const dc_alloc_run *r, uint32_t ci, dc_buf *b)
     uint32_t nexp = 0, nfld = 0, cap = 0;
     for (uint32_t i = 0; i < r->nres[ci]; i++) {
         uint32_t row = r->rows[r->res[ci][i].li];
-        if (t->node_kind[row] == DC_NODE_NAME) {
+        if (t->node_kind[row] == DC_NODE_NAME || (r->k8s.beta_code && dc_bit(t->binds_node, row))) {
             dc_buf_puts(b, "{\"nodeSelectorTerms\":[{\"matchFields\":[{\"key\":"
                            "\"metadata.name\",\"operator\":\"In\",\"values\":[");
             js(b, r->node_name);
@@ -3425,6 +3514,27 @@ static void share_uid(const dc_alloc_run *r, uint32_t ci, const result *x, char 
     out[o] = '\0';
 }
 
+/* ,"bindingConditions":[...],"bindingFailureConditions":[...] of a device that has them
+ * (copied into results with DeviceBindingAndStatus). */
+static void put_binding(dc_buf *b, const dc_alloc_run *r, uint32_t row)
+{
+    const dc_table *t = r->p->t;
+    uint32_t n;
+    const dc_tbind *x = dc_table_binds(t, row, &n);
+    for (int failure = 0; failure < 2; failure++) {
+        const char *sep = failure ? ",\"bindingFailureConditions\":[" : ",\"bindingConditions\":[";
+        for (uint32_t i = 0; i < n; i++) {
+            if (x[i].failure != (failure == 1))
+                continue;
+            dc_buf_puts(b, sep);
+            js(b, dc_dict_str(t->dict, x[i].name)->data);
+            sep = ",";
+        }
+        if (*sep == ',' && sep[1] == '\0')
+            dc_buf_putc(b, ']');
+    }
+}
+
 /* ,"shareID":"...","consumedCapacity":{...} of a share (names sorted, as Go writes a map). */
 static void put_share(dc_buf *b, const dc_alloc_run *r, uint32_t ci, const result *x)
 {
@@ -3474,6 +3584,25 @@ const char *dc_alloc_share(const dc_alloc_run *cr, uint32_t claim, uint32_t i, u
     return dc_arena_strndup(&r->scratch, uid, 36);
 }
 
+uint32_t dc_alloc_conditions(const dc_alloc_run *r, uint32_t claim, uint32_t i, bool failure,
+                             uint32_t k, const char **name)
+{
+    if (r->outcome != DC_ALLOC_ALLOCATED || claim >= r->p->nclaims || i >= r->nres[claim] ||
+        !(r->k8s.features & DC_FEAT_BINDING_CONDITIONS))
+        return 0;
+    const dc_table *t = r->p->t;
+    uint32_t n, m = 0;
+    const dc_tbind *x = dc_table_binds(t, r->rows[r->res[claim][i].li], &n);
+    for (uint32_t j = 0; j < n; j++) {
+        if (x[j].failure != failure)
+            continue;
+        if (name && m == k)
+            *name = dc_dict_str(t->dict, x[j].name)->data;
+        m++;
+    }
+    return m;
+}
+
 bool dc_alloc_consumed(const dc_alloc_run *cr, uint32_t claim, uint32_t i, uint32_t k,
                        const char **name, const char **quantity)
 {
@@ -3521,6 +3650,8 @@ static void put_allocations(dc_buf *b, const dc_alloc_run *r)
                     dc_buf_puts(b, ",\"adminAccess\":true");
                 if (q->sub->ntols)
                     put_tolerations(b, q->sub);
+                if (r->k8s.features & DC_FEAT_BINDING_CONDITIONS)
+                    put_binding(b, r, r->rows[x->li]);
                 if (x->multi)
                     put_share(b, r, c, x);
                 dc_buf_putc(b, '}');
@@ -3631,6 +3762,10 @@ static void put_exclusions(dc_buf *b, const pstat *st, const char *open, const c
         }
     if (st->capacity) {
         dc_buf_printf(b, "%s%u without the capacity asked for", sep, st->capacity);
+        sep = ", ";
+    }
+    if (st->binding) {
+        dc_buf_printf(b, "%s%u with binding conditions (their gates are off)", sep, st->binding);
         sep = ", ";
     }
     if (sep != open)
@@ -3806,11 +3941,11 @@ void dc_alloc_explain_json(const dc_alloc_run *r, dc_buf *b)
                 }
                 dc_buf_printf(b, "],\"excluded\":{\"incompletePool\":%u,\"invalidPool\":%u,"
                               "\"node\":%u,\"allocated\":%u,\"tainted\":%u,\"counters\":%u,"
-                              "\"capacity\":%u}",
+                              "\"capacity\":%u,\"bindingConditions\":%u}",
                               st->excl[DC_EXCL_INCOMPLETE_POOL], st->excl[DC_EXCL_INVALID_POOL],
                               st->excl[DC_EXCL_NODE], st->excl[DC_EXCL_ALLOCATED],
                               st->excl[DC_EXCL_TAINTED], st->excl[DC_EXCL_COUNTERS],
-                              st->capacity);
+                              st->capacity, st->binding);
                 if (st->unevaluated)
                     dc_buf_printf(b, ",\"unevaluated\":%u", st->unevaluated);
                 if (status == DC_TIER_CHOSEN) {

@@ -200,6 +200,10 @@ void dc_alloc_result(const dc_alloc_run *r, uint32_t claim, uint32_t i, uint32_t
 /** A result's share (consumable capacity): its shareID (in the run's scratch until the next
  *  node) and how many capacities it consumed, or NULL and 0 when the result is no share. */
 const char *dc_alloc_share(const dc_alloc_run *r, uint32_t claim, uint32_t i, uint32_t *ncaps);
+/** Result i's binding conditions (failure: its failure conditions), as copied into the
+ *  result: their number, and condition k's name when @p name is not NULL and k is below it. */
+uint32_t dc_alloc_conditions(const dc_alloc_run *r, uint32_t claim, uint32_t i, bool failure,
+                             uint32_t k, const char **name);
 /** Capacity k of that share, in Go's map order (names sorted): its name and quantity text
  *  (both in the run's scratch). false when out of range or on ENOMEM. */
 bool dc_alloc_consumed(const dc_alloc_run *r, uint32_t claim, uint32_t i, uint32_t k,
@@ -229,6 +233,7 @@ typedef struct dc_tier_expl {
     uint32_t unevaluated;       /* a lazy selector ran out of time on them */
     uint32_t excluded[DC_EXCL__COUNT];
     uint32_t capacity;          /* consumable capacity: candidates the request does not fit */
+    uint32_t binding;           /* devices with binding conditions, unselectable (gates off) */
 } dc_tier_expl;
 typedef struct dc_sel_expl {
     bool from_class;

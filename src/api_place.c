@@ -744,7 +744,19 @@ dracel_status dracel_run_result_size(const dracel_run *r, size_t claim, size_t i
     uint32_t nc;
     x.share_id = dc_alloc_share(r->r, (uint32_t)claim, (uint32_t)i, &nc);
     x.nconsumed = nc;
+    x.nbinding = dc_alloc_conditions(r->r, (uint32_t)claim, (uint32_t)i, false, 0, NULL);
+    x.nbinding_failure = dc_alloc_conditions(r->r, (uint32_t)claim, (uint32_t)i, true, 0, NULL);
     return dc_struct_write(out, size, &x, sizeof x, RESULT_V1);
+}
+
+dracel_status dracel_run_result_condition(const dracel_run *r, size_t claim, size_t i,
+                                          bool failure, size_t k, const char **name)
+{
+    if (!r || !name || claim > UINT32_MAX || i > UINT32_MAX || k > UINT32_MAX)
+        return DRACEL_EINVAL;
+    return k < dc_alloc_conditions(r->r, (uint32_t)claim, (uint32_t)i, failure, (uint32_t)k, name)
+               ? DRACEL_OK
+               : DRACEL_EINVAL;
 }
 
 dracel_status dracel_run_result_consumed(const dracel_run *r, size_t claim, size_t i, size_t k,
@@ -899,6 +911,7 @@ dracel_status dracel_run_explain_tier_size(const dracel_run *r, size_t tier,
     x.nselectors = d.nsels;
     x.unevaluated = e.unevaluated;
     x.excluded_capacity = e.capacity;
+    x.excluded_binding = e.binding;
     return dc_struct_write(out, size, &x, sizeof x, TIER_EXPL_V1);
 }
 

@@ -160,7 +160,7 @@ const char *dc_ld_tname(const tnode *v);
 dracel_status dc_ld_bad_value(ld *c, const tnode *v, const char *why);
 dracel_status dc_ld_want(ld *c, const tnode *v, int t) DC_WUR;
 dracel_status dc_ld_want_int(ld *c, const tnode *v, int64_t *out) DC_WUR;
-/* out[i]: the entry of names[i] (at most 12 names), NULL when absent or null; a key given twice
+/* out[i]: the entry of names[i] (at most 16 names), NULL when absent or null; a key given twice
  * is an error. */
 dracel_status dc_ld_fields(ld *c, const tnode *m, const char *const *names, unsigned nn,
                            const tent **out) DC_WUR;

@@ -660,7 +660,7 @@ static bool grow(const dracel_alloc *a, void **p, size_t *cap, size_t need, size
  * Decoding helpers
  */
 
-#define MAXF 12
+#define MAXF 16
 
 /* Look up the fields of an object-like map in one pass. out[i] is the entry for names[i], or NULL
  * when absent or null. A key given twice is an error. */
@@ -1485,7 +1485,8 @@ static dracel_status taints(ld *c, const tent *e, dc_device_in *d)
 }
 
 enum { D_NAME, D_ATTRS, D_CAPS, D_CONSUMES, D_NODENAME, D_NODESEL, D_ALLNODES, D_TAINTS,
-       D_MULTI, D_BASIC, D_N };
+       D_MULTI, D_BASIC, D_BINDC, D_BINDF, D_BINDS, D_N };
+_Static_assert(D_N <= MAXF, "fields() takes at most MAXF names");
 
 /* How a device is read: an entry of a slice (with or without per-device node selection), or
  * one device on its own (dc_ld_device_alone). */
@@ -1496,7 +1497,8 @@ static dracel_status device(ld *c, const tnode *m, int mode, dc_device_in *d)
     static const char *const DF[D_N] = {"name",     "attributes",   "capacity",
                                         "consumesCounters", "nodeName", "nodeSelector",
                                         "allNodes", "taints",       "allowMultipleAllocations",
-                                        "basic"};
+                                        "basic", "bindingConditions", "bindingFailureConditions",
+                                        "bindsToNode"};
     const tent *f[D_N];
     DC_TRY(want(c, m, T_MAP));
     DC_TRY(fields(c, m, DF, D_N, f));
@@ -1585,6 +1587,58 @@ static dracel_status device(ld *c, const tnode *m, int mode, dc_device_in *d)
         pf(c, "allowMultipleAllocations");
         DC_TRY(want(c, &f[D_MULTI]->v, T_BOOL));
         d->allow_multiple = f[D_MULTI]->v.b;
+        pp(c);
+    }
+    /* bindingConditions, bindingFailureConditions (validateDeviceBindingParameters: at most 4
+     * label names each, no repeats, none in both) and bindsToNode */
+    const tent *bl[2] = {f[D_BINDC], f[D_BINDF]};
+    const char **bv[2] = {NULL, NULL};
+    uint32_t bn[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        if (!bl[k] || bl[k]->v.t == T_NULL)
+            continue;
+        const tnode *l = &bl[k]->v;
+        pf(c, DF[D_BINDC + k]);
+        DC_TRY(want(c, l, T_SEQ));
+        if (l->n > 4)
+            return fail(c, bl[k]->kline, "must have at most 4 items");
+        bv[k] = szalloc(c, l->n, sizeof *bv[k]);
+        if (l->n && !bv[k])
+            return oom(c);
+        for (uint32_t i = 0; i < l->n; i++) {
+            const tnode *x = &l->kids[i].v;
+            pi(c, i);
+            DC_TRY(want(c, x, T_STR));
+            const char *bad = label_key_err(x->s, x->n);
+            if (bad)
+                return bad_value(c, x, bad);
+            for (int o = 0; o <= k; o++)
+                for (uint32_t j = 0; j < (o == k ? i : bn[o]); j++)
+                    if (strlen(bv[o][j]) == x->n && memcmp(bv[o][j], x->s, x->n) == 0)
+                        return o == k ? fail(c, x->line, "duplicate value %s",
+                                             qs(c, 0, x->s, x->n, true))
+                                      : bad_value(c, x, "bindingFailureConditions must not "
+                                                        "overlap with bindingConditions");
+            DC_TRY(sdup(c, x->s, x->n, &bv[k][i]));
+            pp(c);
+        }
+        bn[k] = l->n;
+        pp(c);
+    }
+    if ((bn[0] == 0) != (bn[1] == 0)) {
+        int k = bn[0] ? 1 : 0; /* the one missing */
+        pf(c, DF[D_BINDC + k]);
+        return fail(c, bl[1 - k]->kline, "%s are required to use %s", DF[D_BINDC + k],
+                    DF[D_BINDC + 1 - k]);
+    }
+    d->binding = bv[0];
+    d->nbinding = bn[0];
+    d->binding_failure = bv[1];
+    d->nbinding_failure = bn[1];
+    if (f[D_BINDS]) {
+        pf(c, "bindsToNode");
+        DC_TRY(want(c, &f[D_BINDS]->v, T_BOOL));
+        d->binds_to_node = f[D_BINDS]->v.b;
         pp(c);
     }
     for (uint32_t i = 0; i < d->ncaps; i++)

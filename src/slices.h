@@ -104,6 +104,11 @@ typedef struct dc_device_in {
     uint32_t nconsumes;
     dc_node_scope_in node;                 /* per-device node selection (all unset otherwise) */
     bool allow_multiple;                   /* allowMultipleAllocations (false when unset) */
+    const char **binding;                  /* bindingConditions (condition types) */
+    uint32_t nbinding;
+    const char **binding_failure;          /* bindingFailureConditions */
+    uint32_t nbinding_failure;
+    bool binds_to_node;                    /* bindsToNode */
     uint32_t line;                         /* where the device starts in its file (0: unknown) */
 } dc_device_in;
 

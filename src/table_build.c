@@ -161,6 +161,14 @@ static void vh_device(vhash *v, const dc_device_in *d)
     }
     vh_counters(v, d->consumes, d->nconsumes);
     vh_scope(v, &d->node);
+    if (d->nbinding || d->nbinding_failure || d->binds_to_node) { /* (none: as before) */
+        vh_u64(v, ((uint64_t)d->binds_to_node << 63) | ((uint64_t)d->nbinding << 32) |
+                      d->nbinding_failure);
+        for (uint32_t k = 0; k < d->nbinding; k++)
+            vh_str(v, d->binding[k]);
+        for (uint32_t k = 0; k < d->nbinding_failure; k++)
+            vh_str(v, d->binding_failure[k]);
+    }
 }
 
 /* ---- The builder. */
@@ -744,6 +752,21 @@ static const dc_tpolicy *policy_of(dc_tb *b, const dc_cap_policy_in *in)
     return p;
 }
 
+static void push_binds(dc_tb *b, uint32_t row, const dc_device_in *dev)
+{
+    for (uint32_t k = 0; k < dev->nbinding + dev->nbinding_failure && !b->oom; k++) {
+        bool failure = k >= dev->nbinding;
+        const char *nm = failure ? dev->binding_failure[k - dev->nbinding] : dev->binding[k];
+        dc_tbind *nv = dc_tb_room(b->ta, b->binds, b->nbinds, &b->capbinds, sizeof *nv);
+        if (!nv) {
+            b->oom = true;
+            return;
+        }
+        b->binds = nv;
+        b->binds[b->nbinds++] = (dc_tbind){row, dc_tb_intern(b, nm, strlen(nm)), failure};
+    }
+}
+
 static void push_caps(dc_tb *b, uint32_t row, const dc_device_in *dev)
 {
     for (uint32_t k = 0; k < dev->ncaps && !b->oom; k++) {
@@ -1013,6 +1036,11 @@ void dc_tb_fill_pool(dc_tb *b, uint32_t p, const dc_slice_in *const *sl, const b
             t->pool[row] = p;
             if (dev->allow_multiple)
                 dc_bit_set(t->multi, row);
+            if (dev->nbinding)
+                dc_bit_set(t->bindc, row);
+            if (dev->binds_to_node)
+                dc_bit_set(t->binds_node, row);
+            push_binds(b, row, dev);
             if (s->node.per_device)
                 set_node(b, row, &dev->node, NULL);
             else
@@ -1197,6 +1225,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     t->node_kind = tzalloc(&b, rows);
     t->node = tzalloc(&b, rows * sizeof *t->node);
     t->multi = tzalloc(&b, words * sizeof *t->multi);
+    t->bindc = tzalloc(&b, words * sizeof *t->bindc);
+    t->binds_node = tzalloc(&b, words * sizeof *t->binds_node);
     t->slice_first = tzalloc(&b, (nkept + 1) * sizeof *t->slice_first);
     t->slice_per_device = tzalloc(&b, DC_BITS_WORDS(nkept + 1) * sizeof(uint64_t));
     t->slice_name = tzalloc(&b, (nkept + 1) * sizeof *t->slice_name);
@@ -1246,6 +1276,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     t->nconsumes = b.nconsumes;
     t->caps = b.caps;
     t->ncaps = b.ncaps;
+    t->binds = b.binds;
+    t->nbinds = b.nbinds;
     t->shared = b.shared;
     t->nshared = b.nshared;
     t->node_selectors = (const void *const *)b.sels;

@@ -468,6 +468,8 @@ static void copy_run(patch *P, uint32_t pa, uint32_t pb)
         memcpy(t->node + row, o->node + ra, n * sizeof *t->node);
     }
     bits_copy(t->multi, row, o->multi, ra, n);
+    bits_copy(t->bindc, row, o->bindc, ra, n);
+    bits_copy(t->binds_node, row, o->binds_node, ra, n);
     memcpy(t->slice_first + b->slice, o->slice_first + sa, (sb - sa) * sizeof *t->slice_first);
     for (uint32_t s = b->slice; dr && s < b->slice + (sb - sa); s++)
         t->slice_first[s] += dr;
@@ -514,6 +516,14 @@ static void copy_run(patch *P, uint32_t pa, uint32_t pb)
     for (uint32_t k = lo; k < hi; k++) {
         b->consumes[b->nconsumes] = o->consumes[k];
         b->consumes[b->nconsumes++].owner += dr;
+    }
+    LOWER(o->binds, o->nbinds, row, ra, lo);
+    LOWER(o->binds, o->nbinds, row, rb, hi);
+    if (!room_for(b, (void **)&b->binds, b->nbinds, hi - lo, &b->capbinds, sizeof *b->binds))
+        return;
+    for (uint32_t k = lo; k < hi; k++) {
+        b->binds[b->nbinds] = o->binds[k];
+        b->binds[b->nbinds++].row += dr;
     }
     LOWER(o->caps, o->ncaps, row, ra, lo);
     LOWER(o->caps, o->ncaps, row, rb, hi);
@@ -785,7 +795,7 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
     /* The new table's arrays, from one block. */
     size_t rows = t->rows, words = DC_BITS_WORDS(rows);
     if (!b->oom) {
-        size_t total = 3 * carved(rows * 4) + carved(rows) + carved(words * 8) +
+        size_t total = 3 * carved(rows * 4) + carved(rows) + 3 * carved(words * 8) +
                        carved((nslices + 1) * 4) + carved(DC_BITS_WORDS(nslices + 1) * 8) +
                        carved((nslices + 1) * 4) +
                        carved((npools + 1) * sizeof *t->pools);
@@ -804,6 +814,8 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
         t->node_kind = carve(&P, rows, false);
         t->node = carve(&P, rows * sizeof *t->node, false);
         t->multi = carve(&P, words * sizeof *t->multi, true);
+        t->bindc = carve(&P, words * sizeof *t->bindc, true);
+        t->binds_node = carve(&P, words * sizeof *t->binds_node, true);
         t->slice_first = carve(&P, (nslices + 1) * sizeof *t->slice_first, false);
         t->slice_per_device = carve(&P, DC_BITS_WORDS(nslices + 1) * sizeof(uint64_t), true);
         t->slice_name = carve(&P, (nslices + 1) * sizeof *t->slice_name, false);
@@ -816,6 +828,7 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
         b->taints = reserve(&P, o->ntaints, &b->captaints, sizeof *b->taints);
         b->consumes = reserve(&P, o->nconsumes, &b->capconsumes, sizeof *b->consumes);
         b->caps = reserve(&P, o->ncaps, &b->capcaps, sizeof *b->caps);
+        b->binds = reserve(&P, o->nbinds, &b->capbinds, sizeof *b->binds);
         b->shared = reserve(&P, o->nshared, &b->capshared, sizeof *b->shared);
         b->sels = reserve(&P, o->nselectors, &b->capsels, sizeof *b->sels);
     }
@@ -851,6 +864,8 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
     t->nconsumes = b->nconsumes;
     t->caps = b->caps;
     t->ncaps = b->ncaps;
+    t->binds = b->binds;
+    t->nbinds = b->nbinds;
     t->shared = b->shared;
     t->nshared = b->nshared;
     t->node_selectors = (const void *const *)b->sels;

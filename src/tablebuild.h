@@ -119,6 +119,8 @@ typedef struct dc_tb {
     uint32_t nconsumes, capconsumes, nshared, capshared;
     dc_tcap *caps;
     uint32_t ncaps, capcaps;
+    dc_tbind *binds;
+    uint32_t nbinds, capbinds;
     const void **sels;
     uint32_t nsels, capsels;
     const dc_taint_rule_in *rules; /* DeviceTaintRules applied to the devices built (not owned) */

@@ -328,6 +328,11 @@ const dc_ttaint *dc_table_taints(const dc_table *t, uint32_t row, uint32_t *n)
     SIDE_RANGE(t->taints, t->ntaints, row);
 }
 
+const dc_tbind *dc_table_binds(const dc_table *t, uint32_t row, uint32_t *n)
+{
+    SIDE_RANGE(t->binds, t->nbinds, row);
+}
+
 const dc_tcap *dc_table_caps(const dc_table *t, uint32_t row, uint32_t *n)
 {
     SIDE_RANGE(t->caps, t->ncaps, row);

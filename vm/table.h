@@ -209,6 +209,14 @@ typedef struct dc_tcap {
     const dc_tpolicy *policy;    /* NULL when none */
 } dc_tcap;
 
+/* A binding condition of a device (side table, sorted by row; bindingConditions first, then
+ * bindingFailureConditions, each in published order). */
+typedef struct dc_tbind {
+    uint32_t row;
+    uint32_t name;               /* dictionary id of the condition type */
+    bool failure;                /* from bindingFailureConditions */
+} dc_tbind;
+
 /* A counter a device consumes, or a pool's shared counter (side tables). */
 typedef struct dc_tcounter {
     uint32_t owner;              /* the row (consumesCounters) or the pool (sharedCounters) */
@@ -237,6 +245,8 @@ typedef struct dc_table {
     uint8_t *node_kind;          /* dc_node_kind */
     uint32_t *node;              /* node name id or selector index */
     uint64_t *multi;             /* bitmap: allowMultipleAllocations */
+    uint64_t *bindc;             /* bitmap: the device has bindingConditions */
+    uint64_t *binds_node;        /* bitmap: bindsToNode */
     /* Slices (newest generation only), in row order: slice k holds rows [slice_first[k],
      * slice_first[k + 1]) (slice_first[nslices] == rows); a slice without devices is an empty
      * range. slice_per_device: bit k when slice k has perDeviceNodeSelection. */
@@ -263,6 +273,8 @@ typedef struct dc_table {
     uint32_t nconsumes;
     dc_tcap *caps;               /* devices' capacities, sorted by row */
     uint32_t ncaps;
+    dc_tbind *binds;             /* devices' binding (failure) conditions, sorted by row */
+    uint32_t nbinds;
     dc_tcounter *shared;         /* pools' sharedCounters, sorted by pool */
     uint32_t nshared;
     size_t bytes;                /* all memory of this snapshot, for bytes_per_device */
@@ -276,6 +288,8 @@ typedef struct dc_table {
 
 /** The taints of a row: *n entries from the returned pointer (NULL when none). */
 const dc_ttaint *dc_table_taints(const dc_table *t, uint32_t row, uint32_t *n);
+/** The binding conditions of a row: *n entries (NULL when none). */
+const dc_tbind *dc_table_binds(const dc_table *t, uint32_t row, uint32_t *n);
 /** The capacities of a row as published: *n entries (NULL when none). */
 const dc_tcap *dc_table_caps(const dc_table *t, uint32_t row, uint32_t *n);
 /** The counters a row consumes: *n entries (NULL when none). */

@@ -542,6 +542,11 @@ static void device(sbuf *b, const char *drv, int name, bool per_device)
                      "{\"value\":\"%uGi\"}}}]", rnd(2), 1 + rnd(4));
     if (rnd(10) == 0)
         sb_printf(b, ",\"allowMultipleAllocations\":true");
+    if (rnd(12) == 0)
+        sb_printf(b, ",\"bindingConditions\":[\"Ready\"%s],\"bindingFailureConditions\":"
+                     "[\"Failed\"]", rnd(2) ? ",\"example.com/up\"" : "");
+    if (rnd(12) == 0)
+        sb_printf(b, ",\"bindsToNode\":true");
     if (per_device)
         scope(b, true);
     sb_printf(b, "}");
@@ -757,7 +762,8 @@ static char *inner_dump(const dc_table *t)
                   s < t->nslices && dc_bit(t->slice_per_device, s),
                   s < t->nslices ? ds(t, t->slice_name[s]) : "-");
     for (uint32_t r = 0; r < t->rows; r++) {
-        sb_printf(&b, "row %u pool %u multi %d kind %u ", r, t->pool[r], dc_bit(t->multi, r),
+        sb_printf(&b, "row %u pool %u multi %d bindc %d binds %d kind %u ", r, t->pool[r],
+                  dc_bit(t->multi, r), dc_bit(t->bindc, r), dc_bit(t->binds_node, r),
                   t->node_kind[r]);
         if (t->node_kind[r] == DC_NODE_NAME)
             sb_printf(&b, "%s", ds(t, t->node[r]));
@@ -790,6 +796,9 @@ static char *inner_dump(const dc_table *t)
                       c->policy->step ? c->policy->step->text->data : "-", c->policy->nvalid);
         sb_printf(&b, "\n");
     }
+    for (uint32_t k = 0; k < t->nbinds; k++)
+        sb_printf(&b, "bind %u %s %d\n", t->binds[k].row, ds(t, t->binds[k].name),
+                  t->binds[k].failure);
     for (uint32_t k = 0; k < t->nconsumes; k++)
         sb_printf(&b, "consumes %u %s %s %s\n", t->consumes[k].owner, ds(t, t->consumes[k].set),
                   ds(t, t->consumes[k].name), t->consumes[k].value->text->data);

@@ -671,9 +671,10 @@ static void test_explanation_data(void **state)
         assert_non_null(strstr(j, frag));
         snprintf(frag, sizeof frag,
                  "\"excluded\":{\"incompletePool\":%u,\"invalidPool\":%u,\"node\":%u,"
-                 "\"allocated\":%u,\"tainted\":%u,\"counters\":%u,\"capacity\":%u}",
+                 "\"allocated\":%u,\"tainted\":%u,\"counters\":%u,\"capacity\":%u,"
+                 "\"bindingConditions\":%u}",
                  te.excluded[0], te.excluded[1], te.excluded[2], te.excluded[3], te.excluded[4],
-                 te.excluded[5], te.excluded_capacity);
+                 te.excluded[5], te.excluded_capacity, te.excluded_binding);
         assert_non_null(strstr(j, frag));
         if (te.status == DRACEL_TIER_FAILED) {
             assert_non_null(te.reason);
@@ -932,6 +933,96 @@ static void test_consumable(void **state)
                      DRACEL_EINVAL);
     dracel_usage_free(u1);
     dracel_usage_free(u);
+    dracel_run_free(r);
+    dracel_policy_free(p);
+    dracel_scenario_free(sc);
+}
+
+/* Binding conditions through the API: copied into the results with their gates on; with them
+ * off the device cannot be selected, and the explanation counts it. */
+static const char BINDING[] =
+    "kubernetesVersion: \"1.36\"\n"
+    "node: {name: n1}\n"
+    "classes:\n"
+    "- metadata: {name: gpu}\n"
+    "  spec: {selectors: [{cel: {expression: 'device.driver == \"gpu.example.com\"'}}]}\n"
+    "slices:\n"
+    "- metadata: {name: s}\n"
+    "  spec:\n"
+    "    driver: gpu.example.com\n"
+    "    nodeName: n1\n"
+    "    pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
+    "    devices:\n"
+    "    - name: d0\n"
+    "      bindingConditions: [Ready, example.com/attached]\n"
+    "      bindingFailureConditions: [Failed]\n"
+    "claims:\n"
+    "- metadata: {name: c}\n"
+    "  spec:\n"
+    "    devices:\n"
+    "      requests: [{name: r, exactly: {deviceClassName: gpu}}]\n";
+
+static void test_binding(void **state)
+{
+    (void)state;
+    dracel_scenario *sc;
+    assert_int_equal(dracel_scenario_load_buffer(NULL, "s.yaml", BINDING, sizeof BINDING - 1, &sc,
+                                                 err, sizeof err), DRACEL_OK);
+    const dracel_objects *o = dracel_scenario_objects(sc);
+    dracel_policy *p;
+    assert_int_equal(dracel_policy_new(NULL, dracel_scenario_table(sc), o, o, NULL, 0, &p, err,
+                                       sizeof err), DRACEL_OK);
+    dracel_run *r;
+    assert_int_equal(dracel_run_new(p, &r), DRACEL_OK);
+    dracel_node node;
+    dracel_scenario_node(sc, &node);
+    dracel_allocate_opts ao;
+    dracel_allocate_opts_init(&ao);
+    ao.kubernetes = 36;
+    ao.explain = true;
+    assert_int_equal(dracel_allocate(r, &node, &ao), DRACEL_OK);
+    dracel_run_info info;
+    assert_int_equal(dracel_run_get(r, &info), DRACEL_OK);
+    assert_int_equal(info.outcome, DRACEL_ALLOCATED);
+    dracel_device_result res;
+    assert_int_equal(dracel_run_result(r, 0, 0, &res), DRACEL_OK);
+    assert_int_equal(res.nbinding, 2);
+    assert_int_equal(res.nbinding_failure, 1);
+    const char *name = NULL;
+    assert_int_equal(dracel_run_result_condition(r, 0, 0, false, 1, &name), DRACEL_OK);
+    assert_string_equal(name, "example.com/attached");
+    assert_int_equal(dracel_run_result_condition(r, 0, 0, true, 0, &name), DRACEL_OK);
+    assert_string_equal(name, "Failed");
+    assert_int_equal(dracel_run_result_condition(r, 0, 0, true, 1, &name), DRACEL_EINVAL);
+    assert_int_equal(dracel_run_result_condition(r, 0, 1, false, 0, &name), DRACEL_EINVAL);
+    assert_int_equal(dracel_run_result_condition(r, 0, 0, false, 0, NULL), DRACEL_EINVAL);
+    char *j = run_json(r);
+    assert_non_null(strstr(j, "\"device\":\"d0\",\"bindingConditions\":[\"Ready\","
+                              "\"example.com/attached\"],\"bindingFailureConditions\":"
+                              "[\"Failed\"]}"));
+    dracel_free_string(NULL, j);
+    /* the gates off (1.35's defaults): unselectable, counted before any selector */
+    ao.kubernetes = 35;
+    ao.features = dracel_kubernetes_defaults(35);
+    assert_int_equal(dracel_allocate(r, &node, &ao), DRACEL_OK);
+    assert_int_equal(dracel_run_get(r, &info), DRACEL_OK);
+    assert_int_equal(info.outcome, DRACEL_UNSCHEDULABLE);
+    dracel_tier_explanation te;
+    assert_int_equal(dracel_run_explain_tier(r, 0, &te), DRACEL_OK);
+    assert_int_equal(te.excluded_binding, 1);
+    assert_int_equal(te.candidates, 0);
+    /* 1.34 needs DRAResourceClaimDeviceStatus too */
+    ao.kubernetes = 34;
+    ao.features = DRACEL_FEATURE_BINDING_CONDITIONS;
+    assert_int_equal(dracel_allocate(r, &node, &ao), DRACEL_OK);
+    assert_int_equal(dracel_run_get(r, &info), DRACEL_OK);
+    assert_int_equal(info.outcome, DRACEL_UNSCHEDULABLE);
+    ao.features |= DRACEL_FEATURE_DEVICE_STATUS;
+    assert_int_equal(dracel_allocate(r, &node, &ao), DRACEL_OK);
+    assert_int_equal(dracel_run_get(r, &info), DRACEL_OK);
+    assert_int_equal(info.outcome, DRACEL_ALLOCATED);
+    assert_int_equal(dracel_run_result(r, 0, 0, &res), DRACEL_OK);
+    assert_int_equal(res.nbinding, 2);
     dracel_run_free(r);
     dracel_policy_free(p);
     dracel_scenario_free(sc);
@@ -1273,6 +1364,7 @@ int main(void)
         cmocka_unit_test(test_explanation_data),
         cmocka_unit_test(test_releases),
         cmocka_unit_test(test_consumable),
+        cmocka_unit_test(test_binding),
         cmocka_unit_test(test_scenario_release),
         cmocka_unit_test(test_growable),
         cmocka_unit_test(test_threads),

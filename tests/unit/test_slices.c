@@ -751,6 +751,53 @@ static void test_request_policy(void **state)
 #undef DEV
 }
 
+/* Binding conditions: read as Kubernetes validates them (validateDeviceBindingParameters). */
+static void test_binding_params(void **state)
+{
+    (void)state;
+#define DEV(f) "kind: ResourceSlice\nmetadata: {name: s1}\nspec:\n  driver: d.com\n  nodeName: n1\n" \
+               "  pool: {name: p, resourceSliceCount: 1}\n  devices:\n  - name: x\n" f
+#define D0 PRE "9" S1 "spec.devices[0]."
+    dc_slice_set s;
+    dc_slice_set_init(&s, NULL);
+    assert_int_equal(load_text(&s, "t.yaml",
+                               DEV("    bindingConditions: [a, example.com/b]\n"
+                                   "    bindingFailureConditions: [c]\n    bindsToNode: true\n"),
+                               NULL),
+                     DRACEL_OK);
+    const dc_device_in *d = &s.slices[0].devices[0];
+    assert_int_equal(d->nbinding, 2);
+    assert_string_equal(d->binding[1], "example.com/b");
+    assert_int_equal(d->nbinding_failure, 1);
+    assert_string_equal(d->binding_failure[0], "c");
+    assert_true(d->binds_to_node);
+    dc_slice_set_free(&s);
+    check_ok("t.yaml", DEV("    bindsToNode: false\n    bindingConditions: []\n"), __LINE__);
+    CHECK_ERR("t.yaml", DEV("    bindingConditions: [a]\n"),
+              D0 "bindingFailureConditions: bindingFailureConditions are required to use "
+                 "bindingConditions");
+    CHECK_ERR("t.yaml", DEV("    bindingFailureConditions: [a]\n"),
+              D0 "bindingConditions: bindingConditions are required to use "
+                 "bindingFailureConditions");
+    CHECK_ERR("t.yaml", DEV("    bindingConditions: [a, b, c, d, e]\n"
+                            "    bindingFailureConditions: [f]\n"),
+              D0 "bindingConditions: must have at most 4 items");
+    CHECK_ERR("t.yaml", DEV("    bindingConditions: [a, a]\n    bindingFailureConditions: [f]\n"),
+              PRE "9" S1 "spec.devices[0].bindingConditions[1]: duplicate value \"a\"");
+    CHECK_ERR("t.yaml", DEV("    bindingConditions: [a]\n    bindingFailureConditions: [a]\n"),
+              PRE "10" S1 "spec.devices[0].bindingFailureConditions[0]: invalid value \"a\": "
+                          "bindingFailureConditions must not overlap with bindingConditions");
+    CHECK_ERR("t.yaml", DEV("    bindingConditions: [\"a b\"]\n"
+                            "    bindingFailureConditions: [f]\n"),
+              D0 "bindingConditions[0]: invalid value \"a b\": must be a qualified name (an "
+                 "optional DNS subdomain prefix and '/', then at most 63 characters: letters, "
+                 "digits, '-', '_' and '.', starting and ending with a letter or digit)");
+    CHECK_ERR("t.yaml", DEV("    bindsToNode: 1\n"),
+              D0 "bindsToNode: must be a boolean, not an integer");
+#undef D0
+#undef DEV
+}
+
 /* DeviceTaintRules: kept with the slices, validated, all-or-nothing. */
 static void test_taint_rules(void **state)
 {
@@ -1908,6 +1955,7 @@ int main(void)
         cmocka_unit_test(test_errors_slice),
         cmocka_unit_test(test_taint_rules),
         cmocka_unit_test(test_request_policy),
+        cmocka_unit_test(test_binding_params),
         cmocka_unit_test(test_errors_selectors),
         cmocka_unit_test(test_errors_devices),
         cmocka_unit_test(test_errors_counters),
