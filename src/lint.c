@@ -769,7 +769,7 @@ static dracel_status read_object(rd *r, ld *c, const tnode *v)
     lobj o;
     memset(&o, 0, sizeof o);
     o.kind = kbit;
-    o.kname = kind->s;
+    o.kname = kbit == DC_OBJ_CLASS ? "DeviceClass" : tmpl ? "ResourceClaimTemplate" : "ResourceClaim";
     o.name = nm ? dc_arena_strndup(&l->arena, nm, strlen(nm)) : "(unnamed)";
     o.file = r->file;
     o.at = at_of(r, v);
