@@ -1786,5 +1786,5 @@ dracel_status dracel_lint_finding_size(const dracel_lint *l, size_t i, dracel_fi
     const lfind *x = &l->finds[i];
     dracel_finding f = {l->files[x->file].name, x->line, x->col, x->sev, RULES[x->rule].id,
                         x->msg, x->hint, x->source, x->rfile, x->rline, x->rcol, x->rmsg};
-    return dc_struct_write(out, size, &f, sizeof f, offsetof(dracel_finding, source));
+    return dc_struct_write(out, size, &f, sizeof f, sizeof f);
 }
