@@ -42,14 +42,14 @@
 
 static const struct {
     const char *id;
-    dracel_severity sev;
-    const char *summary, *help;
+    dracel_severity sev;    /* the usual one: some findings of a rule have another */
 } RULES[DC_LR__COUNT] = {
-#define DC_LR_ROW(id, name, sev) [DC_LR_##id] = {name, DRACEL_SEV_##sev, NULL, NULL},
+#define DC_LR_ROW(id, name, sev) [DC_LR_##id] = {name, DRACEL_SEV_##sev},
     DC_LINT_RULES(DC_LR_ROW)
 #undef DC_LR_ROW
 };
 
+/* Each rule's summary and help (docs/lint.md has the examples). */
 static const char *const SUMMARY[DC_LR__COUNT][2] = {
     [DC_LR_SYNTAX] = {"The selector does not parse.",
                       "Kubernetes' API validation rejects a selector that is not valid CEL; the "
