@@ -20,6 +20,8 @@
 #     explain --stats`, beside Kubernetes' reported ~10 ms per node for its DRA filter.
 #  6. Cluster state: 5,000 nodes, 40,000 devices, 10,000 claims in a dracel_cluster; one claim's
 #     status or one node's labels changed and a snapshot taken (bench/cluster).
+#  7. Lint: `dra-celc lint` over a generated repository of 1,000 ResourceClaimTemplates, in each
+#     output format, with the sample fleet, and over 1,000 copies of one template (bench/lint.sh).
 set -u
 celc=./dra-celc
 data=bench-data
@@ -82,4 +84,7 @@ for mode in --no-explain ""; do
 done
 echo "== cluster state: watch events and snapshots (5,000 nodes, 40,000 devices, 10,000 claims)"
 ./bench/cluster 5000 10000 101 | sed 's/^/   /' || status=1
+echo "== lint: 1,000 ResourceClaimTemplates (bench/lint.sh)"
+sh "$(dirname "$0")/lint.sh" "$celc" || status=1
+
 exit $status

@@ -21,6 +21,7 @@
 
 #include "dracel.h"
 #include "files.h"
+#include "lintcmd.h"
 #include "out.h"
 #include "place.h"
 
@@ -72,6 +73,7 @@ static void usage_main(FILE *f)
             "  bench    time a selector over a fleet (vector or scalar VM)\n"
             "  allocate allocate one pod's claims on one node (a scenario file)\n"
             "  explain  the tier every node would give a pod's claims, and why\n"
+            "  lint     find the selector bugs that block scheduling, in manifests\n"
             "  version  print the version\n"
             "\n"
             "Run '%s COMMAND --help' for the options of a command. See dra-celc(1).\n",
@@ -900,6 +902,7 @@ static const command commands[] = {
     {"bench", cmd_bench},
     {"allocate", celc_allocate},
     {"explain", celc_explain},
+    {"lint", celc_lint},
     {"version", cmd_version},
 };
 
