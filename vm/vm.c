@@ -753,11 +753,16 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
             if (c->rowsrc) {
                 const dc_table *t = c->rowsrc->b->t;
                 uint32_t row = c->rowsrc->row;
-                *sp++ = dc_devfield_is_driver(K[a].u.s)
+                *sp++ = a == DC_DEVF_DRIVER
                             ? dc_strval(dc_dict_str(t->dict, t->pools[t->pool[row]].driver))
                             : dc_bool(dc_bit(t->multi, row));
             } else {
-                *sp++ = select_val(c, vars[p->device_slot], K[a].u.s);
+                /* A device given as a value (not a row): select the field from its map. */
+                size_t n = strlen(dc_devfield_name[a]);
+                dc_str *f = dc_str_alloc(c, n);
+                if (f)
+                    memcpy(f->data, dc_devfield_name[a], n);
+                *sp++ = f ? select_val(c, vars[p->device_slot], f) : dc_oom(c);
             }
             dc_cost(c, 2); /* the device and the selection it stands for */
             break;

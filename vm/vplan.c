@@ -163,7 +163,7 @@ static uint32_t read_tree(builder *bd)
         case DC_OP_LOADDEV:
             /* device.driver and device.allowMultipleAllocations read as columns. */
             v = new_vnode(bd, VN_COL, pc,
-                          dc_devfield_is_driver(p->consts[a].u.s) ? DRIVER_COL(p) : MULTI_COL(p));
+                          a == DC_DEVF_DRIVER ? DRIVER_COL(p) : MULTI_COL(p));
             break;
         case DC_OP_LOADATTR:
         case DC_OP_LOADCAP: v = new_vnode(bd, VN_COL, pc, a); break;
@@ -188,19 +188,12 @@ static uint32_t read_tree(builder *bd)
             if (sp != 1 || nj)
                 return UINT32_MAX;
             return stack[0];
-        case DC_OP_SELECT: case DC_OP_HAS: case DC_OP_OPTSELECT: case DC_OP_INDEX:
-        case DC_OP_OPTINDEX: case DC_OP_EQ: case DC_OP_NE: case DC_OP_LT: case DC_OP_LE:
-        case DC_OP_GT: case DC_OP_GE: case DC_OP_IN: case DC_OP_ADD: case DC_OP_SUB:
-        case DC_OP_MUL: case DC_OP_DIV: case DC_OP_MOD: case DC_OP_NEG: case DC_OP_NOT:
-        case DC_OP_AND: case DC_OP_OR: case DC_OP_MKLIST: case DC_OP_MKMAP: case DC_OP_CALL: {
-            uint32_t n;
-            if (op == DC_OP_CALL)
-                n = p->code[pc + 1];
-            else if (op == DC_OP_MKLIST || op == DC_OP_MKMAP) {
-                int64_t k = p->consts[a].u.l->v[0].u.i;
-                n = (uint32_t)(op == DC_OP_MKMAP ? 2 * k : k);
-            } else
-                n = (uint32_t)dc_op_info[op].pop;
+        default: {
+            /* A value instruction (the class dc_vm_apply computes) becomes a node; any other
+             * (locals, iterators, other jumps) ends the attempt. */
+            if (dc_op_info[op].cls != DC_CLS_VALUE || dc_op_info[op].vec == DC_VEC_SCALAR)
+                return UINT32_MAX;
+            uint32_t n = p->pops[pc];
             if (n > MAX_ARGS || n > sp)
                 return UINT32_MAX;
             if ((op == DC_OP_AND || op == DC_OP_OR) && nj && jt[nj - 1] == pc + 1) {
@@ -225,8 +218,6 @@ static uint32_t read_tree(builder *bd)
             sp -= n;
             break;
         }
-        default:
-            return UINT32_MAX;
         }
         if (v == UINT32_MAX || sp == 256)
             return UINT32_MAX;
@@ -396,7 +387,7 @@ static uint32_t to_plan(builder *bd, uint32_t vi)
 dracel_status dc_plan_build(dc_bound *b, dc_arena *a)
 {
     b->plan = NULL;
-    if (b->loops || b->uses_device)
+    if (b->p->loops || b->p->reads_device)
         return DRACEL_OK;
     /* Host functions are not fused: the batch interpreter calls them row by row, or once per
      * distinct value when they are pure, as the scalar VM would (vm/vvm.c). */

@@ -51,7 +51,8 @@ typedef struct vm {
     vreg *regs;           /* max_stack + 2 (two scratch), then the locals */
     uint32_t nregs;
     vreg *locals;         /* nlocals registers (cel.bind, optional helpers) */
-    int32_t *depth;       /* stack depth at each pc (-1: unreachable) */
+    const int32_t *depth; /* the program's: stack depth before each pc (-1: unreachable) */
+    dc_val *args;         /* room for the operands of any instruction (max_pops) */
     uint64_t **pend;      /* per pc: pending lanes (W words), lazily allocated */
     uint8_t *has_pend;
     dc_val **memo;        /* per pc: per distinct value (dictionary id or distinct id) */
@@ -333,7 +334,7 @@ static void load_devfield(vm *m, uint32_t pc, vreg *res)
 {
     const dc_table *t = m->t;
     clear_err(m, res);
-    if (dc_devfield_is_driver(m->p->consts[DC_INSN_A(m->p->code[pc])].u.s)) {
+    if (DC_INSN_A(m->p->code[pc]) == DC_DEVF_DRIVER) {
         res->kind = VK_SID;
         for (uint32_t l = 0; l < m->n; l++)
             res->id[l] = t->pools[t->pool[m->row0 + l]].driver;
@@ -417,17 +418,6 @@ static void load_column_default(vm *m, uint32_t pc, vreg *res)
 static vreg *operand(vm *m, uint32_t pc, int pops, int i)
 {
     return &m->regs[m->depth[pc] - pops + i];
-}
-
-static int pops_of(const dc_program *p, uint32_t pc)
-{
-    dc_op op = DC_INSN_OP(p->code[pc]);
-    if (dc_op_info[op].pop >= 0)
-        return dc_op_info[op].pop;
-    if (op == DC_OP_CALL)
-        return (int)p->code[pc + 1];
-    int64_t n = p->consts[DC_INSN_A(p->code[pc])].u.l->v[0].u.i;
-    return (int)(op == DC_OP_MKMAP ? 2 * n : n);
 }
 
 /* A constant register none of whose lanes was turned into an error (a ?: condition can mark
@@ -621,7 +611,7 @@ static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
 
 static void per_lane(vm *m, uint32_t pc, int pops, vreg *res)
 {
-    dc_val args[256];
+    dc_val *args = m->args;
     clear_err(m, res);
     res->kind = VK_BOX;
     for (uint32_t w = 0; w < m->W; w++) {
@@ -942,7 +932,7 @@ static void run_batch(vm *m)
         }
         int d = m->depth[pc];
         uint32_t a = DC_INSN_A(word);
-        int pops = pops_of(p, pc);
+        int pops = (int)p->pops[pc];
         vreg *top = d > 0 ? &m->regs[d - 1] : NULL;
         switch (op) {
         case DC_OP_NOP:
@@ -1084,10 +1074,6 @@ static void run_batch(vm *m)
         default: {
             /* Everything else: a memo when one operand is dictionary-encoded and the others
              * constant (startsWith, matches, compareTo, in, ...), else lane by lane. */
-            if (pops > 255) {
-                m->oom = true;
-                break;
-            }
             int which = pops > 0 ? memo_operand(m, pc, pops) : -1;
             if (!(which >= 0 && memo_run(m, pc, pops, which, res)))
                 per_lane(m, pc, pops, res);
@@ -1097,42 +1083,6 @@ static void run_batch(vm *m)
         }
         pc += words;
     }
-}
-
-/* Depth of the stack at each pc, as the verifier walks it. */
-static bool depths(vm *m)
-{
-    const dc_program *p = m->p;
-    for (uint32_t i = 0; i < p->ncode; i++)
-        m->depth[i] = -1;
-    m->depth[0] = 0;
-    int d = 0;
-    bool reachable = true;
-    for (uint32_t pc = 0; pc < p->ncode;) {
-        dc_op op = DC_INSN_OP(p->code[pc]);
-        unsigned words = dc_fmt_words(dc_op_info[op].fmt);
-        if (m->depth[pc] >= 0) {
-            d = m->depth[pc];
-            reachable = true;
-        } else if (!reachable) {
-            pc += words;
-            continue;
-        }
-        m->depth[pc] = d;
-        int np = pops_of(p, pc);
-        int nd = d - np + dc_op_info[op].push;
-        if (dc_op_info[op].fmt == DC_FMT_J) {
-            int32_t t = (int32_t)pc + (int32_t)words + DC_INSN_SA(p->code[pc]);
-            int at = op == DC_OP_JMP ? d : (op == DC_OP_JFALSE || op == DC_OP_JTRUE) ? d - 1 : d;
-            if (t >= 0 && (uint32_t)t < p->ncode && m->depth[t] < 0)
-                m->depth[t] = at;
-        }
-        d = nd;
-        if (op == DC_OP_JMP || op == DC_OP_RETURN)
-            reachable = false;
-        pc += words;
-    }
-    return true;
 }
 
 static bool alloc_regs(vm *m)
@@ -1331,7 +1281,7 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
     m.lane.cost_limit = m.run.cost_limit = 0;
     /* Per batch, half the per-row limit (at least a byte); see dc_memo_heavy. */
     m.lane.mem_limit = o->mem_limit ? (o->mem_limit / 2 ? o->mem_limit / 2 : 1) : 0;
-    bool scalar = o->scalar || b->loops || b->uses_device ||
+    bool scalar = o->scalar || b->p->loops || b->p->reads_device ||
                   (o->cost_limit && cost_bound(b, vars) > o->cost_limit);
     m.mem_limit = o->mem_limit;
     dracel_status st = DRACEL_OK;
@@ -1343,7 +1293,8 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
         m.B = o->batch ? o->batch : DC_VVM_DEFAULT_BATCH;
         m.W = (m.B + 63) / 64;
         const dc_program *p = b->p;
-        m.depth = dc_ealloc(&m.run, p->ncode * sizeof *m.depth);
+        m.depth = p->depth;
+        m.args = dc_ealloc(&m.run, (p->max_pops + 1) * sizeof *m.args);
         m.pend = dc_ealloc(&m.run, p->ncode * sizeof *m.pend);
         m.has_pend = dc_ealloc(&m.run, p->ncode);
         m.memo = dc_ealloc(&m.run, p->ncode * sizeof *m.memo);
@@ -1357,7 +1308,7 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
         m.absent = dc_ealloc(&m.run, (p->ncols + 1) * sizeof *m.absent);
         m.active = dc_ealloc(&m.run, m.W * sizeof(uint64_t));
         m.tmpmask = dc_ealloc(&m.run, m.W * sizeof(uint64_t));
-        if (!m.depth || !m.pend || !m.has_pend || !m.memo || !m.memo_kind || !m.absent ||
+        if (!m.args || !m.pend || !m.has_pend || !m.memo || !m.memo_kind || !m.absent ||
             !m.memo_state || !m.memo_i || !m.memo_sig || !m.memo_size || !m.memo_all ||
             !m.memo_seen ||
             !m.active || !m.tmpmask || !alloc_regs(&m)) {
@@ -1370,7 +1321,6 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
                 m.absent[i] = dc_error(&m.run, "no such key: %s", p->cols[i].id->data);
                 m.oom = m.run.oom;
             }
-            depths(&m);
         }
         dc_ectx c;
         dc_ectx_init(&c, a);
