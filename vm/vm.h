@@ -263,6 +263,9 @@ static inline bool dc_cost(dc_ectx *c, uint64_t units)
 }
 
 void dc_ectx_init(dc_ectx *c, const dracel_alloc *a);
+/* A context ready for a new run: its memory reset (chunks, scratch and library state such as
+ * compiled regular expressions kept), no cost, no failure, the given limits. */
+void dc_ectx_reset(dc_ectx *c, uint64_t cost_limit, size_t mem_limit);
 void dc_ectx_free(dc_ectx *c);
 
 /* The DRA device as the scalar VM sees it: a map with driver, attributes (domain -> id ->
