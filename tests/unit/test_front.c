@@ -360,7 +360,7 @@ static void test_many_diagnostics(void **state)
     dracel_diags_free(d);
     cfg.max_diag_bytes = 0;
     cfg.max_errors = 1000;
-    assert_int_equal(dracel_parse_sexpr(&cfg, src, strlen(src), &out, &d), DRACEL_EINPUT);
+    assert_int_equal(dracel_parse_sexpr(&cfg, src, strlen(src), &out, &d), DRACEL_ELIMIT);
     text = dracel_diags_render(d, "<input>");
     assert_null(strstr(text, "output limit"));
     dracel_free_string(&cfg, text);
