@@ -300,6 +300,10 @@ void dc_program_disasm(const dc_program *p, dc_buf *out);
 void dc_val_json(dc_buf *b, dc_val v);
 /** Append s[0..n) as a JSON string (quotes, escapes; control characters and DEL as \\uXXXX). */
 void dc_json_quote(dc_buf *b, const char *s, size_t n);
+/* A double as CEL prints it: the shortest text that reads back to the same value, ".0" after an
+ * integral one, NaN and +Inf/-Inf (with json: the strings "NaN", "Infinity", "-Infinity"). The
+ * one double printer of the values, the AST and JSON. */
+void dc_double_text(dc_buf *b, double d, bool json);
 /** Print a value as CEL-like text (for `eval` without --format json). */
 void dc_val_text(dc_buf *b, dc_val v);
 
