@@ -4,13 +4,13 @@
  *
  * A program is built once by the compiler (src/compile.c) and never changes after: any number
  * of threads can evaluate it at once, each with its own dc_ectx. The scalar VM is the reference
- * evaluator; the vector VM (vm/vvm.c, later) runs the same programs over column batches.
+ * evaluator; the vector VM (vm/vvm.c) runs the same programs over column batches.
  *
  * A CALL names a dc_builtin: a library function (src/lib_*.c), or a dc_hostcall of host
  * functions (vm/host.h) that the program holds references to; dc_builtin_call is the one way
  * both VMs call either.
  *
- * Change with: vm/opcodes.def, vm/vm.c, vm/program.c, vm/disasm.c, src/compile.c, vm/host.h.
+ * Change with: vm/opcodes.def, vm/vm.c, vm/program.c (the verifier and the disassembler), src/compile.c, vm/host.h.
  */
 #ifndef DC_VM_H
 #define DC_VM_H
