@@ -42,7 +42,9 @@ typedef enum dracel_status {
     DRACEL_EINPUT = 1,  /**< the input was read and rejected: see the diagnostics */
     DRACEL_ENOMEM = 2,  /**< an allocation failed */
     DRACEL_EINVAL = 3,  /**< a bad argument (NULL handle, bad option) */
-    DRACEL_ELIMIT = 4   /**< a configured limit was exceeded (also reported as a diagnostic) */
+    DRACEL_ELIMIT = 4   /**< the input was rejected for exceeding a configured limit (source
+                             size, nesting depth, AST nodes, with DRACEL_COMPILE_ESTIMATE_COST
+                             the estimated cost): reported as a diagnostic, like EINPUT */
 } dracel_status;
 
 /** A half-open range [start, end) of byte offsets into the source text. */
@@ -172,7 +174,8 @@ DRACEL_API void dracel_free_string(const dracel_config *cfg, char *s);
  * @param out_sexpr on DRACEL_OK, the printed AST (release with dracel_free_string()).
  * @param out_diags always set (possibly empty) unless the result is DRACEL_ENOMEM or EINVAL;
  *        release with dracel_diags_free(). Warnings can come with DRACEL_OK.
- * @return DRACEL_OK, DRACEL_EINPUT (errors in @p out_diags), DRACEL_ENOMEM, DRACEL_EINVAL.
+ * @return DRACEL_OK, DRACEL_EINPUT or DRACEL_ELIMIT (errors in @p out_diags), DRACEL_ENOMEM,
+ *         DRACEL_EINVAL.
  */
 DRACEL_API dracel_status dracel_parse_sexpr(const dracel_config *cfg, const char *src,
                                             size_t len, char **out_sexpr,
@@ -245,7 +248,8 @@ enum {
  * Parse, check and compile @p src for @p env.
  * @param flags DRACEL_COMPILE_* bits.
  * @param out_diags always set unless ENOMEM/EINVAL (warnings may come with DRACEL_OK).
- * @return DRACEL_OK, DRACEL_EINPUT, DRACEL_ENOMEM, DRACEL_EINVAL.
+ * @return DRACEL_OK, DRACEL_EINPUT, DRACEL_ELIMIT (a limit of the config, or the estimated
+ *         cost), DRACEL_ENOMEM, DRACEL_EINVAL.
  */
 DRACEL_API dracel_status dracel_compile(const dracel_env *env, const char *src, size_t len,
                                         unsigned flags, dracel_program **out,

@@ -477,7 +477,7 @@ static int compile_expr(const options *o, dracel_env *env, unsigned flags, drace
     dracel_diags *d = NULL;
     dracel_status st = dracel_compile(env, src, len, flags, prog, &d);
     free(src);
-    if (st == DRACEL_EINPUT)
+    if (st == DRACEL_EINPUT || st == DRACEL_ELIMIT)
         rc = report(o, d, name, o->format == FMT_JSON, EXIT_REJECTED);
     else if (st == DRACEL_ENOMEM)
         rc = celc_oom();
@@ -636,7 +636,7 @@ static int cmd_parse(int argc, char **argv)
         } else {
             rc = celc_out_close(&out, rc);
         }
-    } else if (st == DRACEL_EINPUT) {
+    } else if (st == DRACEL_EINPUT || st == DRACEL_ELIMIT) {
         rc = report(&o, d, name, o.format == FMT_JSON, EXIT_REJECTED);
     } else if (st == DRACEL_ENOMEM) {
         rc = celc_oom();
