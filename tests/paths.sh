@@ -13,7 +13,8 @@ dirs='src|vm|include|grammar|tests|fuzz|docs|examples|bench|scripts|deploy|man|b
 generated='^(grammar/lexer\.c|grammar/parser\.[ch]|tests/opdoc|tests/fndoc|tests/run-cases|tests/unit/test_[a-z0-9_]+|tests/extender/(fakeapi|kubewatch)|tests/conformance/runner|tests/oom/libfailmalloc\.la|bench/(bench_scalar|genfleet|handloop|fleetupdate|cluster)|fuzz/fuzz_[a-z]+|tests/oom/\.libs/libfailmalloc\.so|bench-data/.*|build-aux/[a-z-]+)$'
 # Paths a test makes under its own temporary directory.
 made='^(src/prog)$'
-files=$(git ls-files 2>/dev/null | grep -E '\.(c|h|cc|y|re|def|sh|am|ac|md|[1-9]|lua|in)$|^scripts/|^\.ci/' | grep -v -E '^tests/(cases|alloc|data)/')
+files=$(git ls-files 2>/dev/null | grep -E '\.(c|h|cc|y|re|def|sh|am|ac|md|[1-9]|lua|in)$|^scripts/|^\.ci/' |
+  grep -v -E '^tests/(cases|alloc|data)/|^tests/paths\.sh$')
 [ -n "$files" ] || { echo "1..0 # SKIP not a git checkout"; exit 0; }
 missing=$(for f in $files; do
   # (not after $, { or another path character: "$src/examples" is the source tree's)
