@@ -343,6 +343,13 @@ printf '1 +' >"$tmp/$bad"
 run parse -f "$tmp/$bad" --format json
 check "a file name that is not UTF-8 is U+FFFD in JSON" \
   "$(printf '%s' "$out" | grep -q "\"source\":\"$tmp/bad$(printf '\357\277\275')name.cel\""; echo $?)"
+# The library's JSON (the allocator's answer and explanation) is valid UTF-8 too: a node name
+# given with --node that is not UTF-8 has U+FFFD for its bad byte, wherever it is written.
+run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" \
+  --node "$(printf 'n\377x')" --format json
+fffd=$(printf '\357\277\275')
+check "explain --node NAME that is not UTF-8: U+FFFD in both places of the JSON, no raw byte" \
+  "$(is "$(printf '%s' "$out" | grep -o "\"node\":\"n${fffd}x\"" | wc -l | tr -d ' '):$(printf '%s' "$out" | grep -c "$(printf '\377')")" "2:0")"
 if [ -w /dev/full ]; then
   for args in "disasm -e true" "bench --slices $ex/fleet -e true --repeat 1" "version" "--help" \
               "eval --help" "parse -e 1" "eval -e 1 --format json" "check -e true"; do
