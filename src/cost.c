@@ -1430,7 +1430,7 @@ static xn *resume_call(cc *c, cframe *f, est got, est *done)
     }
     uint32_t first = e->member && e->n > 0 ? 1 : 0;
     uint32_t n = e->n - first;
-    xn **argv = e->args + first;
+    xn **argv = e->args ? e->args + first : NULL; /* optMap's optional.none() has none */
     if (k == 0) {
         f->u.call.nodes = alloc(c, n * sizeof *f->u.call.nodes);
         f->u.call.argc = alloc(c, n * sizeof *f->u.call.argc);
