@@ -1,5 +1,6 @@
 # fuzz/harnesses.sh: sourced by fuzz/smoke.sh and fuzz/long.sh. The libFuzzer harnesses, the
 # dictionary of each and the flags each needs beyond the common ones.
+# shellcheck disable=SC2034 # used by the scripts that source this file
 fuzz_harnesses="parse eval slices alloc inputs cluster watch request"
 # fuzz_dict HARNESS: its dictionary (cel.dict for the CEL harnesses, slices.dict for the
 # ResourceSlice loader, alloc.dict for the allocation scenarios, inputs.dict for the readers of

@@ -18,6 +18,7 @@ if [ $# -lt 3 ]; then
   exit 2
 fi
 h=$1; secs=$2; corpus=$3; top=${4:-..}
+# shellcheck source=fuzz/harnesses.sh
 . "$top/fuzz/harnesses.sh"
 case " $fuzz_harnesses " in
 *" $h "*) ;;
@@ -38,7 +39,9 @@ cp "$top/fuzz/corpus/$h"/* "$corpus"/ || exit 2
 size() { find "$1" -type f | { f=0; b=0; while IFS= read -r x; do f=$((f + 1)); b=$((b + $(wc -c <"$x"))); done; echo "$f files $b bytes"; }; }
 seeds=$(size "$corpus")
 log=fuzz-long-$h.log
-before=$(ls fuzz-artifacts)
+# artifacts: the files of fuzz-artifacts/, one a line
+artifacts() { for a in fuzz-artifacts/*; do [ -e "$a" ] && printf '%s\n' "${a#fuzz-artifacts/}"; done; }
+before=$(artifacts)
 # shellcheck disable=SC2046
 "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -dict="$top/fuzz/$(fuzz_dict "$h")" \
   $(fuzz_flags "$h") -print_final_stats=1 -artifact_prefix=fuzz-artifacts/ "$corpus" >"$log" 2>&1
@@ -46,9 +49,11 @@ rc=$?
 runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log" | tail -n 1)
 [ -n "$runs" ] || runs=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
 last=$(grep ' cov: ' "$log" | tail -n 1)
+# stopped on a finding: no totals, the last status line's count
+[ -n "$runs" ] || runs=$(printf '%s\n' "$last" | sed -n 's/^#\([0-9]*\).*/\1/p')
 cov=$(printf '%s\n' "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
 ft=$(printf '%s\n' "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
-new=$(ls fuzz-artifacts | while IFS= read -r a; do
+new=$(artifacts | while IFS= read -r a; do
         printf '%s\n' "$before" | grep -qxF "$a" || printf ' %s' "$a"; done)
 if [ "$rc" = 0 ] && [ -z "$new" ]; then
   found="found nothing"; status=0

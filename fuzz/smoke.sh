@@ -7,6 +7,7 @@
 set -u
 top=${1:-..}
 secs=${FUZZ_SECONDS:-30}
+# shellcheck source=fuzz/harnesses.sh
 . "$top/fuzz/harnesses.sh"
 pass=0; fail=0
 mkdir -p fuzz-artifacts
