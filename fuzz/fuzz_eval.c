@@ -183,7 +183,7 @@ static dracel_status run(dracel_env *env, const char *src, size_t n, unsigned fl
 
 /* The static cost estimate (what `dra-celc check` adds): a checked program compiles with it as
  * without it (@p without), but that in the DRA environment an estimate over the cost limit is
- * a rejection that says so; an accepted estimate is a range. */
+ * a rejection (DRACEL_ELIMIT) that says so; an accepted estimate is a range. */
 static void estimate(dracel_env *env, bool dra, const char *src, size_t n, dracel_status without)
 {
     dracel_program *p = NULL;
@@ -197,9 +197,9 @@ static void estimate(dracel_env *env, bool dra, const char *src, size_t n, drace
                     (unsigned long long)lo, (unsigned long long)hi, dracel_status_string(without));
             abort();
         }
-    } else if (st == DRACEL_EINPUT && without == DRACEL_OK) {
+    } else if ((st == DRACEL_EINPUT || st == DRACEL_ELIMIT) && without == DRACEL_OK) {
         char *text = dracel_diags_render(d, "<input>");
-        if (!dra || !text || !strstr(text, "estimated cost")) {
+        if (st != DRACEL_ELIMIT || !dra || !text || !strstr(text, "estimated cost")) {
             fprintf(stderr, "estimate: rejected, not for its cost:\n%s\n", text ? text : "");
             abort();
         }

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *out = NULL;
     dracel_diags *d = NULL;
     dracel_status st = dracel_parse_sexpr(NULL, (const char *)data, size, &out, &d);
-    if (st != DRACEL_ENOMEM && st != DRACEL_OK && st != DRACEL_EINPUT)
+    if (st != DRACEL_ENOMEM && st != DRACEL_OK && st != DRACEL_EINPUT && st != DRACEL_ELIMIT)
         __builtin_trap();
     char *text = dracel_diags_render(d, "<input>");
     dracel_free_string(NULL, text);

@@ -2,7 +2,7 @@
 # fuzz/long.sh HARNESS SECONDS CORPUS [TOP]: one long libFuzzer run, from the build directory
 # of a build configured with --enable-fuzzing (TOP: the source tree, default ..). HARNESS is
 # one of fuzz/harnesses.sh's names (parse, eval, slices, alloc, inputs, cluster, watch,
-# request). CORPUS, a directory that does not exist or is empty, gets a copy of the harness's
+# request, lint). CORPUS, a directory that does not exist or is empty, gets a copy of the harness's
 # seeds (fuzz/corpus/HARNESS/), grows there for SECONDS with the dictionary and flags that
 # fuzz/smoke.sh uses, and is kept (fuzz/corpus/ holds chosen seeds only). libFuzzer's output
 # goes to fuzz-long-HARNESS.log, a finding to fuzz-artifacts/. At the end, one line:

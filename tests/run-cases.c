@@ -400,7 +400,9 @@ static void run_parse_block(const block *b, bool expect_ok)
         bool ok = st == DRACEL_OK && out && strcmp(out, b->expected) == 0;
         result(b, ok, st == DRACEL_OK ? out : diag);
     } else {
-        bool ok = st == DRACEL_EINPUT && diag && strcmp(diag, b->expected) == 0;
+        /* rejected: read and refused (EINPUT), or over a configured limit (ELIMIT) */
+        bool ok = (st == DRACEL_EINPUT || st == DRACEL_ELIMIT) && diag &&
+                  strcmp(diag, b->expected) == 0;
         result(b, ok, st == DRACEL_OK ? out : diag);
     }
     dracel_free_string(&cfg, out);

@@ -13,8 +13,7 @@
 
 #include "vm.h"
 
-/* Shortest text that reads back to the same double; integral values keep a ".0". */
-static void put_double(dc_buf *b, double d, bool json)
+void dc_double_text(dc_buf *b, double d, bool json)
 {
     if (isnan(d)) {
         dc_buf_puts(b, json ? "\"NaN\"" : "NaN");
@@ -31,7 +30,7 @@ static void put_double(dc_buf *b, double d, bool json)
             break;
     }
     dc_buf_puts(b, tmp);
-    if (!strpbrk(tmp, ".eEn"))
+    if (!strpbrk(tmp, ".eE")) /* NaN and infinities are written above */
         dc_buf_puts(b, ".0");
 }
 
@@ -109,7 +108,7 @@ static void json(dc_buf *b, dc_val v, int depth)
     case DC_K_UINT: dc_buf_printf(b, "{\"uint\":\"%llu\"}", (unsigned long long)v.u.u); break;
     case DC_K_DOUBLE:
         dc_buf_puts(b, "{\"double\":");
-        put_double(b, v.u.d, true);
+        dc_double_text(b, v.u.d, true);
         dc_buf_putc(b, '}');
         break;
     case DC_K_STRING:
@@ -205,7 +204,7 @@ static void text(dc_buf *b, dc_val v, int depth)
     case DC_K_BOOL: dc_buf_puts(b, v.u.b ? "true" : "false"); break;
     case DC_K_INT: dc_buf_printf(b, "%lld", (long long)v.u.i); break;
     case DC_K_UINT: dc_buf_printf(b, "%lluu", (unsigned long long)v.u.u); break;
-    case DC_K_DOUBLE: put_double(b, v.u.d, false); break;
+    case DC_K_DOUBLE: dc_double_text(b, v.u.d, false); break;
     case DC_K_STRING: cel_string(b, v.u.s->data, v.u.s->len, false); break;
     case DC_K_BYTES: cel_string(b, v.u.s->data, v.u.s->len, true); break;
     case DC_K_LIST:
