@@ -45,6 +45,8 @@ struct store {
     double dirty_since;           /* 0: clean */
     uint64_t changes, built;      /* change counter; the counter value the last snapshot saw */
     unsigned synced;
+    uint64_t synced_at;           /* the change counter when the last source synced: ready once
+                                     a snapshot holds that much */
     bool stop;
     pthread_t publisher;
 };
@@ -110,6 +112,7 @@ void store_source_synced(store *s)
 {
     pthread_mutex_lock(&s->plock);
     s->synced++;
+    s->synced_at = s->changes;
     pthread_mutex_unlock(&s->plock);
 }
 
@@ -277,7 +280,9 @@ dracel_snapshot *store_current(store *s)
 bool store_ready(store *s)
 {
     pthread_mutex_lock(&s->plock);
-    bool ready = s->cur && s->synced >= s->cfg.sources;
+    /* A source's first complete state must be in the snapshot requests read, not only in the
+     * cluster state (the publisher may not have run since the last list was applied). */
+    bool ready = s->cur && s->synced >= s->cfg.sources && s->built >= s->synced_at;
     pthread_mutex_unlock(&s->plock);
     return ready;
 }
