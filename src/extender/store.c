@@ -113,6 +113,7 @@ void store_source_synced(store *s)
     pthread_mutex_lock(&s->plock);
     s->synced++;
     s->synced_at = s->changes;
+    pthread_cond_signal(&s->cond);
     pthread_mutex_unlock(&s->plock);
 }
 
@@ -181,7 +182,11 @@ static void *publisher_main(void *arg)
     store *s = arg;
     pthread_mutex_lock(&s->plock);
     for (;;) {
-        while (!s->stop && (!s->dirty_since || s->built == s->changes))
+        /* Nothing is published before every source has its first complete state: a startup
+         * that loads 5,000 files, or lists four resources one after the other, makes one
+         * snapshot, not one per burst of a partial state no request may read. */
+        while (!s->stop && (!s->dirty_since || s->built == s->changes ||
+                            s->synced < s->cfg.sources))
             pthread_cond_wait(&s->cond, &s->plock);
         if (s->stop)
             break;
@@ -214,7 +219,7 @@ static void *publisher_main(void *arg)
 dracel_status store_flush(store *s, char *err, size_t errcap)
 {
     pthread_mutex_lock(&s->plock);
-    bool need = !s->cur || s->built != s->changes;
+    bool need = (!s->cur || s->built != s->changes) && s->synced >= s->cfg.sources;
     pthread_mutex_unlock(&s->plock);
     return need ? publish(s, err, errcap) : DRACEL_OK;
 }

@@ -71,6 +71,10 @@ wait_for() {
   done
 }
 
+post() { # URL FILE [OUT]: the body and the status in $status
+  status=$(curl -s -o "${3:-$tmp/resp}" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+           --data-binary @"$2" "$1")
+}
 # ---- The fake API server, with the sample cluster.
 "$fakeapi" --bookmark-ms 300 >"$tmp/fakeapi.port" 2>"$tmp/fakeapi.log" &
 fpid=$!; pids="$pids $fpid"
@@ -130,8 +134,10 @@ start() {
   wait_for 30 test -s "$tmp/$name.port" || echo "# dra-extender $name did not write its port"
   eval "url_$name=http://127.0.0.1:$(cat "$tmp/$name.port" 2>/dev/null || echo 1)"
 }
+# (--snapshot-delay: a snapshot comes 1 s after the first change of a burst: /readyz must wait
+# for the one that holds the last list)
 start a --kubeconfig "$tmp/kc.yaml" --watch-idle-timeout 3s --watch-backoff-min 100ms \
-  --watch-backoff-max 500ms --log-level debug
+  --watch-backoff-max 500ms --snapshot-delay 1s --log-level debug
 metric() { # URL NAME{LABELS}: the value of one series
   curl -s "$1/metrics" | awk -v m="$2" '$1 == m { print $2; exit }'
 }
@@ -143,14 +149,14 @@ check "/readyz: 503 while nodes cannot be listed, with a JSON reason" \
   "$(r is "$status:$(jq -r '.error | test("not ready")' "$tmp/resp")" "503:true")"
 check "...nodes not synced, dra_extender_ready 0, API errors counted" \
   "$(r is "$(metric "$url_a" 'dra_extender_watch_synced{resource="nodes"}'):$(metric "$url_a" dra_extender_ready):$([ "$(metric "$url_a" 'dra_extender_watch_errors_total{resource="nodes"}')" -ge 1 ] && echo errors)" "0:0:errors")"
+# No snapshot of a partial state: filter is refused too.
+post "$url_a/filter" "$src/examples/extender/filter.json"
+check "...no snapshot of the three alone: filter answers 503, not ready" \
+  "$(r is "$status:$(metric "$url_a" dra_extender_snapshots_total):$(jq -r '.error | test("not ready")' "$tmp/resp")" "503:0:true")"
 fault '{"errors":0}'
 ready() { [ "$(curl -s -o /dev/null -w '%{http_code}' "$url_a/readyz")" = 200 ]; }
 check "/readyz: 200 once nodes are listed too" "$(wait_for 30 ready; echo $?)"
 # What the extender answers at once when it says ready holds every object of every resource.
-post() { # URL FILE [OUT]: the body and the status in $status
-  status=$(curl -s -o "${3:-$tmp/resp}" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
-           --data-binary @"$2" "$1")
-}
 post "$url_a/filter" "$src/examples/extender/filter.json" "$tmp/first.json"
 curl -s "$url_a/metrics" >"$tmp/metrics.a"
 state
@@ -253,6 +259,33 @@ converge() {
     return 1; }
 }
 check "the reference agrees with the extender before any fault" "$(converge; echo $?)"
+# celc_agrees: the extender's filter answer passes the nodes that
+# dra-celc explain allocates on, computed afresh on the server's objects (no cache), and fails
+# the others with explain's reasons. (Not when the pod's claim is gone or allocated.)
+celc_agrees() {
+  mkdir -p "$tmp/celc"
+  for res in deviceclasses resourceslices nodes; do
+    jq -c --arg r $res '{apiVersion: "v1", kind: "List", items: [.objects[] | select(.[0] == $r) | .[3]]}' \
+      "$tmp/state.json" >"$tmp/celc/$res.json"
+  done
+  jq -r '.objects[] | select(.[0] == "resourceclaims") | .[3].status.allocation.devices.results[]?
+         | select(.adminAccess != true) | "\(.driver)/\(.pool)/\(.device)"' "$tmp/state.json" >"$tmp/celc/busy.txt"
+  jq -c '.objects[] | select(.[0] == "resourceclaims" and .[2] == "trainer-0-gpu") | .[3]' \
+    "$tmp/state.json" >"$tmp/celc/claim.json"
+  "$celc" explain --claim "$tmp/celc/claim.json" --classes "$tmp/celc/deviceclasses.json" \
+    --slices "$tmp/celc/resourceslices.json" --nodes "$tmp/celc/nodes.json" \
+    --allocated "$tmp/celc/busy.txt" 2>/dev/null | grep '^node-' >"$tmp/celc/lines"
+  post "$url_a/filter" "$src/examples/extender/filter.json" "$tmp/celc/ans" || return 1
+  # the request names seven nodes: explain's lines for them
+  for node in $(jq -r '.NodeNames[]' "$src/examples/extender/filter.json"); do
+    grep "^$node: " "$tmp/celc/lines"
+  done | sort >"$tmp/celc/want"
+  jq -r '(.NodeNames[] | "\(.): allocated"), (.FailedNodes | to_entries[] | "\(.key): \(.value)")' \
+    "$tmp/celc/ans" | sort >"$tmp/celc/got"
+  sed 's/: allocated.*/: allocated/' "$tmp/celc/want" >"$tmp/celc/want2"
+  cmp -s "$tmp/celc/want2" "$tmp/celc/got" || { diff "$tmp/celc/want2" "$tmp/celc/got" | head -n 6 | sed 's/^/#   /' >&3; return 1; }
+}
+check "...and dra-celc explain, computed afresh on the server's objects" "$(r celc_agrees)"
 counter() { v=$(metric "$url_a" "dra_extender_watch_$1_total{resource=\"$2\"}"); echo "${v:-0}"; }
 
 # A claim that holds node-h100-b's three GPUs (added, later deleted).
@@ -268,6 +301,7 @@ check "cut mid-event: the cache converges on the server's state" "$(converge; ec
 post "$url_a/filter" "$src/examples/extender/filter.json"
 check "...node-h100-b now fails (its GPUs are in use)" \
   "$(r is "$(jq -r '.FailedNodes["node-h100-b"] // "" | test("^unschedulable")' "$tmp/resp")" true)"
+check "...the answers are dra-celc explain's on the server's objects" "$(r celc_agrees)"
 check "...a disconnect, no relist" \
   "$(r is "$([ "$(counter disconnects resourceclaims)" -gt "$disc0" ] && echo more):$(counter relists resourceclaims)" "more:$relist0")"
 
@@ -276,6 +310,7 @@ relist0=$(counter relists resourceslices)
 fault '{"res":"resourceslices","gone":"http","close":true}'
 del resourceslices/node-l4-gpu
 check "HTTP 410 on the watch: converged (node-l4's slice gone)" "$(converge; echo $?)"
+check "...the answers are dra-celc explain's on the server's objects" "$(r celc_agrees)"
 check "...one relist" "$(r is "$(counter relists resourceslices)" $((relist0 + 1)))"
 relist0=$(counter relists resourceclaims)
 fault '{"res":"resourceclaims","gone":"event","close":true}'
@@ -283,6 +318,7 @@ del resourceclaims/default/busy-h100-a
 check "ERROR 410 event: converged (busy-h100-a gone)" "$(converge; echo $?)"
 check "...one relist" "$(r is "$(counter relists resourceclaims)" $((relist0 + 1)))"
 post "$url_a/filter" "$src/examples/extender/filter.json"
+check "...the answers are dra-celc explain's on the server's objects" "$(r celc_agrees)"
 check "...node-h100-a passes now, node-l4 fails" \
   "$(r is "$(jq -c '[(.NodeNames | index("node-h100-a")) != null, (.FailedNodes["node-l4"] // "" | length) > 0]' "$tmp/resp")" '[true,true]')"
 
@@ -306,6 +342,7 @@ relist0=$(counter relists nodes)
 fault '{"compact":true,"res":"nodes","close":true}'
 put nodes '{"apiVersion":"v1","kind":"Node","metadata":{"name":"node-new","labels":{"zone":"d"}}}'
 check "compaction before a bookmark: converged (a new node)" "$(converge; echo $?)"
+check "...the answers are dra-celc explain's on the server's objects" "$(r celc_agrees)"
 check "...after a relist" "$(r is "$(counter relists nodes)" $((relist0 + 1)))"
 
 # 4. A silent stream (no bytes, no bookmarks) is found dead after --watch-idle-timeout (3 s).
@@ -316,6 +353,7 @@ ctl GET /_control/state | jq -c '.objects[] | select(.[0] == "resourceslices" an
 ctl POST /_control/objects/resourceslices "$tmp/slice.json" >/dev/null
 check "silent stream: converged (a slice changed meanwhile)" "$(converge 40; echo $?)"
 check "...found dead after 3 s" "$(r grep -q 'nothing received for 3 s' "$tmp/a.log")"
+check "...the answers are dra-celc explain's on the server's objects" "$(r celc_agrees)"
 check "...resumed without a relist" "$(r is "$(counter relists resourceslices)" "$relist0")"
 
 # 5. The token rotated through the kubeconfig's tokenFile: the file first (nothing refused),
@@ -332,6 +370,7 @@ has_401() { state && [ "$(jq .unauthorized "$tmp/state.json")" -gt 0 ]; }
 check "token rotated (server first): the old token refused" "$(wait_for 30 has_401; echo $?)"
 echo t2 >"$tmp/token"
 check "...converged once the file has the new one (node-new gone)" "$(converge; echo $?)"
+check "...the answers are dra-celc explain's on the server's objects" "$(r celc_agrees)"
 check "...the 401 logged" "$(r grep -q 'HTTP 401' "$tmp/a.log")"
 
 # 6. The pod's own claim allocated while running (on node-a100-80), then deleted.
