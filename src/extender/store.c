@@ -247,6 +247,7 @@ store *store_new(const store_config *cfg, char *err, size_t errcap)
         return NULL;
     }
     metrics_declare(&m_changes);
+    metrics_add(&m_snapshots, NULL, 0);
     if (pthread_create(&s->publisher, NULL, publisher_main, s) != 0) {
         snprintf(err, errcap, "cannot start the publisher thread");
         dracel_cluster_free(s->c);
