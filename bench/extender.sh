@@ -7,10 +7,11 @@
 # the sample's DeviceClass, and the claim of three tiers of examples/extender/claims.yaml. The
 # scheduler's request names every node (nodeCacheCapable: true), 65 KB.
 #
-#  1. The first pod of a new claim (a new claim file: a new snapshot and a policy to compile,
-#     every node computed), of a new snapshot after an allocation elsewhere (the policy and the
-#     answers of the other nodes kept), and after a slice update (one pool changed: a new
-#     table, the policy compiled again, one node computed): curl's time_total, 5 of each.
+#  1. The first pod of a new claim (a new claim file of a new spec: a new snapshot and a policy
+#     to compile, every node computed), of a new claim of a spec seen before (the answers
+#     cached), of a new snapshot after an allocation elsewhere (the policy and the answers of
+#     the other nodes kept), and after a slice update (one pool changed: a new table, the
+#     policy compiled again, one node computed): curl's time_total, 5 of each.
 #  2. Filter and prioritize at a constant rate (50 req/s, one connection: bench/extender.lua
 #     schedules each request from the start time) and at saturation (2 and 4 connections):
 #     p50/p90/p99/max from wrk, the rate achieved, and the extender's CPU time per request.
@@ -111,17 +112,31 @@ t=$(timed /prioritize "$work/names.json")
 echo "   the first prioritize (the answers the filter cached): $t ms"
 
 # 1. First pods.
-new_claim=; new_snap=; new_slice=
+new_claim=; same_spec=; new_snap=; new_slice=
+claim_file() { # K EXTRA-SELECTOR: claim trainer-K-gpu, the first tier with one more selector
+  awk -v k="$1" -v extra="$2" '/^---$/ { exit }
+    { sub(/name: trainer-0-gpu/, "name: trainer-" k "-gpu"); print }
+    extra != "" && /^        selectors:$/ && !done { print "        - cel:"; print "            expression: " extra; done = 1 }' \
+    "$top/examples/extender/claims.yaml" >"$work/claims/.t.tmp"
+  mv "$work/claims/.t.tmp" "$work/claims/trainer-$1.yaml"
+}
 for k in 1 2 3 4 5; do
   s0=$(snaps)
-  sed "s/name: trainer-0-gpu/name: trainer-$k-gpu/" "$top/examples/extender/claims.yaml" |
-    awk '/^---$/ { exit } { print }' >"$work/claims/.t.tmp"
-  mv "$work/claims/.t.tmp" "$work/claims/trainer-$k.yaml"
+  # a selector true of every device, other for each claim: a new policy version
+  claim_file "$k" "device.driver != \"other-$k.example.com\""
   wait_snapshot "$s0"
   names_body "trainer-$k-gpu" "$work/new.json"
   new_claim="$new_claim $(timed /filter "$work/new.json")"
 done
-echo "   the first pod of a new claim (new snapshot, policy compiled, 5,000 nodes computed): median $(echo "$new_claim" | median) ms of$new_claim"
+echo "   the first pod of a new claim (a new spec: new snapshot, policy compiled, 5,000 nodes computed): median $(echo "$new_claim" | median) ms of$new_claim"
+for k in 6 7 8 9 10; do
+  s0=$(snaps)
+  claim_file "$k" ""
+  wait_snapshot "$s0"
+  names_body "trainer-$k-gpu" "$work/new.json"
+  same_spec="$same_spec $(timed /filter "$work/new.json")"
+done
+echo "   the first pod of a new claim of a spec seen before (another pod of the template: policy compiled, answers cached): median $(echo "$same_spec" | median) ms of$same_spec"
 alloc_claim() { # N NODE: claim busy-N holds gpu-0 of NODE
   cat >"$work/claims/.busy.tmp" <<EOC
 apiVersion: resource.k8s.io/v1

@@ -11,7 +11,8 @@
  *   what cJSON holds there (both printed by cJSON); arrays have cJSON's element count;
  * - a string decodes to cJSON's bytes (when it holds no \u0000);
  * - on a valid document, the fast walk (js_members_valid, js_members_fold_valid,
- *   js_object_begin_valid, js_array_begin_valid, js_array_next_object, js_array_count_valid)
+ *   js_object_begin_valid, js_array_begin_valid, js_array_next_object(_fold),
+ *   js_array_count_valid)
  *   finds the same spans and counts as the validating one; on any input it stays in
  *   bounds (the copy of the input is exactly its size, so ASan sees any read past it);
  * - an event line that parses has a known type and an object span that is valid JSON, inside
@@ -142,18 +143,32 @@ static void fast_walk(const char *s, js_span v, bool valid, int depth)
         while (objects && (ra = js_array_next(s, &ia, &ea)) == 1)
             objects = js_is_object(s, ea);
         if (objects) {
+            js_iter id;
+            js_span ed, md[NK];
             js_array_begin(s, v, &ia);
+            js_array_begin_valid(s, v, &id);
             while ((ra = js_array_next(s, &ia, &ea)) == 1) {
                 rc = js_array_next_object(s, &ic, keys, NK, mc, &ec);
                 CHECK(rc == 1 && ec.off == ea.off && ec.len == ea.len);
                 CHECK(js_members(s, ea, keys, NK, ma) == 0);
                 for (int i = 0; i < NK; i++)
                     CHECK(ma[i].off == mc[i].off && ma[i].len == mc[i].len);
+                /* the folding walk finds what js_members_fold finds */
+                rc = js_array_next_object_fold(s, &id, keys, NK, md, &ed);
+                CHECK(rc == 1 && ed.off == ea.off && ed.len == ea.len);
+                CHECK(js_members_fold(s, ea, keys, NK, ma) == 0);
+                for (int i = 0; i < NK; i++)
+                    CHECK(ma[i].off == md[i].off && ma[i].len == md[i].len);
             }
             CHECK(js_array_next_object(s, &ic, keys, NK, mc, &ec) == 0);
         } else {
             while (rc == 1)
                 rc = js_array_next_object(s, &ic, keys, NK, mc, &ec);
+            js_iter id;
+            js_span ed, md[NK];
+            js_array_begin_valid(s, v, &id);
+            while (js_array_next_object_fold(s, &id, keys, NK, md, &ed) == 1)
+                ;
         }
     }
 }

@@ -318,24 +318,39 @@ static void read_nodes(rd *r, js_span nodes, ext_args *a, const ext_limits *lim)
     js_iter it;
     if (!array(r, lv[0], at(items_at), &it))
         return;
-    size_t n = count(r, lv[0]);
-    if (n > lim->max_nodes) {
-        fail(r, "Nodes.items: %zu nodes, more than the limit of %zu", n, lim->max_nodes);
-        return;
-    }
-    a->nodes = mem_alloc(r->m, (n ? n : 1) * sizeof *a->nodes);
-    if (!a->nodes) {
-        r->oom = true;
-        return;
-    }
+    /* Not counted first (a walk of tens of MB): the array grows as the items come. */
+    size_t cap = 0;
     js_span item, iv[1], mv[2];
-    for (size_t i = 0; i < n && js_array_next(r->s, &it, &item) == 1; i++) {
-        if (!js_is_object(r->s, item)) {
-            fail_at(r, at_i(items_at, i, ""), "expected an object");
+    for (size_t i = 0;; i++) {
+        js_iter before = it;
+        int got = js_array_next_object_fold(r->s, &it, ik, 1, iv, &item);
+        if (got == 0)
+            break;
+        if (got < 0) {
+            /* not an object (the array is valid: the element is some other value) */
+            if (js_array_next(r->s, &before, &item) == 1 && !js_is_object(r->s, item))
+                fail_at(r, at_i(items_at, i, ""), "expected an object");
+            else
+                fail_at(r, at_i(items_at, i, ""), "cannot be read");
             return;
         }
-        if (!object(r, item, at_i(items_at, i, ""), ik, 1, iv) ||
-            !object(r, iv[0], at_i(items_at, i, ".metadata"), mk, 2, mv))
+        if (i == lim->max_nodes) {
+            fail(r, "Nodes.items: more than the limit of %zu nodes", lim->max_nodes);
+            return;
+        }
+        if (a->nnodes == cap) {
+            size_t ncap = cap ? 2 * cap : 256;
+            ext_node *grown = mem_alloc(r->m, ncap * sizeof *grown);
+            if (!grown) {
+                r->oom = true;
+                return;
+            }
+            if (cap)
+                memcpy(grown, a->nodes, cap * sizeof *grown);
+            a->nodes = grown;
+            cap = ncap;
+        }
+        if (!object(r, iv[0], at_i(items_at, i, ".metadata"), mk, 2, mv))
             return;
         ext_node *nd = &a->nodes[a->nnodes++];
         memset(nd, 0, sizeof *nd);

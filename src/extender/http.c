@@ -650,9 +650,13 @@ unsigned http_port(const http_server *s)
 
 unsigned http_shutdown(http_server *s, unsigned wait_ms)
 {
+    /* No new connection from here on: libmicrohttpd stops accepting, and the socket stops
+     * listening, so that a client is refused at once rather than left in the listen queue.
+     * Not closed before MHD_stop_daemon: its threads may still be taking it out of their
+     * epoll sets (libmicrohttpd's rule for quiesce; ThreadSanitizer caught the close). */
     MHD_socket fd = MHD_quiesce_daemon(s->d);
     if (fd != MHD_INVALID_SOCKET)
-        close(fd);
+        shutdown(fd, SHUT_RD);
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += wait_ms / 1000;
@@ -677,6 +681,8 @@ unsigned http_shutdown(http_server *s, unsigned wait_ms)
         ;
     pthread_mutex_unlock(&s->lock);
     MHD_stop_daemon(s->d);
+    if (fd != MHD_INVALID_SOCKET)
+        close(fd);
     server_free(s);
     return left;
 }

@@ -39,11 +39,31 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 
 /* ---- The pre-scan. */
 
+#define R16(x) x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x
+/* Outside strings, the bytes the pre-scan looks at: brackets and '"'. */
+static const unsigned char scan_stop[256] = {
+    ['['] = 1, ['{'] = 1, [']'] = 1, ['}'] = 1, ['"'] = 1,
+};
+/* Inside strings, the bytes it passes over: printable ASCII but '"' and '\\'. */
+static const unsigned char scan_plain[256] = {
+    R16(0), R16(0),                                     /* 0x00-0x1f */
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,     /* 0x20-0x2f: '"' */
+    R16(1), R16(1),                                     /* 0x30-0x4f */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,     /* 0x50-0x5f: '\\' */
+    R16(1), R16(1),                                     /* 0x60-0x7f */
+    R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), /* 0x80-0xff */
+};
+#undef R16
+
 const char *json_prescan(const char *s, size_t len, unsigned max_depth, size_t *at)
 {
     const unsigned char *p = (const unsigned char *)s;
     unsigned depth = 0;
     for (size_t i = 0; i < len;) {
+        while (i < len && !scan_stop[p[i]])
+            i++;
+        if (i >= len)
+            break;
         unsigned c = p[i];
         if (c == '[' || c == '{') {
             if (++depth > max_depth) {
@@ -61,7 +81,7 @@ const char *json_prescan(const char *s, size_t len, unsigned max_depth, size_t *
                     *at = i;
                     return "unterminated string";
                 }
-                while (i < len && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\')
+                while (i < len && scan_plain[p[i]])
                     i++; /* the plain ASCII run */
                 if (i >= len)
                     continue;

@@ -604,21 +604,33 @@ int js_array_next(const char *s, js_iter *it, js_span *elem)
     return 1;
 }
 
-int js_array_next_object(const char *s, js_iter *it, const char *const *keys, size_t nkeys,
-                         js_span *vals, js_span *elem)
+static int next_object(const char *s, js_iter *it, const char *const *keys, size_t nkeys,
+                       js_span *vals, js_span *elem, bool fold)
 {
     size_t p;
     int r = array_sep(s, it, &p);
     if (r != 1)
         return r;
     size_t start = p;
-    if (members_at(s, it->end, &p, keys, nkeys, vals, it->fast, false) != 0)
+    if (members_at(s, it->end, &p, keys, nkeys, vals, it->fast, fold) != 0)
         return -1;
     elem->off = start;
     elem->len = p - start;
     it->first = false;
     it->pos = p;
     return 1;
+}
+
+int js_array_next_object(const char *s, js_iter *it, const char *const *keys, size_t nkeys,
+                         js_span *vals, js_span *elem)
+{
+    return next_object(s, it, keys, nkeys, vals, elem, false);
+}
+
+int js_array_next_object_fold(const char *s, js_iter *it, const char *const *keys, size_t nkeys,
+                              js_span *vals, js_span *elem)
+{
+    return next_object(s, it, keys, nkeys, vals, elem, true);
 }
 
 static int object_begin(const char *s, js_span v, js_iter *it, bool fast)

@@ -76,6 +76,9 @@ int js_array_next(const char *s, js_iter *it, js_span *elem);
  *  (as js_members would find them): 1, 0 at the end, -1 when invalid or not an object. */
 int js_array_next_object(const char *s, js_iter *it, const char *const *keys, size_t nkeys,
                          js_span *vals, js_span *elem);
+/** The same with names matched as js_members_fold matches them. */
+int js_array_next_object_fold(const char *s, js_iter *it, const char *const *keys, size_t nkeys,
+                              js_span *vals, js_span *elem);
 
 /* Iteration over the members of an object, in document order. */
 /** Start iterating the object at v (validating): 0, or -1 when v does not start with '{'. */

@@ -444,6 +444,8 @@ check "...and it logged the stop" "$(grep -q '"msg":"stopped"' "$tmp/d.log"; ech
 kill -TERM "$pid_a"
 reap "$pid_a"; rc=$?
 check "SIGTERM when idle: exit 0" "$(is "$rc" 0)"
+check "no sanitizer report in any log" \
+  "$(! grep -l -E 'ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:' "$tmp"/*.log; echo $?)"
 
 echo "1..$n"
 [ "$failed" = 0 ]
