@@ -58,7 +58,8 @@ end
 function done(summary, latency, requests)
   local errors = summary.errors
   io.write(string.format(
-    "requests %d  rps %.1f  p50 %.3f ms  p90 %.3f ms  p99 %.3f ms  max %.3f ms  non200 %d  socket_errors %d\n",
+    "requests %d  rps %.1f  p50 %.3f ms  p90 %.3f ms  p99 %.3f ms  max %.3f ms  non200 %d" ..
+    "  socket_errors %d\n",
     summary.requests, summary.requests / (summary.duration / 1e6),
     latency:percentile(50) / 1e3, latency:percentile(90) / 1e3, latency:percentile(99) / 1e3,
     latency.max / 1e3, errors.status,

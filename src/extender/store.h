@@ -6,8 +6,8 @@
  * requires) and mark it dirty; a publisher thread takes a snapshot of each burst of changes (it
  * waits `delay_ms` after the first change of a burst so that a relist or a directory rewrite
  * becomes one snapshot, not thousands) and publishes it, once every source has reported its
- * first complete state (before, there is no snapshot: requests are answered 503). Requests take the current snapshot with
- * a reference (one short lock) and never wait for the writer.
+ * first complete state (before, there is no snapshot: requests are answered 503). Requests
+ * take the current snapshot with a reference (one short lock) and never wait for the writer.
  */
 #ifndef EXT_STORE_H
 #define EXT_STORE_H
