@@ -580,7 +580,7 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
         v6->sin6_port = htons((uint16_t)cfg->port);
         flags |= MHD_USE_IPv6;
     } else {
-        snprintf(err, errcap, "--address: '%s' is not an IPv4 or IPv6 address", addr);
+        snprintf(err, errcap, "the listen address '%s' is not an IPv4 or IPv6 address", addr);
         server_free(s);
         return NULL;
     }

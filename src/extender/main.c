@@ -48,8 +48,10 @@ static const char usage_text[] =
     "  --max-object-size SIZE  one object of a list or a watch event at most (16MiB)\n"
     "  --max-list-size SIZE    one complete list at most (1GiB)\n"
     "Serving:\n"
-    "  --address ADDR          listen address (default 0.0.0.0)\n"
-    "  --port N                port (default 8888; 0: any free port, see --port-file)\n"
+    "  --listen ADDR:PORT      address and port to listen on (default 127.0.0.1:8888;\n"
+    "                          an IPv6 address in brackets: [::1]:8888; port 0: any free\n"
+    "                          port, see --port-file)\n"
+    "  --address ADDR, --port N   the two halves of --listen apart\n"
     "  --port-file FILE        write the port there once listening\n"
     "  --url-prefix PATH       path before the verbs, as in the scheduler's urlPrefix\n"
     "                          (default \"\": POST /filter, /prioritize)\n"
@@ -95,6 +97,7 @@ typedef struct options {
     kube_config kube;            /* the API client's limits (the rest is set in main) */
     http_config http;
     const char *port_file;
+    char listen_addr[64];        /* --listen's address, without brackets */
     const char *prefix, *filter_verb, *prioritize_verb;
     ext_limits limits;
     decide_config decide;
@@ -116,6 +119,33 @@ static bool parse_uint(const char *s, uint64_t max, uint64_t *out)
     if (errno || *end || v > max)
         return false;
     *out = v;
+    return true;
+}
+
+/* --listen ADDR:PORT: the port after the last colon; an IPv6 address is written in brackets
+ * ([::1]:8888), as in a URL, since its own colons would make the split ambiguous. */
+static bool parse_listen(const char *s, options *o)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon)
+        return false;
+    const char *a = s;
+    size_t alen = (size_t)(colon - s);
+    if (s[0] == '[') {
+        if (alen < 2 || s[alen - 1] != ']')
+            return false;
+        a = s + 1;
+        alen -= 2;
+    } else if (memchr(s, ':', alen)) {
+        return false;            /* an IPv6 address without brackets */
+    }
+    uint64_t port;
+    if (alen == 0 || alen >= sizeof o->listen_addr || !parse_uint(colon + 1, 65535, &port))
+        return false;
+    memcpy(o->listen_addr, a, alen);
+    o->listen_addr[alen] = '\0';
+    o->http.address = o->listen_addr;
+    o->http.port = (unsigned)port;
     return true;
 }
 
@@ -206,6 +236,7 @@ static int parse_features(const char *list, unsigned *out)
 static int parse_options(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
+    o->http.address = "127.0.0.1";
     o->http.port = 8888;
     o->prefix = "";
     o->filter_verb = "filter";
@@ -237,9 +268,21 @@ static int parse_options(int argc, char **argv, options *o)
         }
         if (strncmp(a, "--", 2) != 0)
             return usage_error("unexpected argument '%s'", a);
-        if (i + 1 >= argc)
-            return usage_error("%s needs a value", a);
-        const char *v = argv[++i];
+        /* --name VALUE or --name=VALUE (the form of Kubernetes manifests' args). */
+        char name[40];
+        const char *v, *eq = strchr(a, '=');
+        if (eq) {
+            if ((size_t)(eq - a) >= sizeof name)
+                return usage_error("unknown option '%s'", a);
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            a = name;
+            v = eq + 1;
+        } else {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a value", a);
+            v = argv[++i];
+        }
         uint64_t n;
         bool ok = true;
         if (strcmp(a, "--objects") == 0)
@@ -265,6 +308,8 @@ static int parse_options(int argc, char **argv, options *o)
         else if (strcmp(a, "--max-list-size") == 0)
             ok = parse_size(v, &n) && n >= 1024 && n <= SIZE_MAX / 4 &&
                  ((o->kube.max_list_bytes = (size_t)n), true);
+        else if (strcmp(a, "--listen") == 0)
+            ok = parse_listen(v, o);
         else if (strcmp(a, "--address") == 0)
             o->http.address = v;
         else if (strcmp(a, "--port") == 0)
@@ -625,7 +670,7 @@ int main(int argc, char **argv)
     unsigned port = http_port(hs);
     if (o.port_file)
         write_port_file(o.port_file, port);
-    log_line(LOG_INFO, "serving", "address", o.http.address ? o.http.address : "0.0.0.0",
+    log_line(LOG_INFO, "serving", "address", o.http.address,
              "#port", (int64_t)port, "filter", srv.filter_path, "prioritize",
              srv.prioritize_path, "tls", o.http.tls_cert ? "on" : "off", "version",
              dracel_version(), NULL);

@@ -43,7 +43,7 @@ done
 start() {
   name=$1; shift
   rm -f "$tmp/$name.port"
-  "$ext" --address 127.0.0.1 --port 0 --port-file "$tmp/$name.port" "$@" 2>"$tmp/$name.log" &
+  "$ext" --listen=127.0.0.1:0 --port-file "$tmp/$name.port" "$@" 2>"$tmp/$name.log" &
   p=$!
   pids="$pids $p"
   eval "pid_$name=$p"
@@ -126,7 +126,7 @@ case "$readme_ext" in ./build/dra-extender\ *--port\ 8888*) readme_ok=0 ;; *) re
 case "$readme_curl" in curl\ *http://127.0.0.1:8888/filter*) ;; *) readme_ok=1 ;; esac
 check "README.md: an extender command and a curl command, as expected ($readme_ext)" "$readme_ok"
 rm -f "$tmp/readme.port"
-cmd=$(printf '%s' "$readme_ext" | sed "s|^./build/dra-extender|\"\$ext\"|; s|--port 8888|--address 127.0.0.1 --port 0 --port-file \"\$tmp/readme.port\"|")
+cmd=$(printf '%s' "$readme_ext" | sed "s|^./build/dra-extender|\"\$ext\"|; s|--listen 127.0.0.1:8888|--listen 127.0.0.1:0 --port-file \"\$tmp/readme.port\"|")
 (cd "$src" && eval "exec $cmd") 2>"$tmp/readme.log" &
 pid_readme=$!
 pids="$pids $pid_readme"
@@ -339,6 +339,28 @@ check "TLS needs both files: exit 1 with a message" \
 check "a bad option value: exit 2, named" "$(is "$rc:$(head -n 1 "$tmp/err")" "2:dra-extender: --port: invalid value 'nope'")"
 "$ext" >/dev/null 2>"$tmp/err"; rc=$?
 check "no source: exit 2" "$(is "$rc" 2)"
+for bad in 8888 127.0.0.1 127.0.0.1: :8888 127.0.0.1:65536 127.0.0.1:-1 ::1:8888 '[::1]' '[::1:8888' \
+           '[]:8888' 127.0.0.1:8888x; do
+  "$ext" --objects "$tmp/objs" --listen "$bad" >/dev/null 2>"$tmp/err"; rc=$?
+  check "--listen '$bad': exit 2, named" \
+    "$(is "$rc:$(head -n 1 "$tmp/err")" "2:dra-extender: --listen: invalid value '$bad'")"
+done
+"$ext" --objects "$tmp/objs" --listen=not-an-address:0 >/dev/null 2>"$tmp/err"; rc=$?
+check "--listen=HOST:PORT with a name, not an address: exit 1, named" \
+  "$([ $rc = 1 ] && grep -q "the listen address 'not-an-address' is not an IPv4 or IPv6" "$tmp/err"; echo $?)"
+if grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2>/dev/null; then
+  rm -f "$tmp/v6.port"
+  "$ext" --objects "$tmp/objs" --listen '[::1]:0' --port-file "$tmp/v6.port" 2>"$tmp/v6.log" &
+  v6=$!; pids="$pids $v6"
+  i=0; while [ ! -s "$tmp/v6.port" ] && kill -0 $v6 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+  check "--listen '[::1]:0': an IPv6 loopback listener answers /healthz" \
+    "$(curl -sf -g "http://[::1]:$(cat "$tmp/v6.port" 2>/dev/null)/healthz" >/dev/null; echo $?)"
+  kill -TERM $v6 2>/dev/null; wait $v6 2>/dev/null
+else
+  skip "--listen '[::1]:0': an IPv6 loopback listener answers /healthz" "no IPv6 loopback"
+fi
+"$ext" --objects "$tmp/objs" --port= >/dev/null 2>"$tmp/err"; rc=$?
+check "--port= (an empty value after =): exit 2" "$(is "$rc:$(head -n 1 "$tmp/err")" "2:dra-extender: --port: invalid value ''")"
 check "--help lists every option of docs/extender.md" \
   "$(for o in $(grep -o '^| `--[a-z-]*' "$src/docs/extender.md" | sed 's/^| `//'); do "$ext" --help | grep -q -- "$o" || echo "$o"; done | grep -q .; [ $? = 1 ]; echo $?)"
 check "deploy/ uses only options dra-extender has" \
