@@ -672,7 +672,7 @@ int dc_yylex(DC_YYSTYPE *lval, DC_YYLTYPE *lloc, dc_parser *p)
     }
     if (t.kind == DC_TOK_LPAREN || t.kind == DC_TOK_LBRACKET || t.kind == DC_TOK_LBRACE) {
         if (++p->depth > p->ast.max_depth) {
-            dc_error(p->ast.diags, t.span, "expression recursion limit exceeded: %u",
+            dc_limit_error(p->ast.diags, t.span, "expression recursion limit exceeded: %u",
                      p->ast.max_depth);
             p->ast.limit_hit = true;
             return TK_YYEOF;
@@ -696,7 +696,7 @@ void dc_yyerror(DC_YYLTYPE *lloc, dc_parser *p, const char *msg)
         if (p->ast.oom)
             return; /* reported by the caller as ENOMEM */
         /* Bison's own stack is full (YYMAXDEPTH): no input the limits allow gets here. */
-        dc_error(p->ast.diags, *lloc, "expression recursion limit exceeded: %u",
+        dc_limit_error(p->ast.diags, *lloc, "expression recursion limit exceeded: %u",
                  p->ast.max_depth);
         p->ast.limit_hit = true;
         return;

@@ -42,7 +42,9 @@ typedef enum dracel_status {
     DRACEL_EINPUT = 1,  /**< the input was read and rejected: see the diagnostics */
     DRACEL_ENOMEM = 2,  /**< an allocation failed */
     DRACEL_EINVAL = 3,  /**< a bad argument (NULL handle, bad option) */
-    DRACEL_ELIMIT = 4   /**< a configured limit was exceeded (also reported as a diagnostic) */
+    DRACEL_ELIMIT = 4   /**< the input was rejected for exceeding a configured limit (source
+                             size, nesting depth, AST nodes, with DRACEL_COMPILE_ESTIMATE_COST
+                             the estimated cost): reported as a diagnostic, like EINPUT */
 } dracel_status;
 
 /** A half-open range [start, end) of byte offsets into the source text. */
@@ -118,7 +120,12 @@ DRACEL_API void dracel_config_init_size(dracel_config *cfg, size_t size);
 /** A list of diagnostics, sorted by position. Opaque. */
 typedef struct dracel_diags dracel_diags;
 
-typedef enum dracel_severity { DRACEL_SEV_ERROR = 0, DRACEL_SEV_WARNING = 1 } dracel_severity;
+/** Severities. Diagnostics are errors or warnings; lint findings may also be notes. */
+typedef enum dracel_severity {
+    DRACEL_SEV_ERROR = 0,
+    DRACEL_SEV_WARNING = 1,
+    DRACEL_SEV_NOTE = 2
+} dracel_severity;
 
 /** One diagnostic, as returned by dracel_diags_get(). `message` lives as long as the list
  *  (until dracel_diags_free). */
@@ -167,7 +174,8 @@ DRACEL_API void dracel_free_string(const dracel_config *cfg, char *s);
  * @param out_sexpr on DRACEL_OK, the printed AST (release with dracel_free_string()).
  * @param out_diags always set (possibly empty) unless the result is DRACEL_ENOMEM or EINVAL;
  *        release with dracel_diags_free(). Warnings can come with DRACEL_OK.
- * @return DRACEL_OK, DRACEL_EINPUT (errors in @p out_diags), DRACEL_ENOMEM, DRACEL_EINVAL.
+ * @return DRACEL_OK, DRACEL_EINPUT or DRACEL_ELIMIT (errors in @p out_diags), DRACEL_ENOMEM,
+ *         DRACEL_EINVAL.
  */
 DRACEL_API dracel_status dracel_parse_sexpr(const dracel_config *cfg, const char *src,
                                             size_t len, char **out_sexpr,
@@ -240,7 +248,8 @@ enum {
  * Parse, check and compile @p src for @p env.
  * @param flags DRACEL_COMPILE_* bits.
  * @param out_diags always set unless ENOMEM/EINVAL (warnings may come with DRACEL_OK).
- * @return DRACEL_OK, DRACEL_EINPUT, DRACEL_ENOMEM, DRACEL_EINVAL.
+ * @return DRACEL_OK, DRACEL_EINPUT, DRACEL_ELIMIT (a limit of the config, or the estimated
+ *         cost), DRACEL_ENOMEM, DRACEL_EINVAL.
  */
 DRACEL_API dracel_status dracel_compile(const dracel_env *env, const char *src, size_t len,
                                         unsigned flags, dracel_program **out,
@@ -1281,6 +1290,94 @@ DRACEL_API dracel_status dracel_snapshot_policy_new(const dracel_config *cfg,
                                                     dracel_snapshot *s, const size_t *claims,
                                                     size_t n, dracel_policy **out, char *err,
                                                     size_t errcap);
+
+/* ---------------------------------------------------------------------------------------------
+ * Lint: the selector bugs that block scheduling, found in manifests (docs/lint.md)
+ *
+ * A lint reads DeviceClasses, ResourceClaims and ResourceClaimTemplates from files (one
+ * dracel_lint_add per file: JSON or YAML, one object, a List or a YAML stream; other kinds are
+ * skipped with a note), then dracel_lint_run applies the rules of docs/lint.md to everything
+ * added, with the fleet and the classes of the options when given. Every finding has the file,
+ * the line and column inside the CEL text within the file (columns in code points), a rule id,
+ * a severity, a message and, where there is one, a hint. A lint keeps a copy of every file
+ * added until it is freed. One thread at a time.
+ */
+
+/** A lint run. Opaque. */
+typedef struct dracel_lint dracel_lint;
+
+/** Options of a lint: fill with dracel_lint_opts_init(). Grows at its end as dracel_config
+ *  does (`size`). */
+typedef struct dracel_lint_opts {
+    size_t size;                    /**< sizeof(dracel_lint_opts) as the caller was compiled */
+    const dracel_table *slices;     /**< a fleet, for the rules that need one (NULL: none); it
+                                         must outlive the lint */
+    const dracel_objects *classes;  /**< DeviceClasses that exist (NULL: the class rules are
+                                         off); the classes of the files linted count too. It
+                                         must outlive the lint */
+    const char *disable;            /**< rule ids switched off, separated by commas (NULL:
+                                         none); copied */
+} dracel_lint_opts;
+DRACEL_API void dracel_lint_opts_init_size(dracel_lint_opts *o, size_t size);
+#define dracel_lint_opts_init(o) dracel_lint_opts_init_size((o), sizeof *(o))
+
+/** A new lint. @param cfg limits (cost_limit is Kubernetes' estimated-cost limit) and the
+ *  allocator (NULL: defaults). @return DRACEL_OK, DRACEL_ENOMEM, DRACEL_EINVAL (a rule id of
+ *  @p o->disable that does not exist: a message in @p err). */
+DRACEL_API dracel_status dracel_lint_new(const dracel_config *cfg, const dracel_lint_opts *o,
+                                         dracel_lint **out, char *err, size_t errcap);
+/** Release a lint (NULL is fine). */
+DRACEL_API void dracel_lint_free(dracel_lint *l);
+/**
+ * Read the objects of one file, @p name standing for it in findings (@p buf need not outlive
+ * the call: it is copied). Text the loader rejects (a YAML or JSON syntax error, an object
+ * Kubernetes' API validation would reject) is a finding, not a failure.
+ * @return DRACEL_OK, DRACEL_ENOMEM, DRACEL_EINVAL (after dracel_lint_run, or a NULL argument).
+ */
+DRACEL_API dracel_status dracel_lint_add(dracel_lint *l, const char *name, const char *buf,
+                                         size_t len);
+/** Apply the rules to everything added (once); the findings are then sorted by file (in the
+ *  order added), line and column. @return DRACEL_OK, DRACEL_ENOMEM, DRACEL_EINVAL (run twice). */
+DRACEL_API dracel_status dracel_lint_run(dracel_lint *l);
+/** The files added and the objects read from them. */
+DRACEL_API size_t dracel_lint_files(const dracel_lint *l);
+DRACEL_API size_t dracel_lint_objects(const dracel_lint *l);
+/** Notes: "FILE:LINE: skipped object of kind Pod (NAME)". They live as long as the lint. */
+DRACEL_API size_t dracel_lint_notes(const dracel_lint *l);
+DRACEL_API const char *dracel_lint_note(const dracel_lint *l, size_t i);
+/** The findings (after dracel_lint_run). */
+DRACEL_API size_t dracel_lint_count(const dracel_lint *l);
+
+/** One finding. Strings live as long as the lint. */
+typedef struct dracel_finding {
+    const char *file;
+    uint32_t line, column;      /**< 1-based; the column in code points */
+    dracel_severity severity;
+    const char *rule;           /**< its id, e.g. "contradiction" */
+    const char *message;
+    const char *hint;           /**< how to fix it, or NULL */
+    const char *source;         /**< the text of the line (without its line break), or NULL */
+    /** Another place the finding names (the other of two selectors that contradict each
+     *  other), or related_file NULL. */
+    const char *related_file;
+    uint32_t related_line, related_column;
+    const char *related_message;
+} dracel_finding;
+DRACEL_API dracel_status dracel_lint_finding_size(const dracel_lint *l, size_t i,
+                                                  dracel_finding *out, size_t size);
+#define dracel_lint_finding(l, i, out) dracel_lint_finding_size((l), (i), (out), sizeof *(out))
+
+/** A rule of docs/lint.md. Strings are static. */
+typedef struct dracel_lint_rule {
+    const char *id;
+    dracel_severity severity;   /**< its usual severity (a finding may have another) */
+    const char *summary;        /**< one line */
+    const char *help;           /**< what it finds and how to fix it */
+} dracel_lint_rule;
+/** The number of rules. */
+DRACEL_API size_t dracel_lint_rules(void);
+DRACEL_API dracel_status dracel_lint_rule_size(size_t i, dracel_lint_rule *out, size_t size);
+#define dracel_lint_rule_get(i, out) dracel_lint_rule_size((i), (out), sizeof *(out))
 
 #ifdef __cplusplus
 }

@@ -712,7 +712,7 @@ static dracel_status eval_sel(dc_policy *p, dracel_env *env, gsel *g)
         return st;
     DC_TRY(dracel_bind(g->prog, p->tt, &g->bound));
     g->b = dc_api_bound(g->bound);
-    if (g->b->loops) {
+    if (g->b->p->loops) {
         g->lazy = p->any_lazy = true;
         return DRACEL_OK;
     }

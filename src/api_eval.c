@@ -168,7 +168,7 @@ dracel_status dracel_compile(const dracel_env *e, const char *src, size_t len, u
         dc_checked info = {.any_result = (flags & DRACEL_COMPILE_ANY_RESULT) != 0};
         const dc_type *t = dc_check_ex(e->env, &arena, d, ast, &info);
         if (!t || d->errors)
-            st = d->oom ? DRACEL_ENOMEM : DRACEL_EINPUT;
+            st = d->oom ? DRACEL_ENOMEM : dc_diags_status(d);
         else if (!(type = dc_type_str(&arena, t)))
             st = DRACEL_ENOMEM; /* never "dyn" for want of memory */
         if (st == DRACEL_OK && (flags & DRACEL_COMPILE_ESTIMATE_COST))
@@ -177,14 +177,14 @@ dracel_status dracel_compile(const dracel_env *e, const char *src, size_t len, u
             uint64_t limit = e->cfg.cost_limit;
             if (e->env->kind == DC_ENV_DRA && limit && est.max > limit) {
                 if (est.max == UINT64_MAX)
-                    dc_error(d, dc_span(0, 0), "estimated cost exceeds the limit of %llu: the "
+                    dc_limit_error(d, dc_span(0, 0), "estimated cost exceeds the limit of %llu: the "
                              "cost is unbounded (too complex, as Kubernetes' API validation rejects it)",
                              (unsigned long long)limit);
                 else
-                    dc_error(d, dc_span(0, 0), "estimated cost %llu exceeds the limit of %llu "
+                    dc_limit_error(d, dc_span(0, 0), "estimated cost %llu exceeds the limit of %llu "
                              "(too complex, as Kubernetes' API validation rejects it)",
                              (unsigned long long)est.max, (unsigned long long)limit);
-                st = DRACEL_EINPUT;
+                st = DRACEL_ELIMIT;
             }
         }
     }

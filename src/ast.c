@@ -24,12 +24,12 @@ static dc_ast *node_new(dc_ast_ctx *c, dc_ast_kind kind, dracel_span sp, uint32_
     if (c->limit_hit)
         return NULL;
     if (c->nodes >= c->max_nodes) {
-        dc_error(c->diags, sp, "expression has too many nodes: limit %u", c->max_nodes);
+        dc_limit_error(c->diags, sp, "expression has too many nodes: limit %u", c->max_nodes);
         c->limit_hit = true;
         return NULL;
     }
     if (height > c->max_depth) {
-        dc_error(c->diags, sp, "expression recursion limit exceeded: %u", c->max_depth);
+        dc_limit_error(c->diags, sp, "expression recursion limit exceeded: %u", c->max_depth);
         c->limit_hit = true;
         return NULL;
     }

@@ -13,33 +13,13 @@
  * The printer recurses; the parser bounds the height of every tree it returns.
  */
 #include "ast.h"
+#include "vm.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void print_double(dc_buf *b, double d)
-{
-    char tmp[40];
-    if (isnan(d)) {
-        dc_buf_puts(b, "NaN");
-        return;
-    }
-    if (isinf(d)) {
-        dc_buf_puts(b, d > 0 ? "+Inf" : "-Inf");
-        return;
-    }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, d);
-        if (strtod(tmp, NULL) == d)
-            break;
-    }
-    dc_buf_puts(b, tmp);
-    if (!strpbrk(tmp, ".eE"))
-        dc_buf_puts(b, ".0");
-}
 
 static void print_quoted(dc_buf *b, const char *s, size_t n, bool bytes)
 {
@@ -71,7 +51,7 @@ static void print_const(dc_buf *b, const dc_const *k)
     case DC_CONST_BOOL: dc_buf_puts(b, k->v.b ? "true" : "false"); break;
     case DC_CONST_INT: dc_buf_printf(b, "%lld", (long long)k->v.i); break;
     case DC_CONST_UINT: dc_buf_printf(b, "%lluu", (unsigned long long)k->v.u); break;
-    case DC_CONST_DOUBLE: print_double(b, k->v.d); break;
+    case DC_CONST_DOUBLE: dc_double_text(b, k->v.d, false); break;
     case DC_CONST_STRING: print_quoted(b, k->v.s.ptr, k->v.s.len, false); break;
     case DC_CONST_BYTES: print_quoted(b, k->v.s.ptr, k->v.s.len, true); break;
     }

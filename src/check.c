@@ -352,19 +352,17 @@ static bool assignable_list(ck *c, const dc_type *const *l1, const dc_type *cons
     return ok;
 }
 
-/* Replace bound type variables by their values; unbound ones by dyn if to_dyn. */
-static const dc_type *subst(ck *c, const dc_type *t, bool to_dyn)
+/* The type t with each type parameter replaced by fn(c, param, ctx): the one walk that the
+ * substitution and instantiation share. Parts without parameters are kept as they are. */
+typedef const dc_type *(*param_fn)(ck *c, const dc_type *param, void *ctx);
+
+static const dc_type *map_params(ck *c, const dc_type *t, param_fn fn, void *ctx)
 {
     switch (t->kind) {
-    case DC_TY_PARAM: {
-        const dc_type *s = find_sub(c, t);
-        if (s)
-            return subst(c, s, to_dyn);
-        return to_dyn ? &dc_ty_dyn : t;
-    }
+    case DC_TY_PARAM: return fn(c, t, ctx);
     case DC_TY_LIST:
     case DC_TY_OPTIONAL: {
-        const dc_type *e = subst(c, t->a, to_dyn);
+        const dc_type *e = map_params(c, t->a, fn, ctx);
         if (e == t->a)
             return t;
         return t->kind == DC_TY_LIST ? t_list(c, e) : t_opt(c, e);
@@ -372,17 +370,32 @@ static const dc_type *subst(ck *c, const dc_type *t, bool to_dyn)
     case DC_TY_TYPE: {
         if (!t->a)
             return t;
-        const dc_type *e = subst(c, t->a, to_dyn);
+        const dc_type *e = map_params(c, t->a, fn, ctx);
         return e == t->a ? t : chk(c, dc_ty_type(c->a, e));
     }
     case DC_TY_MAP: {
-        const dc_type *k = subst(c, t->a, to_dyn);
-        const dc_type *v = subst(c, t->b, to_dyn);
+        const dc_type *k = map_params(c, t->a, fn, ctx);
+        const dc_type *v = map_params(c, t->b, fn, ctx);
         return k == t->a && v == t->b ? t : t_map(c, k, v);
     }
     default:
         return t;
     }
+}
+
+/* A bound type variable: its value, substituted in turn; an unbound one: dyn if *to_dyn. */
+static const dc_type *subst_param(ck *c, const dc_type *t, void *to_dyn)
+{
+    const dc_type *s = find_sub(c, t);
+    if (s)
+        return map_params(c, s, subst_param, to_dyn);
+    return *(bool *)to_dyn ? &dc_ty_dyn : t;
+}
+
+/* Replace bound type variables by their values; unbound ones by dyn if to_dyn. */
+static const dc_type *subst(ck *c, const dc_type *t, bool to_dyn)
+{
+    return map_params(c, t, subst_param, &to_dyn);
 }
 
 /* Instantiate the type parameters of a signature type with fresh variables; names[i] is bound
@@ -393,39 +406,22 @@ typedef struct inst_map {
     unsigned n;
 } inst_map;
 
+static const dc_type *inst_param(ck *c, const dc_type *t, void *ctx)
+{
+    inst_map *m = ctx;
+    for (unsigned i = 0; i < m->n; i++)
+        if (streq(m->names[i], t->name))
+            return m->vars[i];
+    if (m->n == 4)
+        return &dc_ty_dyn;
+    m->names[m->n] = t->name;
+    m->vars[m->n] = fresh(c);
+    return m->vars[m->n++];
+}
+
 static const dc_type *instantiate(ck *c, const dc_type *t, inst_map *m)
 {
-    switch (t->kind) {
-    case DC_TY_PARAM:
-        for (unsigned i = 0; i < m->n; i++)
-            if (streq(m->names[i], t->name))
-                return m->vars[i];
-        if (m->n == 4)
-            return &dc_ty_dyn;
-        m->names[m->n] = t->name;
-        m->vars[m->n] = fresh(c);
-        return m->vars[m->n++];
-    case DC_TY_LIST:
-    case DC_TY_OPTIONAL: {
-        const dc_type *e = instantiate(c, t->a, m);
-        if (e == t->a)
-            return t;
-        return t->kind == DC_TY_LIST ? t_list(c, e) : t_opt(c, e);
-    }
-    case DC_TY_TYPE: {
-        if (!t->a)
-            return t;
-        const dc_type *e = instantiate(c, t->a, m);
-        return e == t->a ? t : chk(c, dc_ty_type(c->a, e));
-    }
-    case DC_TY_MAP: {
-        const dc_type *k = instantiate(c, t->a, m);
-        const dc_type *v = instantiate(c, t->b, m);
-        return k == t->a && v == t->b ? t : t_map(c, k, v);
-    }
-    default:
-        return t;
-    }
+    return map_params(c, t, inst_param, m);
 }
 
 /* How a type is shown in a diagnostic: bound variables replaced, free ones as dyn. */

@@ -11,7 +11,7 @@
  *   device.attributes["d"].id and device.attributes["d"]["id"]  ->  LOADATTR col
  *   device.capacity["d"].id                                      ->  LOADCAP col
  *   has(device.attributes["d"].id), "id" in device.attributes["d"] ->  HASCOL col
- *   device.driver, device.allowMultipleAllocations               ->  LOADDEV "field"
+ *   device.driver, device.allowMultipleAllocations               ->  LOADDEV field
  * A column load is only emitted when `device` is the environment's variable (not a
  * comprehension variable of the same name).
  */
@@ -47,6 +47,7 @@ typedef struct cg {
     bool oom;
     bool no_fold;
     size_t folded_bytes;        /* the constants folding has made, in all */
+    dc_arena scratch;           /* a folded segment's program while it runs (reset each time) */
 } cg;
 
 /* Grow an arena array by doubling (the old copy stays in the arena: programs are small). */
@@ -422,7 +423,7 @@ static bool try_device_field(cg *g, const dc_ast *e)
     if ((e->flags & DC_ASTF_TEST_ONLY) || !is_device(g, e->u.sel.operand) ||
         (strcmp(f, "driver") != 0 && strcmp(f, "allowMultipleAllocations") != 0))
         return false;
-    emit(g, DC_OP_LOADDEV, str_const(g, f));
+    emit(g, DC_OP_LOADDEV, f[0] == 'd' ? DC_DEVF_DRIVER : DC_DEVF_MULTI);
     return true;
 }
 
@@ -944,13 +945,26 @@ static void maybe_fold(cg *g, uint32_t start, uint32_t locals0, uint32_t iters0)
         return;
     dc_program tmp;
     memset(&tmp, 0, sizeof tmp);
-    uint32_t *code = dc_arena_alloc(g->a, (n + 1) * sizeof *code);
+    dc_arena_reset(&g->scratch);
+    uint32_t *code = dc_arena_alloc(&g->scratch, (n + 1) * sizeof *code);
     if (!code) {
         g->oom = true;
         return;
     }
     memcpy(code, g->code + start, n * sizeof *code);
     code[n] = DC_INSN(DC_OP_RETURN, 0);
+    /* A pure segment uses only the locals and iterators it creates: numbered from 0 in the
+     * copy, so that the VM state of the fold is as large as the segment needs, not as the
+     * program so far (the range [1] of each of 10,000 nested maps is folded: sized by the
+     * program, that was 10,000 allocations of up to a megabyte). */
+    for (uint32_t pc = 0; pc < n; pc += dc_fmt_words(dc_op_info[DC_INSN_OP(code[pc])].fmt)) {
+        dc_op op = DC_INSN_OP(code[pc]);
+        uint32_t a = DC_INSN_A(code[pc]);
+        if (dc_op_info[op].fmt == DC_FMT_S)
+            code[pc] = DC_INSN(op, a - locals0);
+        else if (dc_op_info[op].fmt == DC_FMT_IJ)
+            code[pc] = DC_INSN(op, a - iters0);
+    }
     tmp.code = code;
     tmp.ncode = n + 1;
     tmp.consts = g->consts;
@@ -959,10 +973,14 @@ static void maybe_fold(cg *g, uint32_t start, uint32_t locals0, uint32_t iters0)
     tmp.nfns = g->nfns;
     tmp.cols = g->cols;
     tmp.ncols = g->ncols;
-    tmp.nlocals = g->nlocals;
-    tmp.niters = g->niters;
+    tmp.nlocals = g->nlocals - locals0;
+    tmp.niters = g->niters - iters0;
     tmp.device_slot = UINT32_MAX;
-    if (dc_program_verify(&tmp))
+    const char *why;
+    dracel_status vst = dc_program_verify(&tmp, &g->scratch, &why);
+    if (vst == DRACEL_ENOMEM)
+        g->oom = true;
+    if (vst != DRACEL_OK)
         return;
     dc_ectx c;
     dc_ectx_init(&c, g->a->alloc);
@@ -1079,9 +1097,11 @@ dracel_status dc_compile(const dc_env *env, const dracel_alloc *alloc, dc_diags 
     g.d = d;
     g.p = p;
     g.a = &arena;
+    dc_arena_init(&g.scratch, arena.alloc);
     size_t errors = d->errors;
     compile(&g, e);
     emit(&g, DC_OP_RETURN, 0);
+    dc_arena_free(&g.scratch);
     if (g.oom) {
         dc_arena_free(&arena);
         return DRACEL_ENOMEM;
@@ -1104,11 +1124,14 @@ dracel_status dc_compile(const dc_env *env, const dracel_alloc *alloc, dc_diags 
     p->result_must_be_bool = env->kind == DC_ENV_DRA;
     const dc_vardecl *dev = dc_env_var(env, "device");
     p->device_slot = dev ? dev->slot : UINT32_MAX;
-    const char *why = dc_program_verify(p);
-    if (why) {
+    /* The program's own arena (p->arena is set last: p lives inside it). */
+    const char *why;
+    dracel_status vst = dc_program_verify(p, &arena, &why);
+    if (vst == DRACEL_EINPUT)
         dc_error(d, dc_span(0, 0), "internal error: the compiled program is invalid: %s", why);
+    if (vst != DRACEL_OK) {
         dc_arena_free(&arena);
-        return DRACEL_EINPUT;
+        return vst;
     }
     if (!record_vars(&g, env)) {
         dc_arena_free(&arena);

@@ -28,6 +28,7 @@ struct dracel_diags {
     size_t max_bytes;  /* what dracel_diags_render may write at most (dracel_config) */
     size_t dropped;
     size_t errors;
+    bool limit;        /* an error was a configured limit (dc_limit_error): DRACEL_ELIMIT */
     bool oom;
     bool positioned;   /* items' line, col and lstart are set (dc_diags_sort) */
 };
@@ -44,6 +45,15 @@ void dc_diag_add(dc_diags *d, dracel_severity sev, dracel_span span, const char 
 void dc_diag_vadd(dc_diags *d, dracel_severity sev, dracel_span span, const char *fmt,
                   va_list ap);
 #define dc_error(d, span, ...) dc_diag_add((d), DRACEL_SEV_ERROR, (span), __VA_ARGS__)
+/* An error that a configured limit was exceeded (source size, nesting, nodes, estimated cost):
+ * the call that reports it returns DRACEL_ELIMIT rather than DRACEL_EINPUT. */
+#define dc_limit_error(d, span, ...) \
+    ((d)->limit = true, dc_diag_add((d), DRACEL_SEV_ERROR, (span), __VA_ARGS__))
+/* The status of a front-end step that reported errors. */
+static inline dracel_status dc_diags_status(const struct dracel_diags *d)
+{
+    return d->oom && !d->errors ? DRACEL_ENOMEM : d->limit ? DRACEL_ELIMIT : DRACEL_EINPUT;
+}
 /** Sort by position (stable) and work out every item's line and column in one pass over the
  *  source. Done once before the list is handed out. */
 void dc_diags_sort(dc_diags *d);

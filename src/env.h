@@ -1,7 +1,7 @@
 /*
  * env.h: a compilation environment: the declared variables and functions, and the options that
  * distinguish plain CEL from Kubernetes' DRA selector environment. An environment is data: the
- * host can declare its own variables (and, later, functions called through libffi).
+ * host can declare its own variables and its functions (called through libffi: vm/host.c).
  *
  * Functions: every overload is declared with a signature (src/decls.c) for the checker; at run
  * time one builtin implementation serves every overload of a (name, receiver style, arity)

@@ -34,6 +34,10 @@ typedef struct tnode {
     uint8_t plain;  /* a YAML plain scalar (its type came from YAML 1.1 resolution) */
     uint32_t line;  /* 1-based */
     uint32_t n;     /* scalars: length of s; MAP/SEQ: entries */
+    uint32_t off;   /* where the value starts in its text (src/lint.c maps positions with it):
+                       YAML, libyaml's mark (characters from the start, a BOM not counted;
+                       the first character of the node: a quote, a block indicator, a tag or an
+                       anchor); JSON, bytes from the start of the text after a BOM */
     int64_t i;      /* INT (when !iok and from YAML: the uint64 bits, if it fit) */
     const char *s;  /* scalar text as written; NUL-terminated except JSON numbers */
     tent *kids;     /* MAP/SEQ */

@@ -3,7 +3,7 @@
  * findAll) and Kubernetes' Quantity and Semver libraries.
  *
  * Semantics: cel-go's optional library; Go regexp through RE2 (src/regex.h); Kubernetes'
- * apiserver pkg/cel/library quantity.go and semverlib.go (src/quantity.h, src/semver.h hold the
+ * apiserver pkg/cel/library quantity.go and semverlib.go (vm/quantity.h, vm/semver.h hold the
  * exact value semantics). Error texts keep the wording users meet in Kubernetes.
  */
 #include <math.h>

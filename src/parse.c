@@ -23,9 +23,9 @@ dracel_status dc_parse(const dracel_config *cfg, dc_arena *arena, dc_diags *diag
     /* Keep only what a diagnostic can show of an oversized input. */
     DC_TRY(dc_diags_set_source(diags, src, len > max_src ? max_src : len));
     if (len > max_src) {
-        dc_error(diags, dc_span(0, 0), "expression size exceeds limit: size: %zu bytes, limit %zu",
-                 len, max_src);
-        return DRACEL_EINPUT;
+        dc_limit_error(diags, dc_span(0, 0),
+                       "expression size exceeds limit: size: %zu bytes, limit %zu", len, max_src);
+        return DRACEL_ELIMIT;
     }
     size_t bad = dc_utf8_check((const unsigned char *)src, len);
     if (bad < len) {
@@ -56,7 +56,7 @@ dracel_status dc_parse(const dracel_config *cfg, dc_arena *arena, dc_diags *diag
     if (p.ast.oom || diags->oom)
         return DRACEL_ENOMEM;
     if (rc != 0 || diags->errors > 0 || !p.result)
-        return diags->errors > 0 ? DRACEL_EINPUT : DRACEL_ENOMEM;
+        return diags->errors > 0 ? dc_diags_status(diags) : DRACEL_ENOMEM;
     *out = p.result;
     return DRACEL_OK;
 }

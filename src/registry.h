@@ -14,9 +14,8 @@ extern const dc_builtin dc_lib_core[];      /* src/lib_core.c: optional, regex, 
 extern const uint32_t dc_lib_core_count;
 
 /* The implementation of calls to functions that do not exist (unchecked programs): any number
- * of arguments (argc 255: the verifier accepts any count), result "no such overload". */
+ * of arguments (argc DC_ARGC_ANY), result "no such overload". */
 extern const dc_builtin dc_builtin_no_overload;
-#define DC_ARGC_ANY 255u
 
 /* Build a Semver value from text (also used for device version attributes). */
 dc_val dc_semver_value(dc_ectx *c, const char *s, size_t n, bool normalize);

@@ -2361,6 +2361,7 @@ static dracel_status jconv(ld *c, jwalk *w, const cJSON *x, tnode *out)
     const jtok *t = &c->jv[w->vi++];
     memset(out, 0, sizeof *out);
     out->line = t->line;
+    out->off = t->off;
     char first = w->base[t->off];
     switch (x->type & 0xFF) {
     case cJSON_False:
@@ -2514,6 +2515,7 @@ static dracel_status y_scalar(ld *c, const yaml_event_t *ev)
     memset(&v, 0, sizeof v);
     v.t = T_STR;
     v.line = line;
+    v.off = (uint32_t)ev->start_mark.index;
     v.s = s;
     v.n = (uint32_t)len;
     const char *tag = (const char *)ev->data.scalar.tag;
@@ -2561,6 +2563,7 @@ static dracel_status y_open(ld *c, const yaml_event_t *ev, bool map)
     memset(&v, 0, sizeof v);
     v.t = map ? T_MAP : T_SEQ;
     v.line = line;
+    v.off = (uint32_t)ev->start_mark.index;
     size_t where;
     DC_TRY(y_place(c, &v, &where));
     if (!grow(c->a, (void **)&c->fr, &c->capfr, c->nfr + 1, sizeof *c->fr))

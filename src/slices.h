@@ -8,7 +8,7 @@
  * naming the file, the line (YAML and JSON), the object and the field.
  *
  * Everything lives in the set's arena; strings are NUL-terminated copies.
- * Change with: src/slices.c, src/table.c (which reads these), tests/unit/test_slices.c.
+ * Change with: src/slices.c, src/table_build.c (which reads these), tests/unit/test_slices.c.
  */
 #ifndef DC_SLICES_H
 #define DC_SLICES_H

@@ -12,14 +12,16 @@ static const char *fmt_doc(const char *f)
 
 int main(void)
 {
-    puts("| opcode | operands | pops | pushes | effect |");
-    puts("| --- | --- | --- | --- | --- |");
+    puts("| opcode | operands | pops | pushes | class | vector path | effect |");
+    puts("| --- | --- | --- | --- | --- | --- | --- |");
 #define FMT(f)
-#define OP(name, fmt, pop, push, doc)                                                     \
+#define OP(name, fmt, pop, push, cls, vec, doc)                                            \
     if ((pop) < 0)                                                                       \
-        printf("| `%s` | %s | n | %d | %s |\n", #name, fmt_doc(#fmt), (push), doc);      \
+        printf("| `%s` | %s | n | %d | %s | %s | %s |\n", #name, fmt_doc(#fmt), (push), #cls, \
+               #vec, doc);                                                               \
     else                                                                                 \
-        printf("| `%s` | %s | %d | %d | %s |\n", #name, fmt_doc(#fmt), (pop), (push), doc);
+        printf("| `%s` | %s | %d | %d | %s | %s | %s |\n", #name, fmt_doc(#fmt), (pop),     \
+               (push), #cls, #vec, doc);
 #include "opcodes.def"
 #undef OP
 #undef FMT

@@ -73,14 +73,6 @@ dracel_status dc_bind(const dc_program *p, const dc_table *t, const dracel_alloc
         dc_op op = DC_INSN_OP(p->code[pc]);
         if (op == DC_OP_CALL && (p->fns[DC_INSN_A(p->code[pc])]->flags & DC_BF_REGEX))
             b->regex_units = regex_bound(p, pc, prev, b->regex_units);
-        if (op == DC_OP_LOADVAR && DC_INSN_A(p->code[pc]) == p->device_slot)
-            b->uses_device = true;
-        /* Comprehensions (iterators and their builders) run lane by lane on the scalar VM. */
-        if (op == DC_OP_ITERINIT || op == DC_OP_ITERINIT2 || op == DC_OP_ITERNEXT ||
-            op == DC_OP_ITERNEXT2 || op == DC_OP_ACCINIT || op == DC_OP_ACCINITMAP ||
-            op == DC_OP_ACCPUSH || op == DC_OP_ACCPUT || op == DC_OP_ACCMERGE ||
-            op == DC_OP_ACCPOISON || op == DC_OP_ACCDONE || op == DC_OP_COUNTIF)
-            b->loops = true;
         prev = pc;
         pc += dc_fmt_words(dc_op_info[op].fmt);
     }

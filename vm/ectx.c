@@ -14,6 +14,17 @@ void dc_ectx_init(dc_ectx *c, const dracel_alloc *a)
     dc_arena_init(&c->arena, a ? a : &dc_default_alloc);
 }
 
+void dc_ectx_reset(dc_ectx *c, uint64_t cost_limit, size_t mem_limit)
+{
+    dc_arena_reset(&c->arena);
+    c->mem_base = c->arena.served;
+    c->cost = 0;
+    c->cost_limit = cost_limit;
+    c->mem_limit = mem_limit;
+    c->cost_exceeded = c->oom = c->limit_hit = c->alloc_failed = false;
+    c->rowsrc = NULL;
+}
+
 void dc_ectx_free(dc_ectx *c)
 {
     const dracel_alloc *a = c->arena.alloc;

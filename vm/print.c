@@ -13,8 +13,7 @@
 
 #include "vm.h"
 
-/* Shortest text that reads back to the same double; integral values keep a ".0". */
-static void put_double(dc_buf *b, double d, bool json)
+void dc_double_text(dc_buf *b, double d, bool json)
 {
     if (isnan(d)) {
         dc_buf_puts(b, json ? "\"NaN\"" : "NaN");
@@ -31,15 +30,32 @@ static void put_double(dc_buf *b, double d, bool json)
             break;
     }
     dc_buf_puts(b, tmp);
-    if (!strpbrk(tmp, ".eEn"))
+    if (!strpbrk(tmp, ".eE")) /* NaN and infinities are written above */
         dc_buf_puts(b, ".0");
 }
 
+/* The one JSON string writer of the library (values, allocation results, explanations): the
+ * output is valid UTF-8 whatever the bytes given (a node name from a C caller, say): each byte
+ * that does not begin a valid UTF-8 sequence is written as U+FFFD, as Go's encoding/json does
+ * (and dra-celc's and dra-extender's own writers). */
 void dc_json_quote(dc_buf *b, const char *s, size_t n)
 {
+    const unsigned char *u = (const unsigned char *)s;
     dc_buf_putc(b, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+    for (size_t i = 0; i < n;) {
+        unsigned char c = u[i];
+        if (c >= 0x80) {
+            uint32_t cp;
+            int k = dc_utf8_decode(u + i, n - i, &cp);
+            if (k > 0) {
+                dc_buf_append(b, s + i, (size_t)k);
+                i += (size_t)k;
+            } else {
+                dc_buf_append(b, "\xEF\xBF\xBD", 3);
+                i++;
+            }
+            continue;
+        }
         switch (c) {
         case '"': dc_buf_puts(b, "\\\""); break;
         case '\\': dc_buf_puts(b, "\\\\"); break;
@@ -52,6 +68,7 @@ void dc_json_quote(dc_buf *b, const char *s, size_t n)
             else
                 dc_buf_putc(b, (char)c);
         }
+        i++;
     }
     dc_buf_putc(b, '"');
 }
@@ -91,7 +108,7 @@ static void json(dc_buf *b, dc_val v, int depth)
     case DC_K_UINT: dc_buf_printf(b, "{\"uint\":\"%llu\"}", (unsigned long long)v.u.u); break;
     case DC_K_DOUBLE:
         dc_buf_puts(b, "{\"double\":");
-        put_double(b, v.u.d, true);
+        dc_double_text(b, v.u.d, true);
         dc_buf_putc(b, '}');
         break;
     case DC_K_STRING:
@@ -187,7 +204,7 @@ static void text(dc_buf *b, dc_val v, int depth)
     case DC_K_BOOL: dc_buf_puts(b, v.u.b ? "true" : "false"); break;
     case DC_K_INT: dc_buf_printf(b, "%lld", (long long)v.u.i); break;
     case DC_K_UINT: dc_buf_printf(b, "%lluu", (unsigned long long)v.u.u); break;
-    case DC_K_DOUBLE: put_double(b, v.u.d, false); break;
+    case DC_K_DOUBLE: dc_double_text(b, v.u.d, false); break;
     case DC_K_STRING: cel_string(b, v.u.s->data, v.u.s->len, false); break;
     case DC_K_BYTES: cel_string(b, v.u.s->data, v.u.s->len, true); break;
     case DC_K_LIST:

@@ -576,15 +576,15 @@ static dc_val load_column(dc_ectx *c, const dc_program *p, const dc_val *vars, u
     return *v;
 }
 
-/* ---- One instruction on boxed values, for the vector VM's lanes that are not vectorized (the
- * same code as the loop below, so both VMs agree by construction). args[0..pops) are the
- * operands in stack order. Control flow, variables, locals and iterators are not accepted. */
-dc_val dc_vm_apply(dc_ectx *c, const dc_program *p, uint32_t pc, dc_val *args)
+/* ---- The value instructions (class VALUE in vm/opcodes.def): one body each, on boxed operands
+ * args[0..pops) in stack order, run by the loop below, by dc_vm_apply for the vector VM's lanes
+ * that are not vectorized, and for its memos, so that every evaluator agrees by construction.
+ * Inlined into the loop with op a constant: the switch folds to the one case. */
+static inline __attribute__((always_inline)) dc_val value_op(dc_ectx *c, const dc_program *p,
+                                                             uint32_t pc, dc_op op, dc_val *args)
 {
-    uint32_t w = p->code[pc];
-    uint32_t a = DC_INSN_A(w);
+    uint32_t a = DC_INSN_A(p->code[pc]);
     const dc_val *K = p->consts;
-    dc_op op = DC_INSN_OP(w);
     switch (op) {
     case DC_OP_SELECT: dc_cost(c, 1); return select_val(c, args[0], K[a].u.s);
     case DC_OP_HAS: dc_cost(c, 1); return has_val(c, args[0], K[a].u.s);
@@ -628,6 +628,14 @@ dc_val dc_vm_apply(dc_ectx *c, const dc_program *p, uint32_t pc, dc_val *args)
     default:
         return dc_error(c, "internal error: %s is not a value instruction", dc_op_info[op].name);
     }
+}
+
+dc_val dc_vm_apply(dc_ectx *c, const dc_program *p, uint32_t pc, dc_val *args)
+{
+    dc_op op = DC_INSN_OP(p->code[pc]);
+    if (dc_op_info[op].cls != DC_CLS_VALUE)
+        return dc_error(c, "internal error: %s is not a value instruction", dc_op_info[op].name);
+    return value_op(c, p, pc, op, args);
 }
 
 /* The error a DRA selector's non-bool result becomes (Kubernetes' DeviceMatches). */
@@ -753,11 +761,16 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
             if (c->rowsrc) {
                 const dc_table *t = c->rowsrc->b->t;
                 uint32_t row = c->rowsrc->row;
-                *sp++ = dc_devfield_is_driver(K[a].u.s)
+                *sp++ = a == DC_DEVF_DRIVER
                             ? dc_strval(dc_dict_str(t->dict, t->pools[t->pool[row]].driver))
                             : dc_bool(dc_bit(t->multi, row));
             } else {
-                *sp++ = select_val(c, vars[p->device_slot], K[a].u.s);
+                /* A device given as a value (not a row): select the field from its map. */
+                size_t n = strlen(dc_devfield_name[a]);
+                dc_str *f = dc_str_alloc(c, n);
+                if (f)
+                    memcpy(f->data, dc_devfield_name[a], n);
+                *sp++ = f ? select_val(c, vars[p->device_slot], f) : dc_oom(c);
             }
             dc_cost(c, 2); /* the device and the selection it stands for */
             break;
@@ -771,63 +784,31 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
             dc_cost(c, 1);
             break;
         }
-        case DC_OP_SELECT:
-            sp[-1] = select_val(c, sp[-1], K[a].u.s);
-            dc_cost(c, 1);
-            break;
-        case DC_OP_HAS:
-            sp[-1] = has_val(c, sp[-1], K[a].u.s);
-            dc_cost(c, 1);
-            break;
-        case DC_OP_OPTSELECT:
-            sp[-1] = opt_select(c, sp[-1], K[a].u.s);
-            dc_cost(c, 1);
-            break;
-        case DC_OP_INDEX:
-            sp--;
-            sp[-1] = index_val(c, sp[-1], sp[0]);
-            dc_cost(c, 1);
-            break;
-        case DC_OP_OPTINDEX:
-            sp--;
-            sp[-1] = opt_index(c, sp[-1], sp[0]);
-            dc_cost(c, 1);
-            break;
-        case DC_OP_EQ:
-        case DC_OP_NE:
-        case DC_OP_LT:
-        case DC_OP_LE:
-        case DC_OP_GT:
-        case DC_OP_GE:
-            sp--;
-            sp[-1] = compare(c, DC_INSN_OP(w), sp[-1], sp[0]);
-            dc_cost(c, 1);
-            break;
-        case DC_OP_IN:
-            sp--;
-            sp[-1] = in_val(c, sp[-1], sp[0]);
-            dc_cost(c, 1);
-            break;
-        case DC_OP_ADD:
-        case DC_OP_SUB:
-        case DC_OP_MUL:
-        case DC_OP_DIV:
-        case DC_OP_MOD:
-            sp--;
-            sp[-1] = arith(c, DC_INSN_OP(w), sp[-1], sp[0]);
-            dc_cost(c, 1);
-            break;
-        case DC_OP_NEG:
-            sp[-1] = negate(c, sp[-1]);
-            dc_cost(c, 1);
-            break;
-        case DC_OP_NOT:
-            if (sp[-1].k == DC_K_BOOL)
-                sp[-1].u.b = !sp[-1].u.b;
-            else if (sp[-1].k != DC_K_ERROR)
-                sp[-1] = dc_err_no_overload(c);
-            dc_cost(c, 1);
-            break;
+        /* The value instructions, generated from vm/opcodes.def: pop their operands, push
+         * value_op's result. */
+#define FMT(f)
+#define OP(name, fmt, pop, push, cls, vec, doc) VM_##cls(name, fmt, pop)
+#define VM_VALUE(name, fmt, pop)                                                              \
+        case DC_OP_##name: {                                                                  \
+            uint32_t at = pc - 1;                                                             \
+            sp -= (pop) >= 0 ? (uint32_t)(pop) : p->pops[at];                                 \
+            *sp = value_op(c, p, at, DC_OP_##name, sp);                                       \
+            sp++;                                                                             \
+            pc = at + (DC_FMT_##fmt == DC_FMT_FN ? 2u : 1u);                                   \
+            break;                                                                            \
+        }
+#define VM_LOAD(name, fmt, pop)
+#define VM_STORE(name, fmt, pop)
+#define VM_CONTROL(name, fmt, pop)
+#define VM_LOOP(name, fmt, pop)
+#include "opcodes.def"
+#undef VM_VALUE
+#undef VM_LOAD
+#undef VM_STORE
+#undef VM_CONTROL
+#undef VM_LOOP
+#undef OP
+#undef FMT
         case DC_OP_ANDJ:
             if (sp[-1].k == DC_K_BOOL && !sp[-1].u.b)
                 pc += DC_INSN_SA(w);
@@ -835,11 +816,6 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
         case DC_OP_ORJ:
             if (sp[-1].k == DC_K_BOOL && sp[-1].u.b)
                 pc += DC_INSN_SA(w);
-            break;
-        case DC_OP_AND:
-        case DC_OP_OR:
-            sp--;
-            sp[-1] = logic(c, DC_INSN_OP(w) == DC_OP_AND, sp[-1], sp[0]);
             break;
         case DC_OP_TESTCOND:
             if (sp[-1].k != DC_K_BOOL) {
@@ -861,36 +837,6 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
         case DC_OP_JMP:
             pc += DC_INSN_SA(w);
             break;
-        case DC_OP_MKLIST: {
-            const dc_list *shape = K[a].u.l;
-            uint32_t n = (uint32_t)shape->v[0].u.i;
-            sp -= n;
-            *sp = build_list(c, shape, sp);
-            sp++;
-            break;
-        }
-        case DC_OP_MKMAP: {
-            const dc_list *shape = K[a].u.l;
-            uint32_t n = (uint32_t)shape->v[0].u.i;
-            sp -= 2 * n;
-            *sp = build_map(c, shape, sp);
-            sp++;
-            break;
-        }
-        case DC_OP_CALL: {
-            uint32_t n = code[pc++];
-            const dc_builtin *b = p->fns[a];
-            sp -= n;
-            dc_val r;
-            uint32_t i = 0;
-            if (!(b->flags & DC_BF_NONSTRICT))
-                while (i < n && sp[i].k != DC_K_ERROR)
-                    i++;
-            r = i < n && !(b->flags & DC_BF_NONSTRICT) ? sp[i] : dc_builtin_call(c, b, sp, n);
-            *sp++ = r;
-            dc_cost(c, 1);
-            break;
-        }
         case DC_OP_ITERINIT:
         case DC_OP_ITERINIT2: {
             int32_t off = (int32_t)code[pc++];
@@ -968,19 +914,6 @@ dc_val dc_vm_exec(const dc_program *p, dc_ectx *c, const dc_val *vars)
         case DC_OP_ACCDONE:
             *sp++ = acc_done(c, accum(c, a));
             break;
-        case DC_OP_COUNTIF: {
-            sp--;
-            dc_val n = sp[-1], pv = sp[0];
-            if (n.k == DC_K_ERROR)
-                break;
-            if (pv.k == DC_K_ERROR)
-                sp[-1] = pv;
-            else if (pv.k != DC_K_BOOL)
-                sp[-1] = dc_err_no_overload(c);
-            else if (pv.u.b)
-                sp[-1] = dc_int(n.u.i + 1);
-            break;
-        }
         case DC_OP_RETURN: {
             dc_val r = sp[-1];
             if (c->oom)

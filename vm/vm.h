@@ -4,13 +4,13 @@
  *
  * A program is built once by the compiler (src/compile.c) and never changes after: any number
  * of threads can evaluate it at once, each with its own dc_ectx. The scalar VM is the reference
- * evaluator; the vector VM (vm/vvm.c, later) runs the same programs over column batches.
+ * evaluator; the vector VM (vm/vvm.c) runs the same programs over column batches.
  *
  * A CALL names a dc_builtin: a library function (src/lib_*.c), or a dc_hostcall of host
  * functions (vm/host.h) that the program holds references to; dc_builtin_call is the one way
  * both VMs call either.
  *
- * Change with: vm/opcodes.def, vm/vm.c, vm/program.c, vm/disasm.c, src/compile.c, vm/host.h.
+ * Change with: vm/opcodes.def, vm/vm.c, vm/program.c (the verifier and the disassembler), src/compile.c, vm/host.h.
  */
 #ifndef DC_VM_H
 #define DC_VM_H
@@ -21,7 +21,7 @@
 
 typedef enum dc_op {
 #define FMT(f)
-#define OP(name, fmt, pop, push, doc) DC_OP_##name,
+#define OP(name, fmt, pop, push, cls, vec, doc) DC_OP_##name,
 #include "opcodes.def"
 #undef OP
 #undef FMT
@@ -30,17 +30,27 @@ typedef enum dc_op {
 
 typedef enum dc_opfmt {
 #define FMT(f) DC_FMT_##f,
-#define OP(name, fmt, pop, push, doc)
+#define OP(name, fmt, pop, push, cls, vec, doc)
 #include "opcodes.def"
 #undef OP
 #undef FMT
     DC_FMT__COUNT
 } dc_opfmt;
 
+/* The classes and vector paths of vm/opcodes.def (its header says what each means). */
+typedef enum dc_opcls {
+    DC_CLS_VALUE, DC_CLS_LOAD, DC_CLS_STORE, DC_CLS_CONTROL, DC_CLS_LOOP
+} dc_opcls;
+typedef enum dc_opvec {
+    DC_VEC_NONE, DC_VEC_MASK, DC_VEC_LOAD, DC_VEC_KERNEL, DC_VEC_MEMO, DC_VEC_SCALAR
+} dc_opvec;
+
 typedef struct dc_opinfo {
     const char *name;
     dc_opfmt fmt;
     int8_t pop, push;
+    dc_opcls cls;
+    dc_opvec vec;
     const char *doc;
 } dc_opinfo;
 
@@ -78,10 +88,14 @@ enum {
  */
 uint64_t dc_regex_units(const dc_str *pattern);
 
+/* dc_builtin.argc of a builtin that takes any number of arguments (the verifier accepts any
+ * CALL of it). */
+#define DC_ARGC_ANY 255u
+
 typedef struct dc_builtin {
     const char *name;   /* as declared: "size", "startsWith", "optional.of", "_+_" is not used */
     bool member;        /* receiver style: args[0] is the receiver */
-    uint8_t argc;       /* including the receiver */
+    uint8_t argc;       /* including the receiver; DC_ARGC_ANY: any count */
     uint8_t flags;
     dc_builtin_fn fn;
 } dc_builtin;
@@ -129,7 +143,18 @@ typedef struct dc_program {
     uint32_t ncols;
     uint32_t nlocals;          /* local slots (comprehension variables, accumulators, bindings) */
     uint32_t niters;           /* iterator slots */
-    uint32_t max_stack;        /* computed by the verifier */
+    /* Computed once by the verifier, read by every evaluator (dc_program_verify). */
+    uint32_t max_stack;        /* the deepest stack */
+    uint32_t max_pops;         /* the most values one instruction pops */
+    const int32_t *depth;      /* per code word: the stack depth before the instruction that
+                                  starts there; -1 for a second word or dead code */
+    const uint32_t *pops;      /* per code word: the values the instruction there pops */
+    bool loops;                /* an instruction whose vector path is SCALAR (comprehensions):
+                                  the vector VM runs the program row by row */
+    bool reads_device;         /* LOADVAR of `device`: the device as a whole */
+    uint64_t static_cost;      /* 3 per instruction and every CHARGE: the part of a loop-free
+                                  program's worst-case cost per row that depends on nothing
+                                  else (vm/vvm.c adds what calls can charge) */
     uint32_t nvars;            /* activation variables the program reads */
     uint32_t device_slot;      /* the activation slot of `device` (UINT32_MAX: none) */
     bool result_must_be_bool;  /* a DRA selector: a non-bool result is an evaluation error */
@@ -152,8 +177,6 @@ typedef struct dc_bound {
                                    strings; DC_DICT_NONE for other constants */
     const dc_str **extra;       /* strings of the ids past the dictionary */
     uint32_t nextra;
-    bool uses_device;           /* the program reads `device` as a whole (LOADVAR) */
-    bool loops;                 /* comprehensions: the vector VM runs it lane by lane */
     const struct dc_plan *plan; /* the vector VM's fused kernels (vm/vplan.h), or NULL */
     uint64_t regex_units;       /* the largest dc_regex_units of the program's regex calls (0:
                                    none; UINT64_MAX: a pattern that is not a constant) */
@@ -167,12 +190,14 @@ static inline bool dc_op_reads_device(dc_op op)
            op == DC_OP_HASCOL || op == DC_OP_LOADDEV;
 }
 
-/* LOADDEV's field (its constant): device.driver, else allowMultipleAllocations (the only two
- * the compiler emits it for). */
-static inline bool dc_devfield_is_driver(const dc_str *f)
-{
-    return f->data[0] == 'd';
-}
+/* LOADDEV's operand: the fields of `device` a table row answers without building the device. */
+typedef enum dc_devfield {
+    DC_DEVF_DRIVER = 0,        /* device.driver: the row's pool's driver */
+    DC_DEVF_MULTI = 1,         /* device.allowMultipleAllocations: the table's bitmap */
+    DC_DEVF__COUNT
+} dc_devfield;
+/* Their names, as CEL selects them. */
+extern const char *const dc_devfield_name[DC_DEVF__COUNT];
 
 dracel_status dc_bind(const dc_program *p, const dc_table *t, const dracel_alloc *a,
                       dc_bound **out) DC_WUR;
@@ -238,6 +263,9 @@ static inline bool dc_cost(dc_ectx *c, uint64_t units)
 }
 
 void dc_ectx_init(dc_ectx *c, const dracel_alloc *a);
+/* A context ready for a new run: its memory reset (chunks, scratch and library state such as
+ * compiled regular expressions kept), no cost, no failure, the given limits. */
+void dc_ectx_reset(dc_ectx *c, uint64_t cost_limit, size_t mem_limit);
 void dc_ectx_free(dc_ectx *c);
 
 /* The DRA device as the scalar VM sees it: a map with driver, attributes (domain -> id ->
@@ -260,15 +288,23 @@ dc_val dc_vm_not_bool(dc_ectx *c, dc_val r);
 
 /** Check stack discipline, jump targets and operand ranges; sets p->max_stack. Returns NULL or
  *  a static message naming the problem. */
-const char *dc_program_verify(dc_program *p);
+/** Verify p's code (the checks of vm/program.c's header) and fill in the fields the verifier
+ *  computes, allocated in @p mem (the program's arena, or a scratch one for a program that lives
+ *  no longer). DRACEL_OK; DRACEL_EINPUT with *why the defect; DRACEL_ENOMEM. */
+dracel_status dc_program_verify(dc_program *p, dc_arena *mem, const char **why) DC_WUR;
 
 /** Print the program, one instruction a line (docs/bytecode.md). */
 void dc_program_disasm(const dc_program *p, dc_buf *out);
 
 /** Print a value as typed JSON (docs/dra-celc.md, "eval"). */
 void dc_val_json(dc_buf *b, dc_val v);
-/** Append s[0..n) as a JSON string (quotes, escapes; control characters and DEL as \\uXXXX). */
+/** Append s[0..n) as a JSON string (quotes, escapes; control characters and DEL as \\uXXXX;
+ *  each byte that is not part of valid UTF-8 as U+FFFD, so that the output is valid UTF-8). */
 void dc_json_quote(dc_buf *b, const char *s, size_t n);
+/* A double as CEL prints it: the shortest text that reads back to the same value, ".0" after an
+ * integral one, NaN and +Inf/-Inf (with json: the strings "NaN", "Infinity", "-Infinity"). The
+ * one double printer of the values, the AST and JSON. */
+void dc_double_text(dc_buf *b, double d, bool json);
 /** Print a value as CEL-like text (for `eval` without --format json). */
 void dc_val_text(dc_buf *b, dc_val v);
 

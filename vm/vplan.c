@@ -19,10 +19,8 @@
 #include "vplan.h"
 
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
+#include "kernels.h"
 #include "vvm.h"
 
 /* ---- Value nodes: what the bytecode computes. */
@@ -33,7 +31,7 @@ enum { VN_CONST, VN_VAR, VN_COL, VN_COLDEF, VN_HAS, VN_OP };
 #define COL_MANY (UINT32_MAX - 1)
 #define MAX_ARGS 16u   /* operands of one instruction in a plan */
 #define MAX_DEPTH 64u  /* nesting of a plan (its evaluation recurses) */
-#define MAX_SET 8u     /* strings of an `in` list compared as ids */
+#define MAX_SET DC_KN_MAX_SET /* strings of an `in` list compared as ids */
 
 typedef struct vnode {
     uint8_t kind;
@@ -163,7 +161,7 @@ static uint32_t read_tree(builder *bd)
         case DC_OP_LOADDEV:
             /* device.driver and device.allowMultipleAllocations read as columns. */
             v = new_vnode(bd, VN_COL, pc,
-                          dc_devfield_is_driver(p->consts[a].u.s) ? DRIVER_COL(p) : MULTI_COL(p));
+                          a == DC_DEVF_DRIVER ? DRIVER_COL(p) : MULTI_COL(p));
             break;
         case DC_OP_LOADATTR:
         case DC_OP_LOADCAP: v = new_vnode(bd, VN_COL, pc, a); break;
@@ -188,19 +186,12 @@ static uint32_t read_tree(builder *bd)
             if (sp != 1 || nj)
                 return UINT32_MAX;
             return stack[0];
-        case DC_OP_SELECT: case DC_OP_HAS: case DC_OP_OPTSELECT: case DC_OP_INDEX:
-        case DC_OP_OPTINDEX: case DC_OP_EQ: case DC_OP_NE: case DC_OP_LT: case DC_OP_LE:
-        case DC_OP_GT: case DC_OP_GE: case DC_OP_IN: case DC_OP_ADD: case DC_OP_SUB:
-        case DC_OP_MUL: case DC_OP_DIV: case DC_OP_MOD: case DC_OP_NEG: case DC_OP_NOT:
-        case DC_OP_AND: case DC_OP_OR: case DC_OP_MKLIST: case DC_OP_MKMAP: case DC_OP_CALL: {
-            uint32_t n;
-            if (op == DC_OP_CALL)
-                n = p->code[pc + 1];
-            else if (op == DC_OP_MKLIST || op == DC_OP_MKMAP) {
-                int64_t k = p->consts[a].u.l->v[0].u.i;
-                n = (uint32_t)(op == DC_OP_MKMAP ? 2 * k : k);
-            } else
-                n = (uint32_t)dc_op_info[op].pop;
+        default: {
+            /* A value instruction (the class dc_vm_apply computes) becomes a node; any other
+             * (locals, iterators, other jumps) ends the attempt. */
+            if (dc_op_info[op].cls != DC_CLS_VALUE || dc_op_info[op].vec == DC_VEC_SCALAR)
+                return UINT32_MAX;
+            uint32_t n = p->pops[pc];
             if (n > MAX_ARGS || n > sp)
                 return UINT32_MAX;
             if ((op == DC_OP_AND || op == DC_OP_OR) && nj && jt[nj - 1] == pc + 1) {
@@ -225,8 +216,6 @@ static uint32_t read_tree(builder *bd)
             sp -= n;
             break;
         }
-        default:
-            return UINT32_MAX;
         }
         if (v == UINT32_MAX || sp == 256)
             return UINT32_MAX;
@@ -396,7 +385,7 @@ static uint32_t to_plan(builder *bd, uint32_t vi)
 dracel_status dc_plan_build(dc_bound *b, dc_arena *a)
 {
     b->plan = NULL;
-    if (b->loops || b->uses_device)
+    if (b->p->loops || b->p->reads_device)
         return DRACEL_OK;
     /* Host functions are not fused: the batch interpreter calls them row by row, or once per
      * distinct value when they are pure, as the scalar VM would (vm/vvm.c). */
@@ -443,32 +432,30 @@ dracel_status dc_plan_build(dc_bound *b, dc_arena *a)
 
 /* ---- Running. */
 
-/* A leaf's answer for a value, one byte: ST_TRUE, ST_OTHER (an error or not a bool), 0 (false)
- * or ST_UNKNOWN (not yet computed); the bits sit at 7, 6 and 5 for movemask (byte_bits). */
-enum { ST_TRUE = 0x80, ST_OTHER = 0x40, ST_UNKNOWN = 0x20 };
-
-/* Memos of a version or quantity column are filled at once up to this many values. */
-#define MEMO_ALL_MAX 4096u
-/* A complete memo true (or false) for at most this many keys compares ids instead. */
+/* A leaf's answer for a value is a memo state of vm/kernels.h (DC_MS_TRUE, DC_MS_OTHER for an
+ * error or not a bool, 0 for false, DC_MS_UNKNOWN until computed). A complete memo true (or
+ * false) for at most this many keys compares ids instead. */
 #define MEMO_SET_MAX 4u
 
 enum { M_GATHER, M_IN, M_NOTIN };
 
+/* Words run together: a kernel call covers a block, and a node's arrays live on the stack. */
+#define BLK 16u
+
 typedef struct leafst {
-    uint8_t *st;       /* P_MEMO: per key */
+    dc_memo memo;      /* P_MEMO: per key, its state and value */
     uint8_t *pst;      /* P_DRIVER: per pool, its driver's answer */
     bool uniform;      /* P_DRIVER: every pool has the same answer, pst[0] (one driver) */
-    dc_val *val;       /* P_MEMO: per key, where st is known */
     uint32_t size;
     const dc_tcol *tc;
     bool complete;     /* P_MEMO: every key computed */
-    uint8_t mode;      /* P_MEMO: M_GATHER, or (complete, no ST_OTHER) M_IN / M_NOTIN ids */
+    uint8_t mode;      /* P_MEMO: M_GATHER, or (complete, no other) M_IN / M_NOTIN ids */
     uint32_t ids[MEMO_SET_MAX], nids;
-    bool others;       /* P_MEMO, P_DRIVER: some computed answer is ST_OTHER */
+    bool others;       /* P_MEMO, P_DRIVER: some computed answer is DC_MS_OTHER */
     uint8_t abs_st;    /* the answer for a row without the column (P_CONST: for every row) */
     dc_val abs_val;
     dc_val copied;     /* abs_val (an error) copied into the selection, once */
-    uint64_t we;       /* every node: its error lanes in the word being run */
+    uint64_t we[BLK];  /* every node: its error lanes in the block's words (attribute()) */
     uint64_t src;      /* leaves: the word's result lanes whose error is this leaf's */
 } leafst;
 
@@ -486,13 +473,9 @@ typedef struct prun {
     bool absent_errors; /* every leaf errs only where its column is absent, with abs_val */
     size_t mem_limit;
     bool heavy;        /* a memo entry came near the memory limit (dc_memo_heavy) */
+    const dc_kernels *kn;
     bool oom;
 } prun;
-
-static uint8_t state_of(dc_val v)
-{
-    return v.k == DC_K_BOOL ? (v.u.b ? ST_TRUE : 0) : ST_OTHER;
-}
 
 /* The value of node vi for a device whose column is x (present) or absent. */
 static dc_val vt_eval(prun *r, dc_ectx *c, uint32_t vi, bool present, dc_val x)
@@ -535,13 +518,11 @@ static dc_val memo_eval(prun *r, uint32_t vi, bool present, dc_val x)
 static void memo_fill(prun *r, const pnode *n, leafst *s, uint32_t key)
 {
     dc_val v = memo_eval(r, n->vn, true, key_value(r, s, key));
-    if (r->run->oom) {
+    if (r->run->oom || !dc_memo_put(&s->memo, r->run, key, v)) {
         r->oom = true;
-        v = dc_bool(false);
+        return;
     }
-    s->val[key] = v;
-    s->st[key] = state_of(v);
-    if (s->st[key] == ST_OTHER)
+    if (v.k != DC_K_BOOL)
         s->others = true;
 }
 
@@ -577,8 +558,8 @@ static bool init_leaves(prun *r)
             for (uint32_t k = 0; k < t->npools && !r->oom; k++) {
                 uint32_t key = t->pools[k].driver;
                 if (key != last) {
-                    st = state_of(memo_eval(r, n->vn, true, dc_strval(dc_dict_str(t->dict, key))));
-                    s->others |= st == ST_OTHER;
+                    st = dc_ms_of(memo_eval(r, n->vn, true, dc_strval(dc_dict_str(t->dict, key))));
+                    s->others |= (st & DC_MS_OTHER) != 0;
                     last = key;
                 }
                 s->pst[k] = st;
@@ -591,7 +572,7 @@ static bool init_leaves(prun *r)
             continue;
         }
         s->abs_val = memo_eval(r, n->vn, false, dc_null());
-        s->abs_st = state_of(s->abs_val);
+        s->abs_st = dc_ms_of(s->abs_val);
         if (r->run->oom)
             return false;
         if (n->kind != P_MEMO)
@@ -600,11 +581,8 @@ static bool init_leaves(prun *r)
         s->size = s->tc->kind == DC_COL_STRING ? r->t->dict_limit
                   : s->tc->kind == DC_COL_BOOL ? 2
                                                : s->tc->ndistinct;
-        s->st = dc_ealloc(r->run, s->size + 1);
-        s->val = dc_ealloc(r->run, (s->size + 1) * sizeof *s->val);
-        if (!s->st || !s->val)
+        if (!dc_memo_init(&s->memo, r->run, s->size + 1))
             return false;
-        memset(s->st, ST_UNKNOWN, s->size + 1);
         /* Every distinct value of the column known: answer each now. */
         const uint32_t *keys = NULL;
         uint32_t nkeys = 0;
@@ -612,7 +590,7 @@ static bool init_leaves(prun *r)
             keys = s->tc->sids;
             nkeys = s->tc->nsids;
             s->complete = true;
-        } else if (s->tc->kind != DC_COL_STRING && s->size <= MEMO_ALL_MAX) {
+        } else if (s->tc->kind != DC_COL_STRING && s->size <= DC_MEMO_ALL_MAX) {
             nkeys = s->size;
             s->complete = true;
         }
@@ -624,7 +602,7 @@ static bool init_leaves(prun *r)
         uint32_t nt = 0, nf = 0, tids[MEMO_SET_MAX], fids[MEMO_SET_MAX];
         for (uint32_t k = 0; k < nkeys; k++) {
             uint32_t key = keys ? keys[k] : k;
-            if (s->st[key] == ST_TRUE) {
+            if (dc_memo_state(&s->memo, key) == DC_MS_TRUE) {
                 if (nt < MEMO_SET_MAX)
                     tids[nt] = key;
                 nt++;
@@ -650,107 +628,10 @@ static bool init_leaves(prun *r)
     }
     for (uint32_t i = 0; i < r->nleaves; i++) {
         const leafst *s = &r->ls[r->leaves[i]];
-        if (s->others || (s->abs_st == ST_OTHER && s->abs_val.k != DC_K_ERROR))
+        if (s->others || ((s->abs_st & DC_MS_OTHER) && s->abs_val.k != DC_K_ERROR))
             r->absent_errors = false;
     }
     return !r->oom;
-}
-
-static inline uint64_t valid_word(uint32_t cnt)
-{
-    return cnt == 64 ? ~(uint64_t)0 : ((uint64_t)1 << cnt) - 1;
-}
-
-/* ---- Word kernels: 64 lanes (cnt in the table's last word) into a bitmap. With SSE2 (every
- * x86-64), comparisons run four lanes an instruction and bytes become bits with movemask;
- * elsewhere the same loops run lane by lane. */
-
-/* Bit 7 - shift of each of b[0..64) (zero past cnt), as a bitmap. */
-static inline uint64_t byte_bits(const uint8_t *b, int shift)
-{
-#ifdef __SSE2__
-    uint64_t r = 0;
-    for (int i = 0; i < 4; i++) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * i));
-        if (shift)
-            v = _mm_slli_epi64(v, shift);
-        r |= (uint64_t)(uint16_t)_mm_movemask_epi8(v) << (16 * i);
-    }
-    return r;
-#else
-    uint64_t r = 0;
-    for (uint32_t l = 0; l < 64; l++)
-        r |= (uint64_t)((b[l] << shift) >> 7 & 1) << l;
-    return r;
-#endif
-}
-
-/* Lanes of a 32-bit id column (ids = the word's first lane) equal to any of want[0..n). */
-static inline uint64_t eq_ids(const uint32_t *ids, uint32_t cnt, const uint32_t *want, uint32_t n)
-{
-    uint64_t bits = 0;
-#ifdef __SSE2__
-    if (cnt == 64) {
-        __m128i w[MAX_SET];
-        for (uint32_t k = 0; k < n; k++)
-            w[k] = _mm_set1_epi32((int)want[k]);
-        for (uint32_t l = 0; l < 64; l += 4) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(ids + l));
-            __m128i m = _mm_cmpeq_epi32(v, w[0]);
-            for (uint32_t k = 1; k < n; k++)
-                m = _mm_or_si128(m, _mm_cmpeq_epi32(v, w[k]));
-            bits |= (uint64_t)_mm_movemask_ps(_mm_castsi128_ps(m)) << l;
-        }
-        return bits;
-    }
-#endif
-    for (uint32_t l = 0; l < cnt; l++) {
-        bool hit = false;
-        for (uint32_t k = 0; k < n; k++)
-            hit |= ids[l] == want[k];
-        bits |= (uint64_t)hit << l;
-    }
-    return bits;
-}
-
-/* Lanes of an int64 column (xi = the word's first lane) where x OP c. */
-static uint64_t cmp_word(const int64_t *xi, uint32_t cnt, uint8_t op, int64_t c)
-{
-    uint64_t bits = 0;
-    bool negate = op == DC_OP_NE || op == DC_OP_LE || op == DC_OP_GE;
-    /* NE, LE, GE are the complements of EQ, GT, LT. */
-    uint8_t base_op = op == DC_OP_NE ? DC_OP_EQ : op == DC_OP_LE ? DC_OP_GT
-                    : op == DC_OP_GE ? DC_OP_LT : op;
-#ifdef __SSE2__
-    if (cnt == 64) {
-        /* Two lanes a step. Signed 64-bit order from 32-bit halves: the high halves compared
-         * signed, and when they are equal the low halves compared unsigned (their sign bits
-         * flipped). */
-        const __m128i flip = _mm_set_epi32(0, (int)0x80000000u, 0, (int)0x80000000u);
-        const __m128i k = _mm_xor_si128(_mm_set1_epi64x(c), flip);
-        for (uint32_t l = 0; l < 64; l += 2) {
-            __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(xi + l)), flip);
-            __m128i m;
-            if (base_op == DC_OP_EQ) {
-                __m128i e = _mm_cmpeq_epi32(x, k);
-                m = _mm_and_si128(e, _mm_shuffle_epi32(e, _MM_SHUFFLE(2, 3, 0, 1)));
-            } else {
-                __m128i a = base_op == DC_OP_GT ? x : k, b = base_op == DC_OP_GT ? k : x;
-                __m128i gt = _mm_cmpgt_epi32(a, b), eq = _mm_cmpeq_epi32(a, b);
-                __m128i lo = _mm_shuffle_epi32(gt, _MM_SHUFFLE(2, 2, 0, 0));
-                m = _mm_or_si128(gt, _mm_and_si128(eq, lo));
-                m = _mm_shuffle_epi32(m, _MM_SHUFFLE(3, 3, 1, 1));
-            }
-            bits |= (uint64_t)_mm_movemask_pd(_mm_castsi128_pd(m)) << l;
-        }
-        return negate ? ~bits : bits;
-    }
-#endif
-    for (uint32_t l = 0; l < cnt; l++) {
-        bool hit = base_op == DC_OP_EQ ? xi[l] == c : base_op == DC_OP_GT ? xi[l] > c : xi[l] < c;
-        bits |= (uint64_t)hit << l;
-    }
-    return negate ? ~bits : bits;
 }
 
 /* A memo's answers for the lanes of one word: t (true) and e (error or other); rows without
@@ -764,141 +645,150 @@ static void memo_word(prun *r, const pnode *n, leafst *s, uint32_t w, uint32_t c
     uint32_t base = w * 64;
     if (s->mode != M_GATHER) {
         const uint32_t *ids = (tc->kind == DC_COL_STRING ? tc->v.sid : tc->v.vid) + base;
-        tb = s->nids ? eq_ids(ids, cnt, s->ids, s->nids) : 0;
+        if (s->nids)
+            r->kn->eq_ids(ids, cnt, s->ids, s->nids, &tb);
         if (s->mode == M_NOTIN)
             tb = ~tb;
     } else if (tc->kind == DC_COL_BOOL) {
         uint64_t bits = tc->v.bits[w];
-        uint8_t s0 = s->st[0], s1 = s->st[1];
-        tb = (s1 & ST_TRUE ? bits : 0) | (s0 & ST_TRUE ? ~bits : 0);
-        eb = (s1 & ST_OTHER ? bits : 0) | (s0 & ST_OTHER ? ~bits : 0);
+        uint8_t s0 = dc_memo_state(&s->memo, 0), s1 = dc_memo_state(&s->memo, 1);
+        tb = (s1 & DC_MS_TRUE ? bits : 0) | (s0 & DC_MS_TRUE ? ~bits : 0);
+        eb = (s1 & DC_MS_OTHER ? bits : 0) | (s0 & DC_MS_OTHER ? ~bits : 0);
     } else {
         const uint32_t *ids = (tc->kind == DC_COL_STRING ? tc->v.sid : tc->v.vid) + base;
-        const uint8_t *st = s->st;
         uint8_t tmp[64] = {0};
         for (;;) {
             for (uint32_t l = 0; l < cnt; l++)
-                tmp[l] = st[ids[l]];
-            uint64_t unk = s->complete ? 0 : byte_bits(tmp, 2) & present;
+                tmp[l] = dc_memo_state(&s->memo, ids[l]);
+            uint64_t unk = s->complete ? 0 : r->kn->byte_bits(tmp, 2) & present;
             if (!unk) {
-                tb = byte_bits(tmp, 0);
-                eb = s->others ? byte_bits(tmp, 1) : 0;
+                tb = r->kn->byte_bits(tmp, 0);
+                eb = s->others ? r->kn->byte_bits(tmp, 1) : 0;
                 break;
             }
             while (unk) {
                 uint32_t l = (uint32_t)__builtin_ctzll(unk);
                 unk &= unk - 1;
-                if (s->st[ids[l]] == ST_UNKNOWN)
+                if (dc_memo_state(&s->memo, ids[l]) == DC_MS_UNKNOWN)
                     memo_fill(r, n, s, ids[l]);
             }
             if (r->oom)
                 return;
         }
     }
-    *t = (tb & present) | (s->abs_st & ST_TRUE ? ~present & valid : 0);
-    *e = (eb & present) | (s->abs_st & ST_OTHER ? ~present & valid : 0);
+    *t = (tb & present) | (s->abs_st & DC_MS_TRUE ? ~present & valid : 0);
+    *e = (eb & present) | (s->abs_st & DC_MS_OTHER ? ~present & valid : 0);
 }
 
-static void eval_node(prun *r, uint32_t ni, uint32_t w, uint32_t cnt, uint64_t valid,
-                      uint64_t *t, uint64_t *e);
-
-/* Node ni over the lanes of word w: t (true), e (an error, or a value that is not a bool). */
-static inline void eval_word(prun *r, uint32_t ni, uint32_t w, uint32_t cnt, uint64_t valid,
-                             uint64_t *t, uint64_t *e)
-{
-    eval_node(r, ni, w, cnt, valid, t, e);
-    r->ls[ni].we = *e;
-}
-
-static void eval_node(prun *r, uint32_t ni, uint32_t w, uint32_t cnt, uint64_t valid,
-                      uint64_t *t, uint64_t *e)
+/* Node ni over the words [w0, w0 + nw) of the table (rows: the lanes they hold; valid[i]: the
+ * lanes of word w0 + i): t (true) and e (an error, or a value that is not a bool) per word. */
+static void eval_block(prun *r, uint32_t ni, uint32_t w0, uint32_t nw, uint32_t rows,
+                       const uint64_t *valid, uint64_t *t, uint64_t *e)
 {
     const pnode *n = &r->pl->pn[ni];
     leafst *s = &r->ls[ni];
     const dc_tcol *tc = n->kind >= P_EQID ? r->pl->cols[n->col] : NULL;
-    uint32_t base = w * 64;
+    uint32_t base = w0 * 64;
     switch (n->kind) {
     case P_AND:
     case P_OR: {
-        uint64_t ta, ea, tb, eb;
-        eval_word(r, n->a, w, cnt, valid, &ta, &ea);
-        uint64_t fa = valid & ~ta & ~ea;
-        if (n->kind == P_AND ? fa == valid : ta == valid) {
-            *t = ta; /* the left side decides every lane */
-            *e = 0;
-            return;
+        uint64_t tb[BLK], eb[BLK];
+        eval_block(r, n->a, w0, nw, rows, valid, t, e);
+        bool decided = true; /* the left side decides every lane */
+        for (uint32_t i = 0; i < nw && decided; i++)
+            decided = n->kind == P_AND ? (valid[i] & ~t[i] & ~e[i]) == valid[i] : t[i] == valid[i];
+        if (decided) {
+            memset(e, 0, nw * sizeof *e);
+            break;
         }
-        eval_word(r, n->b, w, cnt, valid, &tb, &eb);
-        uint64_t fb = valid & ~tb & ~eb;
-        if (n->kind == P_AND) {
-            *t = ta & tb;
-            *e = ~(fa | fb) & (ea | eb);
-        } else {
-            *t = ta | tb;
-            *e = ~(ta | tb) & (ea | eb);
-        }
-        return;
+        eval_block(r, n->b, w0, nw, rows, valid, tb, eb);
+        for (uint32_t i = 0; i < nw; i++)
+            dc_kn_logic(n->kind == P_AND, valid[i], t[i], e[i], tb[i], eb[i], &t[i], &e[i]);
+        break;
     }
-    case P_NOT: {
-        uint64_t ta, ea;
-        eval_word(r, n->a, w, cnt, valid, &ta, &ea);
-        *t = valid & ~ta & ~ea;
-        *e = ea;
-        return;
-    }
+    case P_NOT:
+        eval_block(r, n->a, w0, nw, rows, valid, t, e);
+        for (uint32_t i = 0; i < nw; i++)
+            t[i] = valid[i] & ~t[i] & ~e[i];
+        break;
     case P_CONST:
-        *t = s->abs_st & ST_TRUE ? valid : 0;
-        *e = s->abs_st & ST_OTHER ? valid : 0;
-        return;
-    case P_MEMO:
-        memo_word(r, n, s, w, cnt, valid, t, e);
-        return;
-    case P_DRIVER: {
-        if (s->uniform) {
-            *t = s->pst[0] & ST_TRUE ? valid : 0;
-            *e = s->pst[0] & ST_OTHER ? valid : 0;
-            return;
+        for (uint32_t i = 0; i < nw; i++) {
+            t[i] = s->abs_st & DC_MS_TRUE ? valid[i] : 0;
+            e[i] = s->abs_st & DC_MS_OTHER ? valid[i] : 0;
         }
-        const uint32_t *pool = r->t->pool + base;
-        uint8_t tmp[64] = {0};
-        for (uint32_t l = 0; l < cnt; l++)
-            tmp[l] = s->pst[pool[l]];
-        *t = byte_bits(tmp, 0);
-        *e = s->others ? byte_bits(tmp, 1) : 0;
-        return;
-    }
-    default:
+        break;
+    case P_MEMO:
+        for (uint32_t i = 0; i < nw; i++) {
+            uint32_t cnt = rows - i * 64 < 64 ? rows - i * 64 : 64;
+            memo_word(r, n, s, w0 + i, cnt, valid[i], &t[i], &e[i]);
+        }
+        break;
+    case P_DRIVER:
+        for (uint32_t i = 0; i < nw; i++) {
+            if (s->uniform) {
+                t[i] = s->pst[0] & DC_MS_TRUE ? valid[i] : 0;
+                e[i] = s->pst[0] & DC_MS_OTHER ? valid[i] : 0;
+                continue;
+            }
+            uint32_t cnt = rows - i * 64 < 64 ? rows - i * 64 : 64;
+            const uint32_t *pool = r->t->pool + base + i * 64;
+            uint8_t tmp[64] = {0};
+            for (uint32_t l = 0; l < cnt; l++)
+                tmp[l] = s->pst[pool[l]];
+            t[i] = r->kn->byte_bits(tmp, 0);
+            e[i] = s->others ? r->kn->byte_bits(tmp, 1) : 0;
+        }
+        break;
+    case P_HAS:
+        for (uint32_t i = 0; i < nw; i++) {
+            t[i] = tc->present[w0 + i];
+            e[i] = 0;
+        }
+        break;
+    default: {
+        /* A comparison leaf: the kernel over the block, then the column's presence. */
+        const uint64_t *present = tc->present + w0;
+        switch (n->kind) {
+        case P_EQID:
+            r->kn->eq_ids(tc->v.sid + base, rows, n->ids, 1, t);
+            if (n->op)
+                for (uint32_t i = 0; i < nw; i++)
+                    t[i] = ~t[i];
+            break;
+        case P_INSET:
+            if (n->nids)
+                r->kn->eq_ids(tc->v.sid + base, rows, n->ids, n->nids, t);
+            else
+                memset(t, 0, nw * sizeof *t);
+            break;
+        case P_CMPINT: r->kn->cmp_i64(tc->v.i + base, rows, (dc_op)n->op, n->c, t); break;
+        case P_ININT: {
+            uint64_t one[BLK];
+            memset(t, 0, nw * sizeof *t);
+            for (uint32_t k = 0; k < n->nids; k++) {
+                r->kn->cmp_i64(tc->v.i + base, rows, DC_OP_EQ, n->ints[k], one);
+                for (uint32_t i = 0; i < nw; i++)
+                    t[i] |= one[i];
+            }
+            break;
+        }
+        default: /* P_BOOL */
+            memcpy(t, tc->v.bits + w0, nw * sizeof *t);
+            break;
+        }
+        for (uint32_t i = 0; i < nw; i++) {
+            t[i] &= present[i];
+            e[i] = ~present[i] & valid[i];
+        }
         break;
     }
-    uint64_t present = tc->present[w], bits;
-    switch (n->kind) {
-    case P_EQID:
-        bits = eq_ids(tc->v.sid + base, cnt, n->ids, 1);
-        if (n->op)
-            bits = ~bits;
-        break;
-    case P_INSET:
-        bits = n->nids ? eq_ids(tc->v.sid + base, cnt, n->ids, n->nids) : 0;
-        break;
-    case P_CMPINT: bits = cmp_word(tc->v.i + base, cnt, n->op, n->c); break;
-    case P_ININT:
-        bits = 0;
-        for (uint32_t i = 0; i < n->nids; i++)
-            bits |= cmp_word(tc->v.i + base, cnt, DC_OP_EQ, n->ints[i]);
-        break;
-    case P_BOOL: bits = tc->v.bits[w]; break;
-    default: /* P_HAS */
-        *t = present;
-        *e = 0;
-        return;
     }
-    *t = bits & present;
-    *e = ~present & valid;
+    memcpy(s->we, e, nw * sizeof *e);
 }
 
 /* Which leaf's error each of `mask`'s lanes (errors of node ni) is: the left error wins, as in
  * logic() of vm/vm.c. Valid when every error is a leaf's absent error (prun.absent_errors). */
-static void attribute(prun *r, uint32_t ni, uint64_t mask)
+static void attribute(prun *r, uint32_t ni, uint32_t i, uint64_t mask)
 {
     if (!mask)
         return;
@@ -906,12 +796,12 @@ static void attribute(prun *r, uint32_t ni, uint64_t mask)
     switch (n->kind) {
     case P_AND:
     case P_OR: {
-        uint64_t left = r->ls[n->a].we & mask;
-        attribute(r, n->a, left);
-        attribute(r, n->b, mask & ~left);
+        uint64_t left = r->ls[n->a].we[i] & mask;
+        attribute(r, n->a, i, left);
+        attribute(r, n->b, i, mask & ~left);
         return;
     }
-    case P_NOT: attribute(r, n->a, mask); return;
+    case P_NOT: attribute(r, n->a, i, mask); return;
     default: r->ls[ni].src |= mask; return;
     }
 }
@@ -957,9 +847,11 @@ static dc_val lane_val(prun *r, uint32_t ni, uint32_t row)
         uint32_t key = tc->kind == DC_COL_STRING ? tc->v.sid[row]
                        : tc->kind == DC_COL_BOOL ? (uint32_t)dc_bit(tc->v.bits, row)
                                                  : tc->v.vid[row];
-        if (s->st[key] == ST_UNKNOWN)
+        if (dc_memo_state(&s->memo, key) == DC_MS_UNKNOWN)
             memo_fill(r, n, s, key);
-        return s->val[key];
+        if (r->oom)
+            return dc_bool(false);
+        return dc_memo_value(&s->memo, key);
     }
     switch (n->kind) {
     case P_EQID: return dc_bool((tc->v.sid[row] == n->ids[0]) != (n->op != 0));
@@ -991,14 +883,6 @@ static dc_val lane_val(prun *r, uint32_t ni, uint32_t row)
     }
 }
 
-/* A context for a new run: memory reset (its chunks kept), no cost, no failure. */
-static void ctx_reset(dc_ectx *c)
-{
-    dc_arena_reset(&c->arena);
-    c->cost = 0;
-    c->cost_exceeded = c->oom = c->limit_hit = c->alloc_failed = false;
-}
-
 dracel_status dc_plan_run(const dc_bound *b, const dc_val *vars, bool keep, size_t mem_limit,
                           dc_selection *out, bool *heavy)
 {
@@ -1012,10 +896,11 @@ dracel_status dc_plan_run(const dc_bound *b, const dc_val *vars, bool keep, size
     r.t = t;
     r.vars = vars;
     r.mem_limit = mem_limit;
+    r.kn = dc_kn();
     r.run = &out->run;
     r.lane = &out->lane;
-    ctx_reset(r.run);
-    ctx_reset(r.lane);
+    dc_ectx_reset(r.run, 0, 0);
+    dc_ectx_reset(r.lane, 0, 0);
     r.absent = dc_ealloc(r.run, (r.p->ncols + 2) * sizeof *r.absent);
     r.ls = dc_ealloc(r.run, pl->npn * sizeof *r.ls);
     if (!r.absent || !r.ls) {
@@ -1027,10 +912,41 @@ dracel_status dc_plan_run(const dc_bound *b, const dc_val *vars, bool keep, size
     }
     const dc_foreign *fault = t->faults, *fault_end = t->nfaults ? t->faults + t->nfaults : NULL;
     size_t words = DC_BITS_WORDS(t->rows);
+    uint64_t vb[BLK], tbb[BLK], ebb[BLK];
     for (uint32_t w = 0; w < words && !r.oom && !r.heavy; w++) {
         uint32_t base = w * 64, cnt = t->rows - base < 64 ? t->rows - base : 64;
-        uint64_t valid = valid_word(cnt), tb, eb;
-        eval_word(&r, pl->root, w, cnt, valid, &tb, &eb);
+        uint32_t i = w % BLK;
+        if (i == 0) {
+            /* The next block of words at once. */
+            uint32_t nw = words - w < BLK ? (uint32_t)(words - w) : BLK;
+            uint32_t rows = t->rows - base < BLK * 64 ? t->rows - base : BLK * 64;
+            for (uint32_t k = 0; k < nw; k++)
+                vb[k] = k + 1 < nw ? ~(uint64_t)0 : dc_kn_valid(rows - k * 64);
+            eval_block(&r, pl->root, w, nw, rows, vb, tbb, ebb);
+            if (r.oom || r.heavy)
+                break;
+            /* The common case at once: one leaf, whose errors are all its absent error (the
+             * selection's common error), and no faulty row in the block. */
+            leafst *s0 = &r.ls[r.leaves[0]];
+            if (!keep && r.absent_errors && r.nleaves == 1 &&
+                (fault == fault_end || fault->row >= base + rows)) {
+                uint64_t any = 0;
+                for (uint32_t k = 0; k < nw; k++) {
+                    out->matched[w + k] = tbb[k] & ~ebb[k];
+                    out->errored[w + k] |= ebb[k];
+                    any |= ebb[k];
+                }
+                if (any) {
+                    if (s0->copied.k != DC_K_ERROR &&
+                        !dc_val_copy(&out->arena, s0->abs_val, &s0->copied, 0))
+                        r.oom = true;
+                    out->common_err = s0->copied;
+                }
+                w += nw - 1;
+                continue;
+            }
+        }
+        uint64_t valid = vb[i], tb = tbb[i], eb = ebb[i];
         /* Rows Kubernetes cannot present to CEL fail whatever the program. */
         uint64_t faulty = 0;
         const dc_foreign *f0 = fault;
@@ -1042,9 +958,23 @@ dracel_status dc_plan_run(const dc_bound *b, const dc_val *vars, bool keep, size
         if (!eb && !keep)
             continue;
         if (!keep && r.absent_errors) {
-            /* Each error is some leaf's absent error: copied once, shared by its rows. */
-            attribute(&r, pl->root, eb & ~faulty);
-            for (uint64_t todo = eb; todo && !r.oom;) {
+            /* Each error is some leaf's absent error: copied once, shared by its rows. The
+             * first leaf's is the selection's common error, which needs no entry per row. */
+            uint64_t mine = eb & ~faulty;
+            if (r.nleaves > 1)
+                attribute(&r, pl->root, i, mine);
+            else
+                r.ls[r.leaves[0]].src = mine;
+            leafst *s0 = &r.ls[r.leaves[0]];
+            uint64_t common = s0->src;
+            if (common) {
+                if (s0->copied.k != DC_K_ERROR &&
+                    !dc_val_copy(&out->arena, s0->abs_val, &s0->copied, 0))
+                    r.oom = true;
+                out->common_err = s0->copied;
+                out->errored[w] |= common;
+            }
+            for (uint64_t todo = eb & ~common; todo && !r.oom;) {
                 uint32_t l = (uint32_t)__builtin_ctzll(todo), row = base + l;
                 todo &= todo - 1;
                 if ((faulty >> l) & 1) {

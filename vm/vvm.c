@@ -20,14 +20,21 @@
  */
 #include "vvm.h"
 #include "host.h"
+#include "kernels.h"
 #include "vplan.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 enum { VK_CONST, VK_BOOL, VK_INT, VK_SID, VK_VID, VK_BOX };
-/* memo_state values */
-enum { MS_UNKNOWN, MS_FALSE, MS_TRUE, MS_INT, MS_OTHER, MS_ERROR };
+/* What kinds of answers a memo's keys hold, as bits (memo_kinds). */
+enum { MK_FALSE = 1, MK_TRUE = 2, MK_INT = 4, MK_OTHER = 8, MK_ERROR = 16 };
+
+static unsigned memo_kind_of(uint8_t st)
+{
+    return st == 0 ? MK_FALSE : st == DC_MS_TRUE ? MK_TRUE : (st & DC_MS_ERROR) ? MK_ERROR
+           : (st & DC_MS_INT) ? MK_INT : MK_OTHER;
+}
 
 typedef struct vreg {
     int kind;
@@ -51,20 +58,22 @@ typedef struct vm {
     vreg *regs;           /* max_stack + 2 (two scratch), then the locals */
     uint32_t nregs;
     vreg *locals;         /* nlocals registers (cel.bind, optional helpers) */
-    int32_t *depth;       /* stack depth at each pc (-1: unreachable) */
+    const int32_t *depth; /* the program's: stack depth before each pc (-1: unreachable) */
+    dc_val *args;         /* room for the operands of any instruction (max_pops) */
     uint64_t **pend;      /* per pc: pending lanes (W words), lazily allocated */
     uint8_t *has_pend;
-    dc_val **memo;        /* per pc: per distinct value (dictionary id or distinct id) */
-    uint8_t **memo_state; /* per pc, per key: MS_* (what memo[key] is, for branch-free fills) */
+    dc_memo **memo;       /* per pc: per distinct value (dictionary id or distinct id), its
+                             state (vm/kernels.h) and value; NULL until the pc runs one */
     uint64_t *memo_sig;   /* per pc: what the memo was computed for (operand column, constants) */
     uint32_t *memo_size;
     uint8_t *memo_all;    /* per pc: every key computed (a version or quantity column's values) */
-    unsigned *memo_seen;  /* per pc, with memo_all: the union of the keys' MS_* kinds */
-    int64_t **memo_i;     /* per pc, per key: the int value (MS_INT) */
+    unsigned *memo_seen;  /* per pc, with memo_all: the union of the keys' MK_* kinds */
     uint8_t *memo_kind;   /* per pc: VK_SID or VK_VID the memo is keyed by (0: none) */
+    const dc_kernels *kn;
     dc_val *absent;       /* per program column: the "no such key: id" error */
-    dc_ectx run;          /* persists for the whole run: memos, column errors */
-    dc_ectx lane;         /* reset per batch: per-lane fallback allocations */
+    dc_ectx *run;         /* the whole run: memos, column errors (the selection's, kept with
+                             its chunks and compiled regular expressions across runs) */
+    dc_ectx *lane;        /* reset per batch: per-lane fallback allocations (the selection's) */
     dc_selection *out;
     uint32_t row0, n;
     uint64_t *active, *tmpmask;
@@ -291,7 +300,7 @@ static void load_column(vm *m, uint32_t pc, vreg *res)
         /* Values of several kinds in this column: box them. */
         res->kind = VK_BOX;
         for (uint32_t l = 0; l < m->n; l++)
-            if (!dc_tcol_get(m->t, tc, m->row0 + l, &m->lane, &res->box[l]))
+            if (!dc_tcol_get(m->t, tc, m->row0 + l, m->lane, &res->box[l]))
                 set_err(res, l, m->absent[col]);
         return;
     }
@@ -333,7 +342,7 @@ static void load_devfield(vm *m, uint32_t pc, vreg *res)
 {
     const dc_table *t = m->t;
     clear_err(m, res);
-    if (dc_devfield_is_driver(m->p->consts[DC_INSN_A(m->p->code[pc])].u.s)) {
+    if (DC_INSN_A(m->p->code[pc]) == DC_DEVF_DRIVER) {
         res->kind = VK_SID;
         for (uint32_t l = 0; l < m->n; l++)
             res->id[l] = t->pools[t->pool[m->row0 + l]].driver;
@@ -384,7 +393,7 @@ static void load_column_default(vm *m, uint32_t pc, vreg *res)
     if (!typed) {
         res->kind = VK_BOX;
         for (uint32_t l = 0; l < n; l++)
-            if (!dc_tcol_get(m->t, tc, r0 + l, &m->lane, &res->box[l]))
+            if (!dc_tcol_get(m->t, tc, r0 + l, m->lane, &res->box[l]))
                 res->box[l] = *def;
         return;
     }
@@ -417,17 +426,6 @@ static void load_column_default(vm *m, uint32_t pc, vreg *res)
 static vreg *operand(vm *m, uint32_t pc, int pops, int i)
 {
     return &m->regs[m->depth[pc] - pops + i];
-}
-
-static int pops_of(const dc_program *p, uint32_t pc)
-{
-    dc_op op = DC_INSN_OP(p->code[pc]);
-    if (dc_op_info[op].pop >= 0)
-        return dc_op_info[op].pop;
-    if (op == DC_OP_CALL)
-        return (int)p->code[pc + 1];
-    int64_t n = p->consts[DC_INSN_A(p->code[pc])].u.l->v[0].u.i;
-    return (int)(op == DC_OP_MKMAP ? 2 * n : n);
 }
 
 /* A constant register none of whose lanes was turned into an error (a ?: condition can mark
@@ -467,31 +465,19 @@ static int memo_operand(vm *m, uint32_t pc, int pops)
     return which;
 }
 
-/* A memo over a version or quantity column computes every distinct value at once up to this
- * many; beyond, it fills in as batches meet the values. */
-#define MEMO_ALL_MAX 4096u
-
 /* Compute the memo entry of instruction pc for key from args, once for the whole run (the
- * value lives in the run's arena): its MS_* kind, or -1 when memory ran out. */
-static int memo_put(vm *m, uint32_t pc, uint32_t key, dc_val *args)
+ * value lives in the run's arena): its MK_* kind, or 0 when memory ran out. */
+static unsigned memo_put(vm *m, uint32_t pc, uint32_t key, dc_val *args)
 {
-    size_t before = m->run.arena.served;
-    dc_val v = dc_vm_apply(&m->run, m->p, pc, args);
-    if (dc_memo_heavy(m->run.arena.served - before, m->mem_limit, m->p->ncode))
+    size_t before = m->run->arena.served;
+    dc_val v = dc_vm_apply(m->run, m->p, pc, args);
+    if (dc_memo_heavy(m->run->arena.served - before, m->mem_limit, m->p->ncode))
         m->heavy = true;
-    if (m->run.oom) {
+    if (m->run->oom || !dc_memo_put(m->memo[pc], m->run, key, v)) {
         m->oom = true;
-        return -1;
+        return 0;
     }
-    uint8_t st = v.k == DC_K_ERROR  ? MS_ERROR
-                 : v.k == DC_K_BOOL ? (v.u.b ? MS_TRUE : MS_FALSE)
-                 : v.k == DC_K_INT  ? MS_INT
-                                    : MS_OTHER;
-    m->memo[pc][key] = v;
-    if (st == MS_INT)
-        m->memo_i[pc][key] = v.u.i;
-    m->memo_state[pc][key] = st;
-    return st;
+    return memo_kind_of(dc_ms_of(v));
 }
 
 static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
@@ -513,21 +499,19 @@ static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
         m->memo[pc] = NULL; /* the old one stays in the run's arena */
     }
     if (!m->memo[pc]) {
-        m->memo[pc] = dc_ealloc(&m->run, (size_t)size * sizeof(dc_val));
-        m->memo_state[pc] = dc_ealloc(&m->run, size);
-        m->memo_i[pc] = dc_ealloc(&m->run, (size_t)size * sizeof(int64_t));
-        if (!m->memo[pc] || !m->memo_state[pc] || !m->memo_i[pc]) {
+        m->memo[pc] = dc_ealloc(m->run, sizeof *m->memo[pc]);
+        if (!m->memo[pc] || !dc_memo_init(m->memo[pc], m->run, size)) {
+            m->memo[pc] = NULL;
             m->oom = true;
             return false;
         }
-        memset(m->memo_state[pc], MS_UNKNOWN, size);
         m->memo_kind[pc] = (uint8_t)(x->kind + 1);
         m->memo_sig[pc] = sig;
         m->memo_size[pc] = size;
         m->memo_all[pc] = 0;
         /* A version or quantity column has few distinct values: answer them all now (pure
          * functions of one value and constants), so that no batch needs the first pass. */
-        if (x->kind == VK_VID && size <= MEMO_ALL_MAX) {
+        if (x->kind == VK_VID && size <= DC_MEMO_ALL_MAX) {
             dc_val cargs[8];
             unsigned all = 0;
             for (int i = 0; i < pops; i++)
@@ -535,18 +519,16 @@ static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
                     cargs[i] = get(m, operand(m, pc, pops, i), 0);
             for (uint32_t key = 0; key < size; key++) {
                 cargs[which] = x->col->distinct[key];
-                int st = memo_put(m, pc, key, cargs);
-                if (st < 0)
+                unsigned k = memo_put(m, pc, key, cargs);
+                if (!k)
                     return false;
-                all |= 1u << st;
+                all |= k;
             }
             m->memo_all[pc] = 1;
             m->memo_seen[pc] = all;
         }
     }
-    dc_val *memo = m->memo[pc];
-    uint8_t *state = m->memo_state[pc];
-    int64_t *mi = m->memo_i[pc];
+    const dc_memo *memo = m->memo[pc];
     dc_val args[8];
     uint32_t n = m->n;
     const uint64_t *A = m->active;
@@ -561,56 +543,57 @@ static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
     }
     for (uint32_t l = 0; l < n1; l++) {
         uint32_t key = x->id[l] < size ? x->id[l] : 0;
-        uint8_t st = state[key];
-        if (st == MS_UNKNOWN) {
+        uint8_t st = dc_memo_state(memo, key);
+        if (st == DC_MS_UNKNOWN) {
             if (!dc_bit(A, l) || dc_bit(x->err, l) || x->id[l] >= size)
                 continue;
             for (int i = 0; i < pops; i++)
                 args[i] = get(m, operand(m, pc, pops, i), l);
-            int put = memo_put(m, pc, key, args);
-            if (put < 0)
+            unsigned k = memo_put(m, pc, key, args);
+            if (!k)
                 return false;
-            st = (uint8_t)put;
+            seen |= k;
+            continue;
         }
-        seen |= 1u << st;
+        seen |= memo_kind_of(st);
     }
     /* 2. Fill the result in the representation the results allow, without a branch per lane
      *    in the common cases. */
-    unsigned vals = seen & ~((1u << MS_ERROR) | (1u << MS_UNKNOWN));
-    int kind = (vals & ~((1u << MS_TRUE) | (1u << MS_FALSE))) == 0 ? VK_BOOL
-               : vals == (1u << MS_INT)                             ? VK_INT
-                                                                    : VK_BOX;
+    unsigned vals = seen & ~(unsigned)MK_ERROR;
+    int kind = (vals & ~(unsigned)(MK_TRUE | MK_FALSE)) == 0 ? VK_BOOL
+               : vals == MK_INT                               ? VK_INT
+                                                              : VK_BOX;
     res->kind = kind;
     if (kind == VK_BOOL) {
+        uint8_t tmp[64];
         for (uint32_t w = 0; w < m->W; w++) {
-            uint64_t bits = 0;
             uint32_t base = w * 64, end = base + 64 < n ? base + 64 : n;
-            for (uint32_t l = base; l < end; l++) {
-                uint32_t key = x->id[l] < size ? x->id[l] : 0;
-                bits |= (uint64_t)(state[key] == MS_TRUE) << (l - base);
-            }
-            res->bits[w] = bits;
+            memset(tmp, 0, sizeof tmp);
+            for (uint32_t l = base; l < end; l++)
+                tmp[l - base] = dc_memo_state(memo, x->id[l] < size ? x->id[l] : 0);
+            res->bits[w] = m->kn->byte_bits(tmp, 0); /* bit 7: true (unknown keys: false) */
         }
     } else if (kind == VK_INT) {
         for (uint32_t l = 0; l < n; l++) {
             uint32_t key = x->id[l] < size ? x->id[l] : 0;
-            res->i[l] = mi[key];
+            if (dc_memo_state(memo, key) & DC_MS_INT)
+                res->i[l] = dc_memo_int(memo, key);
         }
     } else {
         for (uint32_t l = 0; l < n; l++) {
             uint32_t key = x->id[l] < size ? x->id[l] : 0;
-            if (state[key] != MS_UNKNOWN)
-                res->box[l] = memo[key];
+            if (dc_memo_state(memo, key) != DC_MS_UNKNOWN)
+                res->box[l] = dc_memo_value(memo, key);
         }
     }
     /* Errors: the operand's, and the memo's error answers. */
     for (uint32_t w = 0; w < m->W; w++)
         res->err[w] = x->err[w];
-    if (seen & (1u << MS_ERROR)) {
+    if (seen & MK_ERROR) {
         for (uint32_t l = 0; l < n; l++) {
             uint32_t key = x->id[l] < size ? x->id[l] : 0;
-            if (dc_bit(A, l) && !dc_bit(x->err, l) && state[key] == MS_ERROR)
-                set_err(res, l, memo[key]);
+            if (dc_bit(A, l) && !dc_bit(x->err, l) && (dc_memo_state(memo, key) & DC_MS_ERROR))
+                set_err(res, l, dc_memo_value(memo, key));
         }
     }
     copy_err_values(m, res, x, A);
@@ -621,7 +604,7 @@ static bool memo_run(vm *m, uint32_t pc, int pops, int which, vreg *res)
 
 static void per_lane(vm *m, uint32_t pc, int pops, vreg *res)
 {
-    dc_val args[256];
+    dc_val *args = m->args;
     clear_err(m, res);
     res->kind = VK_BOX;
     for (uint32_t w = 0; w < m->W; w++) {
@@ -631,16 +614,16 @@ static void per_lane(vm *m, uint32_t pc, int pops, vreg *res)
             a &= a - 1;
             for (int i = 0; i < pops; i++)
                 args[i] = get(m, operand(m, pc, pops, i), l);
-            dc_val v = dc_vm_apply(&m->lane, m->p, pc, args);
+            dc_val v = dc_vm_apply(m->lane, m->p, pc, args);
             if (v.k == DC_K_ERROR)
                 set_err(res, l, v);
             else
                 res->box[l] = v;
         }
     }
-    if (m->lane.alloc_failed)
+    if (m->lane->alloc_failed)
         m->oom = true;
-    else if (m->lane.oom)
+    else if (m->lane->oom)
         m->redo = true;
 }
 
@@ -659,11 +642,9 @@ static bool eq_sid(vm *m, vreg *x, vreg *k, bool ne, vreg *res)
     uint32_t want = m->b->const_sid[k->kidx];
     clear_err(m, res);
     res->kind = VK_BOOL;
+    m->kn->eq_ids(x->id, m->n, &want, 1, res->bits);
     for (uint32_t w = 0; w < m->W; w++) {
-        uint64_t bits = 0;
-        uint32_t base = w * 64, end = base + 64 < m->n ? base + 64 : m->n;
-        for (uint32_t l = base; l < end; l++)
-            bits |= (uint64_t)(x->id[l] == want) << (l - base);
+        uint64_t bits = w * 64 < m->n ? res->bits[w] : 0;
         res->err[w] = x->err[w];
         res->bits[w] = (ne ? ~bits : bits) & lane_mask_word(m->n, w);
     }
@@ -671,15 +652,7 @@ static bool eq_sid(vm *m, vreg *x, vreg *k, bool ne, vreg *res)
     return true;
 }
 
-/* Ordering and equality of an INT register against an int constant. CMP_WORD: x[l] OP c for
- * the lanes [base, end) of one word, as bits: one loop per operator, with no branch per lane,
- * so that the compiler can vectorise the comparison. */
-#define CMP_WORD(OPR)                                                                         \
-    do {                                                                                      \
-        for (uint32_t l = base; l < end; l++)                                                 \
-            bits |= (uint64_t)(xi[l] OPR c) << (l - base);                                    \
-    } while (0)
-
+/* Ordering and equality of an INT register against an int constant (the shared kernel). */
 static bool cmp_int(vm *m, dc_op op, vreg *x, vreg *k, bool swapped, vreg *res)
 {
     if (x->kind != VK_INT || !is_const_kind(m, k, DC_K_INT))
@@ -689,27 +662,17 @@ static bool cmp_int(vm *m, dc_op op, vreg *x, vreg *k, bool swapped, vreg *res)
     if (swapped)
         op = op == DC_OP_LT ? DC_OP_GT : op == DC_OP_LE ? DC_OP_GE
            : op == DC_OP_GT ? DC_OP_LT : op == DC_OP_GE ? DC_OP_LE : op;
-    const int64_t *xi = x->i;
     clear_err(m, res);
     res->kind = VK_BOOL;
+    m->kn->cmp_i64(x->i, m->n, op, c, res->bits);
     for (uint32_t w = 0; w < m->W; w++) {
-        uint64_t bits = 0;
-        uint32_t base = w * 64, end = base + 64 < m->n ? base + 64 : m->n;
-        switch (op) {
-        case DC_OP_EQ: CMP_WORD(==); break;
-        case DC_OP_NE: CMP_WORD(!=); break;
-        case DC_OP_LT: CMP_WORD(<); break;
-        case DC_OP_LE: CMP_WORD(<=); break;
-        case DC_OP_GT: CMP_WORD(>); break;
-        default: CMP_WORD(>=); break;
-        }
+        if (w * 64 >= m->n)
+            res->bits[w] = 0; /* the kernel wrote the batch's words only */
         res->err[w] = x->err[w];
-        res->bits[w] = bits;
     }
     copy_err_values(m, res, x, NULL);
     return true;
 }
-#undef CMP_WORD
 
 /* && and || of two BOOL registers, with cel-go's error absorption. */
 static bool logic_bool(vm *m, bool is_and, vreg *a, vreg *b, vreg *res)
@@ -719,14 +682,11 @@ static bool logic_bool(vm *m, bool is_and, vreg *a, vreg *b, vreg *res)
     clear_err(m, res);
     res->kind = VK_BOOL;
     for (uint32_t w = 0; w < m->W; w++) {
-        /* The deciding value: false for &&, true for ||. */
-        uint64_t ad = ~a->err[w] & (is_and ? ~a->bits[w] : a->bits[w]);
-        uint64_t bd = ~b->err[w] & (is_and ? ~b->bits[w] : b->bits[w]);
-        uint64_t decided = ad | bd;
-        uint64_t err = ~decided & (a->err[w] | b->err[w]);
+        uint64_t valid = lane_mask_word(m->n, w), t, err;
+        dc_kn_logic(is_and, valid, a->bits[w] & ~a->err[w], a->err[w] & valid,
+                    b->bits[w] & ~b->err[w], b->err[w] & valid, &t, &err);
         res->err[w] = err;
-        res->bits[w] = is_and ? (~decided & ~err) : decided;
-        res->bits[w] &= lane_mask_word(m->n, w);
+        res->bits[w] = t;
         while (err) {
             uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(err);
             err &= err - 1;
@@ -741,7 +701,7 @@ static bool logic_bool(vm *m, bool is_and, vreg *a, vreg *b, vreg *res)
 static uint64_t *pend_mask(vm *m, uint32_t target)
 {
     if (!m->pend[target]) {
-        m->pend[target] = dc_ealloc(&m->run, m->W * sizeof(uint64_t));
+        m->pend[target] = dc_ealloc(m->run, m->W * sizeof(uint64_t));
         if (!m->pend[target]) {
             m->oom = true;
             return NULL;
@@ -852,7 +812,7 @@ static void finish_lanes(vm *m, const vreg *r)
             uint32_t row = m->row0 + l;
             dc_val v = get(m, r, l);
             if (v.k != DC_K_BOOL && v.k != DC_K_ERROR && m->p->result_must_be_bool)
-                v = dc_vm_not_bool(&m->lane, v);
+                v = dc_vm_not_bool(m->lane, v);
             if (m->keep && !dc_val_copy(&m->out->arena, v, &m->out->values[row], 0))
                 m->oom = true;
             if (v.k == DC_K_BOOL) {
@@ -900,6 +860,226 @@ static void redo_batch(vm *m, dc_ectx *c)
         scalar_row(m, c, row);
 }
 
+/* ---- The instructions, by vector path (vm/opcodes.def): each path's functions are found in a
+ * table generated from the opcode list, so an opcode given a path without its function does
+ * not build. The result of a load or a value instruction goes to the slot it pushes; `res` is
+ * the scratch register. */
+
+/* LOAD: fill a register for the batch (and commit it). */
+static void vl_CONST(vm *m, uint32_t pc, int d, vreg *res)
+{
+    uint32_t a = DC_INSN_A(m->p->code[pc]);
+    res->kind = VK_CONST;
+    res->k = m->p->consts[a];
+    res->kidx = a;
+    clear_err(m, res);
+    if (m->p->consts[a].k == DC_K_ERROR) {
+        res->kind = VK_BOX;
+        for (uint32_t l = 0; l < m->n; l++)
+            set_err(res, l, m->p->consts[a]);
+    }
+    commit(m, &m->regs[d], res);
+}
+
+static void vl_LOADVAR(vm *m, uint32_t pc, int d, vreg *res)
+{
+    uint32_t a = DC_INSN_A(m->p->code[pc]);
+    res->kind = VK_CONST;
+    res->k = m->vars[a];
+    res->kidx = UINT32_MAX;
+    clear_err(m, res);
+    if (res->k.k == DC_K_ERROR) {
+        res->kind = VK_BOX;
+        for (uint32_t l = 0; l < m->n; l++)
+            set_err(res, l, m->vars[a]);
+    }
+    commit(m, &m->regs[d], res);
+}
+
+static void vl_LOADLOCAL(vm *m, uint32_t pc, int d, vreg *res)
+{
+    clone(m, res, &m->locals[DC_INSN_A(m->p->code[pc])]);
+    commit(m, &m->regs[d], res);
+}
+
+/* Blend the active lanes into the local: parked lanes keep theirs. The stack slot is dead after
+ * the store, so it can give its buffers. */
+static void vl_STORELOCAL(vm *m, uint32_t pc, int d, vreg *res)
+{
+    (void)res;
+    commit_to(m, &m->locals[DC_INSN_A(m->p->code[pc])], &m->regs[d - 1], false);
+}
+
+static void vl_LOADATTR(vm *m, uint32_t pc, int d, vreg *res)
+{
+    load_column(m, pc, res);
+    commit(m, &m->regs[d], res);
+}
+#define vl_LOADCAP vl_LOADATTR
+
+static void vl_HASCOL(vm *m, uint32_t pc, int d, vreg *res)
+{
+    has_column(m, pc, res);
+    commit(m, &m->regs[d], res);
+}
+
+static void vl_LOADDEV(vm *m, uint32_t pc, int d, vreg *res)
+{
+    load_devfield(m, pc, res);
+    commit(m, &m->regs[d], res);
+}
+
+static void vl_LOADCOLDEF(vm *m, uint32_t pc, int d, vreg *res)
+{
+    load_column_default(m, pc, res);
+    commit(m, &m->regs[d], res);
+}
+
+/* MASK: move lanes between the active mask and the pending mask of a jump target. */
+static uint32_t target_of(const vm *m, uint32_t pc)
+{
+    return (uint32_t)((int32_t)pc + 1 + DC_INSN_SA(m->p->code[pc]));
+}
+
+static void vc_ANDJ(vm *m, uint32_t pc, vreg *top)
+{
+    bool_lanes(m, top, DC_INSN_OP(m->p->code[pc]) == DC_OP_ORJ, m->tmpmask);
+    jump_lanes(m, target_of(m, pc), m->tmpmask);
+}
+#define vc_ORJ vc_ANDJ
+
+/* Lanes whose condition is not a bool become errors and jump to the end. */
+static void vc_TESTCOND(vm *m, uint32_t pc, vreg *top)
+{
+    for (uint32_t w = 0; w < m->W; w++) {
+        uint64_t av = m->active[w];
+        m->tmpmask[w] = 0;
+        while (av) {
+            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(av);
+            av &= av - 1;
+            dc_val v = get(m, top, l);
+            if (v.k == DC_K_BOOL)
+                continue;
+            if (v.k != DC_K_ERROR)
+                set_err(top, l, dc_err_no_overload(m->lane));
+            m->tmpmask[w] |= (uint64_t)1 << (l & 63);
+        }
+    }
+    jump_lanes(m, target_of(m, pc), m->tmpmask);
+}
+
+static void vc_JFALSE(vm *m, uint32_t pc, vreg *top)
+{
+    bool_lanes(m, top, DC_INSN_OP(m->p->code[pc]) == DC_OP_JTRUE, m->tmpmask);
+    jump_lanes(m, target_of(m, pc), m->tmpmask);
+}
+#define vc_JTRUE vc_JFALSE
+
+static void vc_JMP(vm *m, uint32_t pc, vreg *top)
+{
+    (void)top;
+    jump_lanes(m, target_of(m, pc), m->active);
+}
+
+static void vc_RETURN(vm *m, uint32_t pc, vreg *top)
+{
+    (void)pc;
+    finish_lanes(m, top);
+    for (uint32_t w = 0; w < m->W; w++)
+        m->active[w] = 0;
+}
+
+/* KERNEL: a typed kernel over the batch when the operands' representations allow it (else
+ * false: the caller tries a memo, then lane by lane). */
+static bool vk_AND(vm *m, uint32_t pc, vreg *res)
+{
+    vreg *x = operand(m, pc, 2, 0), *y = operand(m, pc, 2, 1);
+    return logic_bool(m, DC_INSN_OP(m->p->code[pc]) == DC_OP_AND, x, y, res);
+}
+#define vk_OR vk_AND
+
+static bool vk_EQ(vm *m, uint32_t pc, vreg *res)
+{
+    dc_op op = DC_INSN_OP(m->p->code[pc]);
+    vreg *x = operand(m, pc, 2, 0), *y = operand(m, pc, 2, 1);
+    if ((op == DC_OP_EQ || op == DC_OP_NE) &&
+        (eq_sid(m, x, y, op == DC_OP_NE, res) || eq_sid(m, y, x, op == DC_OP_NE, res)))
+        return true;
+    return cmp_int(m, op, x, y, false, res) || cmp_int(m, op, y, x, true, res);
+}
+#define vk_NE vk_EQ
+#define vk_LT vk_EQ
+#define vk_LE vk_EQ
+#define vk_GT vk_EQ
+#define vk_GE vk_EQ
+
+static bool vk_NOT(vm *m, uint32_t pc, vreg *res)
+{
+    vreg *top = operand(m, pc, 1, 0);
+    if (top->kind != VK_BOOL)
+        return false;
+    clear_err(m, res);
+    res->kind = VK_BOOL;
+    for (uint32_t w = 0; w < m->W; w++) {
+        res->err[w] = top->err[w];
+        res->bits[w] = ~top->bits[w] & lane_mask_word(m->n, w);
+    }
+    for (uint32_t l = 0; l < m->n; l++)
+        if (dc_bit(top->err, l))
+            res->box[l] = top->box[l];
+    return true;
+}
+
+/* The dispatch tables, from the vector path of each opcode. */
+typedef void (*vload_fn)(vm *m, uint32_t pc, int d, vreg *res);
+typedef void (*vmask_fn)(vm *m, uint32_t pc, vreg *top);
+typedef bool (*vkernel_fn)(vm *m, uint32_t pc, vreg *res);
+#define FMT(f)
+#define NONE_(name) NULL
+#define LOAD_FN_NONE NONE_
+#define LOAD_FN_MASK NONE_
+#define LOAD_FN_LOAD(name) vl_##name
+#define LOAD_FN_KERNEL NONE_
+#define LOAD_FN_MEMO NONE_
+#define LOAD_FN_SCALAR NONE_
+#define OP(name, fmt, pop, push, cls, vec, doc) [DC_OP_##name] = LOAD_FN_##vec(name),
+static const vload_fn vec_load[DC_OP__COUNT] = {
+#include "opcodes.def"
+};
+#undef OP
+#define MASK_FN_NONE NONE_
+#define MASK_FN_MASK(name) vc_##name
+#define MASK_FN_LOAD NONE_
+#define MASK_FN_KERNEL NONE_
+#define MASK_FN_MEMO NONE_
+#define MASK_FN_SCALAR NONE_
+#define OP(name, fmt, pop, push, cls, vec, doc) [DC_OP_##name] = MASK_FN_##vec(name),
+static const vmask_fn vec_mask[DC_OP__COUNT] = {
+#include "opcodes.def"
+};
+#undef OP
+#define KERNEL_FN_NONE NONE_
+#define KERNEL_FN_MASK NONE_
+#define KERNEL_FN_LOAD NONE_
+#define KERNEL_FN_KERNEL(name) vk_##name
+#define KERNEL_FN_MEMO NONE_
+#define KERNEL_FN_SCALAR NONE_
+#define OP(name, fmt, pop, push, cls, vec, doc) [DC_OP_##name] = KERNEL_FN_##vec(name),
+static const vkernel_fn vec_kernel[DC_OP__COUNT] = {
+#include "opcodes.def"
+};
+#undef OP
+#undef FMT
+/* A KERNEL or MEMO path is a value instruction (dc_vm_apply computes its lanes). */
+#define FMT(f)
+#define OP(name, fmt, pop, push, cls, vec, doc)                                                  \
+    _Static_assert((DC_VEC_##vec != DC_VEC_KERNEL && DC_VEC_##vec != DC_VEC_MEMO) ||            \
+                       DC_CLS_##cls == DC_CLS_VALUE,                                           \
+                   #name ": a KERNEL or MEMO vector path needs the VALUE class");
+#include "opcodes.def"
+#undef OP
+#undef FMT
+
 /* ---- One batch. */
 
 static void run_batch(vm *m)
@@ -929,8 +1109,7 @@ static void run_batch(vm *m)
             }
             m->has_pend[pc] = 0;
         }
-        uint32_t word = p->code[pc];
-        dc_op op = DC_INSN_OP(word);
+        dc_op op = DC_INSN_OP(p->code[pc]);
         unsigned words = dc_fmt_words(dc_op_info[op].fmt);
         if (mask_empty(m, m->active)) {
             /* Nothing runs here: go to the next place lanes wait at. */
@@ -941,214 +1120,53 @@ static void run_batch(vm *m)
             continue;
         }
         int d = m->depth[pc];
-        uint32_t a = DC_INSN_A(word);
-        int pops = pops_of(p, pc);
-        vreg *top = d > 0 ? &m->regs[d - 1] : NULL;
-        switch (op) {
-        case DC_OP_NOP:
-        case DC_OP_CHARGE:
+        int pops = (int)p->pops[pc];
+        switch (dc_op_info[op].vec) {
+        case DC_VEC_NONE:
             break;
-        case DC_OP_CONST:
-            res->kind = VK_CONST;
-            res->k = p->consts[a];
-            res->kidx = a;
-            clear_err(m, res);
-            if (p->consts[a].k == DC_K_ERROR) {
-                res->kind = VK_BOX;
-                for (uint32_t l = 0; l < m->n; l++)
-                    set_err(res, l, p->consts[a]);
-            }
-            commit(m, &m->regs[d], res);
+        case DC_VEC_MASK:
+            vec_mask[op](m, pc, d > 0 ? &m->regs[d - 1] : NULL);
             break;
-        case DC_OP_LOADATTR:
-        case DC_OP_LOADCAP:
-            load_column(m, pc, res);
-            commit(m, &m->regs[d], res);
+        case DC_VEC_LOAD:
+            vec_load[op](m, pc, d, res);
             break;
-        case DC_OP_HASCOL:
-            has_column(m, pc, res);
-            commit(m, &m->regs[d], res);
-            break;
-        case DC_OP_LOADDEV:
-            load_devfield(m, pc, res);
-            commit(m, &m->regs[d], res);
-            break;
-        case DC_OP_LOADCOLDEF:
-            load_column_default(m, pc, res);
-            commit(m, &m->regs[d], res);
-            break;
-        case DC_OP_LOADVAR:
-            res->kind = VK_CONST;
-            res->k = m->vars[a];
-            res->kidx = UINT32_MAX;
-            clear_err(m, res);
-            if (res->k.k == DC_K_ERROR) {
-                res->kind = VK_BOX;
-                for (uint32_t l = 0; l < m->n; l++)
-                    set_err(res, l, m->vars[a]);
-            }
-            commit(m, &m->regs[d], res);
-            break;
-        case DC_OP_LOADLOCAL:
-            clone(m, res, &m->locals[a]);
-            commit(m, &m->regs[d], res);
-            break;
-        case DC_OP_STORELOCAL:
-            /* Blend the active lanes into the local: parked lanes keep theirs. The stack slot
-             * is dead after the store, so it can give its buffers. */
-            commit_to(m, &m->locals[a], top, false);
-            break;
-        case DC_OP_ANDJ:
-        case DC_OP_ORJ: {
-            bool_lanes(m, top, op == DC_OP_ORJ, m->tmpmask);
-            jump_lanes(m, (uint32_t)((int32_t)pc + 1 + DC_INSN_SA(word)), m->tmpmask);
-            break;
-        }
-        case DC_OP_TESTCOND: {
-            /* Lanes whose condition is not a bool become errors and jump to the end. */
-            for (uint32_t w = 0; w < m->W; w++) {
-                uint64_t av = m->active[w];
-                m->tmpmask[w] = 0;
-                while (av) {
-                    uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(av);
-                    av &= av - 1;
-                    dc_val v = get(m, top, l);
-                    if (v.k == DC_K_BOOL)
-                        continue;
-                    if (v.k != DC_K_ERROR)
-                        set_err(top, l, dc_err_no_overload(&m->lane));
-                    m->tmpmask[w] |= (uint64_t)1 << (l & 63);
-                }
-            }
-            jump_lanes(m, (uint32_t)((int32_t)pc + 1 + DC_INSN_SA(word)), m->tmpmask);
-            break;
-        }
-        case DC_OP_JFALSE:
-        case DC_OP_JTRUE:
-            bool_lanes(m, top, op == DC_OP_JTRUE, m->tmpmask);
-            jump_lanes(m, (uint32_t)((int32_t)pc + 1 + DC_INSN_SA(word)), m->tmpmask);
-            break;
-        case DC_OP_JMP:
-            jump_lanes(m, (uint32_t)((int32_t)pc + 1 + DC_INSN_SA(word)), m->active);
-            break;
-        case DC_OP_RETURN:
-            finish_lanes(m, top);
-            for (uint32_t w = 0; w < m->W; w++)
-                m->active[w] = 0;
-            break;
-        case DC_OP_AND:
-        case DC_OP_OR: {
-            vreg *x = operand(m, pc, 2, 0), *y = operand(m, pc, 2, 1);
-            if (!logic_bool(m, op == DC_OP_AND, x, y, res))
-                per_lane(m, pc, 2, res);
-            commit(m, x, res);
-            break;
-        }
-        case DC_OP_EQ:
-        case DC_OP_NE:
-        case DC_OP_LT:
-        case DC_OP_LE:
-        case DC_OP_GT:
-        case DC_OP_GE: {
-            vreg *x = operand(m, pc, 2, 0), *y = operand(m, pc, 2, 1);
-            bool done = false;
-            if (op == DC_OP_EQ || op == DC_OP_NE)
-                done = eq_sid(m, x, y, op == DC_OP_NE, res) || eq_sid(m, y, x, op == DC_OP_NE, res);
-            if (!done)
-                done = cmp_int(m, op, x, y, false, res) || cmp_int(m, op, y, x, true, res);
-            if (!done) {
-                int which = memo_operand(m, pc, 2);
-                done = which >= 0 && memo_run(m, pc, 2, which, res);
-            }
-            if (!done)
-                per_lane(m, pc, 2, res);
-            commit(m, x, res);
-            break;
-        }
-        case DC_OP_NOT:
-            if (top->kind == VK_BOOL) {
-                clear_err(m, res);
-                res->kind = VK_BOOL;
-                for (uint32_t w = 0; w < m->W; w++) {
-                    res->err[w] = top->err[w];
-                    res->bits[w] = ~top->bits[w] & lane_mask_word(m->n, w);
-                }
-                for (uint32_t l = 0; l < m->n; l++)
-                    if (dc_bit(top->err, l))
-                        res->box[l] = top->box[l];
-            } else {
-                per_lane(m, pc, 1, res);
-            }
-            commit(m, top, res);
-            break;
-        default: {
-            /* Everything else: a memo when one operand is dictionary-encoded and the others
+        case DC_VEC_KERNEL:
+        case DC_VEC_MEMO: {
+            /* A typed kernel, else a memo when one operand is dictionary-encoded and the others
              * constant (startsWith, matches, compareTo, in, ...), else lane by lane. */
-            if (pops > 255) {
-                m->oom = true;
-                break;
+            bool done = vec_kernel[op] && vec_kernel[op](m, pc, res);
+            if (!done) {
+                int which = pops > 0 ? memo_operand(m, pc, pops) : -1;
+                done = which >= 0 && memo_run(m, pc, pops, which, res);
             }
-            int which = pops > 0 ? memo_operand(m, pc, pops) : -1;
-            if (!(which >= 0 && memo_run(m, pc, pops, which, res)))
+            if (!done)
                 per_lane(m, pc, pops, res);
             commit(m, &m->regs[d - pops], res);
             break;
         }
+        case DC_VEC_SCALAR:
+            /* never here: a program holding one runs row by row (dc_program.loops) */
+            m->oom = true;
+            break;
         }
         pc += words;
     }
-}
-
-/* Depth of the stack at each pc, as the verifier walks it. */
-static bool depths(vm *m)
-{
-    const dc_program *p = m->p;
-    for (uint32_t i = 0; i < p->ncode; i++)
-        m->depth[i] = -1;
-    m->depth[0] = 0;
-    int d = 0;
-    bool reachable = true;
-    for (uint32_t pc = 0; pc < p->ncode;) {
-        dc_op op = DC_INSN_OP(p->code[pc]);
-        unsigned words = dc_fmt_words(dc_op_info[op].fmt);
-        if (m->depth[pc] >= 0) {
-            d = m->depth[pc];
-            reachable = true;
-        } else if (!reachable) {
-            pc += words;
-            continue;
-        }
-        m->depth[pc] = d;
-        int np = pops_of(p, pc);
-        int nd = d - np + dc_op_info[op].push;
-        if (dc_op_info[op].fmt == DC_FMT_J) {
-            int32_t t = (int32_t)pc + (int32_t)words + DC_INSN_SA(p->code[pc]);
-            int at = op == DC_OP_JMP ? d : (op == DC_OP_JFALSE || op == DC_OP_JTRUE) ? d - 1 : d;
-            if (t >= 0 && (uint32_t)t < p->ncode && m->depth[t] < 0)
-                m->depth[t] = at;
-        }
-        d = nd;
-        if (op == DC_OP_JMP || op == DC_OP_RETURN)
-            reachable = false;
-        pc += words;
-    }
-    return true;
 }
 
 static bool alloc_regs(vm *m)
 {
     m->nregs = m->p->max_stack + 2 + m->p->nlocals;
-    m->regs = dc_ealloc(&m->run, m->nregs * sizeof *m->regs);
+    m->regs = dc_ealloc(m->run, m->nregs * sizeof *m->regs);
     if (!m->regs)
         return false;
     for (uint32_t r = 0; r < m->nregs; r++) {
         vreg *x = &m->regs[r];
         memset(x, 0, sizeof *x);
-        x->err = dc_ealloc(&m->run, m->W * sizeof(uint64_t));
-        x->bits = dc_ealloc(&m->run, m->W * sizeof(uint64_t));
-        x->i = dc_ealloc(&m->run, m->B * sizeof(int64_t));
-        x->id = dc_ealloc(&m->run, m->B * sizeof(uint32_t));
-        x->box = dc_ealloc(&m->run, m->B * sizeof(dc_val));
+        x->err = dc_ealloc(m->run, m->W * sizeof(uint64_t));
+        x->bits = dc_ealloc(m->run, m->W * sizeof(uint64_t));
+        x->i = dc_ealloc(m->run, m->B * sizeof(int64_t));
+        x->id = dc_ealloc(m->run, m->B * sizeof(uint32_t));
+        x->box = dc_ealloc(m->run, m->B * sizeof(dc_val));
         if (!x->err || !x->bits || !x->i || !x->id || !x->box)
             return false;
         memset(x->err, 0, m->W * sizeof(uint64_t));
@@ -1261,6 +1279,7 @@ void dc_selection_init(dc_selection *s, const dracel_alloc *a)
     dc_arena_init(&s->arena, a ? a : &dc_default_alloc);
     dc_ectx_init(&s->run, a);
     dc_ectx_init(&s->lane, a);
+    dc_ectx_init(&s->row, a);
 }
 
 void dc_selection_free(dc_selection *s)
@@ -1270,6 +1289,7 @@ void dc_selection_free(dc_selection *s)
     dc_arena_free(&s->arena);
     dc_ectx_free(&s->run);
     dc_ectx_free(&s->lane);
+    dc_ectx_free(&s->row);
     memset(s, 0, sizeof *s);
 }
 
@@ -1285,6 +1305,8 @@ const dc_val *dc_selection_error(const dc_selection *s, uint32_t row)
         else
             hi = mid;
     }
+    if (row < s->rows && s->common_err.k == DC_K_ERROR && dc_bit(s->errored, row))
+        return &s->common_err;
     return NULL;
 }
 
@@ -1297,6 +1319,7 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
     out->rows = t->rows;
     out->nerrors = 0;
     out->last_err = NULL;
+    out->common_err = dc_null();
     out->lanes_scalar = 0;
     size_t words = DC_BITS_WORDS(t->rows);
     out->values = o->keep_values ? dc_arena_zalloc(&out->arena, (t->rows + 1) * sizeof(dc_val)) : NULL;
@@ -1326,12 +1349,14 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
     m.vars = vars;
     m.out = out;
     m.keep = o->keep_values;
-    dc_ectx_init(&m.run, a);
-    dc_ectx_init(&m.lane, a);
-    m.lane.cost_limit = m.run.cost_limit = 0;
-    /* Per batch, half the per-row limit (at least a byte); see dc_memo_heavy. */
-    m.lane.mem_limit = o->mem_limit ? (o->mem_limit / 2 ? o->mem_limit / 2 : 1) : 0;
-    bool scalar = o->scalar || b->loops || b->uses_device ||
+    m.kn = dc_kn();
+    /* The selection's contexts, kept across runs (their chunks, compiled regexes). The lanes
+     * of a batch get half the per-row memory limit (at least a byte); see dc_memo_heavy. */
+    m.run = &out->run;
+    m.lane = &out->lane;
+    dc_ectx_reset(m.run, 0, 0);
+    dc_ectx_reset(m.lane, 0, o->mem_limit ? (o->mem_limit / 2 ? o->mem_limit / 2 : 1) : 0);
+    bool scalar = o->scalar || b->p->loops || b->p->reads_device ||
                   (o->cost_limit && cost_bound(b, vars) > o->cost_limit);
     m.mem_limit = o->mem_limit;
     dracel_status st = DRACEL_OK;
@@ -1343,54 +1368,48 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
         m.B = o->batch ? o->batch : DC_VVM_DEFAULT_BATCH;
         m.W = (m.B + 63) / 64;
         const dc_program *p = b->p;
-        m.depth = dc_ealloc(&m.run, p->ncode * sizeof *m.depth);
-        m.pend = dc_ealloc(&m.run, p->ncode * sizeof *m.pend);
-        m.has_pend = dc_ealloc(&m.run, p->ncode);
-        m.memo = dc_ealloc(&m.run, p->ncode * sizeof *m.memo);
-        m.memo_kind = dc_ealloc(&m.run, p->ncode);
-        m.memo_state = dc_ealloc(&m.run, p->ncode * sizeof *m.memo_state);
-        m.memo_i = dc_ealloc(&m.run, p->ncode * sizeof *m.memo_i);
-        m.memo_sig = dc_ealloc(&m.run, p->ncode * sizeof *m.memo_sig);
-        m.memo_size = dc_ealloc(&m.run, p->ncode * sizeof *m.memo_size);
-        m.memo_all = dc_ealloc(&m.run, p->ncode);
-        m.memo_seen = dc_ealloc(&m.run, p->ncode * sizeof *m.memo_seen);
-        m.absent = dc_ealloc(&m.run, (p->ncols + 1) * sizeof *m.absent);
-        m.active = dc_ealloc(&m.run, m.W * sizeof(uint64_t));
-        m.tmpmask = dc_ealloc(&m.run, m.W * sizeof(uint64_t));
-        if (!m.depth || !m.pend || !m.has_pend || !m.memo || !m.memo_kind || !m.absent ||
-            !m.memo_state || !m.memo_i || !m.memo_sig || !m.memo_size || !m.memo_all ||
-            !m.memo_seen ||
-            !m.active || !m.tmpmask || !alloc_regs(&m)) {
+        m.depth = p->depth;
+        m.args = dc_ealloc(m.run, (p->max_pops + 1) * sizeof *m.args);
+        m.pend = dc_ealloc(m.run, p->ncode * sizeof *m.pend);
+        m.has_pend = dc_ealloc(m.run, p->ncode);
+        m.memo = dc_ealloc(m.run, p->ncode * sizeof *m.memo);
+        m.memo_kind = dc_ealloc(m.run, p->ncode);
+        m.memo_sig = dc_ealloc(m.run, p->ncode * sizeof *m.memo_sig);
+        m.memo_size = dc_ealloc(m.run, p->ncode * sizeof *m.memo_size);
+        m.memo_all = dc_ealloc(m.run, p->ncode);
+        m.memo_seen = dc_ealloc(m.run, p->ncode * sizeof *m.memo_seen);
+        m.absent = dc_ealloc(m.run, (p->ncols + 1) * sizeof *m.absent);
+        m.active = dc_ealloc(m.run, m.W * sizeof(uint64_t));
+        m.tmpmask = dc_ealloc(m.run, m.W * sizeof(uint64_t));
+        if (!m.args || !m.pend || !m.has_pend || !m.memo || !m.memo_kind || !m.absent ||
+            !m.memo_sig || !m.memo_size || !m.memo_all || !m.memo_seen || !m.active ||
+            !m.tmpmask || !alloc_regs(&m)) {
             m.oom = true;
         } else {
             memset(m.pend, 0, p->ncode * sizeof *m.pend);
             memset(m.memo, 0, p->ncode * sizeof *m.memo);
             memset(m.memo_kind, 0, p->ncode);
             for (uint32_t i = 0; i < p->ncols && !m.oom; i++) {
-                m.absent[i] = dc_error(&m.run, "no such key: %s", p->cols[i].id->data);
-                m.oom = m.run.oom;
+                m.absent[i] = dc_error(m.run, "no such key: %s", p->cols[i].id->data);
+                m.oom = m.run->oom;
             }
-            depths(&m);
         }
-        dc_ectx c;
-        dc_ectx_init(&c, a);
-        c.cost_limit = o->cost_limit;
-        c.mem_limit = o->mem_limit;
+        dc_ectx *c = &out->row;
+        dc_ectx_reset(c, o->cost_limit, o->mem_limit);
         for (uint32_t row0 = 0; row0 < t->rows && !m.oom; row0 += m.B) {
-            dc_arena_reset(&m.lane.arena);
-            m.lane.mem_base = m.lane.arena.served;
-            m.lane.oom = m.lane.limit_hit = m.lane.alloc_failed = m.redo = false;
+            dc_arena_reset(&m.lane->arena);
+            m.lane->mem_base = m.lane->arena.served;
+            m.lane->oom = m.lane->limit_hit = m.lane->alloc_failed = m.redo = false;
             m.row0 = row0;
             m.n = t->rows - row0 < m.B ? t->rows - row0 : m.B;
             run_batch(&m);
-            if (!m.oom && m.lane.alloc_failed)
+            if (!m.oom && m.lane->alloc_failed)
                 m.oom = true;
             if (m.heavy)
                 break;
-            if (!m.oom && (m.redo || m.lane.limit_hit))
-                redo_batch(&m, &c);
+            if (!m.oom && (m.redo || m.lane->limit_hit))
+                redo_batch(&m, c);
         }
-        dc_ectx_free(&c);
     }
     if (st == DRACEL_OK && !m.oom && (scalar || m.heavy)) {
         /* Row by row: what was asked, or what a run whose memos came near the evaluation
@@ -1398,13 +1417,11 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
         memset(out->bits, 0, 2 * words * sizeof *out->bits);
         out->nerrors = 0;
         out->last_err = NULL;
-        dc_ectx c;
-        dc_ectx_init(&c, a);
-        c.cost_limit = o->cost_limit;
-        c.mem_limit = o->mem_limit;
+        out->common_err = dc_null();
+        dc_ectx *c = &out->row;
+        dc_ectx_reset(c, o->cost_limit, o->mem_limit);
         for (uint32_t row = 0; row < t->rows && !m.oom; row++)
-            scalar_row(&m, &c, row);
-        dc_ectx_free(&c);
+            scalar_row(&m, c, row);
     }
     if (m.oom)
         st = DRACEL_ENOMEM;
@@ -1415,7 +1432,5 @@ dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *
             dc_sort(out->errors, out->nerrors, sizeof *out->errors, cmp_error_row);
             break;
         }
-    dc_ectx_free(&m.lane);
-    dc_ectx_free(&m.run);
     return st;
 }

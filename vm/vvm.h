@@ -11,7 +11,8 @@
  * own code (dc_vm_apply), and programs with comprehensions or whole-device uses run entirely
  * lane by lane on the scalar VM: the two VMs agree by construction.
  *
- * Change with: vm/vvm.c, vm/opcodes.def (every opcode must be handled or fall back),
+ * Change with: vm/vvm.c, vm/opcodes.def (each opcode's vector path: the dispatch tables of vm/vvm.c
+ * require its function, and the build fails without it),
  * docs/columnar.md.
  */
 #ifndef DC_VVM_H
@@ -26,11 +27,15 @@ typedef struct dc_selection {
     uint64_t *matched, *errored; /* DC_BITS_WORDS(rows) words each */
     dc_foreign *errors;          /* (row, error value), sorted by row */
     uint32_t nerrors, caperrors;
+    dc_val common_err;           /* the error of every errored row that errors[] does not list
+                                    (the fused kernels' commonest error: a column's absence),
+                                    or null */
     uint64_t lanes_scalar;       /* rows evaluated lane by lane on the scalar VM (statistics) */
     dc_val *values;              /* with dc_vopts.keep_values: every row's result (tests) */
     const dc_err *last_err;      /* the last error copied: the next equal one shares it */
-    dc_ectx run, lane;           /* the fused kernels' scratch (vm/vplan.c), kept across runs:
-                                    their memory chunks and compiled regular expressions */
+    dc_ectx run, lane, row;      /* the evaluators' scratch, kept across runs (memory chunks,
+                                    compiled regular expressions): the run's memos, a batch's
+                                    lanes, a row on the scalar VM */
     uint64_t *bits;              /* matched and errored live here, kept across runs */
     size_t bits_cap;             /* words */
 } dc_selection;

@@ -21,6 +21,7 @@
 
 #include "dracel.h"
 #include "files.h"
+#include "lintcmd.h"
 #include "out.h"
 #include "place.h"
 
@@ -72,6 +73,7 @@ static void usage_main(FILE *f)
             "  bench    time a selector over a fleet (vector or scalar VM)\n"
             "  allocate allocate one pod's claims on one node (a scenario file)\n"
             "  explain  the tier every node would give a pod's claims, and why\n"
+            "  lint     find the selector bugs that block scheduling, in manifests\n"
             "  version  print the version\n"
             "\n"
             "Run '%s COMMAND --help' for the options of a command. See dra-celc(1).\n",
@@ -475,7 +477,7 @@ static int compile_expr(const options *o, dracel_env *env, unsigned flags, drace
     dracel_diags *d = NULL;
     dracel_status st = dracel_compile(env, src, len, flags, prog, &d);
     free(src);
-    if (st == DRACEL_EINPUT)
+    if (st == DRACEL_EINPUT || st == DRACEL_ELIMIT)
         rc = report(o, d, name, o->format == FMT_JSON, EXIT_REJECTED);
     else if (st == DRACEL_ENOMEM)
         rc = celc_oom();
@@ -634,7 +636,7 @@ static int cmd_parse(int argc, char **argv)
         } else {
             rc = celc_out_close(&out, rc);
         }
-    } else if (st == DRACEL_EINPUT) {
+    } else if (st == DRACEL_EINPUT || st == DRACEL_ELIMIT) {
         rc = report(&o, d, name, o.format == FMT_JSON, EXIT_REJECTED);
     } else if (st == DRACEL_ENOMEM) {
         rc = celc_oom();
@@ -900,6 +902,7 @@ static const command commands[] = {
     {"bench", cmd_bench},
     {"allocate", celc_allocate},
     {"explain", celc_explain},
+    {"lint", celc_lint},
     {"version", cmd_version},
 };
 

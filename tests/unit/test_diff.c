@@ -466,7 +466,7 @@ static node *mk(node *a, node *b, node *c, const char *fmt, ...)
 {
     assert_true(nnodes < MAX_NODES);
     node *n = &nodes[nnodes++];
-    char buf[512];
+    char buf[4096];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
@@ -622,6 +622,20 @@ static node *const_list(ty t)
     }
 }
 
+/* A list of 256 to 300 elements whose first is not a constant (so not folded: the vector VM
+ * builds it lane by lane, popping every element), then constants of type t (ints or strings). */
+static node *long_list(ty t, int d)
+{
+    char buf[4000];
+    size_t n = 0;
+    uint32_t count = 255 + rn(46);
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "[$0");
+    for (uint32_t i = 0; i < count && n < sizeof buf - 16; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, t == T_INT ? ", %u" : ", \"s%u\"", i);
+    snprintf(buf + n, sizeof buf - n, "]");
+    return mk(gen(t, d), NULL, NULL, "%s", buf);
+}
+
 static const char *ordop(void)
 {
     return PICK(((const char *const[]){"<", "<=", ">", ">="}));
@@ -643,6 +657,8 @@ static node *gen_bool(int d)
     }
     case 3: {
         ty u = PICK(((const ty[]){T_INT, T_STR, T_STR, T_BOOL, T_QTY, T_SV}));
+        if ((u == T_INT || u == T_STR) && pm(40))
+            return mk(gen(u, d), long_list(u, d), NULL, "$0 in $1");
         return mk(gen(u, d), const_list(u), NULL, "$0 in $1");
     }
     case 4:

@@ -167,6 +167,16 @@ static void test_allocation_failure_sweep(void **state)
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
         for (long k = 0; run_with_failure(k, plain[i], false); k++)
             ;
+    /* A program over 256 instructions: the verifier's memory comes from the configured
+     * allocator too (it used the default one, and a failure there was EINPUT). */
+    char big[4096];
+    size_t n = 0;
+    n += (size_t)snprintf(big + n, sizeof big - n, "[x[0]");
+    for (int i = 0; i < 300; i++)
+        n += (size_t)snprintf(big + n, sizeof big - n, ", x[%d] + %d", i % 2, i);
+    snprintf(big + n, sizeof big - n, "].size() == 301");
+    for (long k = 0; run_with_failure(k, big, false); k++)
+        ;
     for (size_t i = 0; i < sizeof selectors / sizeof selectors[0]; i++)
         for (long k = 0; run_with_failure(k, selectors[i], true); k++)
             ;

@@ -704,7 +704,7 @@ static void test_cost(void **state)
             dracel_diags *d = NULL;
             p = NULL;
             assert_int_equal(dracel_compile(env, src, strlen(src), DRACEL_COMPILE_ESTIMATE_COST, &p, &d),
-                             DRACEL_EINPUT);
+                             DRACEL_ELIMIT);
             dracel_diag_info info;
             assert_int_equal(dracel_diags_get(d, 0, &info), DRACEL_OK);
             assert_non_null(strstr(info.message, "exceeds the limit of 1000000"));

@@ -1,5 +1,5 @@
 /*
- * test_quantity.c: unit tests for src/quantity.c, the Kubernetes resource.Quantity behind the CEL
+ * test_quantity.c: unit tests for vm/quantity.c, the Kubernetes resource.Quantity behind the CEL
  * library "kubernetes.Quantity". Cases come from apimachinery pkg/api/resource quantity_test.go
  * (TestQuantityParse, TestQuantityString, TestQuantityParseEmit, TestQuantityCmp*, TestAdd/Sub,
  * TestNegAndSubAtMostNegative…) and apiserver pkg/cel/library quantity_test.go, plus edge cases

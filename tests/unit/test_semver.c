@@ -1,5 +1,5 @@
 /*
- * test_semver.c: unit tests for src/semver.c, the kubernetes.Semver value type. Expected results
+ * test_semver.c: unit tests for vm/semver.c, the kubernetes.Semver value type. Expected results
  * follow github.com/blang/semver/v4 Parse/Compare and Kubernetes' normalizeAndParse
  * (kubernetes/apiserver pkg/cel/library/semverlib.go, semver_test.go); error texts are Go's
  * err.Error() strings.

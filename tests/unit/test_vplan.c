@@ -7,7 +7,10 @@
  * partial word, one full word, two and a tail). Each selector must (or must not) get fused
  * kernels, and the scalar VM, the batch interpreter, the vector VM with values and the vector
  * VM without values (its other path for error rows) must give the same value, bitmaps and
- * error message on every row. Then allocation failures at every step of binding and running.
+ * error message on every row, with every version of the word kernels the CPU runs (portable,
+ * SSE2, AVX2, AVX-512: vm/kernels.h), which are also compared with the portable ones directly
+ * on random lanes and every int64 edge. Then allocation failures at every step of binding and
+ * running.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +26,7 @@
 
 #include "apiint.h"
 #include "dracel.h"
+#include "kernels.h"
 #include "testutil.h"
 
 #define A "device.attributes[\"d.example.com\"]"
@@ -246,16 +250,79 @@ static void check_selector(const dracel_env *env, const dracel_table *t, const c
 static void test_selectors(void **state)
 {
     (void)state;
-    static const unsigned sizes[] = {5, 64, 130};
+    static const unsigned sizes[] = {5, 64, 130, 1100};
     dracel_env *env;
     assert_int_equal(dracel_env_new(NULL, DRACEL_ENV_DRA, &env), DRACEL_OK);
-    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
-        dracel_table *t = load_fleet(sizes[z]);
-        for (size_t i = 0; i < sizeof SELECTORS / sizeof SELECTORS[0]; i++)
-            check_selector(env, t, SELECTORS[i].src, SELECTORS[i].flags, SELECTORS[i].fused);
-        dracel_table_free(t);
+    const dc_kernels *was = dc_kn();
+    for (const dc_kernels *const *k = dc_kn_all(); *k; k++) {
+        dc_kn_use(*k);
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            dracel_table *t = load_fleet(sizes[z]);
+            for (size_t i = 0; i < sizeof SELECTORS / sizeof SELECTORS[0]; i++)
+                check_selector(env, t, SELECTORS[i].src, SELECTORS[i].flags, SELECTORS[i].fused);
+            dracel_table_free(t);
+        }
     }
+    dc_kn_use(was);
     dracel_env_free(env);
+}
+
+/* Every kernel version against the portable one: random ids with a few values (so that
+ * equality hits), every int64 edge against every edge and random values, at lane counts that
+ * cut words everywhere; bits past the last lane must be zero. */
+static void test_kernel_versions(void **state)
+{
+    (void)state;
+    static const uint32_t counts[] = {1, 2, 63, 64, 65, 127, 128, 129, 1000, 1024, 1025};
+    enum { N = 1025, W = (N + 63) / 64 };
+    uint32_t ids[N];
+    int64_t xs[N];
+    uint64_t seed = 88172645463325252ULL;
+    for (uint32_t l = 0; l < N; l++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        ids[l] = (uint32_t)(seed % 9);
+        xs[l] = seed % 3 ? EDGES[seed % NEDGES] : (int64_t)seed;
+    }
+    const dc_kernels *const *all = dc_kn_all();
+    const dc_kernels *ref = all[0];
+    assert_string_equal(ref->name, "portable");
+    for (const dc_kernels *const *k = all; *k; k++) {
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            uint32_t n = counts[c];
+            uint64_t want[W + 1], got[W + 1];
+            for (uint32_t nw = 1; nw <= DC_KN_MAX_SET; nw++) {
+                const uint32_t set[DC_KN_MAX_SET] = {3, 0, 8, 5, 1, 7, 2, 6};
+                memset(want, 0xAA, sizeof want);
+                memset(got, 0x55, sizeof got);
+                ref->eq_ids(ids, n, set, nw, want);
+                (*k)->eq_ids(ids, n, set, nw, got);
+                if (memcmp(want, got, DC_BITS_WORDS(n) * 8) != 0 ||
+                    (n % 64 && got[n / 64] >> (n % 64)))
+                    fail_msg("%s eq_ids: %u lanes, %u ids", (*k)->name, n, nw);
+            }
+            for (dc_op op = DC_OP_EQ; op <= DC_OP_GE; op++)
+                for (size_t e = 0; e < NEDGES + 1; e++) {
+                    int64_t cst = e < NEDGES ? EDGES[e] : xs[7];
+                    memset(want, 0xAA, sizeof want);
+                    memset(got, 0x55, sizeof got);
+                    ref->cmp_i64(xs, n, op, cst, want);
+                    (*k)->cmp_i64(xs, n, op, cst, got);
+                    if (memcmp(want, got, DC_BITS_WORDS(n) * 8) != 0 ||
+                        (n % 64 && got[n / 64] >> (n % 64)))
+                        fail_msg("%s cmp_i64 %s %" PRId64 ": %u lanes", (*k)->name,
+                                 dc_op_info[op].name, cst, n);
+                }
+            /* The portable reference itself, lane by lane. */
+            ref->cmp_i64(xs, n, DC_OP_LE, -1, got);
+            for (uint32_t l = 0; l < n; l++)
+                assert_int_equal((got[l / 64] >> (l % 64)) & 1, xs[l] <= -1);
+        }
+        uint8_t bytes[64];
+        for (int l = 0; l < 64; l++)
+            bytes[l] = (uint8_t)(l * 37 + 11);
+        for (int shift = 0; shift < 3; shift++)
+            assert_int_equal((*k)->byte_bits(bytes, shift), ref->byte_bits(bytes, shift));
+    }
 }
 
 /* Every int64 comparison against every edge constant, both operand orders. */
@@ -266,21 +333,26 @@ static void test_int_edges(void **state)
     dracel_env *env;
     assert_int_equal(dracel_env_new(NULL, DRACEL_ENV_DRA, &env), DRACEL_OK);
     dracel_table *t = load_fleet(130);
-    for (size_t k = 0; k < NEDGES; k++)
-        for (size_t o = 0; o < 6; o++)
-            for (int swap = 0; swap < 2; swap++) {
-                char src[256], num[32];
-                /* INT64_MIN has no literal in CEL: write it as an expression cel-go folds. */
-                if (EDGES[k] == INT64_MIN)
-                    snprintf(num, sizeof num, "(-9223372036854775807 - 1)");
-                else
-                    snprintf(num, sizeof num, "%" PRId64, EDGES[k]);
-                if (swap)
-                    snprintf(src, sizeof src, "%s %s " A ".i64", num, ops[o]);
-                else
-                    snprintf(src, sizeof src, A ".i64 %s %s", ops[o], num);
-                check_selector(env, t, src, 0, 1);
-            }
+    const dc_kernels *was = dc_kn();
+    for (const dc_kernels *const *kn = dc_kn_all(); *kn; kn++) {
+        dc_kn_use(*kn);
+        for (size_t k = 0; k < NEDGES; k++)
+            for (size_t o = 0; o < 6; o++)
+                for (int swap = 0; swap < 2; swap++) {
+                    char src[256], num[32];
+                    /* INT64_MIN has no literal in CEL: write it as an expression cel-go folds. */
+                    if (EDGES[k] == INT64_MIN)
+                        snprintf(num, sizeof num, "(-9223372036854775807 - 1)");
+                    else
+                        snprintf(num, sizeof num, "%" PRId64, EDGES[k]);
+                    if (swap)
+                        snprintf(src, sizeof src, "%s %s " A ".i64", num, ops[o]);
+                    else
+                        snprintf(src, sizeof src, A ".i64 %s %s", ops[o], num);
+                    check_selector(env, t, src, 0, 1);
+                }
+    }
+    dc_kn_use(was);
     dracel_table_free(t);
     dracel_env_free(env);
 }
@@ -441,6 +513,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_selectors),
+        cmocka_unit_test(test_kernel_versions),
         cmocka_unit_test(test_int_edges),
         cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_selection_reuse),

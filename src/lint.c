@@ -1,0 +1,1790 @@
+/*
+ * lint.c: `dra-celc lint` as a library (dracel_lint_* in dracel.h; the rules: docs/lint.md).
+ *
+ * dracel_lint_add reads one file with src/slices.c's loader, document by document (per_doc):
+ * each DeviceClass, ResourceClaim and ResourceClaimTemplate is decoded by src/objects.c as the
+ * API server validates it (an object it rejects becomes an invalid-object finding), and the
+ * tree of the document gives where each selector, class name and count is in the file
+ * (tnode.off). dracel_lint_run then applies the rules: each selector on its own
+ * (src/lint_expr.c, once per distinct text), each selector list (a class's; a tier's, after its
+ * class's: selectors are ANDed and evaluated in that order), the tiers of a firstAvailable
+ * request against each other, and with --slices the fleet: a selector list over every device
+ * (the vector VM, as `eval --slices` does).
+ *
+ * Positions: a finding inside a selector is a byte offset into the expression, mapped back to
+ * the file by src/srcmap.c; a finding about an object points at the value it is about.
+ *
+ * Change with: lint.h, src/lint_expr.c, src/srcmap.c, include/dracel.h, docs/lint.md,
+ * tests/lint/.
+ */
+#include "lint.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "apiint.h"
+#include "ldint.h"
+#include "placeint.h"
+#include "table.h"
+
+#define LINT_ANNOTATION "dracel.dev/lint-disable"
+#define MAX_SELECTORS 32u    /* DeviceSelectorsMaxSize */
+#define MAX_REQUESTS 32u     /* DeviceRequestsMaxSize */
+#define MAX_SUBREQUESTS 8u   /* FirstAvailableDeviceRequestMaxSize */
+#define MAX_EXPR_LEN 10240u  /* CELSelectorExpressionMaxLength */
+#define MAX_RESULTS 32u      /* AllocationResultsMaxSize: the devices of one claim */
+#define NONE UINT32_MAX
+
+/* ---------------------------------------------------------------------------------------------
+ * Rules
+ */
+
+static const struct {
+    const char *id;
+    dracel_severity sev;    /* the usual one: some findings of a rule have another */
+} RULES[DC_LR__COUNT] = {
+#define DC_LR_ROW(id, name, sev) [DC_LR_##id] = {name, DRACEL_SEV_##sev},
+    DC_LINT_RULES(DC_LR_ROW)
+#undef DC_LR_ROW
+};
+
+/* Each rule's summary and help (docs/lint.md has the examples). */
+static const char *const SUMMARY[DC_LR__COUNT][2] = {
+    [DC_LR_SYNTAX] = {"The selector does not parse.",
+                      "Kubernetes' API validation rejects a selector that is not valid CEL; the "
+                      "message and position are cel-go's."},
+    [DC_LR_TYPE] = {"The selector does not type-check.",
+                    "Kubernetes' API validation rejects a selector with a type error (an "
+                    "undeclared name, no matching overload)."},
+    [DC_LR_UNSUPPORTED] = {"The selector uses a CEL feature device selectors cannot use.",
+                           "Timestamps, durations, URLs, IP addresses and the other libraries of "
+                           "other Kubernetes CEL environments are not declared for selectors."},
+    [DC_LR_NONBOOL] = {"The selector's result is not a bool.",
+                       "A selector must evaluate to bool: another type is rejected, and a dyn "
+                       "result that is not a bool on a device is an error at scheduling time."},
+    [DC_LR_COST] = {"The estimated cost is over Kubernetes' limit.",
+                    "The API server estimates the worst-case cost of a selector with the maximum "
+                    "sizes of a device's attributes and rejects one above 1,000,000."},
+    [DC_LR_API_LIMIT] = {"More requests, subrequests or selectors than Kubernetes accepts.",
+                         "resource.k8s.io/v1 accepts at most 32 requests, 8 firstAvailable "
+                         "subrequests, 32 selectors per list and 10 KiB per expression."},
+    [DC_LR_INVALID] = {"The object or the file is rejected as Kubernetes' API server would.",
+                       "The YAML or JSON does not parse, or a field is missing or invalid."},
+    [DC_LR_CONTRADICTION] = {"Selectors of one list can never all hold.",
+                             "Selectors (and a class's selectors) are ANDed: two conditions on "
+                             "one value that no value meets make the request unsatisfiable. For "
+                             "alternatives use || in one selector, or firstAvailable."},
+    [DC_LR_UNGUARDED] = {"An attribute or capacity is read without has() or optional syntax.",
+                         "On a device without it the read is an error, and Kubernetes then fails "
+                         "the whole pod's allocation, not just that device. Guard it with has(), "
+                         "`in`, or .?name.orValue(default)."},
+    [DC_LR_RUNTIME] = {"The selector is an error on devices of the fleet (--slices).",
+                       "Evaluated over the fleet, the selector gives an error on devices that "
+                       "reach it: on such a device Kubernetes aborts the pod's allocation."},
+    [DC_LR_TIER_DUP] = {"Two firstAvailable subrequests are the same.",
+                        "A later subrequest identical to an earlier one is never chosen."},
+    [DC_LR_TIER_SUB] = {"A firstAvailable subrequest can never be chosen.",
+                        "An earlier subrequest accepts every device the later one accepts (and "
+                        "needs no more of them), so the later one is tried only when it must "
+                        "fail too."},
+    [DC_LR_NO_MATCH] = {"A request or subrequest matches no device of the fleet (--slices).",
+                        "No device of --slices passes its class's selectors and its own."},
+    [DC_LR_COUNT] = {"A count above what any node has (--slices).",
+                     "No node of --slices has that many devices that the selectors accept."},
+    [DC_LR_CLAIM_LIMIT] = {"A claim asks for more than 32 devices.",
+                           "Kubernetes' allocator gives one claim at most 32 devices "
+                           "(AllocationResultsMaxSize)."},
+    [DC_LR_VERSION_STRING] = {"A version attribute is compared with a string.",
+                              "Version attributes are semver values: attr == \"1.2.3\" is an "
+                              "error and \"1.2.3\" == attr is false. Compare with semver()."},
+    [DC_LR_QTY_COMPARE] = {"A quantity is compared with a number or a string.",
+                           "Capacities are Quantity values: compare them with compareTo(), "
+                           "isGreaterThan() or isLessThan() and quantity(\"40Gi\")."},
+    [DC_LR_REGEX_INVALID] = {"A regular expression does not compile.",
+                             "Kubernetes validates constant patterns of matches() (Go's RE2 "
+                             "syntax); a pattern built at run time fails on every device."},
+    [DC_LR_REGEX_ANCHOR] = {"A pattern is unanchored by mistake.",
+                            "^ and $ bind to the first and last alternatives only; a pattern "
+                            "without metacharacters matches any string containing it."},
+    [DC_LR_REGEX_CONST] = {"A pattern is built on every device where a constant would do.",
+                           "A pattern assembled from constants is compiled at run time and not "
+                           "validated when the selector is created: write one literal."},
+    [DC_LR_CLASS_REQUIRED] = {"A request has no deviceClassName.",
+                              "resource.k8s.io/v1 requires deviceClassName in `exactly` and in "
+                              "every firstAvailable subrequest."},
+    [DC_LR_CLASS_UNKNOWN] = {"A request names a DeviceClass that does not exist (--classes).",
+                             "The allocator fails the pod's scheduling with \"device class not "
+                             "found\"."},
+    [DC_LR_ANNOTATION] = {"A lint-disable annotation or comment names an unknown rule.",
+                          "The value of dracel.dev/lint-disable is a comma-separated list of "
+                          "rule ids, or `all`."},
+};
+
+int dc_lint_rule_find(const char *s, size_t n)
+{
+    for (int i = 0; i < DC_LR__COUNT; i++)
+        if (strlen(RULES[i].id) == n && memcmp(RULES[i].id, s, n) == 0)
+            return i;
+    return -1;
+}
+
+size_t dracel_lint_rules(void)
+{
+    return DC_LR__COUNT;
+}
+
+dracel_status dracel_lint_rule_size(size_t i, dracel_lint_rule *out, size_t size)
+{
+    if (!out || i >= DC_LR__COUNT)
+        return DRACEL_EINVAL;
+    dracel_lint_rule r = {RULES[i].id, RULES[i].sev, SUMMARY[i][0], SUMMARY[i][1]};
+    return dc_struct_write(out, size, &r, sizeof r, sizeof r);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The state
+ */
+
+typedef struct lfile {
+    const char *name;
+    char *text;
+    size_t len;
+    bool json, ascii;
+    uint32_t *lines;        /* byte offsets of line starts (built when first needed) */
+    uint32_t nlines;
+    uint64_t off;           /* rules switched off for the file */
+    uint32_t cur_char;      /* a cursor for YAML marks: character cur_char is at cur_byte */
+    size_t cur_byte;
+} lfile;
+
+typedef struct lsel {
+    uint32_t file;
+    uint32_t at;            /* the byte where the scalar's node starts */
+    const char *expr;
+    uint32_t len;
+    dc_lexpr *x;
+    uint32_t *map;
+    bool mapped;
+} lsel;
+
+typedef struct ltier {
+    const dc_subreq_in *sub;
+    const char *label;      /* "request gpu" or "subrequest gpu/h100" */
+    lsel *sels;
+    uint32_t nsels;
+    uint32_t at, at_class, at_count, at_name;
+} ltier;
+
+typedef struct lreq {
+    const dc_request_in *q;
+    ltier *tiers;
+    uint32_t ntiers;
+    uint32_t at;
+} lreq;
+
+typedef struct lobj {
+    unsigned kind;          /* DC_OBJ_CLASS or DC_OBJ_CLAIM */
+    const char *kname;      /* its kind */
+    const char *name;
+    uint32_t file, at;
+    uint64_t off;
+    const dc_class_in *cl;
+    lsel *sels;
+    uint32_t nsels;
+    const dc_claim_in *cm;
+    lreq *reqs;
+    uint32_t nreqs;
+    uint32_t at_requests;
+} lobj;
+
+typedef struct lfind {
+    uint32_t file, at, line, col;
+    dracel_severity sev;
+    dc_lint_rule rule;
+    const char *msg, *hint, *source;
+    const char *rfile, *rmsg;
+    uint32_t rline, rcol;
+    uint32_t seq;
+} lfind;
+
+struct dracel_lint {
+    dracel_config cfg;
+    dracel_alloc alloc;
+    dc_arena arena;
+    dc_objects objs;
+    dc_env *env;
+    dracel_env *denv;       /* for --slices */
+    const dracel_table *table;
+    const dracel_objects *classes;
+    uint64_t off;           /* switched off on the command line */
+    lfile *files;
+    uint32_t nfiles, capfiles;
+    lobj *obj;
+    uint32_t nobj, capobj;
+    dc_lexpr **ht;
+    uint32_t htcap, nexpr;
+    lfind *finds;
+    uint32_t nfinds, capfinds;
+    const char **notes;
+    uint32_t nnotes, capnotes;
+    bool ran, oom;
+    /* fleet side tables, made when first needed */
+    uint32_t *row_node;     /* per row: node index, or NONE (not tied to one node) */
+    uint32_t nnodes;
+    bool nodes_done;
+};
+
+static bool grow(dracel_lint *l, void **arr, uint32_t *cap, uint32_t n, size_t elem)
+{
+    if (n < *cap)
+        return true;
+    uint32_t nc = *cap ? *cap * 2 : 16;
+    void *p = dc_arena_alloc(&l->arena, (size_t)nc * elem);
+    if (!p) {
+        l->oom = true;
+        return false;
+    }
+    if (n)
+        memcpy(p, *arr, (size_t)n * elem);
+    *arr = p;
+    *cap = nc;
+    return true;
+}
+
+static uint64_t rule_bit(dc_lint_rule r)
+{
+    return (uint64_t)1 << r;
+}
+
+/* "rule,rule" or "all" into a mask; unknown ids are reported through *bad (the first). */
+static uint64_t parse_rules(const char *s, size_t n, const char **bad, size_t *badlen)
+{
+    uint64_t m = 0;
+    *bad = NULL;
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && (s[i] == ',' || s[i] == ' ' || s[i] == '\t'))
+            i++;
+        size_t j = i;
+        while (j < n && s[j] != ',' && s[j] != ' ' && s[j] != '\t')
+            j++;
+        if (j > i) {
+            int r = dc_lint_rule_find(s + i, j - i);
+            if (j - i == 3 && memcmp(s + i, "all", 3) == 0)
+                m = ~(uint64_t)0;
+            else if (r >= 0)
+                m |= rule_bit((dc_lint_rule)r);
+            else if (!*bad) {
+                *bad = s + i;
+                *badlen = j - i;
+            }
+        }
+        i = j;
+    }
+    return m;
+}
+
+void dracel_lint_opts_init_size(dracel_lint_opts *o, size_t size)
+{
+    if (!o || size < sizeof(size_t))
+        return;
+    memset(o, 0, size);
+    o->size = size;
+}
+
+#define LINT_OPTS_V1 (offsetof(dracel_lint_opts, disable) + sizeof(const char *))
+
+dracel_status dracel_lint_new(const dracel_config *cfg, const dracel_lint_opts *in,
+                              dracel_lint **out, char *err, size_t errcap)
+{
+    if (err && errcap)
+        err[0] = '\0';
+    if (!out)
+        return DRACEL_EINVAL;
+    *out = NULL;
+    dracel_config c;
+    DC_TRY(dc_config_read(cfg, &c));
+    dracel_lint_opts o;
+    dracel_lint_opts_init(&o);
+    if (in)
+        DC_TRY(dc_struct_read(&o, sizeof o, in, in->size, LINT_OPTS_V1));
+    uint64_t off = 0;
+    if (o.disable) {
+        const char *bad;
+        size_t bl = 0;
+        off = parse_rules(o.disable, strlen(o.disable), &bad, &bl);
+        if (bad) {
+            if (err && errcap)
+                snprintf(err, errcap, "no lint rule '%.*s' (dra-celc lint --list-rules)",
+                         (int)(bl > 60 ? 60 : bl), bad);
+            return DRACEL_EINVAL;
+        }
+    }
+    const dracel_alloc *a = dc_alloc_of(&c);
+    dracel_lint *l = dc_malloc(a, sizeof *l);
+    if (!l)
+        return DRACEL_ENOMEM;
+    memset(l, 0, sizeof *l);
+    l->cfg = c;
+    l->alloc = *a;
+    l->cfg.alloc = &l->alloc;
+    dc_arena_init(&l->arena, &l->alloc);
+    dc_objects_init(&l->objs, &l->alloc);
+    l->table = o.slices;
+    l->classes = o.classes;
+    l->off = off;
+    l->env = dc_env_new(&l->alloc, DC_ENV_DRA);
+    dracel_status st = l->env ? DRACEL_OK : DRACEL_ENOMEM;
+    if (st == DRACEL_OK && l->table)
+        st = dracel_env_new(&l->cfg, DRACEL_ENV_DRA, &l->denv);
+    if (st != DRACEL_OK) {
+        dracel_lint_free(l);
+        return st;
+    }
+    *out = l;
+    return DRACEL_OK;
+}
+
+void dracel_lint_free(dracel_lint *l)
+{
+    if (!l)
+        return;
+    dracel_alloc a = l->alloc;
+    for (uint32_t i = 0; i < l->nfiles; i++)
+        dc_free(&a, l->files[i].text, l->files[i].len + 1);
+    dc_env_free(l->env);
+    dracel_env_free(l->denv);
+    dc_objects_free(&l->objs);
+    dc_arena_free(&l->arena);
+    dc_free(&a, l, sizeof *l);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Positions
+ */
+
+/* The byte of a node's mark. */
+static uint32_t node_at(lfile *f, uint32_t off)
+{
+    size_t bom = f->len >= 3 && memcmp(f->text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    if (f->json || f->ascii)
+        return (uint32_t)(bom + off < f->len ? bom + off : f->len);
+    if (off < f->cur_char || f->cur_byte < bom) {
+        f->cur_char = 0;
+        f->cur_byte = bom;
+    }
+    size_t p = f->cur_byte;
+    for (uint32_t i = f->cur_char; i < off && p < f->len; i++) {
+        p++;
+        while (p < f->len && ((unsigned char)f->text[p] & 0xC0) == 0x80)
+            p++;
+    }
+    f->cur_char = off;
+    f->cur_byte = p;
+    return (uint32_t)p;
+}
+
+static bool build_lines(dracel_lint *l, lfile *f)
+{
+    if (f->lines)
+        return true;
+    uint32_t n = 1;
+    for (size_t i = 0; i < f->len; i++)
+        n += f->text[i] == '\n';
+    f->lines = dc_arena_alloc(&l->arena, (size_t)n * sizeof *f->lines);
+    if (!f->lines)
+        return l->oom = true, false;
+    f->lines[0] = 0;
+    uint32_t k = 1;
+    for (size_t i = 0; i < f->len; i++)
+        if (f->text[i] == '\n')
+            f->lines[k++] = (uint32_t)(i + 1);
+    f->nlines = n;
+    return true;
+}
+
+/* Line and column (code points) of byte `at`, and the line's text. */
+static void position(dracel_lint *l, lfile *f, uint32_t at, uint32_t *line, uint32_t *col,
+                     const char **src)
+{
+    *line = 1;
+    *col = 1;
+    if (src)
+        *src = NULL;
+    if (!build_lines(l, f))
+        return;
+    if (at > f->len)
+        at = (uint32_t)f->len;
+    uint32_t lo = 0, hi = f->nlines;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (f->lines[mid] <= at)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    uint32_t ls = f->lines[lo];
+    *line = lo + 1;
+    uint32_t c = 1;
+    for (uint32_t i = ls; i < at; i++)
+        if (((unsigned char)f->text[i] & 0xC0) != 0x80)
+            c++;
+    *col = c;
+    if (src) {
+        size_t le = ls;
+        while (le < f->len && f->text[le] != '\n')
+            le++;
+        if (le > ls && f->text[le - 1] == '\r')
+            le--;
+        *src = dc_arena_strndup(&l->arena, f->text + ls, le - ls);
+        if (!*src)
+            l->oom = true;
+    }
+}
+
+/* The byte of the first non-blank character of a line (1-based). */
+static uint32_t line_at(dracel_lint *l, lfile *f, uint32_t line)
+{
+    if (!build_lines(l, f) || line == 0)
+        return 0;
+    if (line > f->nlines)
+        line = f->nlines;
+    uint32_t p = f->lines[line - 1];
+    while (p < f->len && (f->text[p] == ' ' || f->text[p] == '\t'))
+        p++;
+    return p;
+}
+
+/* Where byte `off` of a selector's expression is in its file. */
+static uint32_t sel_at(dracel_lint *l, lsel *s, uint32_t off)
+{
+    lfile *f = &l->files[s->file];
+    if (!s->mapped) {
+        s->mapped = true;
+        s->map = dc_srcmap(&l->arena, f->text, f->len, s->at, f->json, s->expr, s->len);
+    }
+    if (!s->map)
+        return s->at;
+    return s->map[off < s->len ? off : s->len];
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Findings
+ */
+
+typedef struct rel {
+    const char *file;
+    uint32_t line, col;
+    const char *msg;
+} rel;
+
+static void vemit(dracel_lint *l, uint64_t off, uint32_t file, uint32_t at, dc_lint_rule rule,
+                  dracel_severity sev, const char *hint, const rel *r, const char *fmt, va_list ap)
+{
+    lfile *f = &l->files[file];
+    if (((l->off | f->off | off) & rule_bit(rule)) || l->oom)
+        return;
+    if (!grow(l, (void **)&l->finds, &l->capfinds, l->nfinds, sizeof *l->finds))
+        return;
+    lfind *x = &l->finds[l->nfinds];
+    memset(x, 0, sizeof *x);
+    x->file = file;
+    x->at = at;
+    x->sev = sev;
+    x->rule = rule;
+    x->seq = l->nfinds;
+    position(l, f, at, &x->line, &x->col, &x->source);
+    x->msg = dc_arena_vprintf(&l->arena, fmt, ap);
+    x->hint = hint ? dc_arena_strndup(&l->arena, hint, strlen(hint)) : NULL;
+    if (r && r->file) {
+        x->rfile = r->file;
+        x->rline = r->line;
+        x->rcol = r->col;
+        x->rmsg = r->msg;
+    }
+    if (!x->msg || (hint && !x->hint)) {
+        l->oom = true;
+        return;
+    }
+    l->nfinds++;
+}
+
+static void emit(dracel_lint *l, uint64_t off, uint32_t file, uint32_t at, dc_lint_rule rule,
+                 dracel_severity sev, const char *hint, const rel *r, const char *fmt, ...)
+    DC_PRINTF(9, 10);
+
+static void emit(dracel_lint *l, uint64_t off, uint32_t file, uint32_t at, dc_lint_rule rule,
+                 dracel_severity sev, const char *hint, const rel *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vemit(l, off, file, at, rule, sev, hint, r, fmt, ap);
+    va_end(ap);
+}
+
+static void note(dracel_lint *l, const char *fmt, ...) DC_PRINTF(2, 3);
+
+static void note(dracel_lint *l, const char *fmt, ...)
+{
+    if (!grow(l, (void **)&l->notes, &l->capnotes, l->nnotes, sizeof *l->notes))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    const char *s = dc_arena_vprintf(&l->arena, fmt, ap);
+    va_end(ap);
+    if (!s)
+        l->oom = true;
+    else
+        l->notes[l->nnotes++] = s;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Reading: the tree of each document
+ */
+
+static const tnode *fieldv(const tnode *m, const char *name)
+{
+    if (!m || m->t != T_MAP)
+        return NULL;
+    size_t n = strlen(name);
+    for (uint32_t i = 0; i < m->n; i++)
+        if (m->kids[i].klen == n && memcmp(m->kids[i].k, name, n) == 0)
+            return m->kids[i].v.t == T_NULL ? NULL : &m->kids[i].v;
+    return NULL;
+}
+
+static bool str_is(const tnode *v, const char *s)
+{
+    return v && v->t == T_STR && strlen(s) == v->n && memcmp(v->s, s, v->n) == 0;
+}
+
+typedef struct rd {
+    dracel_lint *l;
+    uint32_t file;
+} rd;
+
+static uint32_t at_of(rd *r, const tnode *v)
+{
+    return v ? node_at(&r->l->files[r->file], v->off) : NONE;
+}
+
+/* The object's lint-disable annotation, as a mask (unknown ids are findings). */
+static uint64_t annotation(rd *r, const tnode *meta)
+{
+    const tnode *v = fieldv(fieldv(meta, "annotations"), LINT_ANNOTATION);
+    if (!v || v->t != T_STR)
+        return 0;
+    const char *bad;
+    size_t bl = 0;
+    uint64_t m = parse_rules(v->s, v->n, &bad, &bl);
+    if (bad)
+        emit(r->l, 0, r->file, at_of(r, v), DC_LR_ANNOTATION, DRACEL_SEV_WARNING,
+             "list rule ids separated by commas (dra-celc lint --list-rules), or all", NULL,
+             "%s names no lint rule '%.*s'", LINT_ANNOTATION, (int)(bl > 60 ? 60 : bl), bad);
+    return m;
+}
+
+/* Limits the API server enforces, from the tree (the decoder would stop at the first). */
+static unsigned limit(rd *r, uint64_t off, const tnode *list, uint32_t max, const char *what,
+                      const char *name)
+{
+    if (!list || list->t != T_SEQ || list->n <= max)
+        return 0;
+    emit(r->l, off, r->file, at_of(r, &list->kids[max].v), DC_LR_API_LIMIT, DRACEL_SEV_ERROR,
+         NULL, NULL, "%u %s, more than the %u Kubernetes accepts (%s)", (unsigned)list->n, what,
+         (unsigned)max, name);
+    return 1;
+}
+
+static unsigned sel_limits(rd *r, uint64_t off, const tnode *sels)
+{
+    unsigned n = limit(r, off, sels, MAX_SELECTORS, "selectors", "DeviceSelectorsMaxSize");
+    if (!sels || sels->t != T_SEQ)
+        return n;
+    for (uint32_t i = 0; i < sels->n; i++) {
+        const tnode *x = fieldv(fieldv(&sels->kids[i].v, "cel"), "expression");
+        if (x && x->t == T_STR && x->n > MAX_EXPR_LEN) {
+            emit(r->l, off, r->file, at_of(r, x), DC_LR_API_LIMIT, DRACEL_SEV_ERROR, NULL, NULL,
+                 "an expression of %u bytes, more than the %u Kubernetes accepts "
+                 "(CELSelectorExpressionMaxLength)", (unsigned)x->n, MAX_EXPR_LEN);
+            n++;
+        }
+    }
+    return n;
+}
+
+static const tnode *claim_spec(const tnode *obj, bool tmpl)
+{
+    const tnode *spec = fieldv(obj, "spec");
+    return tmpl ? fieldv(spec, "spec") : spec;
+}
+
+static unsigned limits(rd *r, uint64_t off, const tnode *obj, unsigned kind, bool tmpl)
+{
+    if (kind == DC_OBJ_CLASS)
+        return sel_limits(r, off, fieldv(fieldv(obj, "spec"), "selectors"));
+    const tnode *reqs = fieldv(fieldv(claim_spec(obj, tmpl), "devices"), "requests");
+    unsigned n = limit(r, off, reqs, MAX_REQUESTS, "requests", "DeviceRequestsMaxSize");
+    if (!reqs || reqs->t != T_SEQ)
+        return n;
+    for (uint32_t i = 0; i < reqs->n; i++) {
+        const tnode *q = &reqs->kids[i].v;
+        n += sel_limits(r, off, fieldv(fieldv(q, "exactly"), "selectors"));
+        const tnode *fa = fieldv(q, "firstAvailable");
+        n += limit(r, off, fa, MAX_SUBREQUESTS, "firstAvailable subrequests",
+                   "FirstAvailableDeviceRequestMaxSize");
+        if (fa && fa->t == T_SEQ)
+            for (uint32_t j = 0; j < fa->n; j++)
+                n += sel_limits(r, off, fieldv(&fa->kids[j].v, "selectors"));
+    }
+    return n;
+}
+
+/* The loader's message "FILE:LINE: rest" as a finding. */
+static void loader_error(rd *r, uint64_t off, const char *file, const char *msg)
+{
+    dracel_lint *l = r->l;
+    size_t fl = strlen(file);
+    uint32_t line = 0;
+    const char *m = msg;
+    if (strncmp(m, file, fl) == 0 && m[fl] == ':') {
+        m += fl + 1;
+        while (*m >= '0' && *m <= '9')
+            line = line * 10 + (uint32_t)(*m++ - '0');
+        if (*m == ':')
+            m++;
+        while (*m == ' ')
+            m++;
+    }
+    lfile *f = &l->files[r->file];
+    emit(l, off, r->file, line_at(l, f, line ? line : 1), DC_LR_INVALID, DRACEL_SEV_ERROR, NULL,
+         NULL, "%s", m);
+}
+
+static dracel_status sels_of(rd *r, const tnode *list, const dc_sel_in *in, uint32_t n,
+                             lsel **out, uint32_t *nout)
+{
+    dracel_lint *l = r->l;
+    *out = NULL;
+    *nout = 0;
+    if (!n)
+        return DRACEL_OK;
+    lsel *v = dc_arena_zalloc(&l->arena, n * sizeof *v);
+    if (!v)
+        return DRACEL_ENOMEM;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!in[i].expr)
+            continue; /* no `cel`: the allocator's "CEL expression empty" */
+        const tnode *x = list && list->t == T_SEQ && i < list->n
+                             ? fieldv(fieldv(&list->kids[i].v, "cel"), "expression")
+                             : NULL;
+        v[k].file = r->file;
+        v[k].at = x ? at_of(r, x) : line_at(l, &l->files[r->file], in[i].line);
+        v[k].expr = in[i].expr;
+        v[k].len = in[i].len;
+        k++;
+    }
+    *out = v;
+    *nout = k;
+    return DRACEL_OK;
+}
+
+static dracel_status record_claim(rd *r, lobj *o, const tnode *obj, bool tmpl)
+{
+    dracel_lint *l = r->l;
+    const dc_claim_in *cm = o->cm;
+    const tnode *reqs = fieldv(fieldv(claim_spec(obj, tmpl), "devices"), "requests");
+    o->at_requests = reqs ? at_of(r, reqs) : o->at;
+    if (!cm->nreqs)
+        return DRACEL_OK;
+    o->reqs = dc_arena_zalloc(&l->arena, cm->nreqs * sizeof *o->reqs);
+    if (!o->reqs)
+        return DRACEL_ENOMEM;
+    o->nreqs = cm->nreqs;
+    for (uint32_t i = 0; i < cm->nreqs; i++) {
+        const dc_request_in *q = &cm->reqs[i];
+        const tnode *qn = reqs && reqs->t == T_SEQ && i < reqs->n ? &reqs->kids[i].v : NULL;
+        lreq *lq = &o->reqs[i];
+        lq->q = q;
+        lq->at = qn ? at_of(r, qn) : o->at;
+        lq->tiers = dc_arena_zalloc(&l->arena, q->nsubs * sizeof *lq->tiers);
+        if (q->nsubs && !lq->tiers)
+            return DRACEL_ENOMEM;
+        lq->ntiers = q->nsubs;
+        const tnode *fa = fieldv(qn, "firstAvailable");
+        for (uint32_t j = 0; j < q->nsubs; j++) {
+            const dc_subreq_in *s = &q->subs[j];
+            const tnode *sn = q->first_available ? (fa && fa->t == T_SEQ && j < fa->n
+                                                        ? &fa->kids[j].v
+                                                        : NULL)
+                                                 : fieldv(qn, "exactly");
+            ltier *t = &lq->tiers[j];
+            t->sub = s;
+            t->label = q->first_available
+                           ? dc_arena_printf(&l->arena, "subrequest %s/%s", q->name, s->name)
+                           : dc_arena_printf(&l->arena, "request %s", q->name);
+            if (!t->label)
+                return DRACEL_ENOMEM;
+            t->at = sn ? at_of(r, sn) : lq->at;
+            const tnode *v = fieldv(sn, "deviceClassName");
+            t->at_class = v ? at_of(r, v) : t->at;
+            v = fieldv(sn, "count");
+            t->at_count = v ? at_of(r, v) : t->at;
+            v = fieldv(sn, "name");
+            t->at_name = v ? at_of(r, v) : t->at;
+            DC_TRY(sels_of(r, fieldv(sn, "selectors"), s->sels, s->nsels, &t->sels, &t->nsels));
+        }
+    }
+    return DRACEL_OK;
+}
+
+static dracel_status read_object(rd *r, ld *c, const tnode *v)
+{
+    dracel_lint *l = r->l;
+    const tnode *kind = fieldv(v, "kind"), *meta = fieldv(v, "metadata");
+    const tnode *name = fieldv(meta, "name");
+    const char *nm = name && name->t == T_STR ? name->s : NULL;
+    unsigned kbit = 0;
+    bool tmpl = false;
+    if (str_is(kind, "DeviceClass"))
+        kbit = DC_OBJ_CLASS;
+    else if (str_is(kind, "ResourceClaim"))
+        kbit = DC_OBJ_CLAIM;
+    else if (str_is(kind, "ResourceClaimTemplate"))
+        kbit = DC_OBJ_CLAIM, tmpl = true;
+    if (!kbit) {
+        if (kind && kind->t == T_STR)
+            note(l, "%s:%u: skipped object of kind %s%s%s%s", c->file, (unsigned)v->line, kind->s,
+                 nm ? " (" : "", nm ? nm : "", nm ? ")" : "");
+        else
+            note(l, "%s:%u: skipped object without kind%s%s%s", c->file, (unsigned)v->line,
+                 nm ? " (" : "", nm ? nm : "", nm ? ")" : "");
+        return l->oom ? DRACEL_ENOMEM : DRACEL_OK;
+    }
+    DC_TRY(dc_ld_room(c, v->line));
+    if (!grow(l, (void **)&l->obj, &l->capobj, l->nobj, sizeof *l->obj))
+        return DRACEL_ENOMEM;
+    lobj o;
+    memset(&o, 0, sizeof o);
+    o.kind = kbit;
+    o.kname = kbit == DC_OBJ_CLASS ? "DeviceClass" : tmpl ? "ResourceClaimTemplate" : "ResourceClaim";
+    o.name = nm ? dc_arena_strndup(&l->arena, nm, strlen(nm)) : "(unnamed)";
+    o.file = r->file;
+    o.at = at_of(r, v);
+    o.off = annotation(r, meta);
+    if (!o.name)
+        return DRACEL_ENOMEM;
+    if (limits(r, o.off, v, kbit, tmpl)) {
+        l->obj[l->nobj++] = o; /* counted, not linted further */
+        return DRACEL_OK;
+    }
+    static const char *const OF[] = {"apiVersion", "kind", "metadata", "spec"};
+    const tent *f[4];
+    c->np = 0;
+    c->oname = NULL;
+    uint32_t before = kbit == DC_OBJ_CLASS ? l->objs.nclasses : l->objs.nclaims;
+    dracel_status st = dc_ld_fields(c, v, OF, 4, f);
+    if (st == DRACEL_OK)
+        st = dc_ld_object(c, v, kbit, kind, f);
+    c->np = 0;
+    c->oname = NULL;
+    if (st == DRACEL_EINPUT) {
+        loader_error(r, o.off, c->file, c->err);
+        l->obj[l->nobj++] = o;
+        return l->oom ? DRACEL_ENOMEM : DRACEL_OK;
+    }
+    DC_TRY(st);
+    if (kbit == DC_OBJ_CLASS && l->objs.nclasses > before) {
+        o.cl = &l->objs.classes[l->objs.nclasses - 1];
+        DC_TRY(sels_of(r, fieldv(fieldv(v, "spec"), "selectors"), o.cl->sels, o.cl->nsels,
+                       &o.sels, &o.nsels));
+    } else if (kbit == DC_OBJ_CLAIM && l->objs.nclaims > before) {
+        o.cm = &l->objs.claims[l->objs.nclaims - 1];
+        DC_TRY(record_claim(r, &o, v, tmpl));
+    }
+    l->obj[l->nobj++] = o;
+    return DRACEL_OK;
+}
+
+static dracel_status read_value(rd *r, ld *c, const tnode *v, unsigned nest)
+{
+    if (v->t == T_NULL)
+        return DRACEL_OK;
+    if (nest > 4)
+        return dc_ld_fail(c, v->line, "lists nested more than 4 deep");
+    if (v->t == T_SEQ) {
+        for (uint32_t i = 0; i < v->n; i++)
+            DC_TRY(read_value(r, c, &v->kids[i].v, nest + 1));
+        return DRACEL_OK;
+    }
+    if (v->t != T_MAP)
+        return dc_ld_fail(c, v->line, "expected an object, found %s", dc_ld_tname(v));
+    const tnode *kind = fieldv(v, "kind"), *items = fieldv(v, "items");
+    bool list = kind ? kind->t == T_STR && kind->n >= 4 && memcmp(kind->s + kind->n - 4, "List", 4) == 0
+                     : items != NULL;
+    if (list) {
+        if (items && items->t == T_SEQ)
+            for (uint32_t i = 0; i < items->n; i++)
+                DC_TRY(read_value(r, c, &items->kids[i].v, nest + 1));
+        return DRACEL_OK;
+    }
+    return read_object(r, c, v);
+}
+
+static dracel_status read_doc(ld *c, const tnode *root)
+{
+    rd *r = c->doc_ctx;
+    dracel_status st = read_value(r, c, root, 0);
+    if (st == DRACEL_EINPUT) {
+        /* a document the reader refuses: a finding; the next documents are read */
+        loader_error(r, 0, c->file, c->err);
+        st = r->l->oom ? DRACEL_ENOMEM : DRACEL_OK;
+    }
+    return st;
+}
+
+/* `# dracel.dev/lint-disable: rule,rule` on a line of its own: for the whole file. */
+static void file_comments(dracel_lint *l, uint32_t file)
+{
+    lfile *f = &l->files[file];
+    if (f->json)
+        return;
+    size_t n = strlen(LINT_ANNOTATION);
+    for (size_t p = 0; p < f->len;) {
+        size_t e = p;
+        while (e < f->len && f->text[e] != '\n')
+            e++;
+        size_t q = p;
+        while (q < e && (f->text[q] == ' ' || f->text[q] == '\t'))
+            q++;
+        if (q < e && f->text[q] == '#') {
+            q++;
+            while (q < e && (f->text[q] == ' ' || f->text[q] == '\t'))
+                q++;
+            if (e - q > n && memcmp(f->text + q, LINT_ANNOTATION, n) == 0 &&
+                f->text[q + n] == ':') {
+                const char *bad;
+                size_t bl = 0;
+                f->off |= parse_rules(f->text + q + n + 1, e - q - n - 1, &bad, &bl);
+                if (bad && !(bad[bl - 1] == '\r' && bl == 1))
+                    emit(l, 0, file, (uint32_t)q, DC_LR_ANNOTATION, DRACEL_SEV_WARNING,
+                         "list rule ids separated by commas (dra-celc lint --list-rules), or all",
+                         NULL, "%s names no lint rule '%.*s'", LINT_ANNOTATION,
+                         (int)(bl > 60 ? 60 : bl), bad);
+            }
+        }
+        p = e + 1;
+    }
+}
+
+dracel_status dracel_lint_add(dracel_lint *l, const char *name, const char *buf, size_t len)
+{
+    if (!l || !name || (!buf && len) || l->ran)
+        return DRACEL_EINVAL;
+    if (!grow(l, (void **)&l->files, &l->capfiles, l->nfiles, sizeof *l->files))
+        return DRACEL_ENOMEM;
+    lfile *f = &l->files[l->nfiles];
+    memset(f, 0, sizeof *f);
+    f->name = dc_arena_strndup(&l->arena, name, strlen(name));
+    f->text = dc_malloc(&l->alloc, len + 1);
+    if (!f->name || !f->text) {
+        dc_free(&l->alloc, f->text, len + 1);
+        return DRACEL_ENOMEM;
+    }
+    if (len)
+        memcpy(f->text, buf, len);
+    f->text[len] = '\0';
+    f->len = len;
+    l->nfiles++;
+    size_t i = len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+        i++;
+    f->json = i < len && (buf[i] == '{' || buf[i] == '[');
+    f->ascii = true;
+    for (size_t k = 0; k < len && f->ascii; k++)
+        f->ascii = (unsigned char)buf[k] < 0x80;
+    uint32_t file = l->nfiles - 1;
+    file_comments(l, file);
+    char err[1024];
+    ld c;
+    dc_ld_init(&c, &l->objs.slices, NULL, err, sizeof err);
+    c.o = &l->objs;
+    c.kinds = DC_OBJ_CLASS | DC_OBJ_CLAIM;
+    c.per_doc = read_doc;
+    rd r = {l, file};
+    c.doc_ctx = &r;
+    dracel_status st = dc_ld_load_buffer(&c, f->name, f->text, f->len);
+    if (st == DRACEL_EINPUT || st == DRACEL_EINVAL) {
+        loader_error(&r, 0, c.file ? c.file : f->name, err);
+        st = DRACEL_OK;
+    }
+    dc_ld_free(&c);
+    if (l->oom)
+        st = DRACEL_ENOMEM;
+    return st;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Expressions, once per distinct text
+ */
+
+static uint64_t hash_text(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static dc_lexpr *expr_of(dracel_lint *l, const char *src, uint32_t len)
+{
+    uint64_t h = hash_text(src, len);
+    if (l->nexpr * 2 >= l->htcap) {
+        uint32_t nc = l->htcap ? l->htcap * 2 : 256;
+        dc_lexpr **t = dc_arena_zalloc(&l->arena, nc * sizeof *t);
+        if (!t)
+            return l->oom = true, NULL;
+        for (uint32_t i = 0; i < l->htcap; i++)
+            for (dc_lexpr *x = l->ht[i], *nx; x; x = nx) {
+                nx = x->next;
+                x->next = t[x->hash & (nc - 1)];
+                t[x->hash & (nc - 1)] = x;
+            }
+        l->ht = t;
+        l->htcap = nc;
+    }
+    for (dc_lexpr *x = l->ht[h & (l->htcap - 1)]; x; x = x->next)
+        if (x->hash == h && x->len == len && memcmp(x->src, src, len) == 0)
+            return x;
+    dc_lexpr *x = dc_arena_zalloc(&l->arena, sizeof *x);
+    if (!x)
+        return l->oom = true, NULL;
+    x->src = src;
+    x->len = len;
+    dc_lint_env le = {&l->cfg, l->env, &l->arena};
+    if (dc_lint_expr(&le, x) != DRACEL_OK)
+        return l->oom = true, NULL;
+    x->hash = h;
+    x->next = l->ht[h & (l->htcap - 1)];
+    l->ht[h & (l->htcap - 1)] = x;
+    l->nexpr++;
+    return x;
+}
+
+/* The selector over the fleet: matched and errored rows. */
+static bool select_fleet(dracel_lint *l, dc_lexpr *x)
+{
+    if (x->sel_done)
+        return x->sel_ok;
+    x->sel_done = true;
+    if (!x->ok)
+        return false;
+    dracel_program *p = NULL;
+    dracel_diags *d = NULL;
+    dracel_bound *b = NULL;
+    dracel_selection *sel = NULL;
+    dracel_status st = dracel_compile(l->denv, x->src, x->len, 0, &p, &d);
+    if (st == DRACEL_OK)
+        st = dracel_bind(p, l->table, &b);
+    if (st == DRACEL_OK)
+        st = dracel_selection_new(&l->cfg, &sel);
+    if (st == DRACEL_OK)
+        st = dracel_select(b, l->denv, NULL, sel);
+    if (st == DRACEL_OK) {
+        uint32_t rows = dracel_table_rows(l->table);
+        size_t words = DC_BITS_WORDS(rows);
+        x->matched = dc_arena_alloc(&l->arena, (words + 1) * sizeof(uint64_t));
+        x->errored = dc_arena_alloc(&l->arena, (words + 1) * sizeof(uint64_t));
+        if (!x->matched || !x->errored) {
+            l->oom = true;
+        } else {
+            if (words) {
+                memcpy(x->matched, dracel_selection_matched(sel), words * sizeof(uint64_t));
+                memcpy(x->errored, dracel_selection_errored(sel), words * sizeof(uint64_t));
+            }
+            x->erows = dc_arena_alloc(&l->arena, DC_LINT_ERROR_ROWS * sizeof *x->erows);
+            x->emsgs = dc_arena_alloc(&l->arena, DC_LINT_ERROR_ROWS * sizeof *x->emsgs);
+            if (!x->erows || !x->emsgs)
+                l->oom = true;
+            for (uint32_t r = 0; r < rows && !l->oom && x->nerr < DC_LINT_ERROR_ROWS; r++) {
+                if (!dc_bit(x->errored, r))
+                    continue;
+                dracel_device_info di;
+                const char *m = dracel_selection_error(sel, r);
+                if (dracel_table_device(l->table, r, &di) != DRACEL_OK)
+                    continue;
+                x->erows[x->nerr] = r;
+                x->emsgs[x->nerr] = dc_arena_printf(&l->arena, "%s/%s/%s: %s", di.driver,
+                                                    di.pool, di.device, m ? m : "error");
+                if (!x->emsgs[x->nerr])
+                    l->oom = true;
+                x->nerr++;
+            }
+            x->sel_ok = true;
+        }
+    } else if (st == DRACEL_ENOMEM) {
+        l->oom = true;
+    }
+    dracel_selection_free(sel);
+    dracel_bound_free(b);
+    dracel_program_free(p);
+    dracel_diags_free(d);
+    return x->sel_ok;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Selector lists: a class's, or a tier's after its class's
+ */
+
+typedef struct lent {
+    dc_lexpr *x;
+    lsel *sel;              /* NULL: a class of --classes (not linted here) */
+    const char *file;
+    uint32_t line;
+    bool from_class;
+    uint32_t index;         /* in its own list */
+} lent;
+
+typedef struct lctx {
+    dracel_lint *l;
+    const lobj *o;
+    const ltier *t;         /* NULL: a class's own list */
+    const char *class_name;
+    lent *e;
+    uint32_t n, nclass;     /* entries; how many are the class's */
+} lctx;
+
+static bool mine(const lctx *c, uint32_t k)
+{
+    return c->t ? k >= c->nclass : true;
+}
+
+static const char *sel_name(const lctx *c, uint32_t k)
+{
+    const lent *e = &c->e[k];
+    if (e->from_class && c->t)
+        return dc_arena_printf(&c->l->arena, "selector #%u of DeviceClass %s", e->index,
+                               c->class_name);
+    return dc_arena_printf(&c->l->arena, "selector #%u", e->index);
+}
+
+static rel rel_of(const lctx *c, uint32_t k, uint32_t off, const char *msg)
+{
+    rel r = {NULL, 0, 0, msg};
+    const lent *e = &c->e[k];
+    dracel_lint *l = c->l;
+    if (e->sel) {
+        uint32_t at = sel_at(l, e->sel, off);
+        lfile *f = &l->files[e->sel->file];
+        r.file = f->name;
+        position(l, f, at, &r.line, &r.col, NULL);
+    } else {
+        r.file = e->file;
+        r.line = e->line;
+        r.col = 0;
+    }
+    return r;
+}
+
+static const char *where(dracel_lint *l, const rel *r)
+{
+    if (!r->file)
+        return "";
+    if (r->col)
+        return dc_arena_printf(&l->arena, "%s:%u:%u", r->file, r->line, r->col);
+    return dc_arena_printf(&l->arena, "%s:%u", r->file, r->line);
+}
+
+static const char *fact_text(dracel_lint *l, const dc_lexpr *x, const dc_lfact *f)
+{
+    const char *s = dc_arena_strndup(&l->arena, x->src + f->span.start,
+                                     f->span.end - f->span.start);
+    if (!s)
+        l->oom = true;
+    return s ? s : "";
+}
+
+static void report_expr(lctx *c, uint32_t k)
+{
+    dracel_lint *l = c->l;
+    lent *e = &c->e[k];
+    for (uint32_t i = 0; i < e->x->nfinds; i++) {
+        const dc_lxfind *f = &e->x->finds[i];
+        emit(l, c->o->off, e->sel->file, sel_at(l, e->sel, f->span.start), f->rule, f->sev,
+             f->hint, NULL, "%s", f->msg);
+    }
+}
+
+static const char *const HINT_ANDED =
+    "a device must satisfy every selector (and its class's): for alternatives write one "
+    "selector with ||, or list them in order of preference as firstAvailable subrequests";
+
+static void contradictions(lctx *c)
+{
+    dracel_lint *l = c->l;
+    unsigned reported = 0;
+    for (uint32_t k = 0; k < c->n && reported < 8; k++) {
+        const dc_lexpr *xk = c->e[k].x;
+        for (uint32_t i = 0; i < xk->nfacts && reported < 8; i++) {
+            const dc_lfact *fb = &xk->facts[i];
+            if (!fb->analyzed || !mine(c, k))
+                continue;
+            if (fb->is_false) {
+                emit(l, c->o->off, c->e[k].sel->file, sel_at(l, c->e[k].sel, fb->span.start),
+                     DC_LR_CONTRADICTION, DRACEL_SEV_ERROR, NULL, NULL,
+                     "%s is the constant false: %s never matches a device", sel_name(c, k),
+                     c->t ? c->t->label : "this class");
+                reported++;
+                continue;
+            }
+            if (dc_lvset_empty(&fb->set)) {
+                emit(l, c->o->off, c->e[k].sel->file, sel_at(l, c->e[k].sel, fb->span.start),
+                     DC_LR_CONTRADICTION, DRACEL_SEV_ERROR, NULL, NULL,
+                     "`%s` can never be true", fact_text(l, xk, fb));
+                reported++;
+                continue;
+            }
+            /* against every earlier condition on the same value (and the earlier ones of this
+             * selector) */
+            bool done = false;
+            for (uint32_t j = 0; j <= k && !done; j++) {
+                const dc_lexpr *xj = c->e[j].x;
+                uint32_t lim = j == k ? i : xj->nfacts;
+                for (uint32_t h = 0; h < lim && !done; h++) {
+                    const dc_lfact *fa = &xj->facts[h];
+                    if (!fa->analyzed || fa->is_false || !dc_lpath_eq(&fa->path, &fb->path))
+                        continue;
+                    dc_lvset m;
+                    if (!dc_lvset_meet(&l->arena, &fa->set, &fb->set, &m)) {
+                        l->oom = true;
+                        return;
+                    }
+                    if (!dc_lvset_empty(&m))
+                        continue;
+                    const char *ta = fact_text(l, xj, fa), *tb = fact_text(l, xk, fb);
+                    const char *val = dc_lpath_str(&l->arena, &fb->path);
+                    if (j == k) {
+                        emit(l, c->o->off, c->e[k].sel->file,
+                             sel_at(l, c->e[k].sel, fb->span.start), DC_LR_CONTRADICTION,
+                             DRACEL_SEV_ERROR, "did you mean || ?", NULL,
+                             "%s can never be true: `%s` and `%s` cannot both hold for %s",
+                             sel_name(c, k), ta, tb, val ? val : "the value");
+                    } else {
+                        rel r = rel_of(c, j, fa->span.start, "the other condition");
+                        emit(l, c->o->off, c->e[k].sel->file,
+                             sel_at(l, c->e[k].sel, fb->span.start), DC_LR_CONTRADICTION,
+                             DRACEL_SEV_ERROR, HINT_ANDED, &r,
+                             "`%s` (%s) and `%s` (%s, %s) can never both hold for %s: %s "
+                             "matches no device", tb, sel_name(c, k), ta, sel_name(c, j),
+                             where(l, &r), val ? val : "the value",
+                             c->t ? c->t->label : "the class");
+                    }
+                    reported++;
+                    done = true;
+                }
+            }
+        }
+    }
+}
+
+/* Paths the entries before k need present (their selectors are false or errors without). */
+static bool present_before(const lctx *c, uint32_t k, const dc_lpath *p)
+{
+    for (uint32_t j = 0; j < k; j++)
+        for (uint32_t i = 0; i < c->e[j].x->npresent; i++)
+            if (dc_lpath_eq(&c->e[j].x->present[i], p))
+                return true;
+    return false;
+}
+
+static const dc_tcol *column(dracel_lint *l, const dc_lpath *p)
+{
+    const dc_table *t = dc_api_table(l->table);
+    return dc_table_col(t, p->kind == LP_CAP, p->dom, strlen(p->dom), p->id, strlen(p->id));
+}
+
+static bool row_has(const dc_tcol *col, uint32_t r)
+{
+    if (!col)
+        return false;
+    if (dc_bit(col->present, r))
+        return true;
+    for (uint32_t i = 0; i < col->nforeign; i++)
+        if (col->foreign[i].row == r)
+            return true;
+    return false;
+}
+
+static uint32_t popcount(const uint64_t *b, uint32_t rows)
+{
+    uint32_t n = 0;
+    for (size_t w = 0; w < DC_BITS_WORDS(rows); w++)
+        n += (uint32_t)__builtin_popcountll(b[w]);
+    return n;
+}
+
+static void unguarded(lctx *c, uint32_t k, const uint64_t *reach, uint32_t nreach)
+{
+    dracel_lint *l = c->l;
+    lent *e = &c->e[k];
+    for (uint32_t i = 0; i < e->x->nacc; i++) {
+        const dc_lacc *a = &e->x->acc[i];
+        if (present_before(c, k, &a->path))
+            continue;
+        bool cap = a->path.kind == LP_CAP;
+        char hint[400];
+        snprintf(hint, sizeof hint,
+                 "guard it: has(%s) && ..., \"%s\" in device.%s[\"%s\"] && ..., or "
+                 "device.%s[\"%s\"].?%s.orValue(DEFAULT)",
+                 a->text, a->path.id, cap ? "capacity" : "attributes", a->path.dom,
+                 cap ? "capacity" : "attributes", a->path.dom, a->path.id);
+        if (reach) {
+            const dc_tcol *col = column(l, &a->path);
+            uint32_t rows = dracel_table_rows(l->table), lack = 0;
+            for (uint32_t r = 0; r < rows; r++)
+                if (dc_bit(reach, r) && !row_has(col, r))
+                    lack++;
+            emit(l, c->o->off, e->sel->file, sel_at(l, e->sel, a->span.start), DC_LR_UNGUARDED,
+                 DRACEL_SEV_WARNING, hint, NULL,
+                 "%s is read without has() or optional syntax: on a device without it the "
+                 "selector is an error and Kubernetes fails the whole pod's allocation; %u of "
+                 "the %u devices of --slices that reach this selector lack it", a->text, lack,
+                 nreach);
+        } else {
+            emit(l, c->o->off, e->sel->file, sel_at(l, e->sel, a->span.start), DC_LR_UNGUARDED,
+                 DRACEL_SEV_WARNING, hint, NULL,
+                 "%s is read without has() or optional syntax: on a device without it the "
+                 "selector is an error and Kubernetes fails the whole pod's allocation, not just "
+                 "that device", a->text);
+        }
+    }
+}
+
+static void versions(lctx *c, uint32_t k)
+{
+    dracel_lint *l = c->l;
+    lent *e = &c->e[k];
+    for (uint32_t i = 0; i < e->x->nvcmp; i++) {
+        const dc_lvcmp *v = &e->x->vcmp[i];
+        bool fleet = false;
+        if (l->table) {
+            const dc_tcol *col = column(l, &v->path);
+            fleet = col && col->kind == DC_COL_VERSION;
+        }
+        if (!v->named && !fleet)
+            continue;
+        char hint[300];
+        snprintf(hint, sizeof hint, "compare versions: %s %s semver(\"%s\")%s", v->text,
+                 v->equality ? "==" : ".compareTo(", v->lit, v->equality ? "" : ") >= 0");
+        if (!v->equality)
+            snprintf(hint, sizeof hint, "compare versions: %s.compareTo(semver(\"%s\")) >= 0",
+                     v->text, v->lit);
+        emit(l, c->o->off, e->sel->file, sel_at(l, e->sel, v->span.start),
+             DC_LR_VERSION_STRING, DRACEL_SEV_WARNING, hint, NULL,
+             "%s %s a version, compared here with the string \"%s\": %s", v->text,
+             fleet ? "is (in --slices)" : "looks like", v->lit,
+             v->attr_left || !v->equality
+                 ? "on a device where it is a version this is an error (no such overload), which "
+                   "aborts the allocation"
+                 : "a version never equals a string, so this is always false (\"x\" == version)");
+    }
+}
+
+/* Per row of the fleet: the node it is tied to by name (an index), or NONE. */
+static bool fleet_nodes(dracel_lint *l)
+{
+    if (l->nodes_done)
+        return l->row_node != NULL || dracel_table_rows(l->table) == 0;
+    l->nodes_done = true;
+    const dc_table *t = dc_api_table(l->table);
+    uint32_t rows = t->rows;
+    if (!rows)
+        return true;
+    l->row_node = dc_arena_alloc(&l->arena, rows * sizeof *l->row_node);
+    uint32_t *ids = dc_arena_alloc(&l->arena, rows * sizeof *ids);
+    if (!l->row_node || !ids)
+        return l->oom = true, false;
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < rows; r++) {
+        l->row_node[r] = NONE;
+        if (t->node_kind[r] != DC_NODE_NAME)
+            continue;
+        uint32_t k = 0;
+        while (k < n && ids[k] != t->node[r])
+            k++;
+        if (k == n)
+            ids[n++] = t->node[r];
+        l->row_node[r] = k;
+    }
+    l->nnodes = n;
+    return true;
+}
+
+static void fleet_tier(lctx *c, const uint64_t *reach)
+{
+    dracel_lint *l = c->l;
+    const ltier *t = c->t;
+    uint32_t rows = dracel_table_rows(l->table), m = popcount(reach, rows);
+    const dc_subreq_in *s = t->sub;
+    bool exact = s->name == NULL; /* `exactly`: no alternative */
+    if (m == 0) {
+        emit(l, c->o->off, c->o->file, t->at, DC_LR_NO_MATCH,
+             exact ? DRACEL_SEV_ERROR : DRACEL_SEV_WARNING,
+             exact ? "check the selectors against the devices the drivers publish"
+                   : "check its selectors, or drop the subrequest",
+             NULL, "%s matches none of the %u devices of --slices%s", t->label, rows,
+             c->nclass ? "" : " (its class's selectors not counted: --classes)");
+        return;
+    }
+    bool all = s->mode && strcmp(s->mode, "All") == 0;
+    if (all || (s->mode && strcmp(s->mode, "ExactCount") != 0) || s->count <= 1 ||
+        !fleet_nodes(l))
+        return;
+    uint32_t untied = 0, best = 0;
+    uint32_t *per = l->nnodes ? dc_arena_zalloc(&l->arena, l->nnodes * sizeof *per) : NULL;
+    if (l->nnodes && !per) {
+        l->oom = true;
+        return;
+    }
+    for (uint32_t r = 0; r < rows; r++) {
+        if (!dc_bit(reach, r))
+            continue;
+        if (l->row_node[r] == NONE)
+            untied++;
+        else if (++per[l->row_node[r]] > best)
+            best = per[l->row_node[r]];
+    }
+    if ((int64_t)(best + untied) < s->count)
+        emit(l, c->o->off, c->o->file, t->at_count, DC_LR_COUNT,
+             exact ? DRACEL_SEV_ERROR : DRACEL_SEV_WARNING, "lower the count", NULL,
+             "%s asks for %lld devices, but no node of --slices has more than %u that its "
+             "selectors accept", t->label, (long long)s->count, best + untied);
+}
+
+static void analyse_list(lctx *c)
+{
+    dracel_lint *l = c->l;
+    for (uint32_t k = 0; k < c->n; k++)
+        if (mine(c, k)) {
+            report_expr(c, k);
+            versions(c, k);
+        }
+    contradictions(c);
+    bool fleet = l->table != NULL;
+    for (uint32_t k = 0; k < c->n && fleet; k++)
+        fleet = select_fleet(l, c->e[k].x);
+    if (!fleet) {
+        for (uint32_t k = 0; k < c->n; k++)
+            if (mine(c, k))
+                unguarded(c, k, NULL, 0);
+        return;
+    }
+    uint32_t rows = dracel_table_rows(l->table);
+    size_t words = DC_BITS_WORDS(rows);
+    uint64_t *reach = dc_arena_alloc(&l->arena, (words + 1) * sizeof *reach);
+    if (!reach) {
+        l->oom = true;
+        return;
+    }
+    for (size_t w = 0; w < words; w++)
+        reach[w] = ~(uint64_t)0;
+    if (rows % 64)
+        reach[words - 1] = ((uint64_t)1 << (rows % 64)) - 1;
+    for (uint32_t k = 0; k < c->n; k++) {
+        const dc_lexpr *x = c->e[k].x;
+        uint32_t nreach = popcount(reach, rows);
+        if (mine(c, k)) {
+            unguarded(c, k, reach, nreach);
+            uint32_t errs = 0, first = NONE;
+            for (size_t w = 0; w < words; w++) {
+                uint64_t b = x->errored[w] & reach[w];
+                if (b && first == NONE)
+                    first = (uint32_t)(w * 64 + (uint32_t)__builtin_ctzll(b));
+                errs += (uint32_t)__builtin_popcountll(b);
+            }
+            if (errs) {
+                const char *ex = NULL;
+                for (uint32_t i = 0; i < x->nerr && !ex; i++)
+                    if (dc_bit(reach, x->erows[i]))
+                        ex = x->emsgs[i];
+                if (!ex && first != NONE) {
+                    dracel_device_info di;
+                    if (dracel_table_device(l->table, first, &di) == DRACEL_OK)
+                        ex = dc_arena_printf(&l->arena, "%s/%s/%s", di.driver, di.pool,
+                                             di.device);
+                }
+                emit(l, c->o->off, c->e[k].sel->file, sel_at(l, c->e[k].sel, 0), DC_LR_RUNTIME,
+                     DRACEL_SEV_ERROR, "guard what it reads (has(), .?name.orValue())", NULL,
+                     "%s is an error on %u of the %u devices of --slices that reach it (%s): on "
+                     "such a device Kubernetes aborts the pod's allocation", sel_name(c, k),
+                     errs, nreach, ex ? ex : "?");
+            }
+        }
+        for (size_t w = 0; w < words; w++)
+            reach[w] &= x->matched[w];
+    }
+    if (c->t)
+        fleet_tier(c, reach);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Classes and claims
+ */
+
+/* A class of the linted files, or of --classes: its entries. */
+static bool class_entries(dracel_lint *l, const char *name, lent **out, uint32_t *n,
+                          bool *known)
+{
+    *out = NULL;
+    *n = 0;
+    *known = false;
+    for (uint32_t i = 0; i < l->nobj; i++) {
+        const lobj *o = &l->obj[i];
+        if (o->kind != DC_OBJ_CLASS || !o->cl || strcmp(o->name, name) != 0)
+            continue;
+        *known = true;
+        lent *e = o->nsels ? dc_arena_zalloc(&l->arena, o->nsels * sizeof *e) : NULL;
+        if (o->nsels && !e)
+            return l->oom = true, false;
+        for (uint32_t k = 0; k < o->nsels; k++) {
+            e[k].x = expr_of(l, o->sels[k].expr, o->sels[k].len);
+            if (!e[k].x)
+                return false;
+            e[k].sel = &o->sels[k];
+            e[k].from_class = true;
+            e[k].index = k;
+        }
+        *out = e;
+        *n = o->nsels;
+        return true;
+    }
+    if (!l->classes)
+        return true;
+    const dc_objects *co = &l->classes->o;
+    uint32_t idx = dc_objects_find(co, DC_OBJ_CLASS, NULL, name);
+    if (idx == UINT32_MAX)
+        return true;
+    *known = true;
+    const dc_class_in *cl = &co->classes[idx];
+    lent *e = cl->nsels ? dc_arena_zalloc(&l->arena, cl->nsels * sizeof *e) : NULL;
+    if (cl->nsels && !e)
+        return l->oom = true, false;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < cl->nsels; i++) {
+        if (!cl->sels[i].expr)
+            continue;
+        e[k].x = expr_of(l, cl->sels[i].expr, cl->sels[i].len);
+        if (!e[k].x)
+            return false;
+        e[k].file = cl->file;
+        e[k].line = cl->sels[i].line;
+        e[k].from_class = true;
+        e[k].index = i;
+        k++;
+    }
+    *out = e;
+    *n = k;
+    return true;
+}
+
+static bool tier_list(dracel_lint *l, const lobj *o, const ltier *t, lctx *c)
+{
+    memset(c, 0, sizeof *c);
+    c->l = l;
+    c->o = o;
+    c->t = t;
+    const dc_subreq_in *s = t->sub;
+    lent *ce = NULL;
+    uint32_t nce = 0;
+    bool known = false;
+    if (!s->class_name) {
+        emit(l, o->off, o->file, t->at, DC_LR_CLASS_REQUIRED, DRACEL_SEV_ERROR,
+             "name the DeviceClass of the devices it asks for", NULL,
+             "%s has no deviceClassName, which resource.k8s.io/v1 requires", t->label);
+    } else {
+        if (!class_entries(l, s->class_name, &ce, &nce, &known))
+            return false;
+        if (!known && l->classes)
+            emit(l, o->off, o->file, t->at_class, DC_LR_CLASS_UNKNOWN, DRACEL_SEV_ERROR,
+                 "create the class, or name one of --classes", NULL,
+                 "%s names DeviceClass %s, which does not exist (not in --classes nor in the "
+                 "files linted): the allocator fails with \"device class %s not found\"",
+                 t->label, s->class_name, s->class_name);
+    }
+    c->class_name = s->class_name;
+    c->nclass = nce;
+    c->n = nce + t->nsels;
+    c->e = c->n ? dc_arena_zalloc(&l->arena, c->n * sizeof *c->e) : NULL;
+    if (c->n && !c->e)
+        return l->oom = true, false;
+    for (uint32_t k = 0; k < nce; k++)
+        c->e[k] = ce[k];
+    for (uint32_t k = 0; k < t->nsels; k++) {
+        lent *e = &c->e[nce + k];
+        e->x = expr_of(l, t->sels[k].expr, t->sels[k].len);
+        if (!e->x)
+            return false;
+        e->sel = &t->sels[k];
+        e->index = k;
+    }
+    return true;
+}
+
+static bool same_tols(const dc_subreq_in *a, const dc_subreq_in *b)
+{
+    if (a->ntols != b->ntols)
+        return false;
+    for (uint32_t i = 0; i < a->ntols; i++) {
+        const dc_toleration_in *x = &a->tols[i], *y = &b->tols[i];
+#define SEQ(p, q) ((p) == (q) || ((p) && (q) && strcmp((p), (q)) == 0))
+        if (!SEQ(x->key, y->key) || !SEQ(x->op, y->op) || !SEQ(x->value, y->value) ||
+            !SEQ(x->effect, y->effect) || x->has_seconds != y->has_seconds ||
+            x->seconds != y->seconds)
+            return false;
+#undef SEQ
+    }
+    return true;
+}
+
+/* A constraint that names req/sub itself (not the whole request). */
+static bool named_by_constraint(const dc_claim_in *cm, const dc_request_in *q,
+                                const dc_subreq_in *s)
+{
+    size_t qn = strlen(q->name);
+    for (uint32_t i = 0; i < cm->ncons; i++)
+        for (uint32_t k = 0; k < cm->cons[i].nrequests; k++) {
+            const char *r = cm->cons[i].requests[k];
+            if (strncmp(r, q->name, qn) == 0 && r[qn] == '/' && strcmp(r + qn + 1, s->name) == 0)
+                return true;
+        }
+    return false;
+}
+
+/* Does every device the later tier (entries b) accepts pass the earlier tier's own selectors
+ * (entries a from a->nclass on)? Proved only from exact facts and identical conditions. */
+static bool covers(dracel_lint *l, const lctx *a, const lctx *b)
+{
+    for (uint32_t k = a->nclass; k < a->n; k++) {
+        const dc_lexpr *xa = a->e[k].x;
+        if (!xa->ok)
+            return false;
+        for (uint32_t i = 0; i < xa->nfacts; i++) {
+            const dc_lfact *fa = &xa->facts[i];
+            bool ok = false;
+            /* the same condition in the later tier */
+            for (uint32_t j = 0; j < b->n && !ok; j++)
+                for (uint32_t h = 0; h < b->e[j].x->nfacts && !ok; h++)
+                    ok = strcmp(b->e[j].x->facts[h].canon, fa->canon) == 0;
+            if (ok)
+                continue;
+            if (!fa->analyzed || !fa->exact || fa->is_false)
+                return false;
+            /* what the later tier allows of the value, over all its conditions */
+            dc_lvset m;
+            dc_lvset_all(&m);
+            for (uint32_t j = 0; j < b->n; j++) {
+                const dc_lexpr *xb = b->e[j].x;
+                for (uint32_t h = 0; h < xb->nfacts; h++) {
+                    const dc_lfact *fb = &xb->facts[h];
+                    if (!fb->analyzed || fb->is_false || !dc_lpath_eq(&fb->path, &fa->path))
+                        continue;
+                    if (!dc_lvset_meet(&l->arena, &m, &fb->set, &m)) {
+                        l->oom = true;
+                        return false;
+                    }
+                }
+            }
+            if (!dc_lvset_subset(&m, &fa->set))
+                return false;
+        }
+    }
+    return true;
+}
+
+static bool same_selectors(const lctx *a, const lctx *b)
+{
+    uint32_t na = a->n - a->nclass, nb = b->n - b->nclass;
+    if (na != nb)
+        return false;
+    for (uint32_t k = 0; k < na; k++) {
+        const dc_lexpr *x = a->e[a->nclass + k].x;
+        bool found = false;
+        for (uint32_t j = 0; j < nb && !found; j++) {
+            const dc_lexpr *y = b->e[b->nclass + j].x;
+            found = x->canon && y->canon ? strcmp(x->canon, y->canon) == 0
+                                         : x->len == y->len && memcmp(x->src, y->src, x->len) == 0;
+        }
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+static void tiers(dracel_lint *l, const lobj *o, const lreq *q, lctx *ctx)
+{
+    for (uint32_t j = 1; j < q->ntiers; j++) {
+        const dc_subreq_in *sj = q->tiers[j].sub;
+        for (uint32_t i = 0; i < j; i++) {
+            const dc_subreq_in *si = q->tiers[i].sub;
+            bool ec_i = !si->mode || strcmp(si->mode, "ExactCount") == 0;
+            bool ec_j = !sj->mode || strcmp(sj->mode, "ExactCount") == 0;
+            if (!ec_i || !ec_j || si->count > sj->count || si->capacity_requests ||
+                sj->capacity_requests || !same_tols(si, sj) || !si->class_name ||
+                !sj->class_name || strcmp(si->class_name, sj->class_name) != 0 ||
+                named_by_constraint(o->cm, q->q, si))
+                continue;
+            bool dup = si->count == sj->count && same_selectors(&ctx[i], &ctx[j]);
+            if (!dup && !covers(l, &ctx[i], &ctx[j]))
+                continue;
+            if (dup)
+                emit(l, o->off, o->file, q->tiers[j].at_name, DC_LR_TIER_DUP, DRACEL_SEV_WARNING,
+                     "remove it, or change what it asks for", NULL,
+                     "%s is the same as %s before it: it is never chosen", q->tiers[j].label,
+                     q->tiers[i].label);
+            else
+                emit(l, o->off, o->file, q->tiers[j].at_name, DC_LR_TIER_SUB, DRACEL_SEV_WARNING,
+                     "put the narrower subrequest first: firstAvailable is tried in order", NULL,
+                     "%s can never be chosen: %s before it accepts every device it accepts "
+                     "(same class, %s selectors) and needs %s",
+                     q->tiers[j].label, q->tiers[i].label, "weaker",
+                     si->count == sj->count ? "as many" : "fewer");
+            break;
+        }
+    }
+}
+
+static void claim(dracel_lint *l, const lobj *o)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < o->nreqs && !l->oom; i++) {
+        const lreq *q = &o->reqs[i];
+        lctx *ctx = dc_arena_zalloc(&l->arena, (q->ntiers ? q->ntiers : 1) * sizeof *ctx);
+        if (!ctx) {
+            l->oom = true;
+            return;
+        }
+        int64_t least = INT64_MAX;
+        for (uint32_t j = 0; j < q->ntiers; j++) {
+            if (!tier_list(l, o, &q->tiers[j], &ctx[j]))
+                return;
+            analyse_list(&ctx[j]);
+            const dc_subreq_in *s = q->tiers[j].sub;
+            int64_t n = !s->mode || strcmp(s->mode, "ExactCount") == 0 ? s->count : 1;
+            if (n < least)
+                least = n;
+        }
+        if (q->q->first_available)
+            tiers(l, o, q, ctx);
+        if (least != INT64_MAX && least > 0)
+            total += (uint64_t)least;
+    }
+    if (total > MAX_RESULTS)
+        emit(l, o->off, o->file, o->at_requests, DC_LR_CLAIM_LIMIT, DRACEL_SEV_ERROR,
+             "split the devices over several claims", NULL,
+             "%s %s asks for at least %llu devices: Kubernetes allocates at most %u to one claim",
+             o->kname, o->name, (unsigned long long)total, MAX_RESULTS);
+}
+
+static void dclass(dracel_lint *l, const lobj *o)
+{
+    lctx c;
+    memset(&c, 0, sizeof c);
+    c.l = l;
+    c.o = o;
+    c.n = o->nsels;
+    c.e = c.n ? dc_arena_zalloc(&l->arena, c.n * sizeof *c.e) : NULL;
+    if (c.n && !c.e) {
+        l->oom = true;
+        return;
+    }
+    for (uint32_t k = 0; k < c.n; k++) {
+        c.e[k].x = expr_of(l, o->sels[k].expr, o->sels[k].len);
+        if (!c.e[k].x)
+            return;
+        c.e[k].sel = &o->sels[k];
+        c.e[k].index = k;
+    }
+    analyse_list(&c);
+}
+
+static int cmp_find(const void *a, const void *b)
+{
+    const lfind *x = a, *y = b;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    if (x->col != y->col)
+        return x->col < y->col ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+dracel_status dracel_lint_run(dracel_lint *l)
+{
+    if (!l || l->ran)
+        return DRACEL_EINVAL;
+    l->ran = true;
+    for (uint32_t i = 0; i < l->nobj && !l->oom; i++) {
+        const lobj *o = &l->obj[i];
+        if (o->cl)
+            dclass(l, o);
+        else if (o->cm)
+            claim(l, o);
+    }
+    if (l->oom)
+        return DRACEL_ENOMEM;
+    dc_sort(l->finds, l->nfinds, sizeof *l->finds, cmp_find);
+    /* one finding where two paths (a template linted through two routes) gave the same */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < l->nfinds; i++) {
+        const lfind *p = k ? &l->finds[k - 1] : NULL, *x = &l->finds[i];
+        if (p && p->file == x->file && p->at == x->at && p->rule == x->rule &&
+            strcmp(p->msg, x->msg) == 0)
+            continue;
+        l->finds[k++] = *x;
+    }
+    l->nfinds = k;
+    return DRACEL_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Reading the results
+ */
+
+size_t dracel_lint_files(const dracel_lint *l)
+{
+    return l ? l->nfiles : 0;
+}
+
+size_t dracel_lint_objects(const dracel_lint *l)
+{
+    return l ? l->nobj : 0;
+}
+
+size_t dracel_lint_notes(const dracel_lint *l)
+{
+    return l ? l->nnotes : 0;
+}
+
+const char *dracel_lint_note(const dracel_lint *l, size_t i)
+{
+    return l && i < l->nnotes ? l->notes[i] : NULL;
+}
+
+size_t dracel_lint_count(const dracel_lint *l)
+{
+    return l && l->ran ? l->nfinds : 0;
+}
+
+dracel_status dracel_lint_finding_size(const dracel_lint *l, size_t i, dracel_finding *out,
+                                       size_t size)
+{
+    if (!l || !out || !l->ran || i >= l->nfinds)
+        return DRACEL_EINVAL;
+    const lfind *x = &l->finds[i];
+    dracel_finding f = {l->files[x->file].name, x->line, x->col, x->sev, RULES[x->rule].id,
+                        x->msg, x->hint, x->source, x->rfile, x->rline, x->rcol, x->rmsg};
+    return dc_struct_write(out, size, &f, sizeof f, sizeof f);
+}
