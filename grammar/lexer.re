@@ -13,7 +13,8 @@
  *     token comes back flagged DC_TOKF_BAD.
  *
  * Input is scanned with re2c's sentinel method with bounds checks (re2c:eof): src[len] is NUL and
- * a NUL before the limit is an ordinary (unrecognized) byte, so any bytes are safe. Every rule is
+ * a NUL before the limit is an ordinary byte (a character of a literal or a comment, as in
+ * cel-go; elsewhere "NUL byte in source text"), so any bytes are safe. Every rule is
  * a DFA over the input, scanning is linear, and nothing recurses.
  *
  * Generate with: re2c -W --no-generation-date -o lexer.c grammar/lexer.re
@@ -600,6 +601,11 @@ static void lex_garbage(dc_lexer *lx, const unsigned char *a)
     const unsigned char *p = a + 1;
     while (p < lx->lim && !starts_token(*p))
         p++;
+    if (*a == '\0') { /* outside literals and comments (cel-go: a recognition error) */
+        lx_error(lx, a, a + 1, "NUL byte in source text");
+        lx->cur = p;
+        return;
+    }
     uint32_t cp;
     int k = dc_utf8_decode(a, (size_t)(lx->lim - a), &cp);
     lx_recognition_error(lx, a, p, a, k > 0 ? (size_t)k : 1);
@@ -675,7 +681,7 @@ dc_tok dc_lex_next(dc_lexer *lx, dc_token *t)
         re2c:eof = 0;
 
         ws      = [ \t\n\r\f]+;
-        comment = "//" [^\n\x00]*;
+        comment = "//" [^\n]*;
 
         ident   = [_a-zA-Z] [_a-zA-Z0-9]*;
         qchar   = [_a-zA-Z0-9./ \-];
@@ -686,16 +692,18 @@ dc_tok dc_lex_next(dc_lexer *lx, dc_token *t)
         float   = [0-9]+ "." [0-9]+ exp? | [0-9]+ exp | "." [0-9]+ exp?;
 
         // Escapes are scanned as a backslash and any byte; decode_body checks them.
-        esc1    = "\\" [^\n\r\x00];
-        esc3    = "\\" [^\x00];
-        dq1     = ([^"\\\n\r\x00] | esc1)*;
-        sq1     = ([^'\\\n\r\x00] | esc1)*;
-        dq3     = (["]{0,2} ([^"\\\x00] | esc3))*;
-        sq3     = ([']{0,2} ([^'\\\x00] | esc3))*;
-        rdq1    = [^"\n\r\x00]*;
-        rsq1    = [^'\n\r\x00]*;
-        rdq3    = (["]{0,2} [^"\x00])*;
-        rsq3    = ([']{0,2} [^'\x00])*;
+        // A NUL byte is an ordinary character inside literals and comments, as in cel-go's
+        // grammar (re2c:eof tells it from the end of input).
+        esc1    = "\\" [^\n\r];
+        esc3    = "\\" [^];
+        dq1     = ([^"\\\n\r] | esc1)*;
+        sq1     = ([^'\\\n\r] | esc1)*;
+        dq3     = (["]{0,2} ([^"\\] | esc3))*;
+        sq3     = ([']{0,2} ([^'\\] | esc3))*;
+        rdq1    = [^"\n\r]*;
+        rsq1    = [^'\n\r]*;
+        rdq3    = (["]{0,2} [^"])*;
+        rsq3    = ([']{0,2} [^'])*;
 
         cooked  = [bB]?;
         raw     = [rR] | [bB][rR];  /* cel-go: BYTES is [bB] before a (raw) STRING: `br` only, `rb` is two tokens */

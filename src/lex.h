@@ -6,8 +6,9 @@
  * them (grammar/parser.y, dc_yylex), so the lexer does not depend on the generated parser.
  *
  * Input contract: src[len] == '\0' (the caller passes an owned, NUL-terminated copy); the text has
- * been checked for NUL bytes and invalid UTF-8 already (dc_utf8_check), but the lexer must still
- * be memory-safe on any bytes. Change with: grammar/lexer.re, grammar/parser.y (token mapping),
+ * been checked for invalid UTF-8 already (dc_utf8_check), but the lexer must still be memory-safe
+ * on any bytes. A NUL byte is a character inside literals and comments (as in cel-go) and an
+ * error ("NUL byte in source text") anywhere else. Change with: grammar/lexer.re, grammar/parser.y (token mapping),
  * tests/unit/test_lex.c, fuzz/cel.dict.
  */
 #ifndef DC_LEX_H

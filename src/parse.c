@@ -27,13 +27,14 @@ dracel_status dc_parse(const dracel_config *cfg, dc_arena *arena, dc_diags *diag
                        "expression size exceeds limit: size: %zu bytes, limit %zu", len, max_src);
         return DRACEL_ELIMIT;
     }
+    /* NUL bytes pass: the lexer takes them inside literals and comments, as cel-go does, and
+     * reports them anywhere else. */
     size_t bad = dc_utf8_check((const unsigned char *)src, len);
+    while (bad < len && src[bad] == '\0')
+        bad += 1 + dc_utf8_check((const unsigned char *)src + bad + 1, len - bad - 1);
     if (bad < len) {
-        if (src[bad] == '\0')
-            dc_error(diags, dc_span((uint32_t)bad, (uint32_t)bad + 1), "NUL byte in source text");
-        else
-            dc_error(diags, dc_span((uint32_t)bad, (uint32_t)bad + 1),
-                     "invalid UTF-8 in source text (byte 0x%02x)", (unsigned char)src[bad]);
+        dc_error(diags, dc_span((uint32_t)bad, (uint32_t)bad + 1),
+                 "invalid UTF-8 in source text (byte 0x%02x)", (unsigned char)src[bad]);
         return DRACEL_EINPUT;
     }
     char *copy = dc_arena_strndup(arena, src, len);

@@ -295,7 +295,12 @@ static dc_val has_val(dc_ectx *c, dc_val x, const dc_str *f)
     if (x.k == DC_K_MAP)
         return dc_bool((x.u.m->flags & DC_MAPF_MISSING_EMPTY) ||
                        dc_map_get(x.u.m, dc_strval(f)) != NULL);
-    return dc_error(c, "type '%s' does not support field selection", kind_name(x));
+    if (x.k == DC_K_LIST) /* cel-go indexes a list with the field name: an error */
+        return dc_error(c, "type '%s' does not support field selection", kind_name(x));
+    /* Any other value (int, string, null, a type, a quantity, ...): cel-go's presence test of a
+     * value that is neither map, list nor message is false (refQualify), where selecting the
+     * field would be "no such key". Only reached unchecked or through dyn. */
+    return dc_bool(false);
 }
 
 static dc_val opt_select(dc_ectx *c, dc_val x, const dc_str *f)

@@ -301,11 +301,20 @@ static void test_invalid_utf8_and_nul(void **state)
     assert_int_equal(st, DRACEL_EINPUT);
     assert_non_null(strstr(r, "ERROR: <input>:1:5: invalid UTF-8 in source text (byte 0xff)"));
     free(r);
+    /* A NUL is a character inside a literal (as in cel-go), an error outside one. */
     r = parse_text(NULL, "'a\0b'", 5, &st);
-    assert_int_equal(st, DRACEL_EINPUT);
-    assert_non_null(strstr(r, "ERROR: <input>:1:3: NUL byte in source text"));
+    assert_int_equal(st, DRACEL_OK);
+    free(r);
+    r = parse_text(NULL, "'a' \0+ 'b'", 10, &st);
+    assert_int_not_equal(st, DRACEL_OK);
+    assert_non_null(strstr(r, "ERROR: <input>:1:5: NUL byte in source text"));
     /* the source line is shown whole, its NUL as U+2400, and the caret under it */
-    assert_non_null(strstr(r, "\n | 'a\xE2\x90\x80" "b'\n | ..^\n"));
+    assert_non_null(strstr(r, "\n | 'a' \xE2\x90\x80" "+ 'b'\n | ....^\n"));
+    free(r);
+    /* invalid UTF-8 after a NUL is still found */
+    r = parse_text(NULL, "'\0' + \xff", 7, &st);
+    assert_int_equal(st, DRACEL_EINPUT);
+    assert_non_null(strstr(r, "ERROR: <input>:1:7: invalid UTF-8 in source text (byte 0xff)"));
     free(r);
     /* Overlong encoding and a UTF-16 surrogate encoded in UTF-8 are invalid too. */
     r = parse_text(NULL, "'\xc0\xaf'", 4, &st);

@@ -1072,7 +1072,7 @@ static void test_garbage(void **state)
     assert_int_equal(err_at(&c, 0), 8);
     ctx_fini(&c);
 
-    /* NUL bytes inside the input (the caller rejects them, but the lexer must cope). */
+    /* NUL bytes: an error outside literals and comments, a character inside them (cel-go). */
     ctx_init_n(&c, "a\0b", 3);
     assert_int_equal(next(&c, &t), DC_TOK_IDENT);
     assert_int_equal(next(&c, &t), DC_TOK_IDENT);
@@ -1080,18 +1080,36 @@ static void test_garbage(void **state)
     assert_int_equal(next(&c, &t), DC_TOK_EOF);
     assert_int_equal(t.span.start, 3);
     assert_int_equal(nerr(&c), 1);
-    assert_string_equal(msg(&c, 0), "Syntax error: token recognition error at: '\\x00'");
+    assert_string_equal(msg(&c, 0), "NUL byte in source text");
+    assert_int_equal(err_at(&c, 0), 1);
     ctx_fini(&c);
 
     ctx_init_n(&c, "\"a\0b\"", 5);
     assert_int_equal(next(&c, &t), DC_TOK_STRING);
-    assert_true(t.flags & DC_TOKF_BAD);
-    assert_int_equal(t.span.end, 2);
+    assert_false(t.flags & DC_TOKF_BAD);
+    assert_int_equal(t.span.end, 5);
+    assert_int_equal(t.v.s.len, 3);
+    assert_memory_equal(t.v.s.ptr, "a\0b", 3);
+    assert_int_equal(nerr(&c), 0);
     ctx_fini(&c);
 
-    ctx_init_n(&c, "// c\0omment", 11);
-    assert_int_equal(lex_count(&c), 1);
+    ctx_init_n(&c, "br'''\0'''", 9);
+    assert_int_equal(next(&c, &t), DC_TOK_BYTES);
+    assert_false(t.flags & DC_TOKF_BAD);
+    assert_int_equal(t.v.s.len, 1);
+    assert_int_equal(t.v.s.ptr[0], '\0');
+    ctx_fini(&c);
+
+    /* a backslash before a NUL escapes nothing */
+    ctx_init_n(&c, "'\\\0'", 4);
+    assert_int_equal(next(&c, &t), DC_TOK_STRING);
+    assert_true(t.flags & DC_TOKF_BAD);
     assert_int_equal(nerr(&c), 1);
+    ctx_fini(&c);
+
+    ctx_init_n(&c, "// c\0omment\n1", 13);
+    assert_int_equal(lex_count(&c), 1); /* the comment ends at the line break, not at the NUL */
+    assert_int_equal(nerr(&c), 0);
     ctx_fini(&c);
 
     ctx_init_n(&c, "\0", 1);
