@@ -1146,6 +1146,11 @@ DRACEL_API unsigned dracel_scenario_kubernetes(const dracel_scenario *s);
 /** Its gates in release 1.@p minor (0: its own): `features` as listed, else that release's
  *  defaults, then `featureGates` (as `dra-celc allocate --kubernetes-version` runs it). */
 DRACEL_API unsigned dracel_scenario_gates(const dracel_scenario *s, unsigned minor);
+/** Whether the last of its claims is the special claim the scheduler builds for its pod's
+ *  extended resources backed by DRA (`pod`; named `<extended-resources>`): Kubernetes
+ *  builds it only with DRAExtendedResource on, so a caller running with that gate off leaves
+ *  it out of the policy (as `dra-celc allocate` does). */
+DRACEL_API bool dracel_scenario_extended_claim(const dracel_scenario *s);
 
 /* ---------------------------------------------------------------------------------------------
  * Cluster state and snapshots (docs/api.md, "Cluster state and snapshots")

@@ -1089,6 +1089,11 @@ unsigned dracel_scenario_kubernetes(const dracel_scenario *s)
     return s && s->sc.release ? s->sc.release : DC_K8S_NEWEST;
 }
 
+bool dracel_scenario_extended_claim(const dracel_scenario *s)
+{
+    return s && s->sc.extended_claim;
+}
+
 unsigned dracel_scenario_gates(const dracel_scenario *s, unsigned minor)
 {
     if (!s)

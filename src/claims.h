@@ -41,6 +41,8 @@ typedef struct dc_class_in {
     uint32_t nsels;
     dc_opaque_in *config;   /* spec.config[].opaque; entries without opaque are dropped */
     uint32_t nconfig;
+    const char *extended_resource_name; /* spec.extendedResourceName, or NULL */
+    int64_t created;        /* metadata.creationTimestamp in Unix seconds (0 when absent) */
 } dc_class_in;
 
 /* A DeviceToleration. Strings are NULL when absent. */
@@ -288,6 +290,8 @@ typedef struct dc_scenario {
     dc_share_in *shares;    /* allocatedDevices entries with a shareID */
     uint32_t nshares;
     const char *file;
+    bool extended_claim;    /* the last claim is the special claim of the pod's extended
+                               resources (DRAExtendedResource) */
 } dc_scenario;
 
 /**

@@ -25,6 +25,7 @@
  */
 #include "ldint.h"
 #include "k8s.h"
+#include "quantity.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -510,20 +511,134 @@ static dracel_status opaque(ld *c, const tent *e, dc_opaque_in *op)
  * DeviceClass
  */
 
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* An RFC 3339 time as metav1.Time reads it ("2026-01-02T03:04:05Z", a fraction and an offset
+ * allowed): Unix seconds in *out. false when it is not one. */
+static bool rfc3339(const char *s, size_t n, int64_t *out)
+{
+    unsigned v[6];
+    static const char sep[] = "--T::";
+    static const unsigned width[] = {4, 2, 2, 2, 2, 2};
+    size_t i = 0;
+    for (int k = 0; k < 6; k++) {
+        v[k] = 0;
+        for (unsigned w = 0; w < width[k]; w++, i++) {
+            if (i >= n || s[i] < '0' || s[i] > '9')
+                return false;
+            v[k] = v[k] * 10 + (unsigned)(s[i] - '0');
+        }
+        if (k < 5) {
+            if (i >= n || (s[i] != sep[k] && !(k == 2 && s[i] == 't')))
+                return false;
+            i++;
+        }
+    }
+    if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31 || v[3] > 23 || v[4] > 59 || v[5] > 60)
+        return false;
+    if (i < n && s[i] == '.') {
+        size_t j = ++i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == j)
+            return false;
+    }
+    int64_t off = 0;
+    if (i < n && (s[i] == 'Z' || s[i] == 'z')) {
+        i++;
+    } else if (i + 6 == n && (s[i] == '+' || s[i] == '-') && s[i + 3] == ':') {
+        unsigned hh = 0, mm = 0;
+        for (size_t k = 1; k < 6; k++) {
+            if (k == 3)
+                continue;
+            if (s[i + k] < '0' || s[i + k] > '9')
+                return false;
+            if (k < 3)
+                hh = hh * 10 + (unsigned)(s[i + k] - '0');
+            else
+                mm = mm * 10 + (unsigned)(s[i + k] - '0');
+        }
+        if (hh > 23 || mm > 59)
+            return false;
+        off = (s[i] == '-' ? -1 : 1) * (int64_t)(hh * 3600 + mm * 60);
+        i += 6;
+    } else {
+        return false;
+    }
+    if (i != n)
+        return false;
+    *out = days_from_civil(v[0], v[1], v[2]) * 86400 + v[3] * 3600 + v[4] * 60 + v[5] - off;
+    return true;
+}
+
+/* An extended resource name as Kubernetes validates a DeviceClass's extendedResourceName
+ * (validateExtendedResourceName): a qualified name with a domain, not in the kubernetes.io
+ * domains, not starting with "requests.". NULL when valid. */
+static const char *extended_name_err(const char *s, size_t n)
+{
+    const char *why = dc_ld_label_key_err(s, n);
+    if (why)
+        return why;
+    if (!memchr(s, '/', n))
+        return "must be a resource name with a domain prefix (an extended resource name)";
+    static const char req[] = "requests.";
+    if (n >= sizeof req - 1 && memcmp(s, req, sizeof req - 1) == 0)
+        return "must not start with \"requests.\"";
+    /* the domain is kubernetes.io or ends with .kubernetes.io */
+    size_t dl = (size_t)((const char *)memchr(s, '/', n) - s), kl = strlen("kubernetes.io");
+    if (dl >= kl && memcmp(s + dl - kl, "kubernetes.io", kl) == 0 &&
+        (dl == kl || s[dl - kl - 1] == '.'))
+        return "must not be in the kubernetes.io domain (an extended resource name)";
+    return NULL;
+}
+
 static dracel_status class_obj(ld *c, const tnode *obj, const tent *meta, const tent *spec)
 {
-    static const char *const SF[] = {"selectors", "config"};
+    static const char *const SF[] = {"selectors", "config", "extendedResourceName"};
     static const char *const CF[] = {"opaque"};
+    static const char *const TF[] = {"creationTimestamp"};
     dc_class_in cl;
     memset(&cl, 0, sizeof cl);
     cl.file = c->file;
     cl.line = obj->line;
     DC_TRY(metadata(c, obj, meta, "DeviceClass", false, &cl.name, NULL, NULL));
+    if (meta && meta->v.t == T_MAP) {
+        const tent *t[1];
+        DC_TRY(dc_ld_fields(c, &meta->v, TF, 1, t));
+        if (t[0]) {
+            pf(c, "metadata");
+            pf(c, "creationTimestamp");
+            DC_TRY(dc_ld_want(c, &t[0]->v, T_STR));
+            if (!rfc3339(t[0]->v.s, t[0]->v.n, &cl.created))
+                return dc_ld_bad_value(c, &t[0]->v, "must be an RFC 3339 time "
+                                                    "(2026-01-02T03:04:05Z)");
+            pp(c);
+            pp(c);
+        }
+    }
     if (spec) {
-        const tent *f[2];
+        const tent *f[3];
         pf(c, "spec");
         DC_TRY(dc_ld_want(c, &spec->v, T_MAP));
-        DC_TRY(dc_ld_fields(c, &spec->v, SF, 2, f));
+        DC_TRY(dc_ld_fields(c, &spec->v, SF, 3, f));
+        if (f[2]) {
+            pf(c, "extendedResourceName");
+            DC_TRY(dc_ld_want(c, &f[2]->v, T_STR));
+            const char *why = extended_name_err(f[2]->v.s, f[2]->v.n);
+            if (why)
+                return dc_ld_bad_value(c, &f[2]->v, why);
+            DC_TRY(dc_ld_sdup(c, f[2]->v.s, f[2]->v.n, &cl.extended_resource_name));
+            pp(c);
+        }
         if (f[0])
             DC_TRY(selectors(c, f[0], &cl.sels, &cl.nsels));
         if (f[1]) {
@@ -1458,15 +1573,315 @@ static dracel_status scn_rules(ld *c, const tent *e)
     return DRACEL_OK;
 }
 
+/* ---- The pod of a scenario: extended resources backed by DRA (DRAExtendedResource) */
+
+/* A container's request of one resource (requests, defaulted from limits). */
+typedef struct scn_req {
+    const char *name;
+    dc_qty q;
+} scn_req;
+
+typedef struct scn_ctr {
+    const char *name;
+    bool short_lived;       /* an init container that is not a sidecar (restartPolicy Always) */
+    scn_req *reqs;          /* sorted by name, as the scheduler sorts them for request indices */
+    uint32_t nreqs;
+} scn_ctr;
+
+static int req_cmp(const void *a, const void *b)
+{
+    return strcmp(((const scn_req *)a)->name, ((const scn_req *)b)->name);
+}
+
+/* One resource list (requests or limits) of a container into r[*n] (limits only add names the
+ * requests lack: the API server's defaulting). */
+static dracel_status scn_rlist(ld *c, const tent *e, scn_req *r, uint32_t *n, bool limits)
+{
+    DC_TRY(dc_ld_want(c, &e->v, T_MAP));
+    for (uint32_t i = 0; i < e->v.n; i++) {
+        const tent *k = &e->v.kids[i];
+        pk(c, k->k, k->klen);
+        const char *nm;
+        DC_TRY(dc_ld_sdup(c, k->k, k->klen, &nm));
+        bool have = false;
+        for (uint32_t j = 0; j < *n && !have; j++)
+            have = strcmp(r[j].name, nm) == 0;
+        if (have && limits) {
+            pp(c);
+            continue;
+        }
+        if (k->v.t != T_STR && k->v.t != T_INT)
+            return dc_ld_bad_value(c, &k->v, "must be a quantity");
+        dc_qty q;
+        if (dc_qty_parse(k->v.s, k->v.n, &q) || dc_qty_sign(&q) < 0)
+            return dc_ld_bad_value(c, &k->v, "must be a non-negative quantity");
+        r[(*n)++] = (scn_req){nm, q};
+        pp(c);
+    }
+    return DRACEL_OK;
+}
+
+static dracel_status scn_containers(ld *c, const tent *e, bool init, scn_ctr *out, uint32_t *n)
+{
+    static const char *const CF[] = {"name", "restartPolicy", "resources"};
+    static const char *const RF[] = {"requests", "limits"};
+    pf(c, init ? "initContainers" : "containers");
+    DC_TRY(dc_ld_want(c, &e->v, T_SEQ));
+    for (uint32_t i = 0; i < e->v.n; i++) {
+        const tnode *v = &e->v.kids[i].v;
+        const tent *f[3], *g[2] = {NULL, NULL};
+        scn_ctr *x = &out[(*n)++];
+        pi(c, i);
+        DC_TRY(dc_ld_want(c, v, T_MAP));
+        DC_TRY(dc_ld_fields(c, v, CF, 3, f));
+        pf(c, "name");
+        const tnode *nv;
+        DC_TRY(dc_ld_req_str(c, f[0], v->line, &nv));
+        DC_TRY(dc_ld_sdup(c, nv->s, nv->n, &x->name));
+        pp(c);
+        if (f[1]) {
+            pf(c, "restartPolicy");
+            DC_TRY(dc_ld_want(c, &f[1]->v, T_STR));
+            pp(c);
+        }
+        x->short_lived = init && !(f[1] && dc_ld_str_is(&f[1]->v, "Always"));
+        if (f[2]) {
+            pf(c, "resources");
+            DC_TRY(dc_ld_want(c, &f[2]->v, T_MAP));
+            DC_TRY(dc_ld_fields(c, &f[2]->v, RF, 2, g));
+            uint32_t cap = (g[0] ? g[0]->v.n : 0) + (g[1] ? g[1]->v.n : 0);
+            x->reqs = dc_ld_szalloc(c, cap, sizeof *x->reqs);
+            if (cap && !x->reqs)
+                return dc_ld_oom(c);
+            for (int k = 0; k < 2; k++)
+                if (g[k]) {
+                    pf(c, RF[k]);
+                    DC_TRY(scn_rlist(c, g[k], x->reqs, &x->nreqs, k == 1));
+                    pp(c);
+                }
+            if (x->nreqs)
+                dc_sort(x->reqs, x->nreqs, sizeof *x->reqs, req_cmp);
+            pp(c);
+        }
+        pp(c);
+    }
+    pp(c);
+    return DRACEL_OK;
+}
+
+/* An extended resource name, or an implicit one (schedutil.IsDRAExtendedResourceName): not a
+ * native resource (no domain, or a kubernetes.io one), not "requests."; or
+ * deviceclass.resource.kubernetes.io/CLASS. */
+static const char IMPLICIT[] = "deviceclass.resource.kubernetes.io/";
+
+static bool dra_extended_name(const char *s)
+{
+    if (strncmp(s, IMPLICIT, sizeof IMPLICIT - 1) == 0)
+        return true;
+    return extended_name_err(s, strlen(s)) == NULL;
+}
+
+/* The class the scheduler maps a resource to (ExtendedResourceCache): the implicit name's
+ * class; else the newest class naming it as extendedResourceName, the lower name on a tie. */
+static const dc_class_in *class_for(const dc_objects *o, const char *res)
+{
+    const dc_class_in *best = NULL;
+    bool implicit = strncmp(res, IMPLICIT, sizeof IMPLICIT - 1) == 0;
+    for (uint32_t i = 0; i < o->nclasses; i++) {
+        const dc_class_in *k = &o->classes[i];
+        if (implicit) {
+            if (strcmp(k->name, res + sizeof IMPLICIT - 1) == 0)
+                return k;
+            continue;
+        }
+        if (!k->extended_resource_name || strcmp(k->extended_resource_name, res) != 0)
+            continue;
+        if (!best || k->created > best->created ||
+            (k->created == best->created && strcmp(k->name, best->name) < 0))
+            best = k;
+    }
+    return best;
+}
+
+/* createResourceRequestAndMappings: container i's request of res, after what the requests in
+ * reuse[0..nreuse) (NULL entries skipped) already give it; NULL when it needs none. */
+static dracel_status ext_request(ld *c, const scn_ctr *ctr, uint32_t i, const char *res,
+                                 const char *cls, dc_request_in *const *reuse, uint32_t nreuse,
+                                 dc_request_in **out)
+{
+    *out = NULL;
+    uint32_t ridx = 0;
+    const scn_req *r = NULL;
+    for (uint32_t k = 0; k < ctr->nreqs && !r; k++)
+        if (strcmp(ctr->reqs[k].name, res) == 0) {
+            r = &ctr->reqs[k];
+            ridx = k;
+        }
+    int64_t want;
+    if (!r || dc_qty_as_int64(&r->q, &want) || want == 0)
+        return DRACEL_OK;
+    int64_t sum = 0;
+    for (uint32_t k = 0; k < nreuse; k++)
+        if (reuse[k]) {
+            sum += reuse[k]->subs[0].count;
+            if (sum >= want)
+                return DRACEL_OK;
+        }
+    dc_request_in *q = dc_ld_szalloc(c, 1, sizeof *q);
+    dc_subreq_in *s = dc_ld_szalloc(c, 1, sizeof *s);
+    char name[64];
+    snprintf(name, sizeof name, "container-%u-request-%u", i, ridx);
+    if (!q || !s)
+        return dc_ld_oom(c);
+    DC_TRY(dc_ld_sdup(c, name, strlen(name), &q->name));
+    s->class_name = cls;
+    s->count = want - sum;
+    q->subs = s;
+    q->nsubs = 1;
+    *out = q;
+    return DRACEL_OK;
+}
+
+static int request_cmp(const void *a, const void *b)
+{
+    return strcmp(((const dc_request_in *)a)->name, ((const dc_request_in *)b)->name);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * pod: {metadata: {name, namespace}, spec: {initContainers, containers}}, and the node's
+ * allocatable: the special claim the scheduler's DynamicResources
+ * plugin builds for the node (filterExtendedResources, createRequestsAndMappings), appended
+ * after the scenario's claims. A resource counts when it is an extended resource the pod
+ * requests, a class backs it and the node has no allocatable of it (device plugins).
+ */
+static dracel_status scn_pod(ld *c, const tent *e, const tent *alloc, dc_scenario *sc)
+{
+    static const char *const PF[] = {"metadata", "spec"};
+    static const char *const MF[] = {"name", "namespace"};
+    static const char *const SF[] = {"initContainers", "containers"};
+    const tent *f[2], *m[2] = {NULL, NULL}, *s[2] = {NULL, NULL};
+    dc_objects *o = c->o;
+    c->oname = NULL;
+    c->np = 0;
+    pf(c, "pod");
+    DC_TRY(dc_ld_want(c, &e->v, T_MAP));
+    DC_TRY(dc_ld_fields(c, &e->v, PF, 2, f));
+    const char *ns = NULL;
+    if (f[0]) {
+        pf(c, "metadata");
+        DC_TRY(dc_ld_want(c, &f[0]->v, T_MAP));
+        DC_TRY(dc_ld_fields(c, &f[0]->v, MF, 2, m));
+        if (m[1]) {
+            pf(c, "namespace");
+            DC_TRY(opt_str(c, m[1], &ns));
+            pp(c);
+        }
+        pp(c);
+    }
+    uint32_t cap = 0, nc = 0;
+    if (f[1]) {
+        pf(c, "spec");
+        DC_TRY(dc_ld_want(c, &f[1]->v, T_MAP));
+        DC_TRY(dc_ld_fields(c, &f[1]->v, SF, 2, s));
+        for (int k = 0; k < 2; k++)
+            cap += s[k] && s[k]->v.t == T_SEQ ? s[k]->v.n : 0;
+    }
+    scn_ctr *ctr = dc_ld_szalloc(c, cap, sizeof *ctr);
+    if (cap && !ctr)
+        return dc_ld_oom(c);
+    for (int k = 0; k < 2; k++)
+        if (s[k])
+            DC_TRY(scn_containers(c, s[k], k == 0, ctr, &nc));
+    if (f[1])
+        pp(c);
+    pp(c);
+    /* the resources that need DRA on this node, sorted (whatever the gates: the caller drops
+     * the claim when DRAExtendedResource is off) */
+    uint32_t nall = 0;
+    for (uint32_t i = 0; i < nc; i++)
+        nall += ctr[i].nreqs;
+    const char **res = dc_ld_szalloc(c, nall, sizeof *res);
+    if (nall && !res)
+        return dc_ld_oom(c);
+    uint32_t nres = 0;
+    for (uint32_t i = 0; i < nc; i++)
+        for (uint32_t k = 0; k < ctr[i].nreqs; k++) {
+            const scn_req *r = &ctr[i].reqs[k];
+            bool seen = false;
+            for (uint32_t j = 0; j < nres && !seen; j++)
+                seen = strcmp(res[j], r->name) == 0;
+            if (seen || dc_qty_sign(&r->q) == 0 || !dra_extended_name(r->name) ||
+                !class_for(o, r->name))
+                continue;
+            bool has_alloc = false;
+            for (uint32_t j = 0; alloc && j < alloc->v.n && !has_alloc; j++) {
+                const tent *a = &alloc->v.kids[j];
+                dc_qty q;
+                has_alloc = strlen(r->name) == a->klen && memcmp(a->k, r->name, a->klen) == 0 &&
+                            !dc_qty_parse(a->v.s, a->v.n, &q) && dc_qty_sign(&q) != 0;
+            }
+            if (!has_alloc)
+                res[nres++] = r->name;
+        }
+    if (!nres)
+        return DRACEL_OK;
+    dc_sort(res, nres, sizeof *res, str_cmp);
+    dc_request_in **lon = dc_ld_szalloc(c, nc, sizeof *lon);
+    dc_request_in *all = dc_ld_szalloc(c, (size_t)nc * nres, sizeof *all);
+    if (!lon || !all)
+        return dc_ld_oom(c);
+    uint32_t nreq = 0;
+    for (uint32_t j = 0; j < nres; j++) {
+        const char *cls = class_for(o, res[j])->name;
+        memset(lon, 0, nc * sizeof *lon);
+        for (uint32_t i = 0; i < nc; i++)
+            if (!ctr[i].short_lived)
+                DC_TRY(ext_request(c, &ctr[i], i, res[j], cls, NULL, 0, &lon[i]));
+        /* a short-lived init container first uses what the long-lived ones after it get;
+         * the largest of their own requests serves them all */
+        dc_request_in *max = NULL;
+        for (uint32_t i = 0; i < nc; i++) {
+            dc_request_in *q;
+            if (!ctr[i].short_lived)
+                continue;
+            DC_TRY(ext_request(c, &ctr[i], i, res[j], cls, lon + i, nc - i, &q));
+            if (q && (!max || max->subs[0].count < q->subs[0].count))
+                max = q;
+        }
+        if (max)
+            all[nreq++] = *max;
+        for (uint32_t i = 0; i < nc; i++)
+            if (lon[i])
+                all[nreq++] = *lon[i];
+    }
+    dc_sort(all, nreq, sizeof *all, request_cmp);
+    dc_claim_in cl;
+    memset(&cl, 0, sizeof cl);
+    cl.name = "<extended-resources>";
+    cl.namespace = ns;
+    cl.kind = "ResourceClaim";
+    cl.file = c->file;
+    cl.line = e->v.line;
+    cl.reqs = all;
+    cl.nreqs = nreq;
+    sc->extended_claim = true;
+    return push(c, (void **)&o->claims, &o->nclaims, &o->capclaims, sizeof cl, &cl);
+}
+
 enum { SC_FEATURES, SC_NODE, SC_CLASSES, SC_SLICES, SC_ALLOCATED, SC_CLAIMS, SC_RELEASE,
-       SC_GATES, SC_RULES, SC_N };
+       SC_GATES, SC_RULES, SC_POD, SC_N };
 
 static dracel_status scenario_doc(ld *c, const tnode *root)
 {
     static const char *const SF[SC_N] = {"features", "node",   "classes",
                                          "slices",   "allocatedDevices", "claims",
                                          "kubernetesVersion", "featureGates",
-                                         "deviceTaintRules"};
+                                         "deviceTaintRules", "pod"};
     scn *x = c->doc_ctx;
     const tent *f[SC_N];
     c->oname = NULL;
@@ -1488,7 +1903,7 @@ static dracel_status scenario_doc(ld *c, const tnode *root)
             return dc_ld_fail(c, e->kline,
                               "unknown field %s (a scenario has kubernetesVersion, features, "
                               "featureGates, node, classes, slices, deviceTaintRules, "
-                              "allocatedDevices and claims)",
+                              "allocatedDevices, claims and pod)",
                               dc_ld_qs(c, 0, e->k, e->klen, true));
     }
     dc_scenario *sc = &x->sc;
@@ -1516,7 +1931,27 @@ static dracel_status scenario_doc(ld *c, const tnode *root)
         c->np = 0;
         DC_TRY(scn_allocated(c, f[SC_ALLOCATED], sc));
     }
-    return scn_list(c, f[SC_CLAIMS], SF[SC_CLAIMS], DC_OBJ_CLAIM);
+    DC_TRY(scn_list(c, f[SC_CLAIMS], SF[SC_CLAIMS], DC_OBJ_CLAIM));
+    if (!f[SC_POD])
+        return DRACEL_OK;
+    /* the node's allocatable: {RESOURCE: QUANTITY} (device plugins' capacity) */
+    static const char *const AF[] = {"allocatable"};
+    const tent *al[1];
+    DC_TRY(dc_ld_fields(c, &f[SC_NODE]->v, AF, 1, al));
+    if (al[0]) {
+        c->np = 0;
+        pf(c, "node");
+        pf(c, "allocatable");
+        DC_TRY(dc_ld_want(c, &al[0]->v, T_MAP));
+        for (uint32_t i = 0; i < al[0]->v.n; i++) {
+            const tent *a = &al[0]->v.kids[i];
+            pk(c, a->k, a->klen);
+            if ((a->v.t != T_STR && a->v.t != T_INT) || !dc_qty_is_valid(a->v.s, a->v.n))
+                return dc_ld_bad_value(c, &a->v, "must be a quantity");
+            pp(c);
+        }
+    }
+    return scn_pod(c, f[SC_POD], al[0], sc);
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -244,19 +244,32 @@ int celc_allocate(int argc, char **argv)
     dracel_policy *p = NULL;
     dracel_run *r = NULL;
     bool bad_gates = false;
-    dracel_status st = dracel_policy_new(NULL, dracel_scenario_table(sc), objs, objs, NULL, 0, &p,
-                                         err, sizeof err);
+    dracel_allocate_opts ao;
+    dracel_allocate_opts_init(&ao);
+    unsigned release = version ? dracel_kubernetes_parse(version, strlen(version))
+                               : dracel_scenario_kubernetes(sc);
+    ao.kubernetes = release;
+    ao.features = dracel_scenario_gates(sc, release);
+    dracel_status gst = DRACEL_OK;
+    if (release_and_gates(NULL, features, gates, &release, &ao.features) < 0)
+        gst = DRACEL_EINVAL;
+    /* The pod's special claim exists only with DRAExtendedResource on: else every claim but
+     * that last one. */
+    size_t nall = dracel_objects_count(objs, DRACEL_OBJ_CLAIM), *idx = NULL;
+    bool drop = dracel_scenario_extended_claim(sc) &&
+                !(ao.features & DRACEL_FEATURE_EXTENDED_RESOURCE);
+    if (drop && !(idx = malloc((nall ? nall : 1) * sizeof *idx)))
+        return celc_oom();
+    for (size_t i = 0; drop && i + 1 < nall; i++)
+        idx[i] = i;
+    dracel_status st = dracel_policy_new(NULL, dracel_scenario_table(sc), objs, objs,
+                                         drop ? idx : NULL, drop ? nall - 1 : 0, &p, err,
+                                         sizeof err);
+    free(idx);
     if (st == DRACEL_OK)
         st = dracel_run_new(p, &r);
     if (st == DRACEL_OK) {
-        dracel_allocate_opts ao;
-        dracel_allocate_opts_init(&ao);
-        unsigned release = version ? dracel_kubernetes_parse(version, strlen(version))
-                                   : dracel_scenario_kubernetes(sc);
-        ao.kubernetes = release;
-        ao.features = dracel_scenario_gates(sc, release);
-        if (release_and_gates(NULL, features, gates, &release, &ao.features) < 0)
-            st = DRACEL_EINVAL;
+        st = gst;
         ao.timeout_ms = (uint64_t)timeout;
         ao.explain = explain;
         ao.in_use = dracel_scenario_usage(sc);

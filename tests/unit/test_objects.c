@@ -777,6 +777,22 @@ static void test_errors_objects(void **state)
               "c.yaml:3: DeviceClass k: spec: must be an object, not a list");
     CHECK_ERR("kind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: 1}\n",
               "c.yaml:3: ResourceClaim c: spec.devices: must be an object, not an integer");
+    /* extendedResourceName (an extended resource name) and creationTimestamp (RFC 3339) */
+    CHECK_ERR("kind: DeviceClass\nmetadata: {name: k}\nspec: {extendedResourceName: gpu}\n",
+              "c.yaml:3: DeviceClass k: spec.extendedResourceName: invalid value \"gpu\": must be "
+              "a resource name with a domain prefix (an extended resource name)");
+    CHECK_ERR("kind: DeviceClass\nmetadata: {name: k}\n"
+              "spec: {extendedResourceName: deviceclass.resource.kubernetes.io/k}\n",
+              "c.yaml:3: DeviceClass k: spec.extendedResourceName: invalid value "
+              "\"deviceclass.resource.kubernetes.io/k\": must not be in the kubernetes.io domain "
+              "(an extended resource name)");
+    CHECK_ERR("kind: DeviceClass\nmetadata: {name: k}\n"
+              "spec: {extendedResourceName: requests.example.com/gpu}\n",
+              "c.yaml:3: DeviceClass k: spec.extendedResourceName: invalid value "
+              "\"requests.example.com/gpu\": must not start with \"requests.\"");
+    CHECK_ERR("kind: DeviceClass\nmetadata: {name: k, creationTimestamp: \"2026-02-01 00:00\"}\n",
+              "c.yaml:2: DeviceClass k: metadata.creationTimestamp: invalid value "
+              "\"2026-02-01 00:00\": must be an RFC 3339 time (2026-01-02T03:04:05Z)");
     /* apiVersion */
     CHECK_ERR("apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\n",
               "c.yaml:1: apiVersion: \"resource.k8s.io/v1beta1\" is not supported "
@@ -1207,8 +1223,18 @@ static void test_scenario_errors(void **state)
     (void)state;
     CHECK_SCN_ERR("node: {name: n1}\nnodes: []\n",
                   "s.yaml:2: unknown field \"nodes\" (a scenario has kubernetesVersion, features, "
-                  "featureGates, node, classes, slices, deviceTaintRules, allocatedDevices and "
-                  "claims)");
+                  "featureGates, node, classes, slices, deviceTaintRules, allocatedDevices, "
+                  "claims and pod)");
+    /* the pod (extended resources backed by DRA) and the node's allocatable */
+    CHECK_SCN_ERR("node: {name: n1}\npod:\n  spec:\n    containers:\n    - name: a\n"
+                  "      resources: {requests: {example.com/gpu: \"-1\"}}\n",
+                  "s.yaml:6: pod.spec.containers[0].resources.requests[\"example.com/gpu\"]: "
+                  "invalid value \"-1\": must be a non-negative quantity");
+    CHECK_SCN_ERR("node: {name: n1}\npod:\n  spec:\n    initContainers:\n    - resources: {}\n",
+                  "s.yaml:5: pod.spec.initContainers[0].name: required value");
+    CHECK_SCN_ERR("node: {name: n1, allocatable: {a.com/b: x}}\npod: {}\n",
+                  "s.yaml:1: node.allocatable[\"a.com/b\"]: invalid value \"x\": must be a "
+                  "quantity");
     CHECK_SCN_ERR("kubernetesVersion: \"1.33\"\nnode: {name: n1}\n",
                   "s.yaml:1: kubernetesVersion: invalid value \"1.33\": must be a Kubernetes "
                   "release dracel reproduces: 1.34, 1.35, 1.36 or 1.37");

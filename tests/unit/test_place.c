@@ -1089,6 +1089,42 @@ static void test_binding(void **state)
     dracel_scenario_free(sc);
 }
 
+/* A scenario's pod with an extended resource backed by DRA: the special claim comes last. */
+static const char EXTENDED[] =
+    "node: {name: n1}\n"
+    "classes:\n"
+    "- metadata: {name: gpu}\n"
+    "  spec: {extendedResourceName: example.com/gpu}\n"
+    "claims:\n"
+    "- metadata: {name: own}\n"
+    "  spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}\n"
+    "pod:\n"
+    "  spec:\n"
+    "    containers:\n"
+    "    - {name: a, resources: {requests: {example.com/gpu: 2}}}\n";
+
+static void test_extended_claim(void **state)
+{
+    (void)state;
+    dracel_scenario *sc;
+    assert_int_equal(dracel_scenario_load_buffer(NULL, "s.yaml", EXTENDED, sizeof EXTENDED - 1,
+                                                 &sc, err, sizeof err), DRACEL_OK);
+    assert_true(dracel_scenario_extended_claim(sc));
+    const dracel_objects *o = dracel_scenario_objects(sc);
+    assert_int_equal(dracel_objects_count(o, DRACEL_OBJ_CLAIM), 2);
+    dracel_scenario_free(sc);
+    /* a node with device-plugin capacity for it: no special claim */
+    char text[sizeof EXTENDED + 64];
+    snprintf(text, sizeof text, "node: {name: n1, allocatable: {example.com/gpu: 1}}%s",
+             strchr(EXTENDED, '\n'));
+    assert_int_equal(dracel_scenario_load_buffer(NULL, "s.yaml", text, strlen(text), &sc, err,
+                                                 sizeof err), DRACEL_OK);
+    assert_false(dracel_scenario_extended_claim(sc));
+    assert_int_equal(dracel_objects_count(dracel_scenario_objects(sc), DRACEL_OBJ_CLAIM), 1);
+    dracel_scenario_free(sc);
+    assert_false(dracel_scenario_extended_claim(NULL));
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Growable structs
  */
@@ -1426,6 +1462,7 @@ int main(void)
         cmocka_unit_test(test_releases),
         cmocka_unit_test(test_consumable),
         cmocka_unit_test(test_binding),
+        cmocka_unit_test(test_extended_claim),
         cmocka_unit_test(test_scenario_release),
         cmocka_unit_test(test_json_utf8),
         cmocka_unit_test(test_growable),
