@@ -5,7 +5,8 @@
 # allocation scenarios, inputs.dict for the readers of dra-celc's own inputs, cluster.dict for the
 # cluster's scripts of watch events, watch.dict for the extender's API client: JSON spans, watch
 # events, list pages, the line buffer; request.dict for the extender's requests; lint.dict for
-# the lint's scalar styles and objects).
+# the lint's scalar styles and objects; tierpolicy.dict for TierPolicy files, trace.dict for
+# dra-celc replay's traces).
 # A crash, a sanitizer report or (fuzz_eval) a disagreement between the VMs fails the harness;
 # the reproducer is left in fuzz-artifacts/. Ends with "N passed, N failed".
 set -u
@@ -13,11 +14,12 @@ top=${1:-..}
 secs=${FUZZ_SECONDS:-30}
 pass=0; fail=0
 mkdir -p fuzz-artifacts
-for h in parse eval slices alloc inputs cluster watch request lint; do
+for h in parse eval slices alloc inputs cluster watch request lint tierpolicy trace; do
   dict=cel.dict; [ "$h" = slices ] && dict=slices.dict; [ "$h" = alloc ] && dict=alloc.dict
   [ "$h" = inputs ] && dict=inputs.dict; [ "$h" = cluster ] && dict=cluster.dict
   [ "$h" = watch ] && dict=watch.dict; [ "$h" = request ] && dict=request.dict
-  [ "$h" = lint ] && dict=lint.dict
+  [ "$h" = lint ] && dict=lint.dict; [ "$h" = tierpolicy ] && dict=tierpolicy.dict
+  [ "$h" = trace ] && dict=trace.dict
   bin=./fuzz/fuzz_$h
   corpus=$(mktemp -d)
   cp "$top"/fuzz/corpus/"$h"/* "$corpus"/ 2>/dev/null

@@ -1341,7 +1341,7 @@ DRACEL_API dracel_status dracel_lint_rule_size(size_t i, dracel_lint_rule *out, 
 /** A loaded tier policy: immutable, shared by threads. Opaque. */
 typedef struct dracel_tierpolicy dracel_tierpolicy;
 
-/** What a policy does with its answers. */
+/** What a policy does with its answers (per tenant: a tenant's own mode, else the policy's). */
 typedef enum dracel_tier_mode {
     DRACEL_TIER_ENFORCE = 0, /**< reject what the caps refuse (the default) */
     DRACEL_TIER_SHADOW = 1,  /**< answer and count, never reject */
@@ -1403,6 +1403,7 @@ typedef struct dracel_tenant_info {
     size_t nnamespaces;
     const char *label_key, *label_value; /**< podLabel, or NULL */
     size_t ncaps;
+    dracel_tier_mode mode;       /**< its own mode, else the policy's */
 } dracel_tenant_info;
 DRACEL_API dracel_status dracel_tierpolicy_tenant_size(const dracel_tierpolicy *p, size_t i,
                                                        dracel_tenant_info *out, size_t size);
@@ -1464,7 +1465,8 @@ typedef struct dracel_tier_check {
     bool allowed;       /**< the caps allow it: within the cap, borrowing, or no cap */
     bool borrowing;     /**< allowed above the cap, with the idle reserve kept free */
     bool capped;        /**< the tenant has a cap on the key */
-    bool reject;        /**< !allowed and the mode is enforce: the caller refuses it */
+    bool reject;        /**< !allowed and the tenant's mode (its own, else the policy's) is
+                             enforce: the caller refuses it */
     uint64_t used;      /**< the tenant's devices of the key in use (before these) */
     uint64_t cap;       /**< its cap in devices (DRACEL_TIER_NO_CAP when none) */
     uint64_t size, free, reserve, n; /**< the tier's devices, its free ones, the idle reserve,

@@ -56,6 +56,7 @@ typedef struct tnt {
     tcap *caps;             /* sorted by key */
     uint32_t ncaps;
     bool is_default;
+    int mode;               /* dracel_tier_mode: its own, else (once built) the policy's */
 } tnt;
 
 typedef struct nsent {
@@ -510,15 +511,18 @@ static dracel_status weight(rd *x, const tnode *v, uint32_t *out)
     return DRACEL_OK;
 }
 
+static dracel_status mode_value(rd *x, const tnode *v, int *out);
+
 /* One entry of tenants[], or defaultTenant (dflt). */
 static dracel_status tenant_of_tree(rd *x, const tnode *m, rtenant *t, bool dflt)
 {
-    static const char *const F[] = {"name", "namespaces", "podLabel", "weight", "caps"};
-    const tent *f[5];
+    static const char *const F[] = {"name", "namespaces", "podLabel", "weight", "caps", "mode"};
+    const tent *f[6];
     DC_TRY(want_map(x, m));
-    DC_TRY(fields(x, m, F, 5, f));
+    DC_TRY(fields(x, m, F, 6, f));
     memset(t, 0, sizeof *t);
     t->t.weight = 1;
+    t->t.mode = -1;
     t->t.is_default = dflt;
     t->t.name = DEFAULT_TENANT_NAME;
     size_t old;
@@ -587,6 +591,11 @@ static dracel_status tenant_of_tree(rd *x, const tnode *m, rtenant *t, bool dflt
     if (f[4]) {
         old = push(x, ".caps");
         DC_TRY(caps(x, &f[4]->v, t));
+        pop(x, old);
+    }
+    if (f[5]) {
+        old = push(x, ".mode");
+        DC_TRY(mode_value(x, &f[5]->v, &t->t.mode));
         pop(x, old);
     }
     return DRACEL_OK;
@@ -670,20 +679,20 @@ static dracel_status version_value(rd *x, const tnode *v)
     return sdup(x, v->s, v->n, &x->p->version);
 }
 
-static dracel_status mode_value(rd *x, const tnode *v)
+static dracel_status mode_value(rd *x, const tnode *v, int *out)
 {
     /* YAML 1.1 reads a plain `off` as false, as Kubernetes' YAML decoder does: take it back. */
     if (v->t == T_BOOL && v->plain && !v->b && v->n == 3 &&
         (memcmp(v->s, "off", 3) == 0 || memcmp(v->s, "Off", 3) == 0 ||
          memcmp(v->s, "OFF", 3) == 0)) {
-        x->p->mode = DRACEL_TIER_OFF;
+        *out = DRACEL_TIER_OFF;
         return DRACEL_OK;
     }
     if (v->t == T_STR) {
         static const char *const M[] = {"enforce", "shadow", "off"};
         for (int i = 0; i < 3; i++)
             if (strlen(M[i]) == v->n && memcmp(M[i], v->s, v->n) == 0) {
-                x->p->mode = (dracel_tier_mode)i;
+                *out = i;
                 return DRACEL_OK;
             }
     }
@@ -738,8 +747,10 @@ static dracel_status document(ld *c, const tnode *root)
     DC_TRY(version_value(x, &f[F_VERSION]->v));
     pop(x, old);
     if (f[F_MODE]) {
+        int mode = 0;
         old = push(x, "mode");
-        DC_TRY(mode_value(x, &f[F_MODE]->v));
+        DC_TRY(mode_value(x, &f[F_MODE]->v, &mode));
+        x->p->mode = (dracel_tier_mode)mode;
         pop(x, old);
     }
     if (f[F_RESERVE]) {
@@ -801,6 +812,7 @@ static dracel_status document(ld *c, const tnode *root)
         x->dflt.t.name = DEFAULT_TENANT_NAME;
         x->dflt.t.weight = 1;
         x->dflt.t.is_default = true;
+        x->dflt.t.mode = -1;
         for (uint32_t j = 0; j < x->ntenants; j++)
             if (strcmp(x->tenants[j].t.name, DEFAULT_TENANT_NAME) == 0)
                 return fail(x, NULL,
@@ -868,7 +880,8 @@ static void canon_qty(dc_buf *b, const qty *q)
 static void canonical(const dracel_tierpolicy *p, dc_buf *b)
 {
     static const char *const M[] = {"enforce", "shadow", "off"};
-    dc_buf_printf(b, "%s\nmode %s\nreserve ", API_VERSION, M[p->mode]);
+    /* the policy's mode decides through its tenants' (below) */
+    dc_buf_printf(b, "%s\nreserve ", API_VERSION);
     canon_qty(b, &p->reserve);
     dc_buf_putc(b, '\n');
     for (uint32_t k = 0; k < p->nkeys; k++)
@@ -879,8 +892,8 @@ static void canonical(const dracel_tierpolicy *p, dc_buf *b)
         }
     for (uint32_t i = 0; i <= p->ntenants; i++) {
         const tnt *t = &p->tenants[i];
-        dc_buf_printf(b, "%s %s weight %u", t->is_default ? "default" : "tenant", t->name,
-                      (unsigned)t->weight);
+        dc_buf_printf(b, "%s %s weight %u mode %s", t->is_default ? "default" : "tenant", t->name,
+                      (unsigned)t->weight, M[t->mode]);
         if (t->lkey)
             dc_buf_printf(b, " label %s=%s", t->lkey, t->lval);
         for (uint32_t k = 0; k < t->nns; k++)
@@ -936,6 +949,8 @@ static dracel_status build(rd *x)
         const rtenant *rt = i < x->ntenants ? &x->tenants[i] : &x->dflt;
         tnt *t = &p->tenants[i];
         *t = rt->t;
+        if (t->mode < 0)
+            t->mode = (int)p->mode;
         t->caps = dc_arena_alloc(a, (rt->ncaps ? rt->ncaps : 1) * sizeof *t->caps);
         if (!t->caps)
             return oom(x);
@@ -1166,7 +1181,7 @@ size_t dracel_tierpolicy_tenants(const dracel_tierpolicy *p)
     return p ? p->ntenants : 0;
 }
 
-#define TENANT_INFO_V1 (offsetof(dracel_tenant_info, ncaps) + sizeof(size_t))
+#define TENANT_INFO_V1 (offsetof(dracel_tenant_info, mode) + sizeof(dracel_tier_mode))
 
 dracel_status dracel_tierpolicy_tenant_size(const dracel_tierpolicy *p, size_t i,
                                             dracel_tenant_info *out, size_t size)
@@ -1184,6 +1199,7 @@ dracel_status dracel_tierpolicy_tenant_size(const dracel_tierpolicy *p, size_t i
     x.label_key = t->lkey;
     x.label_value = t->lval;
     x.ncaps = t->ncaps;
+    x.mode = (dracel_tier_mode)t->mode;
     return dc_struct_write(out, size, &x, sizeof x, TENANT_INFO_V1);
 }
 
@@ -1451,7 +1467,7 @@ dracel_status dracel_tierpolicy_check_size(const dracel_tierpolicy *p,
                  (unsigned long long)c.used, (unsigned long long)c.cap, kn, need,
                  (unsigned long long)tier_free, (unsigned long long)c.reserve);
     }
-    c.reject = !c.allowed && p->mode == DRACEL_TIER_ENFORCE;
+    c.reject = !c.allowed && p->tenants[tenant].mode == DRACEL_TIER_ENFORCE;
     return dc_struct_write(out, size, &c, sizeof c, CHECK_V1);
 }
 

@@ -46,11 +46,11 @@ same() {
 replay --policy cap-enforce.yaml --format json mix.jsonl >"$tmp/out.json" 2>"$tmp/err"
 check "mix, enforce: exit 0" $?
 same "mix, enforce: team-a" '.policies[0].tenants[0]' \
-  '{"tenant":"team-a","weight":1,"pods":3,"placed":3,"firstChoiceRate":0.333333,"fallbackRate":{"gpu/a100":0.666667},"waitSeconds":{"mean":0,"p95":0,"max":0},"unschedulable":0,"overCap":1,"borrowed":0,"tierShare":{"gpu/h100":0.5,"gpu/a100":0.433333}}'
+  '{"tenant":"team-a","mode":"enforce","weight":1,"pods":3,"placed":3,"firstChoiceRate":0.333333,"fallbackRate":{"gpu/a100":0.666667},"waitSeconds":{"mean":0,"p95":0,"max":0},"unschedulable":0,"overCap":1,"borrowed":0,"tierShare":{"gpu/h100":0.5,"gpu/a100":0.433333}}'
 same "mix, enforce: team-b" '.policies[0].tenants[1]' \
-  '{"tenant":"team-b","weight":1,"pods":2,"placed":2,"firstChoiceRate":0.5,"fallbackRate":{"gpu/a100":0.5},"waitSeconds":{"mean":0,"p95":0,"max":0},"unschedulable":0,"overCap":0,"borrowed":0,"tierShare":{"gpu/h100":0.25,"gpu/a100":0.033333}}'
+  '{"tenant":"team-b","mode":"enforce","weight":1,"pods":2,"placed":2,"firstChoiceRate":0.5,"fallbackRate":{"gpu/a100":0.5},"waitSeconds":{"mean":0,"p95":0,"max":0},"unschedulable":0,"overCap":0,"borrowed":0,"tierShare":{"gpu/h100":0.25,"gpu/a100":0.033333}}'
 same "mix, enforce: the default tenant waits 0, 4 and 8 s" '.policies[0].tenants[2]' \
-  '{"tenant":"default","weight":1,"pods":3,"placed":3,"firstChoiceRate":0,"fallbackRate":{"gpu/a100":1},"waitSeconds":{"mean":4,"p95":8,"max":8},"unschedulable":0,"overCap":0,"borrowed":0,"tierShare":{"gpu/h100":0,"gpu/a100":0.036667}}'
+  '{"tenant":"default","mode":"enforce","weight":1,"pods":3,"placed":3,"firstChoiceRate":0,"fallbackRate":{"gpu/a100":1},"waitSeconds":{"mean":4,"p95":8,"max":8},"unschedulable":0,"overCap":0,"borrowed":0,"tierShare":{"gpu/h100":0,"gpu/a100":0.036667}}'
 same "mix, enforce: the policy's totals and Jain's index" \
   '.policies[0] | [.version, .mode, .pods, .placed, .unschedulable, .overCap, .borrowed, .endSeconds, .jain]' \
   '["cap-enforce","enforce",8,8,0,1,0,100,0.6]'
@@ -69,11 +69,21 @@ same "mix, shadow: p2 counted over a cap, not rejected; Jain's index 1/3" \
   '.policies[1] | [.overCap, .borrowed, .jain, [.tenants[] | .overCap], .tenants[0].tierShare]' \
   '[1,0,0.333333,[1,0,0],{"gpu/h100":1,"gpu/a100":0.1}]'
 replay --policy cap-off.yaml --format json mix.jsonl >"$tmp/off.json"
-jq -c '[.policies[0].tenants[] | del(.overCap)]' "$tmp/off.json" >"$tmp/a"
-jq -c '[.policies[1].tenants[] | del(.overCap)]' "$tmp/out.json" >"$tmp/b"
+jq -c '[.policies[0].tenants[] | del(.overCap, .mode)]' "$tmp/off.json" >"$tmp/a"
+jq -c '[.policies[1].tenants[] | del(.overCap, .mode)]' "$tmp/out.json" >"$tmp/b"
 check "mix: shadow places every pod where mode off does" "$(cmp -s "$tmp/a" "$tmp/b"; echo $?)"
 jq -c '.policies[0].overCap' "$tmp/off.json" | grep -qx 0
 check "mix, off: no pod over a cap" $?
+
+# --- cap-one.yaml: enforce for one tenant. team-a (enforce) is refused p2's H100 as under
+# cap-enforce.yaml; team-b (shadow, a cap of 0 H100) takes node-b's H100 with p3, counted over
+# its cap but not refused.
+replay --policy cap-one.yaml --format json mix.jsonl >"$tmp/out.json"
+same "enforce for one tenant: team-a refused, team-b counted" \
+  '[.policies[0].mode, [.policies[0].tenants[] | [.tenant, .mode, .firstChoiceRate, .overCap]]]' \
+  '["shadow",[["team-a","enforce",0.333333,1],["team-b","shadow",0.5,1],["default","shadow",0,0]]]'
+replay --policy cap-one.yaml mix.jsonl | grep -qx '  tenants in another mode: team-a enforce'
+check "text: the tenants in another mode than the policy's" $?
 
 # --- queue.jsonl: h100-only claims, caps of one H100 each, no idle reserve.
 #  t=0 q1 (a) node-a until 10; q2 (a) borrows node-b (0 free after it, the reserve is 0) until

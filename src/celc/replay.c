@@ -338,7 +338,9 @@ typedef struct sim {
     size_t pi;
     const dracel_tierpolicy *tp;
     dracel_tierusage *led;
-    dracel_tier_mode mode;
+    dracel_tier_mode mode;  /* the policy's */
+    dracel_tier_mode *tmode; /* per tenant: its own, else the policy's */
+    bool any_enforce;       /* a tenant in enforce mode: the queue's fair order */
     size_t ntenants;        /* with the default */
     uint64_t *in_use;       /* rows */
     uint64_t *pool_hash;
@@ -620,7 +622,7 @@ static int judge(sim *m, size_t s, size_t tenant, const take *t, size_t nt, verd
     const ctx *g = m->g;
     v->allowed = true;
     v->borrowing = false;
-    if (m->mode == DRACEL_TIER_OFF)
+    if (m->tmode[tenant] == DRACEL_TIER_OFF)
         return 0;
     for (size_t i = 0; i < nt; i++) {
         uint64_t size = t[i].cand >= 0 ? g->cands[t[i].cand].size : 0;
@@ -787,6 +789,7 @@ static int attempt(sim *m, size_t i)
     size_t node_all = SIZE_MAX, node_ok = SIZE_MAX;
     int cls_all = -1, cls_ok = -1;
     bool borrow_ok = false, ok_all = false;
+    bool enforce = m->tmode[p->tenant] == DRACEL_TIER_ENFORCE;
     /* allowed classes first need their maximum raw score */
     verdict *vs = xcalloc(ss->ncls, sizeof *vs);
     if (!vs)
@@ -798,7 +801,7 @@ static int attempt(sim *m, size_t i)
             free(vs);
             return -1;
         }
-        if ((vs[c].allowed || m->mode != DRACEL_TIER_ENFORCE) && sp->classes[c].score > mx_ok)
+        if ((vs[c].allowed || !enforce) && sp->classes[c].score > mx_ok)
             mx_ok = sp->classes[c].score;
     }
     for (size_t c = 0; c < ss->ncls; c++) {
@@ -811,7 +814,7 @@ static int attempt(sim *m, size_t i)
             node_all = node;
             cls_all = (int)c;
         }
-        if (!vs[c].allowed && m->mode == DRACEL_TIER_ENFORCE)
+        if (!vs[c].allowed && enforce)
             continue;
         sc = final_score(sp->classes[c].score, mx_ok, sp->fa);
         if (sc > best_ok || (sc == best_ok && node < node_ok)) {
@@ -826,7 +829,7 @@ static int attempt(sim *m, size_t i)
     free(vs);
     /* over its cap: the node kube-scheduler would pick without the policy is one the caps
      * refuse (enforce: rejected; shadow: counted) */
-    if (cls_all >= 0 && !ok_all && m->mode != DRACEL_TIER_OFF)
+    if (cls_all >= 0 && !ok_all && m->tmode[p->tenant] != DRACEL_TIER_OFF)
         p->over_cap = true;
     if (cls_ok < 0)
         return 0;
@@ -916,9 +919,9 @@ static void group_rank(sim *m, size_t s, size_t tenant, int *borrower, double *d
     *deficit = w / (double)(wsum ? wsum : 1) - (size > 0 ? held / size : 0);
 }
 
-/* Retry the queue after a departure: until no group can place its next pod. In enforce mode
- * the groups of tenants under their cap come first, then the largest weighted deficit; else
- * (and among equals) the pod that arrived first. */
+/* Retry the queue after a departure: until no group can place its next pod. When a tenant is
+ * in enforce mode the groups of tenants under their cap come first, then the largest weighted
+ * deficit; else (and among equals) the pod that arrived first. */
 static int retry(sim *m)
 {
     const ctx *g = m->g;
@@ -933,10 +936,10 @@ static int retry(sim *m)
                 continue;
             int b = 0;
             double d = 0;
-            if (m->mode == DRACEL_TIER_ENFORCE)
+            if (m->any_enforce)
                 group_rank(m, k / m->ntenants, k % m->ntenants, &b, &d);
             bool better = best == SIZE_MAX;
-            if (!better && m->mode == DRACEL_TIER_ENFORCE) {
+            if (!better && m->any_enforce) {
                 if (b != best_b)
                     better = b < best_b;
                 else if (d != best_d)
@@ -1027,6 +1030,7 @@ static void sim_free(sim *m)
     free(m->held);
     free(m->hev);
     free(m->resv);
+    free(m->tmode);
     dracel_tierusage_free(m->led);
 }
 
@@ -1054,6 +1058,16 @@ static int sim_init(sim *m, ctx *g, size_t pi, const dracel_tierpolicy *tp)
     m->ntenants = dracel_tierpolicy_tenants(tp) + 1;
     if (dracel_tierusage_new(tp, &m->led) != DRACEL_OK)
         return -1;
+    m->tmode = xcalloc(m->ntenants, sizeof *m->tmode);
+    if (!m->tmode)
+        return -1;
+    for (size_t t = 0; t < m->ntenants; t++) {
+        dracel_tenant_info ti;
+        if (dracel_tierpolicy_tenant(tp, t, &ti) != DRACEL_OK)
+            return -1;
+        m->tmode[t] = ti.mode;
+        m->any_enforce = m->any_enforce || ti.mode == DRACEL_TIER_ENFORCE;
+    }
     size_t nk = dracel_tierpolicy_keys(tp);
     m->ss = xcalloc(g->nspecs, sizeof *m->ss);
     if (!m->ss)
@@ -1209,6 +1223,7 @@ static int sim_report(sim *m, rep_policy *rp)
         slot[t] = rp->ntenants++;
         rt->name = ti.name;
         rt->weight = ti.weight;
+        rt->mode = dracel_tier_mode_name(ti.mode);
         rt->waits = xcalloc(pods[t], sizeof *rt->waits);
         rt->fallback = xcalloc(nt, sizeof *rt->fallback);
         rt->held = xcalloc(nt, sizeof *rt->held);
@@ -1801,7 +1816,10 @@ int celc_replay(int argc, char **argv)
                         (unsigned long long)r->pol[k].attempts,
                         (unsigned long long)r->pol[k].allocations,
                         (unsigned long long)r->pol[k].memo_hits);
-            fprintf(stderr, ",\"total_ms\":%.1f}\n", now_ms() - t0);
+            struct timespec cpu;
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+            fprintf(stderr, ",\"total_ms\":%.1f,\"cpu_ms\":%.1f}\n", now_ms() - t0,
+                    cpu.tv_sec * 1e3 + cpu.tv_nsec / 1e6);
         }
     }
     ctx_free(&g);

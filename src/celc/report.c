@@ -64,6 +64,15 @@ static void text_policy(FILE *f, const report *r, const rep_policy *p, char lett
     fprintf(f, "\npolicy %c: %s\n", letter, p->file);
     fprintf(f, "  version %s, mode %s%s%s\n", p->label, p->mode, p->name ? ", name " : "",
             p->name ? p->name : "");
+    bool own = false;
+    for (size_t i = 0; i < p->ntenants; i++)
+        if (strcmp(p->tenants[i].mode, p->mode) != 0) {
+            fprintf(f, "%s %s %s", own ? "," : "  tenants in another mode:", p->tenants[i].name,
+                    p->tenants[i].mode);
+            own = true;
+        }
+    if (own)
+        fputc('\n', f);
     fprintf(f, "  %zu pods: %zu placed, %zu unschedulable, %zu over a cap, %zu borrowing; "
                "Jain's index %.3f over the premium tiers\n",
             p->pods, p->placed, p->unschedulable, p->over_cap, p->borrowed, p->jain);
@@ -166,7 +175,8 @@ static double r6(double x)
 static cJSON *json_tenant(const report *r, const rep_policy *p, const rep_tenant *t)
 {
     cJSON *o = cJSON_CreateObject(), *fb = NULL, *w = NULL, *sh = NULL;
-    bool ok = o && celc_json_str(o, "tenant", t->name) && celc_json_num(o, "weight", t->weight) &&
+    bool ok = o && celc_json_str(o, "tenant", t->name) && celc_json_str(o, "mode", t->mode) &&
+              celc_json_num(o, "weight", t->weight) &&
               celc_json_num(o, "pods", (double)t->pods) &&
               celc_json_num(o, "placed", (double)t->placed) &&
               celc_json_num(o, "firstChoiceRate", r6(rate(t->first, t->placed))) &&
@@ -412,7 +422,7 @@ static void html_policy(FILE *f, const report *r, const rep_policy *p, char lett
     fprintf(f, " &#183; %zu pods, %zu placed, %zu unschedulable, %zu over a cap, %zu borrowing "
                "&#183; Jain's index over the premium tiers <b>%.3f</b></p>\n",
             p->pods, p->placed, p->unschedulable, p->over_cap, p->borrowed, p->jain);
-    fprintf(f, "<table><tr><th>tenant</th><th>weight</th><th>pods</th><th>placed</th>"
+    fprintf(f, "<table><tr><th>tenant</th><th>mode</th><th>weight</th><th>pods</th><th>placed</th>"
                "<th>first choice</th>");
     for (size_t k = 0; k < r->ntiers; k++)
         if (r->tiers[k].fallback) {
@@ -432,8 +442,8 @@ static void html_policy(FILE *f, const report *r, const rep_policy *p, char lett
         const rep_tenant *t = &p->tenants[i];
         fprintf(f, "<tr><td>");
         esc(f, t->name);
-        fprintf(f, "</td><td>%u</td><td>%zu</td><td>%zu</td><td>%.3f</td>", t->weight, t->pods,
-                t->placed, rate(t->first, t->placed));
+        fprintf(f, "</td><td>%s</td><td>%u</td><td>%zu</td><td>%zu</td><td>%.3f</td>", t->mode,
+                t->weight, t->pods, t->placed, rate(t->first, t->placed));
         for (size_t k = 0; k < r->ntiers; k++)
             if (r->tiers[k].fallback)
                 fprintf(f, "<td>%.3f</td>", rate(t->fallback[k], t->placed));

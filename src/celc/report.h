@@ -25,6 +25,7 @@ typedef struct rep_tier {
 
 typedef struct rep_tenant {
     const char *name;
+    const char *mode;       /* its own, else the policy's */
     uint32_t weight;
     size_t pods, placed, first, unschedulable, over_cap, borrowed;
     double wait_mean, wait_p95, wait_max;

@@ -600,6 +600,50 @@ static void test_check(void **state)
     }
 }
 
+/* A tenant's own mode: its rejections, its info, the hash of what decides. */
+static void test_tenant_mode(void **state)
+{
+    (void)state;
+    dracel_tierpolicy *p = load_text(HEAD "mode: shadow\ntenants:\n"
+                                          "- {name: a, namespaces: [a], mode: enforce, caps: {g: 0}}\n"
+                                          "- {name: b, namespaces: [b], caps: {g: 0}}\n"
+                                          "defaultTenant: {mode: off, caps: {g: 0}}\n");
+    dracel_tenant_info ti;
+    assert_int_equal(dracel_tierpolicy_tenant(p, 0, &ti), DRACEL_OK);
+    assert_int_equal(ti.mode, DRACEL_TIER_ENFORCE);
+    assert_int_equal(dracel_tierpolicy_tenant(p, 1, &ti), DRACEL_OK);
+    assert_int_equal(ti.mode, DRACEL_TIER_SHADOW);
+    assert_int_equal(dracel_tierpolicy_tenant(p, 2, &ti), DRACEL_OK);
+    assert_int_equal(ti.mode, DRACEL_TIER_OFF);
+    assert_int_equal(dracel_tierpolicy_mode(p), DRACEL_TIER_SHADOW);
+    dracel_tierusage *u = NULL;
+    assert_int_equal(dracel_tierusage_new(p, &u), DRACEL_OK);
+    for (size_t t = 0; t < 3; t++) {
+        dracel_tier_check c = check(p, u, t, 0, 1, 4, 0);
+        assert_false(c.allowed);
+        assert_int_equal(c.reject, t == 0);
+    }
+    dracel_tierusage_free(u);
+    dracel_tierpolicy_free(p);
+    /* every tenant in enforce mode decides as a policy in enforce mode */
+    dracel_tierpolicy *a = load_text(HEAD "mode: enforce\ntenants:\n- {name: a, namespaces: [a]}\n");
+    dracel_tierpolicy *b = load_text(HEAD "mode: shadow\ntenants:\n- {name: a, namespaces: [a], "
+                                          "mode: enforce}\ndefaultTenant: {mode: enforce}\n");
+    dracel_tierpolicy *c = load_text(HEAD "mode: shadow\ntenants:\n- {name: a, namespaces: [a], "
+                                          "mode: enforce}\n");
+    assert_true(dracel_tierpolicy_hash(a) == dracel_tierpolicy_hash(b));
+    assert_true(dracel_tierpolicy_hash(a) != dracel_tierpolicy_hash(c));
+    dracel_tierpolicy_free(a);
+    dracel_tierpolicy_free(b);
+    dracel_tierpolicy_free(c);
+    err[0] = '\0';
+    assert_int_equal(dracel_tierpolicy_load_buffer(NULL, "p.yaml", HEAD "tenants:\n- {name: a, "
+                                                   "namespaces: [a], mode: strict}\n", strlen(HEAD) + 52,
+                                                   &a, err, sizeof err), DRACEL_EINPUT);
+    assert_string_equal(err, "p.yaml:5:36: tenants[0].mode: must be enforce, shadow or off, not "
+                             "\"strict\"");
+}
+
 /* Fair shares follow the weights of the tenants capped on the key. */
 static void test_fair(void **state)
 {
@@ -819,7 +863,8 @@ int main(void)
         cmocka_unit_test(test_full),      cmocka_unit_test(test_hash),
         cmocka_unit_test(test_errors),    cmocka_unit_test(test_limits),
         cmocka_unit_test(test_tenant_of), cmocka_unit_test(test_ledger),
-        cmocka_unit_test(test_check),     cmocka_unit_test(test_fair),
+        cmocka_unit_test(test_check),     cmocka_unit_test(test_tenant_mode),
+        cmocka_unit_test(test_fair),
         cmocka_unit_test(test_takes),     cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
