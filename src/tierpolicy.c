@@ -513,6 +513,66 @@ static dracel_status weight(rd *x, const tnode *v, uint32_t *out)
 
 static dracel_status mode_value(rd *x, const tnode *v, int *out);
 
+typedef struct nsat {
+    const char *ns;
+    uint32_t tenant, k;
+} nsat;
+
+static int cmp_nsat(const void *a, const void *b)
+{
+    const nsat *x = a, *y = b;
+    int c = strcmp(x->ns, y->ns);
+    if (c)
+        return c;
+    if (x->tenant != y->tenant)
+        return x->tenant < y->tenant ? -1 : 1;
+    return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* A namespace belongs to one tenant, once: of all the namespaces of tenants (the list `list`),
+ * sorted, the first one of the file that repeats an earlier one is the error. */
+static dracel_status ns_unique(rd *x, const tnode *list)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < x->ntenants; i++)
+        n += x->tenants[i].t.nns;
+    if (n < 2)
+        return DRACEL_OK;
+    nsat *v = dc_malloc(&x->p->alloc, n * sizeof *v);
+    if (!v)
+        return oom(x);
+    size_t k = 0;
+    for (uint32_t i = 0; i < x->ntenants; i++)
+        for (uint32_t j = 0; j < x->tenants[i].t.nns; j++)
+            v[k++] = (nsat){x->tenants[i].t.ns[j], i, j};
+    dc_sort(v, n, sizeof *v, cmp_nsat);
+    size_t bad = SIZE_MAX, owner = 0, first = 0;
+    for (size_t a = 1; a < n; a++) {
+        if (strcmp(v[a - 1].ns, v[a].ns) != 0) {
+            first = a; /* a group of equal namespaces starts: its first is the earliest */
+            continue;
+        }
+        if (bad == SIZE_MAX || v[a].tenant < v[bad].tenant ||
+            (v[a].tenant == v[bad].tenant && v[a].k < v[bad].k)) {
+            bad = a;
+            owner = first;
+        }
+    }
+    dracel_status st = DRACEL_OK;
+    if (bad != SIZE_MAX) {
+        const nsat *b = &v[bad], *o = &v[owner];
+        push(x, "[%u].namespaces[%u]", (unsigned)b->tenant, (unsigned)b->k);
+        const tnode *nv = field_value(&list->kids[b->tenant].v, "namespaces");
+        if (o->tenant == b->tenant)
+            st = fail(x, &nv->kids[b->k].v, "namespace %s given twice", b->ns);
+        else
+            st = fail(x, &nv->kids[b->k].v, "namespace %s is tenant %s's already", b->ns,
+                      x->tenants[o->tenant].t.name);
+    }
+    dc_free(&x->p->alloc, v, n * sizeof *v);
+    return st;
+}
+
 /* One entry of tenants[], or defaultTenant (dflt). */
 static dracel_status tenant_of_tree(rd *x, const tnode *m, rtenant *t, bool dflt)
 {
@@ -556,9 +616,6 @@ static dracel_status tenant_of_tree(rd *x, const tnode *m, rtenant *t, bool dflt
         for (uint32_t i = 0; i < v->n; i++) {
             size_t o2 = push(x, "[%u]", (unsigned)i);
             DC_TRY(name_value(x, &v->kids[i].v, dc_ld_label_err, &t->t.ns[i]));
-            for (uint32_t j = 0; j < i; j++)
-                if (strcmp(t->t.ns[j], t->t.ns[i]) == 0)
-                    return fail(x, &v->kids[i].v, "namespace %s given twice", t->t.ns[i]);
             pop(x, o2);
         }
         t->t.nns = v->n;
@@ -780,20 +837,10 @@ static dracel_status document(ld *c, const tnode *root)
                 if (strcmp(x->tenants[j].t.name, x->tenants[i].t.name) == 0)
                     return fail(x, &v->kids[i].v, "tenant %s given twice (tenants[%u])",
                                 x->tenants[i].t.name, (unsigned)j);
-            /* a namespace belongs to one tenant */
-            const rtenant *t = &x->tenants[i];
-            for (uint32_t k = 0; k < t->t.nns; k++)
-                for (uint32_t j = 0; j < i; j++)
-                    for (uint32_t m = 0; m < x->tenants[j].t.nns; m++)
-                        if (strcmp(x->tenants[j].t.ns[m], t->t.ns[k]) == 0) {
-                            push(x, ".namespaces[%u]", (unsigned)k);
-                            const tnode *nv = field_value(&v->kids[i].v, "namespaces");
-                            return fail(x, &nv->kids[k].v, "namespace %s is tenant %s's already",
-                                        t->t.ns[k], x->tenants[j].t.name);
-                        }
             pop(x, o2);
         }
         x->ntenants = v->n;
+        DC_TRY(ns_unique(x, v));
         pop(x, old);
     }
     if (f[F_DEFAULT]) {
@@ -1103,8 +1150,8 @@ dracel_status dracel_tierpolicy_load(const dracel_config *cfg, const char *path,
         if (f)
             fclose(f);
         if (err && errcap)
-            snprintf(err, errcap, "%s: %s", path, strerror(e));
-        return DRACEL_EINVAL;
+            snprintf(err, errcap, "%s: %s", path, e == ENOMEM ? "out of memory" : strerror(e));
+        return e == ENOMEM ? DRACEL_ENOMEM : DRACEL_EINVAL;
     }
     size_t cap = DRACEL_TIERPOLICY_MAX_BYTES + 2, len = 0;
     char *buf = dc_malloc(al, cap);
@@ -1123,8 +1170,8 @@ dracel_status dracel_tierpolicy_load(const dracel_config *cfg, const char *path,
     if (bad) {
         dc_free(al, buf, cap);
         if (err && errcap)
-            snprintf(err, errcap, "%s: %s", path, strerror(e));
-        return DRACEL_EINVAL;
+            snprintf(err, errcap, "%s: %s", path, e == ENOMEM ? "out of memory" : strerror(e));
+        return e == ENOMEM ? DRACEL_ENOMEM : DRACEL_EINVAL;
     }
     buf[len] = '\0';
     dracel_status st = load(&c, path, buf, len, out, err, errcap);

@@ -196,7 +196,7 @@ bad "a JSON syntax error: FILE:LINE:COL" 1 "^dra-celc: $t:2:26: JSON syntax erro
 printf '{"time": 0, "pod": "a/p", "claim": "tiered.yaml", "run": 3}\n' >"$t"
 bad "an unknown field" 1 "^dra-celc: $t:1: unknown field \"run\"$" $B "$t"
 printf '\n# a comment\n{"time": -1, "pod": "a/p", "claim": "tiered.yaml"}\n' >"$t"
-bad "a negative time" 1 "^dra-celc: $t:3: time: must be a number of seconds from 0 to 1e12" $B "$t"
+bad "a negative time" 1 "^dra-celc: $t:3: time: must be a number of seconds from 0 to 1e12, not -1$" $B "$t"
 printf '{"time": 1, "pod": "a/p", "claim": "tiered.yaml", "runSeconds": 0}\n' >"$t"
 bad "runSeconds 0" 1 "^dra-celc: $t:1: runSeconds: must be a number of seconds above 0" $B "$t"
 printf '{"time": 1, "pod": "A/p", "claim": "tiered.yaml"}\n' >"$t"

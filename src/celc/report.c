@@ -11,10 +11,24 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "out.h"
+
+/* Set when a piece of the output was lost: printf can fail on its own allocations (a number's
+ * digits) without setting the stream's error, and esc can fail to make its copy. */
+static bool failed;
+
+__attribute__((format(printf, 2, 3))) static void pf(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (vfprintf(f, fmt, ap) < 0)
+        failed = true;
+    va_end(ap);
+}
 
 static double rate(size_t a, size_t b)
 {
@@ -61,26 +75,26 @@ void report_free(report *r)
 
 static void text_policy(FILE *f, const report *r, const rep_policy *p, char letter)
 {
-    fprintf(f, "\npolicy %c: %s\n", letter, p->file);
-    fprintf(f, "  version %s, mode %s%s%s\n", p->label, p->mode, p->name ? ", name " : "",
+    pf(f, "\npolicy %c: %s\n", letter, p->file);
+    pf(f, "  version %s, mode %s%s%s\n", p->label, p->mode, p->name ? ", name " : "",
             p->name ? p->name : "");
     bool own = false;
     for (size_t i = 0; i < p->ntenants; i++)
         if (strcmp(p->tenants[i].mode, p->mode) != 0) {
-            fprintf(f, "%s %s %s", own ? "," : "  tenants in another mode:", p->tenants[i].name,
+            pf(f, "%s %s %s", own ? "," : "  tenants in another mode:", p->tenants[i].name,
                     p->tenants[i].mode);
             own = true;
         }
     if (own)
         fputc('\n', f);
-    fprintf(f, "  %zu pods: %zu placed, %zu unschedulable, %zu over a cap, %zu borrowing; "
+    pf(f, "  %zu pods: %zu placed, %zu unschedulable, %zu over a cap, %zu borrowing; "
                "Jain's index %.3f over the premium tiers\n",
             p->pods, p->placed, p->unschedulable, p->over_cap, p->borrowed, p->jain);
-    fprintf(f, "  %-16s %6s %6s %6s %9s %9s %9s %7s %7s %7s\n", "tenant", "pods", "placed",
+    pf(f, "  %-16s %6s %6s %6s %9s %9s %9s %7s %7s %7s\n", "tenant", "pods", "placed",
             "first", "wait-mean", "wait-p95", "wait-max", "unsched", "overcap", "borrow");
     for (size_t i = 0; i < p->ntenants; i++) {
         const rep_tenant *t = &p->tenants[i];
-        fprintf(f, "  %-16s %6zu %6zu %6.3f %9.1f %9.1f %9.1f %7zu %7zu %7zu\n", t->name,
+        pf(f, "  %-16s %6zu %6zu %6.3f %9.1f %9.1f %9.1f %7zu %7zu %7zu\n", t->name,
                 t->pods, t->placed, rate(t->first, t->placed), t->wait_mean, t->wait_p95,
                 t->wait_max, t->unschedulable, t->over_cap, t->borrowed);
     }
@@ -88,22 +102,22 @@ static void text_policy(FILE *f, const report *r, const rep_policy *p, char lett
     for (size_t k = 0; k < r->ntiers; k++)
         any = any || r->tiers[k].fallback;
     if (any) {
-        fprintf(f, "  fallback rate (placed pods that got the tier below their first choice):\n");
+        pf(f, "  fallback rate (placed pods that got the tier below their first choice):\n");
         for (size_t i = 0; i < p->ntenants; i++) {
             const rep_tenant *t = &p->tenants[i];
-            fprintf(f, "    %-16s", t->name);
+            pf(f, "    %-16s", t->name);
             for (size_t k = 0; k < r->ntiers; k++)
                 if (r->tiers[k].fallback)
-                    fprintf(f, " %s %.3f", r->tiers[k].name, rate(t->fallback[k], t->placed));
+                    pf(f, " %s %.3f", r->tiers[k].name, rate(t->fallback[k], t->placed));
             fputc('\n', f);
         }
     }
-    fprintf(f, "  tier share (devices held on average over the replay / the tier's devices):\n");
+    pf(f, "  tier share (devices held on average over the replay / the tier's devices):\n");
     for (size_t i = 0; i < p->ntenants; i++) {
         const rep_tenant *t = &p->tenants[i];
-        fprintf(f, "    %-16s", t->name);
+        pf(f, "    %-16s", t->name);
         for (size_t k = 0; k < r->ntiers; k++)
-            fprintf(f, " %s %.3f", r->tiers[k].name, share(r, p, t, k));
+            pf(f, " %s %.3f", r->tiers[k].name, share(r, p, t, k));
         fputc('\n', f);
     }
 }
@@ -111,8 +125,8 @@ static void text_policy(FILE *f, const report *r, const rep_policy *p, char lett
 static void text_compare(FILE *f, const report *r)
 {
     const rep_policy *a = &r->pol[0], *b = &r->pol[1];
-    fprintf(f, "\nA against B:\n");
-    fprintf(f, "  %-16s %15s %19s %15s %15s\n", "tenant", "first A -> B", "wait-mean A -> B",
+    pf(f, "\nA against B:\n");
+    pf(f, "  %-16s %15s %19s %15s %15s\n", "tenant", "first A -> B", "wait-mean A -> B",
             "unsched A -> B", "overcap A -> B");
     /* the tenants of A, then those only B has */
     for (int side = 0; side < 2; side++) {
@@ -141,26 +155,27 @@ static void text_compare(FILE *f, const report *r)
             snprintf(e2, sizeof e2, "%s -> %s", c2, d2);
             snprintf(e3, sizeof e3, "%s -> %s", c3, d3);
             snprintf(e4, sizeof e4, "%s -> %s", c4, d4);
-            fprintf(f, "  %-16s %15s %19s %15s %15s\n", name, e1, e2, e3, e4);
+            pf(f, "  %-16s %15s %19s %15s %15s\n", name, e1, e2, e3, e4);
         }
     }
-    fprintf(f, "  Jain's index: %.3f -> %.3f\n", a->jain, b->jain);
+    pf(f, "  Jain's index: %.3f -> %.3f\n", a->jain, b->jain);
 }
 
 bool report_text(FILE *f, const report *r)
 {
-    fprintf(f, "replay of %s: %zu pods, %zu claims, %zu nodes, %zu devices\n", r->trace, r->pods,
+    failed = false;
+    pf(f, "replay of %s: %zu pods, %zu claims, %zu nodes, %zu devices\n", r->trace, r->pods,
             r->claims, r->nodes, r->devices);
-    fprintf(f, "tiers:");
+    pf(f, "tiers:");
     for (size_t k = 0; k < r->ntiers; k++)
-        fprintf(f, "%s %s (%u devices%s)", k ? "," : "", r->tiers[k].name, r->tiers[k].devices,
+        pf(f, "%s %s (%u devices%s)", k ? "," : "", r->tiers[k].name, r->tiers[k].devices,
                 r->tiers[k].premium ? ", premium" : "");
     fputc('\n', f);
     for (size_t i = 0; i < r->npol; i++)
         text_policy(f, r, &r->pol[i], (char)('A' + i));
     if (r->npol == 2)
         text_compare(f, r);
-    return !ferror(f);
+    return !failed && !ferror(f);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -247,9 +262,12 @@ bool report_json(FILE *f, const report *r)
  * HTML
  */
 
+
 static void esc(FILE *f, const char *s)
 {
     char *u = celc_utf8(s);
+    if (!u)
+        failed = true;
     for (const char *c = u ? u : ""; *c; c++) {
         switch (*c) {
         case '<': fputs("&lt;", f); break;
@@ -260,8 +278,6 @@ static void esc(FILE *f, const char *s)
         default: fputc(*c, f);
         }
     }
-    if (!u)
-        fputs("?", f); /* memory ran out: the stream's error is set below */
     free(u);
 }
 
@@ -293,33 +309,33 @@ static void svg_mix(FILE *f, const report *r, const rep_policy *p, const rep_ten
             if (t->series[k * REPORT_BUCKETS + b] > mx)
                 mx = t->series[k * REPORT_BUCKETS + b];
     mx = nice_max(mx);
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+    pf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                "role=\"img\"><title>",
             W + L + 10, H + B + T);
     esc(f, t->name);
-    fprintf(f, ": devices held by tier over time</title>\n");
-    fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafafa\" "
+    pf(f, ": devices held by tier over time</title>\n");
+    pf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafafa\" "
                "stroke=\"#bbbbbb\"/>\n",
             L, T, W, H);
     for (int g = 0; g <= 2; g++) {
         double y = T + H - H * g / 2;
-        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" class=\"ax\" text-anchor=\"end\">%g</text>\n",
+        pf(f, "<text x=\"%.0f\" y=\"%.1f\" class=\"ax\" text-anchor=\"end\">%g</text>\n",
                 L - 4, y + 4, mx * g / 2);
     }
-    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" class=\"ax\">0 s</text>"
+    pf(f, "<text x=\"%.0f\" y=\"%.0f\" class=\"ax\">0 s</text>"
                "<text x=\"%.0f\" y=\"%.0f\" class=\"ax\" text-anchor=\"end\">%.0f s</text>\n",
             L, T + H + 16, L + W, T + H + 16, p->end);
     for (size_t k = 0; k < r->ntiers; k++) {
-        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+        pf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
                 palette[k % NPAL]);
         for (size_t b = 0; b < REPORT_BUCKETS; b++) {
             double x = L + W * ((double)b + 0.5) / REPORT_BUCKETS;
             double y = T + H - H * t->series[k * REPORT_BUCKETS + b] / mx;
-            fprintf(f, "%s%.1f,%.1f", b ? " " : "", x, y);
+            pf(f, "%s%.1f,%.1f", b ? " " : "", x, y);
         }
-        fprintf(f, "\"/>\n");
+        pf(f, "\"/>\n");
     }
-    fprintf(f, "</svg>\n");
+    pf(f, "</svg>\n");
 }
 
 static const double wait_edges[] = {0, 1, 10, 60, 300, 1800, 3600};
@@ -343,20 +359,20 @@ static void svg_waits(FILE *f, const rep_tenant *t)
         if (cnt[b] > mx)
             mx = cnt[b];
     const double W = 360, H = 90, T = 14, bw = W / (NEDGES + 1);
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+    pf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                "role=\"img\"><title>",
             W + 10, H + T + 20);
     esc(f, t->name);
-    fprintf(f, ": waits of placed pods</title>\n");
+    pf(f, ": waits of placed pods</title>\n");
     for (size_t b = 0; b <= NEDGES; b++) {
         double h = H * (double)cnt[b] / (double)mx, x = 5 + bw * (double)b;
-        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>"
+        pf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>"
                    "<text x=\"%.1f\" y=\"%.1f\" class=\"ax\" text-anchor=\"middle\">%zu</text>"
                    "<text x=\"%.1f\" y=\"%.1f\" class=\"ax\" text-anchor=\"middle\">%s</text>\n",
                 x + 2, T + H - h, bw - 4, h, palette[0], x + bw / 2, T + H - h - 3, cnt[b],
                 x + bw / 2, T + H + 14, labels[b]);
     }
-    fprintf(f, "</svg>\n");
+    pf(f, "</svg>\n");
 }
 
 /* One value per tenant for A and B: grouped horizontal bars. */
@@ -386,106 +402,107 @@ static void svg_compare(FILE *f, const report *r, const char *title, int what)
         }
     mx = what == 0 ? 1 : nice_max(mx);
     const double L = 130, W = 360, row = 34;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+    pf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                "role=\"img\"><title>",
             L + W + 70, row * (double)n + 24);
     esc(f, title);
-    fprintf(f, "</title>\n");
+    pf(f, "</title>\n");
     for (size_t i = 0; i < n; i++) {
         double y = 4 + row * (double)i;
-        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" class=\"lb\" text-anchor=\"end\">", L - 6,
+        pf(f, "<text x=\"%.0f\" y=\"%.1f\" class=\"lb\" text-anchor=\"end\">", L - 6,
                 y + 17);
         esc(f, names[i]);
-        fprintf(f, "</text>\n");
+        pf(f, "</text>\n");
         for (int s = 0; s < 2; s++) {
             double w = W * vals[s][i] / mx;
-            fprintf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"13\" fill=\"%s\"/>"
+            pf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"13\" fill=\"%s\"/>"
                        "<text x=\"%.1f\" y=\"%.1f\" class=\"ax\">%s %.*f</text>\n",
                     L, y + 14 * s, w, palette[s], L + w + 4, y + 14 * s + 11, s ? "B" : "A",
                     what == 1 ? 1 : what == 0 ? 3 : 0, vals[s][i]);
         }
     }
-    fprintf(f, "</svg>\n");
+    pf(f, "</svg>\n");
 }
 
 static void html_policy(FILE *f, const report *r, const rep_policy *p, char letter)
 {
-    fprintf(f, "<h2>Policy %c: ", letter);
+    pf(f, "<h2>Policy %c: ", letter);
     esc(f, p->label);
-    fprintf(f, "</h2>\n<p class=\"meta\">");
+    pf(f, "</h2>\n<p class=\"meta\">");
     esc(f, p->file);
-    fprintf(f, " &#183; mode <b>%s</b>", p->mode);
+    pf(f, " &#183; mode <b>%s</b>", p->mode);
     if (p->name) {
-        fprintf(f, " &#183; ");
+        pf(f, " &#183; ");
         esc(f, p->name);
     }
-    fprintf(f, " &#183; %zu pods, %zu placed, %zu unschedulable, %zu over a cap, %zu borrowing "
+    pf(f, " &#183; %zu pods, %zu placed, %zu unschedulable, %zu over a cap, %zu borrowing "
                "&#183; Jain's index over the premium tiers <b>%.3f</b></p>\n",
             p->pods, p->placed, p->unschedulable, p->over_cap, p->borrowed, p->jain);
-    fprintf(f, "<table><tr><th>tenant</th><th>mode</th><th>weight</th><th>pods</th><th>placed</th>"
+    pf(f, "<table><tr><th>tenant</th><th>mode</th><th>weight</th><th>pods</th><th>placed</th>"
                "<th>first choice</th>");
     for (size_t k = 0; k < r->ntiers; k++)
         if (r->tiers[k].fallback) {
-            fprintf(f, "<th>fallback ");
+            pf(f, "<th>fallback ");
             esc(f, r->tiers[k].name);
-            fprintf(f, "</th>");
+            pf(f, "</th>");
         }
-    fprintf(f, "<th>wait mean</th><th>p95</th><th>max</th><th>unschedulable</th>"
+    pf(f, "<th>wait mean</th><th>p95</th><th>max</th><th>unschedulable</th>"
                "<th>over cap</th><th>borrowed</th>");
     for (size_t k = 0; k < r->ntiers; k++) {
-        fprintf(f, "<th>share ");
+        pf(f, "<th>share ");
         esc(f, r->tiers[k].name);
-        fprintf(f, "</th>");
+        pf(f, "</th>");
     }
-    fprintf(f, "</tr>\n");
+    pf(f, "</tr>\n");
     for (size_t i = 0; i < p->ntenants; i++) {
         const rep_tenant *t = &p->tenants[i];
-        fprintf(f, "<tr><td>");
+        pf(f, "<tr><td>");
         esc(f, t->name);
-        fprintf(f, "</td><td>%s</td><td>%u</td><td>%zu</td><td>%zu</td><td>%.3f</td>", t->mode,
+        pf(f, "</td><td>%s</td><td>%u</td><td>%zu</td><td>%zu</td><td>%.3f</td>", t->mode,
                 t->weight, t->pods, t->placed, rate(t->first, t->placed));
         for (size_t k = 0; k < r->ntiers; k++)
             if (r->tiers[k].fallback)
-                fprintf(f, "<td>%.3f</td>", rate(t->fallback[k], t->placed));
-        fprintf(f, "<td>%.1f s</td><td>%.1f s</td><td>%.1f s</td><td>%zu</td><td>%zu</td>"
+                pf(f, "<td>%.3f</td>", rate(t->fallback[k], t->placed));
+        pf(f, "<td>%.1f s</td><td>%.1f s</td><td>%.1f s</td><td>%zu</td><td>%zu</td>"
                    "<td>%zu</td>",
                 t->wait_mean, t->wait_p95, t->wait_max, t->unschedulable, t->over_cap,
                 t->borrowed);
         for (size_t k = 0; k < r->ntiers; k++)
-            fprintf(f, "<td>%.3f</td>", share(r, p, t, k));
-        fprintf(f, "</tr>\n");
+            pf(f, "<td>%.3f</td>", share(r, p, t, k));
+        pf(f, "</tr>\n");
     }
-    fprintf(f, "</table>\n<h3>Tier mix over time</h3>\n<p class=\"legend\">");
+    pf(f, "</table>\n<h3>Tier mix over time</h3>\n<p class=\"legend\">");
     for (size_t k = 0; k < r->ntiers; k++) {
-        fprintf(f, "<span style=\"color:%s\">&#9632;</span> ", palette[k % NPAL]);
+        pf(f, "<span style=\"color:%s\">&#9632;</span> ", palette[k % NPAL]);
         esc(f, r->tiers[k].name);
-        fprintf(f, " (%u devices) ", r->tiers[k].devices);
+        pf(f, " (%u devices) ", r->tiers[k].devices);
     }
-    fprintf(f, "</p>\n<div class=\"grid\">\n");
+    pf(f, "</p>\n<div class=\"grid\">\n");
     for (size_t i = 0; i < p->ntenants; i++) {
-        fprintf(f, "<figure><figcaption>");
+        pf(f, "<figure><figcaption>");
         esc(f, p->tenants[i].name);
-        fprintf(f, ": devices held</figcaption>\n");
+        pf(f, ": devices held</figcaption>\n");
         svg_mix(f, r, p, &p->tenants[i]);
-        fprintf(f, "</figure>\n");
+        pf(f, "</figure>\n");
     }
-    fprintf(f, "</div>\n<h3>Waits of placed pods</h3>\n<div class=\"grid\">\n");
+    pf(f, "</div>\n<h3>Waits of placed pods</h3>\n<div class=\"grid\">\n");
     for (size_t i = 0; i < p->ntenants; i++) {
-        fprintf(f, "<figure><figcaption>");
+        pf(f, "<figure><figcaption>");
         esc(f, p->tenants[i].name);
-        fprintf(f, ": pods by wait</figcaption>\n");
+        pf(f, ": pods by wait</figcaption>\n");
         svg_waits(f, &p->tenants[i]);
-        fprintf(f, "</figure>\n");
+        pf(f, "</figure>\n");
     }
-    fprintf(f, "</div>\n");
+    pf(f, "</div>\n");
 }
 
 bool report_html(FILE *f, const report *r)
 {
-    fprintf(f, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+    failed = false;
+    pf(f, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
                "<title>dra-celc replay: ");
     esc(f, r->trace);
-    fprintf(f, "</title>\n<style>\n"
+    pf(f, "</title>\n<style>\n"
                "body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222;max-width:80em}\n"
                "table{border-collapse:collapse;margin:.5em 0}\n"
                "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}\n"
@@ -498,41 +515,41 @@ bool report_html(FILE *f, const report *r)
                ".lb{font-size:12px;fill:#222}\n"
                "</style>\n</head>\n<body>\n<h1>Replay of ");
     esc(f, r->trace);
-    fprintf(f, "</h1>\n<p class=\"meta\">%zu pods, %zu claims, %zu nodes, %zu devices "
+    pf(f, "</h1>\n<p class=\"meta\">%zu pods, %zu claims, %zu nodes, %zu devices "
                "&#183; fleet ",
             r->pods, r->claims, r->nodes, r->devices);
     esc(f, r->fleet);
-    fprintf(f, " &#183; classes ");
+    pf(f, " &#183; classes ");
     esc(f, r->classes);
-    fprintf(f, "</p>\n<p class=\"meta\">Tiers:");
+    pf(f, "</p>\n<p class=\"meta\">Tiers:");
     for (size_t k = 0; k < r->ntiers; k++) {
-        fprintf(f, "%s ", k ? "," : "");
+        pf(f, "%s ", k ? "," : "");
         esc(f, r->tiers[k].name);
-        fprintf(f, " (%u devices%s)", r->tiers[k].devices, r->tiers[k].premium ? ", premium" : "");
+        pf(f, " (%u devices%s)", r->tiers[k].devices, r->tiers[k].premium ? ", premium" : "");
     }
-    fprintf(f, "</p>\n");
+    pf(f, "</p>\n");
     for (size_t i = 0; i < r->npol; i++)
         html_policy(f, r, &r->pol[i], (char)('A' + i));
     if (r->npol == 2) {
-        fprintf(f, "<h2>A against B</h2>\n<p class=\"legend\"><span style=\"color:%s\">&#9632;"
+        pf(f, "<h2>A against B</h2>\n<p class=\"legend\"><span style=\"color:%s\">&#9632;"
                    "</span> A: ",
                 palette[0]);
         esc(f, r->pol[0].label);
-        fprintf(f, " (%s) &#160; <span style=\"color:%s\">&#9632;</span> B: ", r->pol[0].mode,
+        pf(f, " (%s) &#160; <span style=\"color:%s\">&#9632;</span> B: ", r->pol[0].mode,
                 palette[1]);
         esc(f, r->pol[1].label);
-        fprintf(f, " (%s) &#183; Jain's index %.3f &#8594; %.3f</p>\n<div class=\"grid\">\n",
+        pf(f, " (%s) &#183; Jain's index %.3f &#8594; %.3f</p>\n<div class=\"grid\">\n",
                 r->pol[1].mode, r->pol[0].jain, r->pol[1].jain);
         static const char *const titles[] = {"first-choice rate", "mean wait (s)",
                                              "unschedulable pods"};
         for (int w = 0; w < 3; w++) {
-            fprintf(f, "<figure><figcaption>%s</figcaption>\n", titles[w]);
+            pf(f, "<figure><figcaption>%s</figcaption>\n", titles[w]);
             svg_compare(f, r, titles[w], w);
-            fprintf(f, "</figure>\n");
+            pf(f, "</figure>\n");
         }
-        fprintf(f, "</div>\n");
+        pf(f, "</div>\n");
     }
-    fprintf(f, "<p class=\"meta\">Made by dra-celc replay (docs/fairness.md). Times are the "
+    pf(f, "<p class=\"meta\">Made by dra-celc replay (docs/fairness.md). Times are the "
                "trace's seconds.</p>\n</body>\n</html>\n");
-    return !ferror(f);
+    return !failed && !ferror(f);
 }

@@ -198,6 +198,9 @@ static int pod(rd *r, uint32_t line, const cJSON *o, trace_pod *p)
 {
     static const char *const F[] = {"time", "pod", "labels", "claim", "runSeconds"};
     const cJSON *f[5] = {NULL};
+    memset(p, 0, sizeof *p);
+    p->line = line;
+    p->run = -1;
     if (!cJSON_IsObject(o))
         return fail(r, line, 0, "a trace line is a JSON object, not %s", type_name(o));
     for (const cJSON *k = o->child; k; k = k->next) {
@@ -210,15 +213,16 @@ static int pod(rd *r, uint32_t line, const cJSON *o, trace_pod *p)
             return fail(r, line, 0, "field \"%s\" given twice", F[i]);
         f[i] = k;
     }
-    memset(p, 0, sizeof *p);
-    p->line = line;
-    p->run = -1;
     if (!f[0])
         return fail(r, line, 0, "time: required value (seconds from the start)");
     if (!cJSON_IsNumber(f[0]) || !isfinite(f[0]->valuedouble) || f[0]->valuedouble < 0 ||
-        f[0]->valuedouble > TRACE_MAX_SECONDS)
+        f[0]->valuedouble > TRACE_MAX_SECONDS) {
+        char v[40];
+        if (cJSON_IsNumber(f[0]))
+            snprintf(v, sizeof v, "%g", f[0]->valuedouble);
         return fail(r, line, 0, "time: must be a number of seconds from 0 to 1e12, not %s",
-                    cJSON_IsNumber(f[0]) ? "that" : type_name(f[0]));
+                    cJSON_IsNumber(f[0]) ? v : type_name(f[0]));
+    }
     p->time = f[0]->valuedouble;
     if (!f[1])
         return fail(r, line, 0, "pod: required value (\"NAMESPACE/NAME\")");
@@ -294,9 +298,13 @@ static int pod(rd *r, uint32_t line, const cJSON *o, trace_pod *p)
         return r->oom ? -1 : 1;
     if (f[4] && !cJSON_IsNull(f[4])) {
         if (!cJSON_IsNumber(f[4]) || !isfinite(f[4]->valuedouble) || f[4]->valuedouble <= 0 ||
-            f[4]->valuedouble > TRACE_MAX_SECONDS)
+            f[4]->valuedouble > TRACE_MAX_SECONDS) {
+            char v[40];
+            if (cJSON_IsNumber(f[4]))
+                snprintf(v, sizeof v, "%g", f[4]->valuedouble);
             return fail(r, line, 0, "runSeconds: must be a number of seconds above 0 and at most "
-                                    "1e12, not %s", cJSON_IsNumber(f[4]) ? "that" : type_name(f[4]));
+                                    "1e12, not %s", cJSON_IsNumber(f[4]) ? v : type_name(f[4]));
+        }
         p->run = f[4]->valuedouble;
     }
     return 0;
