@@ -24,6 +24,11 @@
 #     with a tier policy in shadow and in enforce mode (bench/replay.sh).
 #  8. Lint: `dra-celc lint` over a generated repository of 1,000 ResourceClaimTemplates, in each
 #     output format, with the sample fleet, and over 1,000 copies of one template (bench/lint.sh).
+#  9. Many objects: `dra-celc explain` over the sample fleet with 10,000 and 100,000 Node
+#     objects, then with 5,000 and 50,000 DeviceClasses (each name checked against all others
+#     for duplicates): the wall time of each, less that of a run with the sample's own objects,
+#     and the ratio for ten times the objects (about 10 when reading and checking are linear,
+#     100 when quadratic).
 set -u
 celc=./dra-celc
 data=bench-data
@@ -90,5 +95,40 @@ echo "== replay: 100,000 pods over 5,000 nodes x 8 GPUs, two tier policies (benc
 sh "$(dirname "$0")/replay.sh" "$celc" "$data" || status=1
 echo "== lint: 1,000 ResourceClaimTemplates (bench/lint.sh)"
 sh "$(dirname "$0")/lint.sh" "$celc" || status=1
-
+echo "== many objects: Node objects and DeviceClasses read and checked for duplicates"
+ms_now() { date +%s%N | awk '{ printf "%.0f", $1 / 1000000 }'; }
+for n in 10000 100000; do
+  [ -e "$data/nodes-$n.yaml" ] || awk -v n="$n" 'BEGIN { print "apiVersion: v1\nkind: List\nitems:"
+    for (i = 0; i < n; i++) printf "- {kind: Node, metadata: {name: node-%d, labels: {zone: z%d}}}\n", i, i % 7 }' \
+    >"$data/nodes-$n.yaml"
+done
+for n in 5000 50000; do
+  [ -e "$data/classes-$n.yaml" ] || awk -v n="$n" 'BEGIN {
+    print "apiVersion: v1\nkind: List\nitems:"
+    print "- {kind: DeviceClass, metadata: {name: gpu.example.com}, spec: {selectors: [{cel: {expression: device.driver == \"gpu.example.com\"}}]}}"
+    for (i = 1; i < n; i++) printf "- {kind: DeviceClass, metadata: {name: class-%d}, spec: {selectors: [{cel: {expression: \"true\"}}]}}\n", i }' \
+    >"$data/classes-$n.yaml"
+done
+# many KIND: the wall time (ms) of explain with that file of objects
+many() {
+  t0=$(ms_now)
+  "$celc" explain --claim "$top/examples/claims/gpu-tiered.yaml" --slices "$top/examples/fleet" \
+    --no-explain "$@" >/dev/null 2>"$data/many.err" || { echo "   explain failed: $(head -c 200 "$data/many.err")" >&2; return 1; }
+  echo $(( $(ms_now) - t0 ))
+}
+base=$(many --classes "$top/examples/classes") || status=1
+echo "   the sample's own objects: ${base:-?} ms (subtracted below)"
+for spec in "Node objects:10000:100000" "DeviceClasses:5000:50000"; do
+  what=${spec%%:*}; rest=${spec#*:}; small=${rest%%:*}; large=${rest#*:}
+  if [ "$what" = "Node objects" ]; then
+    a=$(many --classes "$top/examples/classes" --nodes "$data/nodes-$small.yaml") || { status=1; continue; }
+    b=$(many --classes "$top/examples/classes" --nodes "$data/nodes-$large.yaml") || { status=1; continue; }
+  else
+    a=$(many --classes "$data/classes-$small.yaml") || { status=1; continue; }
+    b=$(many --classes "$data/classes-$large.yaml") || { status=1; continue; }
+  fi
+  ratio=$(awk -v a="$a" -v b="$b" -v z="${base:-0}" 'BEGIN { if (a > z) printf "%.1f", (b - z) / (a - z); else print "-" }')
+  printf '   %-14s %6s in %6s ms, %6s in %6s ms: %sx the time for 10x the objects (linear: ~10)\n' \
+    "$what" "$small" "$a" "$large" "$b" "$ratio"
+done
 exit $status

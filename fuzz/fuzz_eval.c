@@ -1,15 +1,25 @@
 /*
- * fuzz_eval: libFuzzer harness for the checker, the compiler and both VMs. The input is an
- * expression; it is compiled (checked and unchecked) in the DRA environment and run over a small
- * built-in fleet on the scalar VM, on the vector VM's batch interpreter at several batch sizes,
- * and on the vector VM as users call it (fused kernels when the program has them) with and
- * without values; any difference in any row's value (bitmaps and error message) is a crash. Plain CEL programs run the same way over the fleet's rows.
+ * fuzz_eval: libFuzzer harness for the checker, the compiler and both VMs. The input is a byte
+ * (bit 0: the environment, DRA or plain CEL; bit 1: unchecked, any result type) and an
+ * expression, compiled in that environment and run over a small built-in fleet on the scalar
+ * VM, on the vector VM's batch interpreter at several batch sizes, and on the vector VM as
+ * users call it (fused kernels when the program has them) with and without values; any
+ * difference in any row's value (bitmaps and error message) is a crash. Plain CEL programs run
+ * the same way over the fleet's rows.
  * Both environments declare three host functions (called through libffi), so that the VMs'
  * calls of them are compared too: fz.triple(int) (pure, with an overflow error), s.shout()
  * (pure, a string result), fz.tick(string) (impure: never memoised; deterministic all the
  * same, so that every VM must agree), and an overload of the library's size for ints.
+ * A checked input is also compiled with the static cost estimate (dra-celc check), which must
+ * accept what the compile accepts, but for a DRA selector over the cost limit, said so.
+ * Limits are the defaults; the seeds fuzz/corpus/eval/limit-* nest each macro (and a DRA
+ * selector, and an unchecked map) exactly as deep as the depth limit (250) allows, and one
+ * level past it, and inputs up to 2 KiB past the source length limit are tried (fuzz/smoke.sh's
+ * -max_len), so that every walk of the checker, the cost estimator and the compiler runs at
+ * the deepest the limits allow.
  * Built with --enable-fuzzing.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,11 +121,13 @@ static void declare_hosts(dracel_env *env)
     }
 }
 
-static void run(dracel_env *env, const char *src, size_t n, unsigned flags)
+/* Compile and run on every engine; @return the compile's status. */
+static dracel_status run(dracel_env *env, const char *src, size_t n, unsigned flags)
 {
     dracel_program *p = NULL;
     dracel_diags *d = NULL;
-    if (dracel_compile(env, src, n, flags, &p, &d) == DRACEL_OK) {
+    dracel_status cst = dracel_compile(env, src, n, flags, &p, &d);
+    if (cst == DRACEL_OK) {
         dracel_bound *b = NULL;
         dracel_selection *ref = NULL, *sel = NULL;
         if (dracel_bind(p, table, &b) == DRACEL_OK && dracel_selection_new(NULL, &ref) == DRACEL_OK &&
@@ -166,6 +178,39 @@ static void run(dracel_env *env, const char *src, size_t n, unsigned flags)
     }
     dracel_program_free(p);
     dracel_diags_free(d);
+    return cst;
+}
+
+/* The static cost estimate (what `dra-celc check` adds): a checked program compiles with it as
+ * without it (@p without), but that in the DRA environment an estimate over the cost limit is
+ * a rejection (DRACEL_ELIMIT) that says so; an accepted estimate is a range. */
+static void estimate(dracel_env *env, bool dra, const char *src, size_t n, dracel_status without)
+{
+    dracel_program *p = NULL;
+    dracel_diags *d = NULL;
+    dracel_status st = dracel_compile(env, src, n, DRACEL_COMPILE_ESTIMATE_COST, &p, &d);
+    if (st == DRACEL_OK) {
+        uint64_t lo = 0, hi = 0;
+        dracel_program_cost(p, &lo, &hi);
+        if (without != DRACEL_OK || lo > hi) {
+            fprintf(stderr, "estimate: accepted (%llu..%llu), without it %s\n",
+                    (unsigned long long)lo, (unsigned long long)hi, dracel_status_string(without));
+            abort();
+        }
+    } else if ((st == DRACEL_EINPUT || st == DRACEL_ELIMIT) && without == DRACEL_OK) {
+        char *text = dracel_diags_render(d, "<input>");
+        if (st != DRACEL_ELIMIT || !dra || !text || !strstr(text, "estimated cost")) {
+            fprintf(stderr, "estimate: rejected, not for its cost:\n%s\n", text ? text : "");
+            abort();
+        }
+        dracel_free_string(NULL, text);
+    } else if (st != without && st != DRACEL_ENOMEM && without != DRACEL_ENOMEM) {
+        fprintf(stderr, "estimate: %s, without it %s\n", dracel_status_string(st),
+                dracel_status_string(without));
+        abort();
+    }
+    dracel_program_free(p);
+    dracel_diags_free(d);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -182,12 +227,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         declare_hosts(envs[0]);
         declare_hosts(envs[1]);
     }
-    if (size == 0 || size > 4096)
+    if (size == 0 || size > DRACEL_DEFAULT_MAX_SOURCE_BYTES + 2048)
         return 0;
     unsigned sel = data[0] & 3;
     const char *src = (const char *)data + 1;
     size_t n = size - 1;
     dracel_env *env = envs[sel & 1];
-    run(env, src, n, (sel & 2) ? DRACEL_COMPILE_NO_CHECK | DRACEL_COMPILE_ANY_RESULT : 0);
+    dracel_status st = run(env, src, n, (sel & 2) ? DRACEL_COMPILE_NO_CHECK | DRACEL_COMPILE_ANY_RESULT : 0);
+    if (!(sel & 2))
+        estimate(env, !(sel & 1), src, n, st);
     return 0;
 }

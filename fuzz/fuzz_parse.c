@@ -1,7 +1,10 @@
 /*
  * fuzz_parse: libFuzzer harness for the lexer and parser (macros, limits, diagnostics rendering).
  * Built with --enable-fuzzing. The input is used as source text as is (the API takes a length,
- * so NUL bytes and invalid UTF-8 reach the validator); limits are the defaults.
+ * so NUL bytes and invalid UTF-8 reach the validator); limits are the defaults. The seeds
+ * fuzz/corpus/parse/limit-* sit at the depth limit (250) or one level past it, and
+ * fuzz/smoke.sh passes a -max_len above the source length limit (10 KiB), so that the limits
+ * are tried from both sides (STYLE.md, "Fuzz at the limits").
  */
 #include <stddef.h>
 #include <stdint.h>

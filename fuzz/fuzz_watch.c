@@ -10,8 +10,10 @@
  * - the span of an object's member (a name that occurs once), of an array's element, parses to
  *   what cJSON holds there (both printed by cJSON); arrays have cJSON's element count;
  * - a string decodes to cJSON's bytes (when it holds no \u0000);
- * - on a valid document, the fast walk (js_members_valid, js_array_begin_valid,
- *   js_array_next_object) finds the same spans as the validating one; on any input it stays in
+ * - on a valid document, the fast walk (js_members_valid, js_members_fold_valid,
+ *   js_object_begin_valid, js_array_begin_valid, js_array_next_object(_fold),
+ *   js_array_count_valid)
+ *   finds the same spans and counts as the validating one; on any input it stays in
  *   bounds (the copy of the input is exactly its size, so ASan sees any read past it);
  * - an event line that parses has a known type and an object span that is valid JSON, inside
  *   the line; its metadata strings decode into the room the client gives them;
@@ -93,6 +95,28 @@ static void fast_walk(const char *s, js_span v, bool valid, int depth)
                     fast_walk(s, a[i], true, depth + 1);
             }
         }
+        /* Go's case-insensitive matching, both walks. */
+        ra = js_members_fold(s, v, keys, NK, a);
+        rb = js_members_fold_valid(s, v, keys, NK, b);
+        if (valid) {
+            CHECK(ra == 0 && rb == 0);
+            for (int i = 0; i < NK; i++)
+                CHECK(a[i].off == b[i].off && a[i].len == b[i].len);
+        }
+        /* Member iteration, both walks. */
+        js_iter oa, ob;
+        js_span ka, va, kb, vb;
+        js_object_begin(s, v, &oa);
+        js_object_begin_valid(s, v, &ob);
+        do {
+            ra = js_object_next(s, &oa, &ka, &va);
+            rb = js_object_next(s, &ob, &kb, &vb);
+            if (valid)
+                CHECK(ra == rb && (ra != 1 || (ka.off == kb.off && ka.len == kb.len &&
+                                               va.off == vb.off && va.len == vb.len)));
+        } while (ra == 1 && rb == 1);
+        while (rb == 1) /* the fast walk alone ends, in bounds */
+            rb = js_object_next(s, &ob, &kb, &vb);
     } else if (js_is_array(s, v)) {
         js_iter ia, ib, ic;
         js_span ea, eb, ec, ma[NK], mc[NK];
@@ -100,6 +124,7 @@ static void fast_walk(const char *s, js_span v, bool valid, int depth)
         js_array_begin(s, v, &ia);
         js_array_begin_valid(s, v, &ib);
         js_array_begin_valid(s, v, &ic);
+        size_t elems = 0, counted = js_array_count_valid(s, v);
         do {
             ra = js_array_next(s, &ia, &ea);
             rb = js_array_next(s, &ib, &eb);
@@ -108,25 +133,42 @@ static void fast_walk(const char *s, js_span v, bool valid, int depth)
                 if (ra == 1)
                     fast_walk(s, ea, true, depth + 1);
             }
+            elems += ra == 1;
         } while (ra == 1 && rb == 1);
+        if (valid)
+            CHECK(counted == elems);
         /* js_array_next_object over arrays of objects */
         bool objects = valid;
         js_array_begin(s, v, &ia);
         while (objects && (ra = js_array_next(s, &ia, &ea)) == 1)
             objects = js_is_object(s, ea);
         if (objects) {
+            js_iter id;
+            js_span ed, md[NK];
             js_array_begin(s, v, &ia);
+            js_array_begin_valid(s, v, &id);
             while ((ra = js_array_next(s, &ia, &ea)) == 1) {
                 rc = js_array_next_object(s, &ic, keys, NK, mc, &ec);
                 CHECK(rc == 1 && ec.off == ea.off && ec.len == ea.len);
                 CHECK(js_members(s, ea, keys, NK, ma) == 0);
                 for (int i = 0; i < NK; i++)
                     CHECK(ma[i].off == mc[i].off && ma[i].len == mc[i].len);
+                /* the folding walk finds what js_members_fold finds */
+                rc = js_array_next_object_fold(s, &id, keys, NK, md, &ed);
+                CHECK(rc == 1 && ed.off == ea.off && ed.len == ea.len);
+                CHECK(js_members_fold(s, ea, keys, NK, ma) == 0);
+                for (int i = 0; i < NK; i++)
+                    CHECK(ma[i].off == md[i].off && ma[i].len == md[i].len);
             }
             CHECK(js_array_next_object(s, &ic, keys, NK, mc, &ec) == 0);
         } else {
             while (rc == 1)
                 rc = js_array_next_object(s, &ic, keys, NK, mc, &ec);
+            js_iter id;
+            js_span ed, md[NK];
+            js_array_begin_valid(s, v, &id);
+            while (js_array_next_object_fold(s, &id, keys, NK, md, &ed) == 1)
+                ;
         }
     }
 }

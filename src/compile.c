@@ -953,6 +953,18 @@ static void maybe_fold(cg *g, uint32_t start, uint32_t locals0, uint32_t iters0)
     }
     memcpy(code, g->code + start, n * sizeof *code);
     code[n] = DC_INSN(DC_OP_RETURN, 0);
+    /* A pure segment uses only the locals and iterators it creates: numbered from 0 in the
+     * copy, so that the VM state of the fold is as large as the segment needs, not as the
+     * program so far (the range [1] of each of 10,000 nested maps is folded: sized by the
+     * program, that was 10,000 allocations of up to a megabyte). */
+    for (uint32_t pc = 0; pc < n; pc += dc_fmt_words(dc_op_info[DC_INSN_OP(code[pc])].fmt)) {
+        dc_op op = DC_INSN_OP(code[pc]);
+        uint32_t a = DC_INSN_A(code[pc]);
+        if (dc_op_info[op].fmt == DC_FMT_S)
+            code[pc] = DC_INSN(op, a - locals0);
+        else if (dc_op_info[op].fmt == DC_FMT_IJ)
+            code[pc] = DC_INSN(op, a - iters0);
+    }
     tmp.code = code;
     tmp.ncode = n + 1;
     tmp.consts = g->consts;
@@ -961,8 +973,8 @@ static void maybe_fold(cg *g, uint32_t start, uint32_t locals0, uint32_t iters0)
     tmp.nfns = g->nfns;
     tmp.cols = g->cols;
     tmp.ncols = g->ncols;
-    tmp.nlocals = g->nlocals;
-    tmp.niters = g->niters;
+    tmp.nlocals = g->nlocals - locals0;
+    tmp.niters = g->niters - iters0;
     tmp.device_slot = UINT32_MAX;
     const char *why;
     dracel_status vst = dc_program_verify(&tmp, &g->scratch, &why);

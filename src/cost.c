@@ -12,7 +12,9 @@
  *   2. one walk over that tree computing cost ranges, with per-node state indexed by id: the
  *      derived size, the entry sizes of containers and the field path (cel-go's computedSizes,
  *      computedEntrySizes and exprPaths), and a stack of local variables (comprehension
- *      variables, accumulators, cel.bind names);
+ *      variables, accumulators, cel.bind names). The translated tree is up to five times as
+ *      deep as the AST, so this walk keeps its own stack instead of recursing ("The walk");
+ *      the translation recurses only as deep as the AST, which the parser bounds;
  *   3. call estimates in cel-go's order: the per-overload estimators of the extension libraries
  *      (ext lists, ext sets), then the host estimator (Kubernetes: DRA's `includes`, then the
  *      library CostEstimator keyed by function name), then cel-go's built-in formulas keyed by
@@ -947,8 +949,6 @@ typedef struct callest {
     size sz;
 } callest;
 
-static est cost(cc *c, xn *e);
-
 /* The size of a list's elements (Kubernetes' listElementNode): NULL type when the target type
  * has no parameter. */
 static const dc_type *elem_type(const dc_type *t)
@@ -1349,11 +1349,9 @@ static uint32_t overloads(cc *c, const xn *e, const char **ids, const dc_host **
     return k;
 }
 
-/* The estimate of a call whose arguments are costed (@p argc, @p nodes): in a function of its
- * own, so that its large arrays are not on the stack while cost_call recurses. */
-static __attribute__((noinline)) est call_estimate(cc *c, xn *e, uint32_t first, uint32_t n,
-                                                   xn **argv, const anode *nodes,
-                                                   const est *argc, est sum, const anode *tnode)
+/* The estimate of a call whose arguments are costed (@p argc, @p nodes). */
+static est call_estimate(cc *c, xn *e, uint32_t first, uint32_t n, xn **argv,
+                         const anode *nodes, const est *argc, est sum, const anode *tnode)
 {
     const char *ids[64];
     const dc_host *hosts[64];
@@ -1384,83 +1382,135 @@ static __attribute__((noinline)) est call_estimate(cc *c, xn *e, uint32_t first,
     return est_add(sum, fn);
 }
 
-/* A call. Its frame stays small while it recurses into the arguments (chains of calls are as
- * deep as the depth limit allows, 10,000): the per-argument data lives in the arena. */
-static est cost_call(cc *c, xn *e)
+/* ---------------------------------------------------------------------------------------------
+ * The walk. The translated tree is deeper than the AST it comes from: a map's transform sits
+ * three nodes below its comprehension (loop step `_+_`, then the list `[t]`), a filtered map's
+ * four, a sortBy key five, so that an expression at the parser's depth limit (10,000) gives a
+ * tree of up to 50,000 levels. The walk therefore keeps its pending nodes on a stack of its
+ * own, in the arena, and its C stack use does not grow with the depth of the tree. Each pending
+ * node has a frame; resume() is called when the node is entered (next == 0) and after each of
+ * its children, and says which child comes next or, when there is none, the node's cost.
+ */
+
+typedef struct cframe {
+    xn *e;
+    uint32_t next;            /* children visited so far */
+    uint32_t mark, mark_iter; /* COMP: the locals to pop after the step and after the result */
+    est sum;                  /* the children's costs so far */
+    union {
+        struct {
+            size a, b;        /* LIST: item size (a); MAP: key (a) and value (b) sizes */
+        } sz;
+        struct {
+            est loop, step;   /* COMP: loop condition and loop step */
+        } comp;
+        struct {
+            anode *nodes;     /* CALL: the arguments after the target, then the target */
+            est *argc;
+            anode *tnode;
+        } call;
+    } u;
+} cframe;
+
+/* A call: the arguments after the target in order, then the target (cel-go's order), then the
+ * estimate. Dyn only disables type checking: 1 plus its argument, sizes passed through. */
+static xn *resume_call(cc *c, cframe *f, est got, est *done)
 {
-    /* Dyn only disables type checking: 1 plus its argument, sizes passed through. */
+    xn *e = f->e;
+    uint32_t k = f->next;
     if (streq(e->name, "dyn") && !e->member && e->n == 1) {
-        est a = cost(c, e->args[0]);
+        if (k == 0)
+            return e->args[0];
         size s;
         if (comp_size(c, e->args[0], &s))
             set_size(c, e, &s);
         set_entry(c, e, comp_entry(c, e->args[0]));
-        return est_add(E(1, 1), a);
+        *done = est_add(E(1, 1), got);
+        return NULL;
     }
     uint32_t first = e->member && e->n > 0 ? 1 : 0;
     uint32_t n = e->n - first;
-    xn **argv = e->args + first;
-    anode *nodes = alloc(c, n * sizeof *nodes);
-    est *argc = alloc(c, n * sizeof *argc);
-    anode *tnode = alloc(c, sizeof *tnode);
-    if (!nodes || !argc || !tnode)
-        return E(0, UINT64_MAX);
-    for (uint32_t i = 0; i < n; i++) {
-        argc[i] = cost(c, argv[i]);
-        nodes[i] = mk_anode(c, argv[i]);
+    xn **argv = e->args ? e->args + first : NULL; /* optMap's optional.none() has none */
+    if (k == 0) {
+        f->u.call.nodes = alloc(c, n * sizeof *f->u.call.nodes);
+        f->u.call.argc = alloc(c, n * sizeof *f->u.call.argc);
+        f->u.call.tnode = alloc(c, sizeof *f->u.call.tnode);
+        if (c->oom) {
+            *done = E(0, UINT64_MAX);
+            return NULL;
+        }
+    } else if (k <= n) {
+        f->u.call.argc[k - 1] = got;
+        f->u.call.nodes[k - 1] = mk_anode(c, argv[k - 1]);
+    } else {
+        f->sum = got;
+        *f->u.call.tnode = mk_anode(c, e->args[0]);
     }
-    est sum = {0, 0};
-    if (first) {
-        sum = cost(c, e->args[0]);
-        *tnode = mk_anode(c, e->args[0]);
-    }
-    return call_estimate(c, e, first, n, argv, nodes, argc, sum, tnode);
+    if (k < n)
+        return argv[k];
+    if (k == n && first)
+        return e->args[0];
+    *done = call_estimate(c, e, first, n, argv, f->u.call.nodes, f->u.call.argc, f->sum,
+                          f->u.call.tnode);
+    return NULL;
 }
 
-static est cost_select(cc *c, xn *e)
+static xn *resume_select(cc *c, cframe *f, est got, est *done)
 {
-    xn *op = e->args[0];
-    if (e->test_only)
-        return est_add(c->presence, cost(c, op));
-    est sum = cost(c, op);
+    xn *e = f->e, *op = e->args[0];
+    if (f->next == 0)
+        return op;
+    if (e->test_only) {
+        *done = est_add(c->presence, got);
+        return NULL;
+    }
     const dc_type *t = op->type;
     if (t && (t->kind == DC_TY_MAP || t->kind == DC_TY_DEVICE || t->kind == DC_TY_QUANTITY ||
               t->kind == DC_TY_SEMVER || t->kind == DC_TY_PARAM))
-        sum = est_add(sum, E(COST_SELECT_IDENT, COST_SELECT_IDENT));
+        got = est_add(got, E(COST_SELECT_IDENT, COST_SELECT_IDENT));
     info(c, e)->path = path_push(c, get_path(c, op), e->name);
-    return sum;
+    *done = got;
+    return NULL;
 }
 
-static est cost_list(cc *c, xn *e)
+static xn *resume_list(cc *c, cframe *f, est got, est *done)
 {
-    est sum = {0, 0};
-    size item = {UINT64_MAX, 0};
-    if (e->n == 0)
-        item.min = 0;
-    for (uint32_t i = 0; i < e->n; i++) {
-        sum = est_add(sum, cost(c, e->args[i]));
-        item = size_union(item, size_or_unknown(c, e->args[i]));
+    xn *e = f->e;
+    uint32_t k = f->next;
+    if (k == 0) {
+        f->u.sz.a = S(e->n == 0 ? 0 : UINT64_MAX, 0);
+    } else {
+        f->sum = est_add(f->sum, got);
+        f->u.sz.a = size_union(f->u.sz.a, size_or_unknown(c, e->args[k - 1]));
     }
-    entry en = {true, true, {1, 1}, item};
+    if (k < e->n)
+        return e->args[k];
+    entry en = {true, true, {1, 1}, f->u.sz.a};
     set_entry(c, e, en);
-    return est_add(sum, E(COST_LIST_CREATE, COST_LIST_CREATE));
+    *done = est_add(f->sum, E(COST_LIST_CREATE, COST_LIST_CREATE));
+    return NULL;
 }
 
-static est cost_map(cc *c, xn *e)
+/* A map literal: key and value of each entry, then both sizes. */
+static xn *resume_map(cc *c, cframe *f, est got, est *done)
 {
-    est sum = {0, 0};
-    size key = {UINT64_MAX, 0}, val = {UINT64_MAX, 0};
-    if (e->n == 0)
-        key.min = val.min = 0;
-    for (uint32_t i = 0; i + 1 < e->n; i += 2) {
-        sum = est_add(sum, cost(c, e->args[i]));
-        sum = est_add(sum, cost(c, e->args[i + 1]));
-        key = size_union(key, size_or_unknown(c, e->args[i]));
-        val = size_union(val, size_or_unknown(c, e->args[i + 1]));
+    xn *e = f->e;
+    uint32_t k = f->next, pairs = e->n / 2;
+    if (k == 0) {
+        f->u.sz.a = f->u.sz.b = S(e->n == 0 ? 0 : UINT64_MAX, 0);
+    } else {
+        f->sum = est_add(f->sum, got);
+        if (k % 2 == 0) {
+            f->u.sz.a = size_union(f->u.sz.a, size_or_unknown(c, e->args[k - 2]));
+            f->u.sz.b = size_union(f->u.sz.b, size_or_unknown(c, e->args[k - 1]));
+        }
     }
-    entry en = {true, false, key, val};
+    if (k < 2 * pairs)
+        return e->args[k];
+    entry en = {true, false, f->u.sz.a, f->u.sz.b};
     set_entry(c, e, en);
-    return est_add(sum, E(COST_MAP_CREATE, COST_MAP_CREATE));
+    *done = est_add(f->sum, E(COST_MAP_CREATE, COST_MAP_CREATE));
+    return NULL;
 }
 
 /* cel-go's pushLocalVar: a name bound to an expression's path, size and entry sizes. */
@@ -1472,47 +1522,81 @@ static void push_expr_local(cc *c, const char *name, xn *init)
     push_local(c, name, get_path(c, init), has ? &s : NULL, &en);
 }
 
-static est cost_bind(cc *c, xn *e)
+/* cel.bind's shape (costBind): range, initializer, then the result with the name bound. */
+static xn *resume_bind(cc *c, cframe *f, est got, est *done)
 {
-    est sum = est_add(cost(c, e->range), cost(c, e->init));
-    uint32_t mark = c->nlocals;
-    push_expr_local(c, e->accu, e->init);
-    sum = est_add(sum, cost(c, e->result));
-    pop_locals(c, mark);
+    xn *e = f->e;
+    switch (f->next) {
+    case 0:
+        return e->range;
+    case 1:
+        f->sum = got;
+        return e->init;
+    case 2:
+        f->sum = est_add(f->sum, got);
+        f->mark = c->nlocals;
+        push_expr_local(c, e->accu, e->init);
+        return e->result;
+    default:
+        break;
+    }
+    f->sum = est_add(f->sum, got);
+    pop_locals(c, f->mark);
     size s;
     if (comp_size(c, e->result, &s))
         set_size(c, e, &s);
     set_entry(c, e, comp_entry(c, e->result));
-    return sum;
+    *done = f->sum;
+    return NULL;
 }
 
-static est cost_comprehension(cc *c, xn *e)
+/* A comprehension: range and accumulator initializer; then, with the accumulator and the
+ * iteration variables bound, loop condition and step; then the result with the accumulator
+ * alone; the loop's cost is the range's size times (condition + step). */
+static xn *resume_comprehension(cc *c, cframe *f, est got, est *done)
 {
+    xn *e = f->e;
     if (e->bind)
-        return cost_bind(c, e);
-    est sum = est_add(cost(c, e->range), cost(c, e->init));
-    uint32_t mark = c->nlocals;
-    push_expr_local(c, e->accu, e->init);
-    uint32_t mark_iter = c->nlocals;
-    entry en = comp_entry(c, e->range);
-    const cpath *rp = get_path(c, e->range);
-    bool list = range_is_list(e->range, &en);
-    if (e->v2) {
-        push_local(c, e->v1, path_push(c, rp, list ? "@indices" : "@keys"),
-                   en.ok ? &en.key : NULL, NULL);
-        push_local(c, e->v2, path_push(c, rp, list ? "@items" : "@values"),
-                   en.ok ? &en.val : NULL, NULL);
-    } else {
-        push_local(c, e->v1, path_push(c, rp, list ? "@items" : "@keys"),
-                   en.ok ? (list ? &en.val : &en.key) : NULL, NULL);
+        return resume_bind(c, f, got, done);
+    switch (f->next) {
+    case 0:
+        return e->range;
+    case 1:
+        f->sum = got;
+        return e->init;
+    case 2: {
+        f->sum = est_add(f->sum, got);
+        f->mark = c->nlocals;
+        push_expr_local(c, e->accu, e->init);
+        f->mark_iter = c->nlocals;
+        entry en = comp_entry(c, e->range);
+        const cpath *rp = get_path(c, e->range);
+        bool list = range_is_list(e->range, &en);
+        if (e->v2) {
+            push_local(c, e->v1, path_push(c, rp, list ? "@indices" : "@keys"),
+                       en.ok ? &en.key : NULL, NULL);
+            push_local(c, e->v2, path_push(c, rp, list ? "@items" : "@values"),
+                       en.ok ? &en.val : NULL, NULL);
+        } else {
+            push_local(c, e->v1, path_push(c, rp, list ? "@items" : "@keys"),
+                       en.ok ? (list ? &en.val : &en.key) : NULL, NULL);
+        }
+        return e->cond;
     }
-    est loop = cost(c, e->cond);
-    est step = cost(c, e->step);
-    pop_locals(c, mark_iter);
-    sum = est_add(sum, cost(c, e->result));
-    pop_locals(c, mark);
+    case 3:
+        f->u.comp.loop = got;
+        return e->step;
+    case 4:
+        f->u.comp.step = got;
+        pop_locals(c, f->mark_iter);
+        return e->result;
+    default:
+        break;
+    }
+    f->sum = est_add(f->sum, got);
+    pop_locals(c, f->mark);
     size range = size_or_unknown(c, e->range);
-    sum = est_add(sum, size_mul_cost(range, est_add(step, loop)));
+    f->sum = est_add(f->sum, size_mul_cost(range, est_add(f->u.comp.step, f->u.comp.loop)));
     if (e->init->kind == X_CONST) {
         size s;
         if (comp_size(c, e->init, &s))
@@ -1521,50 +1605,87 @@ static est cost_comprehension(cc *c, xn *e)
         set_size(c, e, &range);
         set_entry(c, e, comp_entry(c, e->step));
     }
-    return sum;
+    *done = f->sum;
+    return NULL;
 }
 
-static est cost(cc *c, xn *e)
+/* Enter or resume the node of frame @p f (@p got: the cost of the child just finished). */
+static xn *resume(cc *c, cframe *f, est got, est *done)
 {
-    if (!e)
-        return E(0, 0);
-    if (e->done)
-        return e->memo;
-    est r = {0, 0};
+    xn *e = f->e;
     switch (e->kind) {
     case X_CONST:
-        r = E(COST_CONST, COST_CONST);
-        break;
+        *done = E(COST_CONST, COST_CONST);
+        return NULL;
     case X_IDENT: {
         const lvar *l = find_local(c, e->name);
         info(c, e)->path = l ? l->path : path_push(c, NULL, e->name);
-        r = E(COST_SELECT_IDENT, COST_SELECT_IDENT);
-        break;
+        *done = E(COST_SELECT_IDENT, COST_SELECT_IDENT);
+        return NULL;
     }
     case X_SELECT:
-        r = cost_select(c, e);
-        break;
+        return resume_select(c, f, got, done);
     case X_CALL:
-        r = cost_call(c, e);
-        break;
+        return resume_call(c, f, got, done);
     case X_LIST:
-        r = cost_list(c, e);
-        break;
+        return resume_list(c, f, got, done);
     case X_MAP:
-        r = cost_map(c, e);
-        break;
+        return resume_map(c, f, got, done);
     case X_STRUCT:
-        for (uint32_t i = 0; i < e->n; i++)
-            r = est_add(r, cost(c, e->args[i]));
-        r = est_add(r, E(COST_STRUCT_CREATE, COST_STRUCT_CREATE));
-        break;
+        if (f->next > 0)
+            f->sum = est_add(f->sum, got);
+        if (f->next < e->n)
+            return e->args[f->next];
+        *done = est_add(f->sum, E(COST_STRUCT_CREATE, COST_STRUCT_CREATE));
+        return NULL;
     case X_COMP:
-        r = cost_comprehension(c, e);
-        break;
+        return resume_comprehension(c, f, got, done);
     }
-    e->done = true;
-    e->memo = r;
-    return r;
+    *done = E(0, 0);
+    return NULL;
+}
+
+/* The cost of the tree at @p root; a node shared by two parents (optMap's target) is costed
+ * once, its memo reused. Children are never NULL (the translation fails instead). */
+static est cost(cc *c, xn *root)
+{
+    cframe *st = NULL;
+    uint32_t n = 0, cap = 0;
+    est got = {0, 0}; /* the cost of the node that ended last */
+    xn *next = root;  /* the node to enter */
+    for (;;) {
+        if (next && next->done) {
+            got = next->memo;
+        } else if (next) {
+            if (n == cap) {
+                uint32_t ncap = cap ? 2 * cap : 64;
+                cframe *ns = alloc(c, (size_t)ncap * sizeof *ns);
+                if (!ns)
+                    return E(0, UINT64_MAX);
+                if (n)
+                    memcpy(ns, st, (size_t)n * sizeof *ns);
+                st = ns;
+                cap = ncap;
+            }
+            memset(&st[n], 0, sizeof st[n]);
+            st[n++].e = next;
+        }
+        if (n == 0)
+            return got;
+        cframe *f = &st[n - 1];
+        est done = {0, 0};
+        next = resume(c, f, got, &done);
+        if (c->oom)
+            return E(0, UINT64_MAX);
+        if (next) {
+            f->next++;
+            continue;
+        }
+        f->e->done = true;
+        f->e->memo = done;
+        got = done;
+        n--;
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------

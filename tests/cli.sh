@@ -268,6 +268,27 @@ check "explain --allocated /dev/zero: refused at the size cap, exit 2" \
   "$(is "$rc:$err" "2:dra-celc: /dev/zero: file larger than 67108864 bytes")"
 run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" --allocated "$tmp"
 check "explain --allocated DIRECTORY: exit 2" "$(is "$rc:$err" "2:dra-celc: $tmp: is a directory")"
+# Files over the cap are refused by their size before a byte is read: a sparse file of 1 GiB
+# (no disk used), under a 500 MB address-space limit (reading it whole would run out of memory;
+# not under a sanitizer, whose shadow memory needs terabytes of address space). The size in
+# parentheses is fstat's: refused while reading, the message would not know it.
+truncate -s 1G "$tmp/huge.cel" 2>/dev/null || dd if=/dev/null of="$tmp/huge.cel" bs=1 seek=1073741824 2>/dev/null
+cp "$tmp/huge.cel" "$tmp/huge.json" 2>/dev/null || truncate -s 1G "$tmp/huge.json"
+capped() { # ARGS...: run with the address-space limit
+  ( [ -n "${DRACEL_SANITIZED:-}" ] || ulimit -v 500000 2>/dev/null
+    "$celc" "$@" >"$tmp/out" 2>"$tmp/err" ); rc=$?
+  err=$(cat "$tmp/err")
+}
+capped parse -f "$tmp/huge.cel"
+check "parse -f a 1 GiB file: refused by its size before reading, exit 2" \
+  "$(is "$rc:$err" "2:dra-celc: $tmp/huge.cel: file larger than 67108864 bytes (1073741824)")"
+capped eval -e 'device.driver == "gpu.example.com"' --device "$tmp/huge.json"
+check "eval --device a 1 GiB file: refused by its size before reading, exit 2" \
+  "$(is "$rc:$err" "2:dra-celc: $tmp/huge.json: file larger than 67108864 bytes (1073741824)")"
+capped allocate "$tmp/huge.json"
+check "allocate a 1 GiB scenario: refused by its size before reading (a rejected scenario, exit 1)" \
+  "$(is "$rc:$err" "1:dra-celc: $tmp/huge.json: 1073741824 bytes, more than the limit of 67108864")"
+rm -f "$tmp/huge.cel" "$tmp/huge.json"
 printf 'gpu.example.com/node-l4/gpu-0\n\0\n' >"$tmp/nul.txt"
 run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" --allocated "$tmp/nul.txt"
 check "explain --allocated with a NUL byte: rejected with the line" \
@@ -343,6 +364,13 @@ printf '1 +' >"$tmp/$bad"
 run parse -f "$tmp/$bad" --format json
 check "a file name that is not UTF-8 is U+FFFD in JSON" \
   "$(printf '%s' "$out" | grep -q "\"source\":\"$tmp/bad$(printf '\357\277\275')name.cel\""; echo $?)"
+# The library's JSON (the allocator's answer and explanation) is valid UTF-8 too: a node name
+# given with --node that is not UTF-8 has U+FFFD for its bad byte, wherever it is written.
+run explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" \
+  --node "$(printf 'n\377x')" --format json
+fffd=$(printf '\357\277\275')
+check "explain --node NAME that is not UTF-8: U+FFFD in both places of the JSON, no raw byte" \
+  "$(is "$(printf '%s' "$out" | grep -o "\"node\":\"n${fffd}x\"" | wc -l | tr -d ' '):$(printf '%s' "$out" | grep -c "$(printf '\377')")" "2:0")"
 if [ -w /dev/full ]; then
   for args in "disasm -e true" "bench --slices $ex/fleet -e true --repeat 1" "version" "--help" \
               "eval --help" "parse -e 1" "eval -e 1 --format json" "check -e true"; do

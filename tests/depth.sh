@@ -4,8 +4,9 @@
 # (chains of binary operators, calls, conversions, lists, maps, ?:, selections, indexes,
 # has(), unary operators, parentheses, &&), through parse, check (the cost estimate included),
 # eval (plain, unchecked, on a device, over a fleet) and disasm (compile and fold). Each must end
-# in an answer or a diagnostic (exit 0 or 1), never a crash, within 4 GB of memory. Sanitizer
-# builds (larger frames) get a 64 MiB stack and no memory limit. TAP output.
+# in an answer or a diagnostic (exit 0 or 1), never a crash, within 4 GB of memory. Macros
+# at the maximum are tests/depth-macros.sh's. Sanitizer builds (larger frames) get a 64 MiB
+# stack and no memory limit. TAP output.
 set -u
 celc=${DRA_CELC:-./dra-celc}
 src=${top_srcdir:-.}

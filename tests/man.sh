@@ -1,8 +1,9 @@
 #!/bin/sh
-# The manual pages dra-celc(1) and dracel(3) (man/, mdoc): clean under `mandoc -Tlint` (but for
-# the cross-reference between them, which mandoc looks for among the installed pages);
-# dra-celc(1) names every command of `dra-celc --help` and every option that
-# `dra-celc COMMAND --help` prints; every function dracel(3) names is declared in dracel.h.
+# The manual pages dra-celc(1), dra-extender(1) and dracel(3) (man/, mdoc): clean under
+# `mandoc -Tlint` (but for the cross-references between them, which mandoc looks for among the
+# installed pages); dra-celc(1) names every command of `dra-celc --help` and every option that
+# `dra-celc COMMAND --help` prints, dra-extender(1) every option of `dra-extender --help`;
+# every function dracel(3) names is declared in dracel.h.
 # TAP output; skips when mandoc is not installed (scripts/deps installs it).
 set -u
 src=${top_srcdir:-.}
@@ -14,8 +15,8 @@ if ! command -v mandoc >/dev/null 2>&1; then
 fi
 n=0; failed=0
 check() { n=$((n + 1)); if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; failed=$((failed + 1)); fi; }
-for p in "$page" "$src/man/dracel.3"; do
-  lint=$(mandoc -Tlint "$p" 2>&1 | grep -v 'STYLE: referenced manual not found: Xr \(dra-celc 1\|dracel 3\)')
+for p in "$page" "$src/man/dracel.3" "$src/man/dra-extender.1"; do
+  lint=$(mandoc -Tlint "$p" 2>&1 | grep -v 'STYLE: referenced manual not found: Xr \(dra-celc 1\|dracel 3\|dra-extender 1\)')
   [ -n "$lint" ] && printf '%s\n' "$lint" | sed 's/^/# /'
   check "mandoc -Tlint $p is clean" "$([ -z "$lint" ]; echo $?)"
 done
@@ -33,6 +34,14 @@ if [ -x "$celc" ]; then
       o=${o#--}
       check "the page has $c --$o" "$(grep -q "Fl -$o\\b" "$page"; echo $?)"
     done
+  done
+fi
+# dra-extender(1) has every option of `dra-extender --help` (when the extender is built).
+ext=${DRA_EXTENDER:-./dra-extender}
+if [ -x "$ext" ]; then
+  for o in $("$ext" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    o=${o#--}
+    check "dra-extender(1) has --$o" "$(grep -q "Fl -$o\\b" "$src/man/dra-extender.1"; echo $?)"
   done
 fi
 echo "1..$n"

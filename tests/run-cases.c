@@ -13,13 +13,34 @@
  *                          the diagnostics when it does not compile. Lines between the directive
  *                          and the expression: `%bind NAME=TYPED_JSON` and `%device JSON` (which
  *                          selects the DRA environment). Options: dra (the DRA environment
- *                          without a device), no-check, any-result, cost-limit=N, host (the
- *                          host functions of host_library below are declared).
+ *                          without a device, even a file's), plain (plain CEL, even in a file
+ *                          with a device), no-check,
+ *                          any-result, cost-limit=N, host (the host functions of host_library
+ *                          below are declared).
+ *   %%DISASM [options]     the expression is compiled (the DRA environment, as `dra-celc
+ *                          disasm`; option plain: plain CEL); the expected lines are the
+ *                          program's disassembly (docs/bytecode.md)
+ *
+ * A line `%device JSON` between blocks is the file's device from there on: every %%EVAL block
+ * without a %device of its own (or the option plain) runs on it; `%device none` ends it.
+ *
+ * Every %%EVAL block that runs on a device is also run over a table: the block's device many
+ * times, between every other device the file names (a varied table: lanes of one batch take
+ * different paths, columns hold values of several kinds), on the scalar VM, the batch
+ * interpreter at several batch sizes and the vector VM; every row must give the scalar VM's
+ * answer, and the block's own rows the expected one.
  *
  * Options: `escaped` (the expression line takes the escapes \n \t \r \\ \0 and \xHH, to write
  * control bytes, NULs and invalid UTF-8), max-length=N, max-depth=N, max-nodes=N, max-errors=N.
- * The format is documented in docs/testing.md. Usage: run-cases [FILE...]; with no arguments it
- * runs every tests/cases/NAME.test under $top_srcdir (default ".").
+ *
+ * The examples of the documentation run too: in docs/NAME.md, a fenced block whose info string
+ * is `cel-eval` (plain CEL) or `cel-eval device=PATH` (a device file of the repository) holds
+ * lines `EXPRESSION  ==>  RESULT`, RESULT being the value as `dra-celc eval` prints it, or
+ * `error: MESSAGE`.
+ *
+ * The format is documented in docs/testing.md. Usage: run-cases [FILE...] (FILE.test, or a
+ * Markdown file for its examples); with no arguments it runs every tests/cases/NAME.test and
+ * the examples of every docs/NAME.md under $top_srcdir (default ".").
  */
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -253,6 +274,7 @@ static bool declare_hosts(dracel_env *env, char *err, size_t cap)
 typedef struct block {
     const char *file;
     int line;
+    bool text_result;  /* a documentation example: the result as text ("error: MSG") */
     char *setup[MAX_SETUP]; /* %bind / %device lines */
     int nsetup;
     char *directive;   /* "PARSE", "FAIL" */
@@ -417,58 +439,161 @@ static void run_parse_block(const block *b, bool expect_ok)
 static const uint32_t diff_batches[] = {1, 63, 64, 65, 1025};
 static int n_diff_skipped;
 
-/* ResourceSlices holding DIFF_ROWS copies of the device (JSON text of a device entry, with a
- * "driver"), or of an attribute-less device. Returns a malloc'ed JSON List or NULL. */
-static char *fleet_json(const char *device_json)
+/* The devices a file names (each %device line), for the varied tables. */
+#define MAX_FILE_DEVICES 64
+static char *file_devices[MAX_FILE_DEVICES];
+static int nfile_devices;
+
+static void file_devices_reset(void)
 {
-    cJSON *dev = device_json ? cJSON_Parse(device_json) : cJSON_CreateObject();
-    if (!dev)
-        return NULL;
-    const cJSON *drv = cJSON_GetObjectItemCaseSensitive(dev, "driver");
-    char driver[256];
-    snprintf(driver, sizeof driver, "%s", cJSON_IsString(drv) ? drv->valuestring : "dra.example.com");
-    cJSON_DeleteItemFromObjectCaseSensitive(dev, "driver");
-    cJSON_DeleteItemFromObjectCaseSensitive(dev, "name");
+    for (int i = 0; i < nfile_devices; i++)
+        free(file_devices[i]);
+    nfile_devices = 0;
+}
+
+static void file_device_add(const char *json)
+{
+    for (int i = 0; i < nfile_devices; i++)
+        if (strcmp(file_devices[i], json) == 0)
+            return;
+    if (nfile_devices < MAX_FILE_DEVICES)
+        file_devices[nfile_devices++] = xstrdup(json);
+}
+
+/* ResourceSlices of the devices devs[0..n) (JSON texts of device entries with a "driver"; NULL:
+ * an attribute-less device), named dev-K for the K-th: one pool per driver, slices of up to 32.
+ * Returns a malloc'ed JSON List, or NULL when a device is not JSON. */
+static char *fleet_json(const char *const *devs, uint32_t n)
+{
     cJSON *list = cJSON_CreateObject();
     cJSON_AddStringToObject(list, "apiVersion", "v1");
     cJSON_AddStringToObject(list, "kind", "List");
     cJSON *items = cJSON_AddArrayToObject(list, "items");
-    uint32_t per_slice = 32, nslices = (DIFF_ROWS + per_slice - 1) / per_slice;
-    for (uint32_t sl = 0; sl < nslices; sl++) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "apiVersion", "resource.k8s.io/v1");
-        cJSON_AddStringToObject(o, "kind", "ResourceSlice");
-        cJSON *md = cJSON_AddObjectToObject(o, "metadata");
-        char name[64];
-        snprintf(name, sizeof name, "slice-%u", sl);
-        cJSON_AddStringToObject(md, "name", name);
-        cJSON *spec = cJSON_AddObjectToObject(o, "spec");
-        cJSON_AddStringToObject(spec, "driver", driver);
-        cJSON *pool = cJSON_AddObjectToObject(spec, "pool");
-        cJSON_AddStringToObject(pool, "name", "pool");
-        cJSON_AddNumberToObject(pool, "generation", 1);
-        cJSON_AddNumberToObject(pool, "resourceSliceCount", nslices);
-        cJSON_AddBoolToObject(spec, "allNodes", 1);
-        cJSON *devs = cJSON_AddArrayToObject(spec, "devices");
-        for (uint32_t d = sl * per_slice; d < (sl + 1) * per_slice && d < DIFF_ROWS; d++) {
-            cJSON *c = cJSON_Duplicate(dev, 1);
-            snprintf(name, sizeof name, "dev-%u", d);
-            cJSON_AddStringToObject(c, "name", name);
-            cJSON_AddItemToArray(devs, c);
+    /* by driver: per driver the devices, in order */
+    char drivers[8][256];
+    cJSON *bydrv[8];
+    int ndrv = 0;
+    bool bad = false;
+    for (uint32_t k = 0; k < n && !bad; k++) {
+        cJSON *dev = devs[k] ? cJSON_Parse(devs[k]) : cJSON_CreateObject();
+        if (!dev) {
+            bad = true;
+            break;
         }
-        cJSON_AddItemToArray(items, o);
+        const cJSON *drv = cJSON_GetObjectItemCaseSensitive(dev, "driver");
+        const char *dn = cJSON_IsString(drv) ? drv->valuestring : "dra.example.com";
+        int g = 0;
+        while (g < ndrv && strcmp(drivers[g], dn) != 0)
+            g++;
+        if (g == ndrv) {
+            if (ndrv == 8) {
+                cJSON_Delete(dev);
+                bad = true;
+                break;
+            }
+            snprintf(drivers[ndrv], sizeof drivers[ndrv], "%s", dn);
+            bydrv[ndrv++] = cJSON_CreateArray();
+        }
+        cJSON_DeleteItemFromObjectCaseSensitive(dev, "driver");
+        cJSON_DeleteItemFromObjectCaseSensitive(dev, "name");
+        char name[64];
+        snprintf(name, sizeof name, "dev-%u", k);
+        cJSON_AddStringToObject(dev, "name", name);
+        cJSON_AddItemToArray(bydrv[g], dev);
     }
-    char *text = cJSON_PrintUnformatted(list);
+    for (int g = 0; g < ndrv; g++) {
+        uint32_t total = (uint32_t)cJSON_GetArraySize(bydrv[g]), per_slice = 32;
+        uint32_t nslices = (total + per_slice - 1) / per_slice;
+        for (uint32_t sl = 0; sl < nslices && !bad; sl++) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "apiVersion", "resource.k8s.io/v1");
+            cJSON_AddStringToObject(o, "kind", "ResourceSlice");
+            cJSON *md = cJSON_AddObjectToObject(o, "metadata");
+            char name[64];
+            snprintf(name, sizeof name, "slice-%d-%u", g, sl);
+            cJSON_AddStringToObject(md, "name", name);
+            cJSON *spec = cJSON_AddObjectToObject(o, "spec");
+            cJSON_AddStringToObject(spec, "driver", drivers[g]);
+            cJSON *pool = cJSON_AddObjectToObject(spec, "pool");
+            cJSON_AddStringToObject(pool, "name", "pool");
+            cJSON_AddNumberToObject(pool, "generation", 1);
+            cJSON_AddNumberToObject(pool, "resourceSliceCount", nslices);
+            cJSON_AddBoolToObject(spec, "allNodes", 1);
+            cJSON *out = cJSON_AddArrayToObject(spec, "devices");
+            for (uint32_t d = sl * per_slice; d < (sl + 1) * per_slice && d < total; d++)
+                cJSON_AddItemToArray(out, cJSON_Duplicate(cJSON_GetArrayItem(bydrv[g], (int)d), 1));
+            cJSON_AddItemToArray(items, o);
+        }
+        cJSON_Delete(bydrv[g]);
+    }
+    char *text = bad ? NULL : cJSON_PrintUnformatted(list);
     cJSON_Delete(list);
-    cJSON_Delete(dev);
     return text;
 }
 
-/* Compare every row of every run with `want`; returns a failure message or NULL. */
+/* Does the slice loader take this device alone (Kubernetes' limits)? */
+static bool device_loads(const dracel_config *cfg, const char *json)
+{
+    const char *one[1] = {json};
+    char *fleet = fleet_json(one, 1), err[512];
+    dracel_table *t = NULL;
+    bool ok = fleet && dracel_table_load_buffer(cfg, "case", fleet, strlen(fleet), &t, err,
+                                                sizeof err) == DRACEL_OK;
+    free(fleet);
+    dracel_table_free(t);
+    return ok;
+}
+
+/* The value of row r of a run (the bitmaps' form without values). */
+static char *row_value(const dracel_config *cfg, const dracel_selection *sel, uint32_t r,
+                       bool plain)
+{
+    if (!plain) {
+        char *j = dracel_selection_value_json(sel, r), *v = j ? strdup(j) : NULL;
+        dracel_free_string(cfg, j);
+        return v;
+    }
+    bool mt = (dracel_selection_matched(sel)[r / 64] >> (r % 64)) & 1;
+    bool er = (dracel_selection_errored(sel)[r / 64] >> (r % 64)) & 1;
+    if (!er)
+        return strdup(mt ? "{\"bool\":true}" : "{\"bool\":false}");
+    const char *emsg = dracel_selection_error(sel, r);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "error", emsg ? emsg : "(none)");
+    char *v = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return v;
+}
+
+static bool is_bitmap_form(const char *v)
+{
+    return strncmp(v, "{\"bool\"", 7) == 0 || strncmp(v, "{\"error\"", 8) == 0;
+}
+
+/* Compare every row of every run with the scalar VM's, and the rows of the block's device
+ * (device_json) with `want`; returns a failure message or NULL. */
 static const char *vms_agree(const dracel_config *cfg, dracel_env *env, dracel_program *p,
                              const char *device_json, const char *want, char *msg, size_t cap)
 {
-    char *fleet = fleet_json(device_json);
+    /* The block's device at every third row, the file's others (those the loader takes)
+     * between them, DIFF_ROWS rows at least. */
+    const char *others[MAX_FILE_DEVICES];
+    uint32_t nothers = 0;
+    for (int i = 0; device_json && i < nfile_devices; i++)
+        if (strcmp(file_devices[i], device_json) != 0 && device_loads(cfg, file_devices[i]))
+            others[nothers++] = file_devices[i];
+    const char *devs[DIFF_ROWS + 3 * MAX_FILE_DEVICES];
+    bool mine[DIFF_ROWS + 3 * MAX_FILE_DEVICES];
+    uint32_t n = 0;
+    for (uint32_t k = 0; n < DIFF_ROWS || k < nothers; k++) {
+        devs[n] = device_json;
+        mine[n++] = true;
+        for (int j = 0; j < 2; j++) {
+            devs[n] = nothers ? others[(2 * k + (uint32_t)j) % nothers] : device_json;
+            mine[n++] = nothers == 0;
+        }
+    }
+    char *fleet = fleet_json(devs, n);
     char err[512];
     dracel_table *t = NULL;
     if (!fleet || dracel_table_load_buffer(cfg, "case", fleet, strlen(fleet), &t, err, sizeof err) != DRACEL_OK) {
@@ -478,15 +603,26 @@ static const char *vms_agree(const dracel_config *cfg, dracel_env *env, dracel_p
         return NULL;
     }
     free(fleet);
+    uint32_t rows = dracel_table_rows(t);
+    /* Each row's device: its name is dev-K. */
+    bool *row_mine = calloc(rows + 1, sizeof *row_mine);
+    char **ref = calloc(rows + 1, sizeof *ref);
+    for (uint32_t r = 0; r < rows; r++) {
+        dracel_device_info info;
+        unsigned k = 0;
+        if (dracel_table_device(t, r, &info) == DRACEL_OK && sscanf(info.device, "dev-%u", &k) == 1 &&
+            k < n)
+            row_mine[r] = mine[k];
+    }
     dracel_bound *bnd = NULL;
     dracel_selection *sel = NULL;
     const char *fail = NULL;
     if (dracel_bind(p, t, &bnd) != DRACEL_OK || dracel_selection_new(cfg, &sel) != DRACEL_OK) {
         fail = "bind failed";
     }
-    /* Runs: -1 the scalar VM; 0..4 the batch interpreter at each batch size; 5 the vector VM
-     * as users call it (fused kernels when the program has their shape); 6 the same without
-     * values (bitmaps and error messages). */
+    /* Runs: -1 the scalar VM (the reference: every row's value); 0..4 the batch interpreter at
+     * each batch size; 5 the vector VM as users call it (fused kernels when the program has
+     * their shape); 6 the same without values (bitmaps and error messages). */
     int nb = (int)(sizeof diff_batches / sizeof diff_batches[0]);
     for (int run = -1; !fail && run <= nb + 1; run++) {
         bool plain = run == nb + 1;
@@ -497,48 +633,44 @@ static const char *vms_agree(const dracel_config *cfg, dracel_env *env, dracel_p
             break;
         }
         const char *name = run < 0 ? "scalar VM" : run < nb ? "batch interpreter" : plain ? "vector VM without values" : "vector VM";
-        for (uint32_t r = 0; r < dracel_table_rows(t) && !fail; r++) {
-            char *v;
-            if (plain) {
-                /* The value the bitmaps and the error message stand for. */
-                bool mt = (dracel_selection_matched(sel)[r / 64] >> (r % 64)) & 1;
-                bool er = (dracel_selection_errored(sel)[r / 64] >> (r % 64)) & 1;
-                const char *emsg = dracel_selection_error(sel, r);
-                if (er) {
-                    cJSON *o2 = cJSON_CreateObject();
-                    cJSON_AddStringToObject(o2, "error", emsg ? emsg : "(none)");
-                    v = cJSON_PrintUnformatted(o2);
-                    cJSON_Delete(o2);
-                } else {
-                    v = strdup(mt ? "{\"bool\":true}" : "{\"bool\":false}");
-                }
-                /* A result that is not a bool (plain CEL) has no bitmap form. */
-                if (v && strncmp(want, "{\"bool\"", 8) != 0 && strncmp(want, "{\"error\"", 9) != 0 && !er) {
-                    free(v);
-                    continue;
-                }
-                if (!v || strcmp(v, want) != 0) {
-                    snprintf(msg, cap, "%s, row %u: %s (the activation gave %s)", name, r, v ? v : "(none)", want);
+        for (uint32_t r = 0; r < rows && !fail; r++) {
+            char *v = row_value(cfg, sel, r, plain);
+            if (run < 0) {
+                ref[r] = v;
+                if (row_mine[r] && (!v || strcmp(v, want) != 0)) {
+                    snprintf(msg, cap, "scalar VM, row %u: %s (the activation gave %s)", r,
+                             v ? v : "(none)", want);
                     fail = msg;
                 }
+                continue;
+            }
+            /* A result that is not a bool (plain CEL) has no bitmap form. */
+            if (plain && ref[r] && !is_bitmap_form(ref[r])) {
                 free(v);
                 continue;
             }
-            v = dracel_selection_value_json(sel, r);
-            if (!v || strcmp(v, want) != 0) {
-                snprintf(msg, cap, "%s%s%u, row %u: %s (the activation gave %s)", name,
+            if (!v || !ref[r] || strcmp(v, ref[r]) != 0) {
+                snprintf(msg, cap, "%s%s%u, row %u (%s): %s (the scalar VM gave %s)", name,
                          run < 0 || run >= nb ? "" : " batch ", run < 0 || run >= nb ? 0 : diff_batches[run],
-                         r, v ? v : "(none)", want);
+                         r, row_mine[r] ? "the block's device" : "another device of the file",
+                         v ? v : "(none)", ref[r] ? ref[r] : "(none)");
                 fail = msg;
             }
-            dracel_free_string(cfg, v);
+            free(v);
         }
     }
+    for (uint32_t r = 0; r < rows; r++)
+        free(ref[r]);
+    free(ref);
+    free(row_mine);
     dracel_selection_free(sel);
     dracel_bound_free(bnd);
     dracel_table_free(t);
     return fail;
 }
+
+/* The file's device from a `%device` line between blocks (NULL: none). */
+static char *sticky_device;
 
 static void run_eval_block(const block *b)
 {
@@ -548,6 +680,18 @@ static void run_eval_block(const block *b)
     if (option_value(b->options, "cost-limit", &v))
         cfg.cost_limit = v;
     bool dra = has_word(b->options, "dra");
+    /* The file's device, unless the block names its own or asks for none. */
+    bool own = false;
+    for (int i = 0; i < b->nsetup; i++)
+        own |= strncmp(b->setup[i], "%device ", 8) == 0;
+    char sticky_line[8192];
+    block withdev;
+    if (!own && sticky_device && !dra && !has_word(b->options, "plain") && b->nsetup < MAX_SETUP) {
+        withdev = *b;
+        snprintf(sticky_line, sizeof sticky_line, "%%device %s", sticky_device);
+        withdev.setup[withdev.nsetup++] = sticky_line;
+        b = &withdev;
+    }
     for (int i = 0; i < b->nsetup; i++)
         dra |= strncmp(b->setup[i], "%device ", 8) == 0;
     dracel_env *env = NULL;
@@ -596,10 +740,23 @@ static void run_eval_block(const block *b)
     dracel_status st = dracel_compile(env, b->expr, b->expr_len, flags, &p, &d);
     if (st == DRACEL_OK) {
         dracel_result *r = NULL;
+        char typed[8192] = "";
         if (dracel_eval(p, env, &r) == DRACEL_OK) {
             char *json = dracel_result_json(r);
-            snprintf(got, sizeof got, "%s", json ? json : "(no output)");
+            snprintf(typed, sizeof typed, "%s", json ? json : "(no output)");
             dracel_free_string(&cfg, json);
+            if (b->text_result) {
+                /* as `dra-celc eval` prints it */
+                const char *e = dracel_result_error(r);
+                char *text = e ? NULL : dracel_result_text(r);
+                if (e)
+                    snprintf(got, sizeof got, "error: %s", e);
+                else
+                    snprintf(got, sizeof got, "%s", text ? text : "(no output)");
+                dracel_free_string(&cfg, text);
+            } else {
+                snprintf(got, sizeof got, "%s", typed);
+            }
         } else {
             snprintf(got, sizeof got, "dracel_eval failed");
         }
@@ -611,7 +768,7 @@ static void run_eval_block(const block *b)
                 device = b->setup[i] + 8;
         char msg[1024];
         const char *why = strcmp(got, b->expected) == 0
-                              ? vms_agree(&cfg, env, p, device, got, msg, sizeof msg)
+                              ? vms_agree(&cfg, env, p, device, typed, msg, sizeof msg)
                               : NULL;
         if (why) {
             char both[9000];
@@ -634,10 +791,43 @@ static void run_eval_block(const block *b)
     dracel_env_free(env);
 }
 
+/* %%DISASM: the program's disassembly. */
+static void run_disasm_block(const block *b)
+{
+    dracel_config cfg;
+    config_from(b, &cfg);
+    dracel_env *env = NULL;
+    char got[16384] = "";
+    bool plain = has_word(b->options, "plain");
+    if (dracel_env_new(&cfg, plain ? DRACEL_ENV_PLAIN : DRACEL_ENV_DRA, &env) != DRACEL_OK) {
+        result(b, false, "dracel_env_new failed");
+        return;
+    }
+    dracel_program *p = NULL;
+    dracel_diags *d = NULL;
+    unsigned flags = has_word(b->options, "no-check") ? DRACEL_COMPILE_NO_CHECK : 0;
+    if (dracel_compile(env, b->expr, b->expr_len, flags, &p, &d) == DRACEL_OK) {
+        char *text = dracel_program_disasm(p);
+        snprintf(got, sizeof got, "%s", text ? text : "(no output)");
+        dracel_free_string(&cfg, text);
+    } else {
+        char *diag = d ? dracel_diags_render(d, "<input>") : NULL;
+        snprintf(got, sizeof got, "%s", diag ? diag : "compile failed");
+        dracel_free_string(&cfg, diag);
+    }
+    chomp(got);
+    result(b, strcmp(got, b->expected) == 0, got);
+    dracel_program_free(p);
+    dracel_diags_free(d);
+    dracel_env_free(env);
+}
+
 static void run_block(const block *b)
 {
     if (strcmp(b->directive, "EVAL") == 0)
         run_eval_block(b);
+    else if (strcmp(b->directive, "DISASM") == 0)
+        run_disasm_block(b);
     else if (strcmp(b->directive, "PARSE") == 0)
         run_parse_block(b, true);
     else if (strcmp(b->directive, "FAIL") == 0)
@@ -676,9 +866,39 @@ static char *read_all(const char *path)
     return buf;
 }
 
+/* The devices of a case file (each %device line, in a block or between blocks). */
+static void collect_devices(const char *text)
+{
+    file_devices_reset();
+    for (const char *p = text; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (n > 8 && strncmp(p, "%device ", 8) == 0 && !(n == 12 && strncmp(p + 8, "none", 4) == 0)) {
+            char *dev = malloc(n - 8 + 1);
+            if (!dev) {
+                perror("run-cases");
+                exit(2);
+            }
+            memcpy(dev, p + 8, n - 8);
+            dev[n - 8] = '\0';
+            file_device_add(dev);
+            free(dev);
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+}
+
+static void set_sticky(const char *json)
+{
+    free(sticky_device);
+    sticky_device = json && strcmp(json, "none") != 0 ? xstrdup(json) : NULL;
+}
+
 static void run_file(const char *path, const char *shown)
 {
     char *text = read_all(path);
+    collect_devices(text);
+    set_sticky(NULL);
     char *save = NULL;
     int lineno = 0;
     block b = {0};
@@ -695,7 +915,9 @@ static void run_file(const char *path, const char *shown)
         bool blank = p[0] == '\0';
         bool at_end = !nl;
         if (state == 0) {
-            if (!blank && p[0] != '#') {
+            if (strncmp(p, "%device ", 8) == 0) {
+                set_sticky(p + 8); /* the file's device from here on */
+            } else if (!blank && p[0] != '#') {
                 if (strncmp(p, "%%", 2) != 0) {
                     fprintf(stderr, "run-cases: %s:%d: expected a %%%% directive\n", shown, lineno);
                     exit(2);
@@ -748,6 +970,80 @@ static void run_file(const char *path, const char *shown)
         fprintf(stderr, "run-cases: %s:%d: block without an expression\n", shown, b.line);
         exit(2);
     }
+    set_sticky(NULL);
+    free(text);
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+    return s;
+}
+
+/* The examples of a Markdown file: ```cel-eval blocks of `EXPR ==> RESULT` lines. */
+static void run_markdown(const char *path, const char *shown, const char *top)
+{
+    char *text = read_all(path);
+    file_devices_reset();
+    set_sticky(NULL);
+    bool in = false;
+    char *device = NULL;
+    int lineno = 0;
+    for (char *p = text; p;) {
+        char *nl = strchr(p, '\n');
+        if (nl)
+            *nl = '\0';
+        lineno++;
+        if (!in && strncmp(p, "```cel-eval", 11) == 0) {
+            in = true;
+            free(device);
+            device = NULL;
+            const char *opt = strstr(p + 11, "device=");
+            if (opt) {
+                char file[4096];
+                snprintf(file, sizeof file, "%s/%s", top, trim((char *)opt + 7));
+                device = read_all(file);
+                for (char *c = device; *c; c++)
+                    if (*c == '\n')
+                        *c = ' '; /* a %device line is one line */
+                file_device_add(device);
+            }
+        } else if (in && strncmp(p, "```", 3) == 0) {
+            in = false;
+        } else if (in && *p && p[0] != '#') {
+            char *arrow = strstr(p, "==>");
+            if (!arrow) {
+                fprintf(stderr, "run-cases: %s:%d: an example without ==>\n", shown, lineno);
+                exit(2);
+            }
+            *arrow = '\0';
+            block b = {0};
+            b.file = shown;
+            b.line = lineno;
+            b.text_result = true;
+            b.directive = xstrdup("EVAL");
+            b.options = xstrdup("");
+            char line[8192];
+            if (device) {
+                snprintf(line, sizeof line, "%%device %s", device);
+                b.setup[b.nsetup++] = line;
+            }
+            b.expr = xstrdup(trim(p));
+            b.expr_len = strlen(b.expr);
+            b.expected = xstrdup(trim(arrow + 3));
+            run_block(&b);
+            free(b.directive);
+            free(b.options);
+            free(b.expr);
+            free(b.expected);
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    free(device);
     free(text);
 }
 
@@ -756,36 +1052,64 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Every NAME<suffix> of dir, in name order, through fn. */
+static int run_dir(const char *dir, const char *suffix, const char *top,
+                   void (*fn)(const char *path, const char *shown, const char *top))
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "run-cases: %s: %s\n", dir, strerror(errno));
+        return 2;
+    }
+    char *names[512];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 512)
+        if (ends_with(e->d_name, suffix))
+            names[n++] = xstrdup(e->d_name);
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        char path[8192], shown[600];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        snprintf(shown, sizeof shown, "%s%s", strcmp(suffix, ".md") == 0 ? "docs/" : "", names[i]);
+        fn(path, shown, top);
+        free(names[i]);
+    }
+    return 0;
+}
+
+static void run_case_file(const char *path, const char *shown, const char *top)
+{
+    (void)top;
+    run_file(path, shown);
+}
+
 int main(int argc, char **argv)
 {
+    const char *top = getenv("top_srcdir");
+    top = top ? top : ".";
     if (argc > 1) {
-        for (int i = 1; i < argc; i++)
-            run_file(argv[i], argv[i]);
+        for (int i = 1; i < argc; i++) {
+            if (ends_with(argv[i], ".md"))
+                run_markdown(argv[i], argv[i], top);
+            else
+                run_file(argv[i], argv[i]);
+        }
     } else {
-        const char *top = getenv("top_srcdir");
         char dir[4096];
-        snprintf(dir, sizeof dir, "%s/tests/cases", top ? top : ".");
-        DIR *d = opendir(dir);
-        if (!d) {
-            fprintf(stderr, "run-cases: %s: %s\n", dir, strerror(errno));
+        snprintf(dir, sizeof dir, "%s/tests/cases", top);
+        if (run_dir(dir, ".test", top, run_case_file))
             return 2;
-        }
-        char *names[512];
-        size_t n = 0;
-        struct dirent *e;
-        while ((e = readdir(d)) && n < 512) {
-            size_t len = strlen(e->d_name);
-            if (len > 5 && strcmp(e->d_name + len - 5, ".test") == 0)
-                names[n++] = xstrdup(e->d_name);
-        }
-        closedir(d);
-        qsort(names, n, sizeof *names, cmp_str);
-        for (size_t i = 0; i < n; i++) {
-            char path[8192];
-            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-            run_file(path, names[i]);
-            free(names[i]);
-        }
+        snprintf(dir, sizeof dir, "%s/docs", top);
+        if (run_dir(dir, ".md", top, run_markdown))
+            return 2;
     }
     if (n_run == 0) {
         printf("not ok 1 - no cases found\n1..1\n");

@@ -34,11 +34,28 @@ void dc_double_text(dc_buf *b, double d, bool json)
         dc_buf_puts(b, ".0");
 }
 
+/* The one JSON string writer of the library (values, allocation results, explanations): the
+ * output is valid UTF-8 whatever the bytes given (a node name from a C caller, say): each byte
+ * that does not begin a valid UTF-8 sequence is written as U+FFFD, as Go's encoding/json does
+ * (and dra-celc's and dra-extender's own writers). */
 void dc_json_quote(dc_buf *b, const char *s, size_t n)
 {
+    const unsigned char *u = (const unsigned char *)s;
     dc_buf_putc(b, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+    for (size_t i = 0; i < n;) {
+        unsigned char c = u[i];
+        if (c >= 0x80) {
+            uint32_t cp;
+            int k = dc_utf8_decode(u + i, n - i, &cp);
+            if (k > 0) {
+                dc_buf_append(b, s + i, (size_t)k);
+                i += (size_t)k;
+            } else {
+                dc_buf_append(b, "\xEF\xBF\xBD", 3);
+                i++;
+            }
+            continue;
+        }
         switch (c) {
         case '"': dc_buf_puts(b, "\\\""); break;
         case '\\': dc_buf_puts(b, "\\\\"); break;
@@ -51,6 +68,7 @@ void dc_json_quote(dc_buf *b, const char *s, size_t n)
             else
                 dc_buf_putc(b, (char)c);
         }
+        i++;
     }
     dc_buf_putc(b, '"');
 }

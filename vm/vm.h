@@ -298,7 +298,8 @@ void dc_program_disasm(const dc_program *p, dc_buf *out);
 
 /** Print a value as typed JSON (docs/dra-celc.md, "eval"). */
 void dc_val_json(dc_buf *b, dc_val v);
-/** Append s[0..n) as a JSON string (quotes, escapes; control characters and DEL as \\uXXXX). */
+/** Append s[0..n) as a JSON string (quotes, escapes; control characters and DEL as \\uXXXX;
+ *  each byte that is not part of valid UTF-8 as U+FFFD, so that the output is valid UTF-8). */
 void dc_json_quote(dc_buf *b, const char *s, size_t n);
 /* A double as CEL prints it: the shortest text that reads back to the same value, ".0" after an
  * integral one, NaN and +Inf/-Inf (with json: the strings "NaN", "Infinity", "-Infinity"). The

@@ -860,6 +860,226 @@ static void redo_batch(vm *m, dc_ectx *c)
         scalar_row(m, c, row);
 }
 
+/* ---- The instructions, by vector path (vm/opcodes.def): each path's functions are found in a
+ * table generated from the opcode list, so an opcode given a path without its function does
+ * not build. The result of a load or a value instruction goes to the slot it pushes; `res` is
+ * the scratch register. */
+
+/* LOAD: fill a register for the batch (and commit it). */
+static void vl_CONST(vm *m, uint32_t pc, int d, vreg *res)
+{
+    uint32_t a = DC_INSN_A(m->p->code[pc]);
+    res->kind = VK_CONST;
+    res->k = m->p->consts[a];
+    res->kidx = a;
+    clear_err(m, res);
+    if (m->p->consts[a].k == DC_K_ERROR) {
+        res->kind = VK_BOX;
+        for (uint32_t l = 0; l < m->n; l++)
+            set_err(res, l, m->p->consts[a]);
+    }
+    commit(m, &m->regs[d], res);
+}
+
+static void vl_LOADVAR(vm *m, uint32_t pc, int d, vreg *res)
+{
+    uint32_t a = DC_INSN_A(m->p->code[pc]);
+    res->kind = VK_CONST;
+    res->k = m->vars[a];
+    res->kidx = UINT32_MAX;
+    clear_err(m, res);
+    if (res->k.k == DC_K_ERROR) {
+        res->kind = VK_BOX;
+        for (uint32_t l = 0; l < m->n; l++)
+            set_err(res, l, m->vars[a]);
+    }
+    commit(m, &m->regs[d], res);
+}
+
+static void vl_LOADLOCAL(vm *m, uint32_t pc, int d, vreg *res)
+{
+    clone(m, res, &m->locals[DC_INSN_A(m->p->code[pc])]);
+    commit(m, &m->regs[d], res);
+}
+
+/* Blend the active lanes into the local: parked lanes keep theirs. The stack slot is dead after
+ * the store, so it can give its buffers. */
+static void vl_STORELOCAL(vm *m, uint32_t pc, int d, vreg *res)
+{
+    (void)res;
+    commit_to(m, &m->locals[DC_INSN_A(m->p->code[pc])], &m->regs[d - 1], false);
+}
+
+static void vl_LOADATTR(vm *m, uint32_t pc, int d, vreg *res)
+{
+    load_column(m, pc, res);
+    commit(m, &m->regs[d], res);
+}
+#define vl_LOADCAP vl_LOADATTR
+
+static void vl_HASCOL(vm *m, uint32_t pc, int d, vreg *res)
+{
+    has_column(m, pc, res);
+    commit(m, &m->regs[d], res);
+}
+
+static void vl_LOADDEV(vm *m, uint32_t pc, int d, vreg *res)
+{
+    load_devfield(m, pc, res);
+    commit(m, &m->regs[d], res);
+}
+
+static void vl_LOADCOLDEF(vm *m, uint32_t pc, int d, vreg *res)
+{
+    load_column_default(m, pc, res);
+    commit(m, &m->regs[d], res);
+}
+
+/* MASK: move lanes between the active mask and the pending mask of a jump target. */
+static uint32_t target_of(const vm *m, uint32_t pc)
+{
+    return (uint32_t)((int32_t)pc + 1 + DC_INSN_SA(m->p->code[pc]));
+}
+
+static void vc_ANDJ(vm *m, uint32_t pc, vreg *top)
+{
+    bool_lanes(m, top, DC_INSN_OP(m->p->code[pc]) == DC_OP_ORJ, m->tmpmask);
+    jump_lanes(m, target_of(m, pc), m->tmpmask);
+}
+#define vc_ORJ vc_ANDJ
+
+/* Lanes whose condition is not a bool become errors and jump to the end. */
+static void vc_TESTCOND(vm *m, uint32_t pc, vreg *top)
+{
+    for (uint32_t w = 0; w < m->W; w++) {
+        uint64_t av = m->active[w];
+        m->tmpmask[w] = 0;
+        while (av) {
+            uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(av);
+            av &= av - 1;
+            dc_val v = get(m, top, l);
+            if (v.k == DC_K_BOOL)
+                continue;
+            if (v.k != DC_K_ERROR)
+                set_err(top, l, dc_err_no_overload(m->lane));
+            m->tmpmask[w] |= (uint64_t)1 << (l & 63);
+        }
+    }
+    jump_lanes(m, target_of(m, pc), m->tmpmask);
+}
+
+static void vc_JFALSE(vm *m, uint32_t pc, vreg *top)
+{
+    bool_lanes(m, top, DC_INSN_OP(m->p->code[pc]) == DC_OP_JTRUE, m->tmpmask);
+    jump_lanes(m, target_of(m, pc), m->tmpmask);
+}
+#define vc_JTRUE vc_JFALSE
+
+static void vc_JMP(vm *m, uint32_t pc, vreg *top)
+{
+    (void)top;
+    jump_lanes(m, target_of(m, pc), m->active);
+}
+
+static void vc_RETURN(vm *m, uint32_t pc, vreg *top)
+{
+    (void)pc;
+    finish_lanes(m, top);
+    for (uint32_t w = 0; w < m->W; w++)
+        m->active[w] = 0;
+}
+
+/* KERNEL: a typed kernel over the batch when the operands' representations allow it (else
+ * false: the caller tries a memo, then lane by lane). */
+static bool vk_AND(vm *m, uint32_t pc, vreg *res)
+{
+    vreg *x = operand(m, pc, 2, 0), *y = operand(m, pc, 2, 1);
+    return logic_bool(m, DC_INSN_OP(m->p->code[pc]) == DC_OP_AND, x, y, res);
+}
+#define vk_OR vk_AND
+
+static bool vk_EQ(vm *m, uint32_t pc, vreg *res)
+{
+    dc_op op = DC_INSN_OP(m->p->code[pc]);
+    vreg *x = operand(m, pc, 2, 0), *y = operand(m, pc, 2, 1);
+    if ((op == DC_OP_EQ || op == DC_OP_NE) &&
+        (eq_sid(m, x, y, op == DC_OP_NE, res) || eq_sid(m, y, x, op == DC_OP_NE, res)))
+        return true;
+    return cmp_int(m, op, x, y, false, res) || cmp_int(m, op, y, x, true, res);
+}
+#define vk_NE vk_EQ
+#define vk_LT vk_EQ
+#define vk_LE vk_EQ
+#define vk_GT vk_EQ
+#define vk_GE vk_EQ
+
+static bool vk_NOT(vm *m, uint32_t pc, vreg *res)
+{
+    vreg *top = operand(m, pc, 1, 0);
+    if (top->kind != VK_BOOL)
+        return false;
+    clear_err(m, res);
+    res->kind = VK_BOOL;
+    for (uint32_t w = 0; w < m->W; w++) {
+        res->err[w] = top->err[w];
+        res->bits[w] = ~top->bits[w] & lane_mask_word(m->n, w);
+    }
+    for (uint32_t l = 0; l < m->n; l++)
+        if (dc_bit(top->err, l))
+            res->box[l] = top->box[l];
+    return true;
+}
+
+/* The dispatch tables, from the vector path of each opcode. */
+typedef void (*vload_fn)(vm *m, uint32_t pc, int d, vreg *res);
+typedef void (*vmask_fn)(vm *m, uint32_t pc, vreg *top);
+typedef bool (*vkernel_fn)(vm *m, uint32_t pc, vreg *res);
+#define FMT(f)
+#define NONE_(name) NULL
+#define LOAD_FN_NONE NONE_
+#define LOAD_FN_MASK NONE_
+#define LOAD_FN_LOAD(name) vl_##name
+#define LOAD_FN_KERNEL NONE_
+#define LOAD_FN_MEMO NONE_
+#define LOAD_FN_SCALAR NONE_
+#define OP(name, fmt, pop, push, cls, vec, doc) [DC_OP_##name] = LOAD_FN_##vec(name),
+static const vload_fn vec_load[DC_OP__COUNT] = {
+#include "opcodes.def"
+};
+#undef OP
+#define MASK_FN_NONE NONE_
+#define MASK_FN_MASK(name) vc_##name
+#define MASK_FN_LOAD NONE_
+#define MASK_FN_KERNEL NONE_
+#define MASK_FN_MEMO NONE_
+#define MASK_FN_SCALAR NONE_
+#define OP(name, fmt, pop, push, cls, vec, doc) [DC_OP_##name] = MASK_FN_##vec(name),
+static const vmask_fn vec_mask[DC_OP__COUNT] = {
+#include "opcodes.def"
+};
+#undef OP
+#define KERNEL_FN_NONE NONE_
+#define KERNEL_FN_MASK NONE_
+#define KERNEL_FN_LOAD NONE_
+#define KERNEL_FN_KERNEL(name) vk_##name
+#define KERNEL_FN_MEMO NONE_
+#define KERNEL_FN_SCALAR NONE_
+#define OP(name, fmt, pop, push, cls, vec, doc) [DC_OP_##name] = KERNEL_FN_##vec(name),
+static const vkernel_fn vec_kernel[DC_OP__COUNT] = {
+#include "opcodes.def"
+};
+#undef OP
+#undef FMT
+/* A KERNEL or MEMO path is a value instruction (dc_vm_apply computes its lanes). */
+#define FMT(f)
+#define OP(name, fmt, pop, push, cls, vec, doc)                                                  \
+    _Static_assert((DC_VEC_##vec != DC_VEC_KERNEL && DC_VEC_##vec != DC_VEC_MEMO) ||            \
+                       DC_CLS_##cls == DC_CLS_VALUE,                                           \
+                   #name ": a KERNEL or MEMO vector path needs the VALUE class");
+#include "opcodes.def"
+#undef OP
+#undef FMT
+
 /* ---- One batch. */
 
 static void run_batch(vm *m)
@@ -889,8 +1109,7 @@ static void run_batch(vm *m)
             }
             m->has_pend[pc] = 0;
         }
-        uint32_t word = p->code[pc];
-        dc_op op = DC_INSN_OP(word);
+        dc_op op = DC_INSN_OP(p->code[pc]);
         unsigned words = dc_fmt_words(dc_op_info[op].fmt);
         if (mask_empty(m, m->active)) {
             /* Nothing runs here: go to the next place lanes wait at. */
@@ -901,155 +1120,34 @@ static void run_batch(vm *m)
             continue;
         }
         int d = m->depth[pc];
-        uint32_t a = DC_INSN_A(word);
         int pops = (int)p->pops[pc];
-        vreg *top = d > 0 ? &m->regs[d - 1] : NULL;
-        switch (op) {
-        case DC_OP_NOP:
-        case DC_OP_CHARGE:
+        switch (dc_op_info[op].vec) {
+        case DC_VEC_NONE:
             break;
-        case DC_OP_CONST:
-            res->kind = VK_CONST;
-            res->k = p->consts[a];
-            res->kidx = a;
-            clear_err(m, res);
-            if (p->consts[a].k == DC_K_ERROR) {
-                res->kind = VK_BOX;
-                for (uint32_t l = 0; l < m->n; l++)
-                    set_err(res, l, p->consts[a]);
-            }
-            commit(m, &m->regs[d], res);
+        case DC_VEC_MASK:
+            vec_mask[op](m, pc, d > 0 ? &m->regs[d - 1] : NULL);
             break;
-        case DC_OP_LOADATTR:
-        case DC_OP_LOADCAP:
-            load_column(m, pc, res);
-            commit(m, &m->regs[d], res);
+        case DC_VEC_LOAD:
+            vec_load[op](m, pc, d, res);
             break;
-        case DC_OP_HASCOL:
-            has_column(m, pc, res);
-            commit(m, &m->regs[d], res);
-            break;
-        case DC_OP_LOADDEV:
-            load_devfield(m, pc, res);
-            commit(m, &m->regs[d], res);
-            break;
-        case DC_OP_LOADCOLDEF:
-            load_column_default(m, pc, res);
-            commit(m, &m->regs[d], res);
-            break;
-        case DC_OP_LOADVAR:
-            res->kind = VK_CONST;
-            res->k = m->vars[a];
-            res->kidx = UINT32_MAX;
-            clear_err(m, res);
-            if (res->k.k == DC_K_ERROR) {
-                res->kind = VK_BOX;
-                for (uint32_t l = 0; l < m->n; l++)
-                    set_err(res, l, m->vars[a]);
-            }
-            commit(m, &m->regs[d], res);
-            break;
-        case DC_OP_LOADLOCAL:
-            clone(m, res, &m->locals[a]);
-            commit(m, &m->regs[d], res);
-            break;
-        case DC_OP_STORELOCAL:
-            /* Blend the active lanes into the local: parked lanes keep theirs. The stack slot
-             * is dead after the store, so it can give its buffers. */
-            commit_to(m, &m->locals[a], top, false);
-            break;
-        case DC_OP_ANDJ:
-        case DC_OP_ORJ: {
-            bool_lanes(m, top, op == DC_OP_ORJ, m->tmpmask);
-            jump_lanes(m, (uint32_t)((int32_t)pc + 1 + DC_INSN_SA(word)), m->tmpmask);
-            break;
-        }
-        case DC_OP_TESTCOND: {
-            /* Lanes whose condition is not a bool become errors and jump to the end. */
-            for (uint32_t w = 0; w < m->W; w++) {
-                uint64_t av = m->active[w];
-                m->tmpmask[w] = 0;
-                while (av) {
-                    uint32_t l = w * 64 + (uint32_t)__builtin_ctzll(av);
-                    av &= av - 1;
-                    dc_val v = get(m, top, l);
-                    if (v.k == DC_K_BOOL)
-                        continue;
-                    if (v.k != DC_K_ERROR)
-                        set_err(top, l, dc_err_no_overload(m->lane));
-                    m->tmpmask[w] |= (uint64_t)1 << (l & 63);
-                }
-            }
-            jump_lanes(m, (uint32_t)((int32_t)pc + 1 + DC_INSN_SA(word)), m->tmpmask);
-            break;
-        }
-        case DC_OP_JFALSE:
-        case DC_OP_JTRUE:
-            bool_lanes(m, top, op == DC_OP_JTRUE, m->tmpmask);
-            jump_lanes(m, (uint32_t)((int32_t)pc + 1 + DC_INSN_SA(word)), m->tmpmask);
-            break;
-        case DC_OP_JMP:
-            jump_lanes(m, (uint32_t)((int32_t)pc + 1 + DC_INSN_SA(word)), m->active);
-            break;
-        case DC_OP_RETURN:
-            finish_lanes(m, top);
-            for (uint32_t w = 0; w < m->W; w++)
-                m->active[w] = 0;
-            break;
-        case DC_OP_AND:
-        case DC_OP_OR: {
-            vreg *x = operand(m, pc, 2, 0), *y = operand(m, pc, 2, 1);
-            if (!logic_bool(m, op == DC_OP_AND, x, y, res))
-                per_lane(m, pc, 2, res);
-            commit(m, x, res);
-            break;
-        }
-        case DC_OP_EQ:
-        case DC_OP_NE:
-        case DC_OP_LT:
-        case DC_OP_LE:
-        case DC_OP_GT:
-        case DC_OP_GE: {
-            vreg *x = operand(m, pc, 2, 0), *y = operand(m, pc, 2, 1);
-            bool done = false;
-            if (op == DC_OP_EQ || op == DC_OP_NE)
-                done = eq_sid(m, x, y, op == DC_OP_NE, res) || eq_sid(m, y, x, op == DC_OP_NE, res);
-            if (!done)
-                done = cmp_int(m, op, x, y, false, res) || cmp_int(m, op, y, x, true, res);
-            if (!done) {
-                int which = memo_operand(m, pc, 2);
-                done = which >= 0 && memo_run(m, pc, 2, which, res);
-            }
-            if (!done)
-                per_lane(m, pc, 2, res);
-            commit(m, x, res);
-            break;
-        }
-        case DC_OP_NOT:
-            if (top->kind == VK_BOOL) {
-                clear_err(m, res);
-                res->kind = VK_BOOL;
-                for (uint32_t w = 0; w < m->W; w++) {
-                    res->err[w] = top->err[w];
-                    res->bits[w] = ~top->bits[w] & lane_mask_word(m->n, w);
-                }
-                for (uint32_t l = 0; l < m->n; l++)
-                    if (dc_bit(top->err, l))
-                        res->box[l] = top->box[l];
-            } else {
-                per_lane(m, pc, 1, res);
-            }
-            commit(m, top, res);
-            break;
-        default: {
-            /* Everything else: a memo when one operand is dictionary-encoded and the others
+        case DC_VEC_KERNEL:
+        case DC_VEC_MEMO: {
+            /* A typed kernel, else a memo when one operand is dictionary-encoded and the others
              * constant (startsWith, matches, compareTo, in, ...), else lane by lane. */
-            int which = pops > 0 ? memo_operand(m, pc, pops) : -1;
-            if (!(which >= 0 && memo_run(m, pc, pops, which, res)))
+            bool done = vec_kernel[op] && vec_kernel[op](m, pc, res);
+            if (!done) {
+                int which = pops > 0 ? memo_operand(m, pc, pops) : -1;
+                done = which >= 0 && memo_run(m, pc, pops, which, res);
+            }
+            if (!done)
                 per_lane(m, pc, pops, res);
             commit(m, &m->regs[d - pops], res);
             break;
         }
+        case DC_VEC_SCALAR:
+            /* never here: a program holding one runs row by row (dc_program.loops) */
+            m->oom = true;
+            break;
         }
         pc += words;
     }

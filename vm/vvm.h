@@ -11,7 +11,8 @@
  * own code (dc_vm_apply), and programs with comprehensions or whole-device uses run entirely
  * lane by lane on the scalar VM: the two VMs agree by construction.
  *
- * Change with: vm/vvm.c, vm/opcodes.def (every opcode must be handled or fall back),
+ * Change with: vm/vvm.c, vm/opcodes.def (each opcode's vector path: the dispatch tables of vm/vvm.c
+ * require its function, and the build fails without it),
  * docs/columnar.md.
  */
 #ifndef DC_VVM_H

@@ -78,23 +78,58 @@ static bool present(const rd *r, js_span v)
     return v.len && !(v.len == 4 && memcmp(r->s + v.off, "null", 4) == 0);
 }
 
-/* The members of an object (absent or null: all absent), matched as Go matches fields. */
-static bool object(rd *r, js_span v, const char *path, const char *const *keys, size_t n,
-                   js_span *vals)
+/* Where a value is, for messages: PRE, then "[I]" unless I is NO_INDEX, then POST and KEY.
+ * Spelled only when a message is written (a request names thousands of nodes). */
+#define NO_INDEX SIZE_MAX
+typedef struct where {
+    const char *pre;
+    size_t i;
+    const char *post, *key;
+} where;
+
+static where at(const char *path)
+{
+    return (where){path, NO_INDEX, "", ""};
+}
+
+static where at_i(const char *pre, size_t i, const char *post)
+{
+    return (where){pre, i, post, ""};
+}
+
+static const char *spell(const where *w, char *buf, size_t cap)
+{
+    if (w->i == NO_INDEX)
+        snprintf(buf, cap, "%s%s%s", w->pre, w->post, w->key);
+    else
+        snprintf(buf, cap, "%s[%zu]%s%s", w->pre, w->i, w->post, w->key);
+    return buf;
+}
+
+/* fail() with "PATH: " before the message. */
+static void fail_at(rd *r, where w, const char *msg)
+{
+    char path[320];
+    fail(r, "%s: %s", spell(&w, path, sizeof path), msg);
+}
+
+/* The members of an object (absent or null: all absent), matched as Go matches fields. The
+ * body was validated as a whole (valid()): the walks below take the fast path. */
+static bool object(rd *r, js_span v, where w, const char *const *keys, size_t n, js_span *vals)
 {
     for (size_t i = 0; i < n; i++)
         vals[i] = (js_span){0, 0};
     if (!present(r, v))
         return true;
-    if (!js_is_object(r->s, v) || js_members_fold(r->s, v, keys, n, vals) != 0) {
-        fail(r, "%s: expected an object", path);
+    if (!js_is_object(r->s, v) || js_members_fold_valid(r->s, v, keys, n, vals) != 0) {
+        fail_at(r, w, "expected an object");
         return false;
     }
     return true;
 }
 
 /* A decoded string (absent or null: NULL). */
-static const char *string(rd *r, js_span v, const char *path)
+static const char *string(rd *r, js_span v, where w)
 {
     if (!present(r, v))
         return NULL;
@@ -105,16 +140,16 @@ static const char *string(rd *r, js_span v, const char *path)
         return NULL;
     }
     if (!out || js_string(r->s, v, out, &n) != 0) {
-        fail(r, "%s: expected a string", path);
+        fail_at(r, w, "expected a string");
         return NULL;
     }
     return out;
 }
 
-static bool array(rd *r, js_span v, const char *path, js_iter *it)
+static bool array(rd *r, js_span v, where w, js_iter *it)
 {
-    if (!js_is_array(r->s, v) || js_array_begin(r->s, v, it) != 0) {
-        fail(r, "%s: expected an array", path);
+    if (!js_is_array(r->s, v) || js_array_begin_valid(r->s, v, it) != 0) {
+        fail_at(r, w, "expected an array");
         return false;
     }
     return true;
@@ -123,13 +158,7 @@ static bool array(rd *r, js_span v, const char *path, js_iter *it)
 /* The elements of an array, counted (for sizing). */
 static size_t count(rd *r, js_span v)
 {
-    js_iter it;
-    js_span e;
-    size_t n = 0;
-    if (js_array_begin(r->s, v, &it) == 0)
-        while (js_array_next(r->s, &it, &e) == 1)
-            n++;
-    return n;
+    return js_array_count_valid(r->s, v);
 }
 
 static void read_pod(rd *r, js_span pod, ext_pod *out)
@@ -146,12 +175,14 @@ static void read_pod(rd *r, js_span pod, ext_pod *out)
         fail(r, "Pod: expected an object");
         return;
     }
-    if (!object(r, pod, "Pod", pk, 3, pv) || !object(r, pv[0], "Pod.metadata", mk, 3, mv) ||
-        !object(r, pv[1], "Pod.spec", sk, 1, sv) || !object(r, pv[2], "Pod.status", stk, 1, stv))
+    if (!object(r, pod, at("Pod"), pk, 3, pv) ||
+        !object(r, pv[0], at("Pod.metadata"), mk, 3, mv) ||
+        !object(r, pv[1], at("Pod.spec"), sk, 1, sv) ||
+        !object(r, pv[2], at("Pod.status"), stk, 1, stv))
         return;
-    out->name = string(r, mv[0], "Pod.metadata.name");
-    out->ns = string(r, mv[1], "Pod.metadata.namespace");
-    out->uid = string(r, mv[2], "Pod.metadata.uid");
+    out->name = string(r, mv[0], at("Pod.metadata.name"));
+    out->ns = string(r, mv[1], at("Pod.metadata.namespace"));
+    out->uid = string(r, mv[2], at("Pod.metadata.uid"));
     if (r->failed || r->oom)
         return;
     if (!out->ns || !out->ns[0])
@@ -161,11 +192,11 @@ static void read_pod(rd *r, js_span pod, ext_pod *out)
     if (!present(r, sv[0]))
         return;
     js_iter it;
-    if (!array(r, sv[0], "Pod.spec.resourceClaims", &it))
+    if (!array(r, sv[0], at("Pod.spec.resourceClaims"), &it))
         return;
     bool statuses = present(r, stv[0]);
     js_iter sit;
-    if (statuses && !array(r, stv[0], "Pod.status.resourceClaimStatuses", &sit))
+    if (statuses && !array(r, stv[0], at("Pod.status.resourceClaimStatuses"), &sit))
         return;
     size_t n = count(r, sv[0]);
     out->claims = mem_alloc(r->m, (n ? n : 1) * sizeof *out->claims);
@@ -173,32 +204,28 @@ static void read_pod(rd *r, js_span pod, ext_pod *out)
         r->oom = true;
         return;
     }
-    char path[96];
+    static const char claims_at[] = "Pod.spec.resourceClaims";
     js_span c, cv[3];
-    for (size_t i = 0; js_array_next(r->s, &it, &c) == 1; i++) {
-        snprintf(path, sizeof path, "Pod.spec.resourceClaims[%zu]", i);
-        if (!js_is_object(r->s, c) || !object(r, c, path, ck, 3, cv)) {
-            fail(r, "%s: expected an object", path);
+    for (size_t i = 0; i < n && js_array_next(r->s, &it, &c) == 1; i++) {
+        if (!js_is_object(r->s, c) || !object(r, c, at_i(claims_at, i, ""), ck, 3, cv)) {
+            fail_at(r, at_i(claims_at, i, ""), "expected an object");
             return;
         }
         pod_claim *pc = &out->claims[out->nclaims++];
         memset(pc, 0, sizeof *pc);
-        char fpath[128];
-        snprintf(fpath, sizeof fpath, "%s.name", path);
-        pc->entry = string(r, cv[0], fpath);
-        snprintf(fpath, sizeof fpath, "%s.resourceClaimName", path);
-        const char *claim = string(r, cv[1], fpath);
-        snprintf(fpath, sizeof fpath, "%s.resourceClaimTemplateName", path);
-        const char *tmpl = string(r, cv[2], fpath);
+        pc->entry = string(r, cv[0], at_i(claims_at, i, ".name"));
+        const char *claim = string(r, cv[1], at_i(claims_at, i, ".resourceClaimName"));
+        const char *tmpl = string(r, cv[2], at_i(claims_at, i, ".resourceClaimTemplateName"));
         if (r->failed || r->oom)
             return;
         if (!pc->entry || !pc->entry[0]) {
-            fail(r, "%s.name: required", path);
+            fail_at(r, at_i(claims_at, i, ".name"), "required");
             return;
         }
         if ((claim != NULL) == (tmpl != NULL)) {
-            fail(r, "%s: exactly one of resourceClaimName and resourceClaimTemplateName is "
-                    "required", path);
+            fail_at(r, at_i(claims_at, i, ""),
+                    "exactly one of resourceClaimName and resourceClaimTemplateName is "
+                    "required");
             return;
         }
         if (claim) {
@@ -210,21 +237,17 @@ static void read_pod(rd *r, js_span pod, ext_pod *out)
         pc->from_template = true;
         if (!statuses)
             continue;
+        static const char statuses_at[] = "Pod.status.resourceClaimStatuses";
         js_iter si;
-        js_array_begin(r->s, stv[0], &si);
+        js_array_begin_valid(r->s, stv[0], &si);
         js_span st, ev[2];
         for (size_t k = 0; js_array_next(r->s, &si, &st) == 1; k++) {
-            char spath[96];
-            snprintf(spath, sizeof spath, "Pod.status.resourceClaimStatuses[%zu]", k);
-            if (!js_is_object(r->s, st) || !object(r, st, spath, ek, 2, ev)) {
-                fail(r, "%s: expected an object", spath);
+            if (!js_is_object(r->s, st) || !object(r, st, at_i(statuses_at, k, ""), ek, 2, ev)) {
+                fail_at(r, at_i(statuses_at, k, ""), "expected an object");
                 return;
             }
-            char fp[128];
-            snprintf(fp, sizeof fp, "%s.name", spath);
-            const char *entry = string(r, ev[0], fp);
-            snprintf(fp, sizeof fp, "%s.resourceClaimName", spath);
-            const char *name = string(r, ev[1], fp);
+            const char *entry = string(r, ev[0], at_i(statuses_at, k, ".name"));
+            const char *name = string(r, ev[1], at_i(statuses_at, k, ".resourceClaimName"));
             if (r->failed || r->oom)
                 return;
             if (!entry || strcmp(entry, pc->entry) != 0)
@@ -235,13 +258,14 @@ static void read_pod(rd *r, js_span pod, ext_pod *out)
     }
 }
 
-static void read_labels(rd *r, js_span labels, ext_node *n, const char *path)
+static void read_labels(rd *r, js_span labels, ext_node *n, size_t item)
 {
+    static const char items_at[] = "Nodes.items";
     if (!present(r, labels))
         return;
     js_iter it;
-    if (!js_is_object(r->s, labels) || js_object_begin(r->s, labels, &it) != 0) {
-        fail(r, "%s: expected an object", path);
+    if (!js_is_object(r->s, labels) || js_object_begin_valid(r->s, labels, &it) != 0) {
+        fail_at(r, at_i(items_at, item, ".metadata.labels"), "expected an object");
         return;
     }
     size_t cnt = 0;
@@ -261,14 +285,14 @@ static void read_labels(rd *r, js_span labels, ext_node *n, const char *path)
             return;
         }
         if (js_string(r->s, k, key, &kl) != 0) {
-            fail(r, "%s: a label key holds a NUL character", path);
+            fail_at(r, at_i(items_at, item, ".metadata.labels"),
+                    "a label key holds a NUL character");
             return;
         }
-        char fp[256];
-        snprintf(fp, sizeof fp, "%s.%s", path, key);
-        if (!present(r, v) || !(val = (char *)string(r, v, fp))) {
+        where w = {items_at, item, ".metadata.labels.", key};
+        if (!present(r, v) || !(val = (char *)string(r, v, w))) {
             if (!r->oom)
-                fail(r, "%s: expected a string", fp);
+                fail_at(r, w, "expected a string");
             return;
         }
         /* Duplicate keys: the last wins (Go's map decoding). */
@@ -287,48 +311,59 @@ static void read_nodes(rd *r, js_span nodes, ext_args *a, const ext_limits *lim)
     static const char *const lk[] = {"items"};
     static const char *const ik[] = {"metadata"};
     static const char *const mk[] = {"name", "labels"};
+    static const char items_at[] = "Nodes.items";
     js_span lv[1];
-    if (!object(r, nodes, "Nodes", lk, 1, lv) || !present(r, lv[0]))
+    if (!object(r, nodes, at("Nodes"), lk, 1, lv) || !present(r, lv[0]))
         return;
     js_iter it;
-    if (!array(r, lv[0], "Nodes.items", &it))
+    if (!array(r, lv[0], at(items_at), &it))
         return;
-    size_t n = count(r, lv[0]);
-    if (n > lim->max_nodes) {
-        fail(r, "Nodes.items: %zu nodes, more than the limit of %zu", n, lim->max_nodes);
-        return;
-    }
-    a->nodes = mem_alloc(r->m, (n ? n : 1) * sizeof *a->nodes);
-    if (!a->nodes) {
-        r->oom = true;
-        return;
-    }
+    /* Not counted first (a walk of tens of MB): the array grows as the items come. */
+    size_t cap = 0;
     js_span item, iv[1], mv[2];
-    char path[64], mpath[80], lpath[96];
-    for (size_t i = 0; js_array_next(r->s, &it, &item) == 1; i++) {
-        snprintf(path, sizeof path, "Nodes.items[%zu]", i);
-        snprintf(mpath, sizeof mpath, "%s.metadata", path);
-        if (!js_is_object(r->s, item)) {
-            fail(r, "%s: expected an object", path);
+    for (size_t i = 0;; i++) {
+        js_iter before = it;
+        int got = js_array_next_object_fold(r->s, &it, ik, 1, iv, &item);
+        if (got == 0)
+            break;
+        if (got < 0) {
+            /* not an object (the array is valid: the element is some other value) */
+            if (js_array_next(r->s, &before, &item) == 1 && !js_is_object(r->s, item))
+                fail_at(r, at_i(items_at, i, ""), "expected an object");
+            else
+                fail_at(r, at_i(items_at, i, ""), "cannot be read");
             return;
         }
-        if (!object(r, item, path, ik, 1, iv) || !object(r, iv[0], mpath, mk, 2, mv))
+        if (i == lim->max_nodes) {
+            fail(r, "Nodes.items: more than the limit of %zu nodes", lim->max_nodes);
+            return;
+        }
+        if (a->nnodes == cap) {
+            size_t ncap = cap ? 2 * cap : 256;
+            ext_node *grown = mem_alloc(r->m, ncap * sizeof *grown);
+            if (!grown) {
+                r->oom = true;
+                return;
+            }
+            if (cap)
+                memcpy(grown, a->nodes, cap * sizeof *grown);
+            a->nodes = grown;
+            cap = ncap;
+        }
+        if (!object(r, iv[0], at_i(items_at, i, ".metadata"), mk, 2, mv))
             return;
         ext_node *nd = &a->nodes[a->nnodes++];
         memset(nd, 0, sizeof *nd);
         nd->start = item.off;
         nd->end = item.off + item.len;
-        char npath[96];
-        snprintf(npath, sizeof npath, "%s.name", mpath);
-        nd->name = string(r, mv[0], npath);
+        nd->name = string(r, mv[0], at_i(items_at, i, ".metadata.name"));
         if (r->failed || r->oom)
             return;
         if (!nd->name || !nd->name[0]) {
-            fail(r, "%s: required", npath);
+            fail_at(r, at_i(items_at, i, ".metadata.name"), "required");
             return;
         }
-        snprintf(lpath, sizeof lpath, "%s.labels", mpath);
-        read_labels(r, mv[1], nd, lpath);
+        read_labels(r, mv[1], nd, i);
         if (r->failed || r->oom)
             return;
     }
@@ -337,7 +372,7 @@ static void read_nodes(rd *r, js_span nodes, ext_args *a, const ext_limits *lim)
 static void read_names(rd *r, js_span names, ext_args *a, const ext_limits *lim)
 {
     js_iter it;
-    if (!js_is_array(r->s, names) || js_array_begin(r->s, names, &it) != 0) {
+    if (!js_is_array(r->s, names) || js_array_begin_valid(r->s, names, &it) != 0) {
         fail(r, "NodeNames: expected an array of strings");
         return;
     }
@@ -352,16 +387,14 @@ static void read_names(rd *r, js_span names, ext_args *a, const ext_limits *lim)
         return;
     }
     js_span v;
-    for (size_t i = 0; js_array_next(r->s, &it, &v) == 1; i++) {
-        char path[48];
-        snprintf(path, sizeof path, "NodeNames[%zu]", i);
+    for (size_t i = 0; i < n && js_array_next(r->s, &it, &v) == 1; i++) {
         if (!js_is_string(r->s, v)) {
-            fail(r, "%s: expected a string", path);
+            fail_at(r, at_i("NodeNames", i, ""), "expected a string");
             return;
         }
         ext_node *nd = &a->nodes[a->nnodes++];
         memset(nd, 0, sizeof *nd);
-        nd->name = string(r, v, path);
+        nd->name = string(r, v, at_i("NodeNames", i, ""));
         if (r->failed || r->oom)
             return;
     }
@@ -433,7 +466,7 @@ int ext_args_parse(const char *body, size_t len, const ext_limits *lim, ext_args
     if (valid(&r, body, len, l.max_depth, &root)) {
         static const char *const keys[] = {"Pod", "Nodes", "NodeNames"};
         js_span v[3];
-        if (!js_is_object(body, root) || js_members_fold(body, root, keys, 3, v) != 0)
+        if (!js_is_object(body, root) || js_members_fold_valid(body, root, keys, 3, v) != 0)
             fail(&r, "ExtenderArgs: expected an object");
         else if (!present(&r, v[0]))
             fail(&r, "Pod: required");

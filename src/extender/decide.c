@@ -58,16 +58,24 @@ static void hs_u64(hasher *h, uint64_t v)
     h->b = mix(h->b + v * 0x9e3779b97f4a7c15ULL) ^ 0xa4093822299f31d0ULL;
 }
 
+/* Bytes: a multiply a word in each lane, one full step at the end (node names and labels are
+ * hashed for every node of every new snapshot). */
 static void hs_bytes(hasher *h, const char *s, size_t n)
 {
+    uint64_t a = h->a ^ n, b = h->b + n;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         uint64_t v;
         memcpy(&v, s + i, 8);
-        hs_u64(h, v);
+        a = (a ^ v) * 0xff51afd7ed558ccdULL;
+        a ^= a >> 32;
+        b = (b + v) * 0xc4ceb9fe1a85ec53ULL;
+        b ^= b >> 29;
     }
     uint64_t t = 0;
     memcpy(&t, s + i, n - i);
+    h->a = a;
+    h->b = b;
     hs_u64(h, t ^ ((uint64_t)n << 56));
 }
 
@@ -94,17 +102,25 @@ static uint64_t labels_hash(const dracel_label *l, size_t n)
 
 enum { WAYS = 4, SHARDS = 64 };
 
+/* A node's answer: made once, then shared, read-only, by the cache and the requests that read
+ * it (a hit takes a reference, no copy); freed with its last reference. */
 typedef struct answer {
-    uint64_t k1, k2;             /* 0, 0: empty */
-    int8_t outcome;              /* dracel_outcome */
+    unsigned refs;               /* atomic */
+    int8_t outcome;              /* dracel_outcome; -1: an error of the pod (reason: its message) */
     int16_t score;
-    char *reason;                /* failed: why (bounded); NULL otherwise */
-    char *tiers;                 /* allocated: the tiers */
+    const char *reason;          /* failed: why (bounded); NULL otherwise */
+    const char *tiers;           /* allocated: the tiers */
+    char text[];                 /* the two strings */
 } answer;
+
+typedef struct slot {
+    uint64_t k1, k2;             /* 0, 0: empty */
+    answer *a;                   /* a reference */
+} slot;
 
 typedef struct shard {
     pthread_mutex_t lock;
-    answer *slots;               /* nsets * WAYS */
+    slot *slots;                 /* nsets * WAYS */
     uint8_t *next;               /* per set: the way to replace next */
     size_t nsets;
 } shard;
@@ -120,21 +136,66 @@ typedef struct polbox {
     unsigned fa_requests;        /* firstAvailable requests (for scores) */
 } polbox;
 
+/* A policy depends on the snapshot's table and classes and on the claims (their content):
+ * a snapshot that changed neither (an allocation, a node, another claim) reuses it. The
+ * table and classes are compared by address: the policy holds its snapshot, which keeps both
+ * alive, so no other table can have that address while the entry exists. */
 typedef struct pol_entry {
-    uint64_t snap_id;
-    uint64_t k1, k2;             /* the claims (versions, in order) */
+    const dracel_table *table;
+    const dracel_objects *classes;
+    uint64_t k1, k2;             /* the claims (names and versions, in order) */
     polbox *box;
     uint64_t used;               /* LRU tick */
 } pol_entry;
 
-/* ---- Per-snapshot node keys (labels and the pools each node sees). */
+/* ---- Per-snapshot node keys. A node's key hashes its name and labels and the pools it sees
+ * with their versions (the base: what the table and the node decide), then each of those
+ * pools' devices in use. A snapshot whose table is its predecessor's keeps the base of every
+ * node that is the same object (the snapshots share it), so that an allocation, which changes
+ * the usage alone, costs each node a usage hash, not a search of the pools it sees. */
+
+enum { VPOOLS = 4 };             /* pools kept per node for the next snapshot */
+
+typedef struct vnode {
+    uint64_t k1, k2;             /* the key */
+    uint64_t b1, b2;             /* the base */
+    uint64_t n1, n2;             /* the part of the base the node decides (name and labels):
+                                    kept across tables */
+    bool named;                  /* n1, n2 are set */
+    const char *name;            /* the node object (its strings identify it: a changed node is
+                                    a new object, and the snapshot keeps the old one alive) */
+    const dracel_label *labels;
+    size_t nlabels;
+    uint32_t np;                 /* pools seen; over VPOOLS: the base is not kept */
+    uint32_t pools[VPOOLS];
+} vnode;
+
+/* The answers of one policy (the policy's part of the keys) on the view's nodes, by position:
+ * what a request reads first, in node order, without a lock (entries are set once, with a
+ * reference, and live as long as the view, which the reading request holds). The shared
+ * cache stays the source for a new view; a view made from its predecessor keeps the answers of
+ * the nodes whose keys did not change. */
+enum { MEMOS = 8 };
+
+typedef struct memo {
+    uint64_t p1, p2;
+    answer **a;                  /* per node, atomic: an answer (a reference) or NULL */
+} memo;
 
 typedef struct view {
     dracel_snapshot *snap;
     uint64_t id;
+    const dracel_table *table;
     size_t nnodes;
-    uint64_t *k1, *k2;
-    uint8_t *done;               /* atomic flags */
+    vnode *nodes;                /* name, labels and nlabels set for every node */
+    uint8_t *state;              /* per node, atomic: 0 to do, 1 being computed, 2 done */
+    const char **names;          /* per node, its name (a copy, for lookups, close together) */
+    char *name_text;
+    uint64_t *index;             /* node names, open addressing: (hash tag << 32) | (position
+                                    + 1), 0 empty */
+    size_t mask;                 /* of index, a power of two at least twice nnodes, minus 1 */
+    memo memos[MEMOS];           /* under the decider's vlock: nmemos and the keys */
+    unsigned nmemos;
     unsigned refs;
 } view;
 
@@ -161,63 +222,71 @@ struct decider {
     size_t nrecent, next_recent;
 };
 
-/* ---- Answer cache. */
+/* ---- Answers and their cache. */
 
-static bool cache_get(decider *d, uint64_t k1, uint64_t k2, answer *out, bool need_reason)
+/* A new answer (one reference), its strings copied; NULL when memory runs out. */
+static answer *answer_new(int outcome, int score, const char *reason, const char *tiers)
+{
+    size_t rl = reason ? strlen(reason) + 1 : 0, tl = tiers ? strlen(tiers) + 1 : 0;
+    answer *a = malloc(sizeof *a + rl + tl);
+    if (!a)
+        return NULL;
+    a->refs = 1;
+    a->outcome = (int8_t)outcome;
+    a->score = (int16_t)score;
+    a->reason = reason ? memcpy(a->text, reason, rl) : NULL;
+    a->tiers = tiers ? memcpy(a->text + rl, tiers, tl) : NULL;
+    return a;
+}
+
+static answer *answer_ref(answer *a)
+{
+    __atomic_add_fetch(&a->refs, 1, __ATOMIC_RELAXED);
+    return a;
+}
+
+static void answer_unref(answer *a)
+{
+    if (a && __atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        free(a);
+}
+
+/* The cached answer of key (k1, k2), referenced, or NULL. */
+static answer *cache_get(decider *d, uint64_t k1, uint64_t k2)
 {
     shard *s = &d->shards[k2 % SHARDS];
+    answer *hit = NULL;
     pthread_mutex_lock(&s->lock);
-    answer *set = &s->slots[(k1 % s->nsets) * WAYS];
-    bool hit = false;
+    const slot *set = &s->slots[(k1 % s->nsets) * WAYS];
     for (int w = 0; w < WAYS; w++)
-        if (set[w].k1 == k1 && set[w].k2 == k2 &&
-            (!need_reason || set[w].outcome == DRACEL_ALLOCATED || set[w].reason)) {
-            out->outcome = set[w].outcome;
-            out->score = set[w].score;
-            out->reason = set[w].reason ? strdup(set[w].reason) : NULL;
-            out->tiers = set[w].tiers ? strdup(set[w].tiers) : NULL;
-            hit = (!set[w].reason || out->reason) && (!set[w].tiers || out->tiers);
-            if (!hit) {
-                free(out->reason);
-                free(out->tiers);
-            }
+        if (set[w].a && set[w].k1 == k1 && set[w].k2 == k2) {
+            hit = answer_ref(set[w].a);
             break;
         }
     pthread_mutex_unlock(&s->lock);
     return hit;
 }
 
-static void cache_put(decider *d, uint64_t k1, uint64_t k2, const answer *a)
+/* Cache a (the cache takes a reference of its own). */
+static void cache_put(decider *d, uint64_t k1, uint64_t k2, answer *a)
 {
     shard *s = &d->shards[k2 % SHARDS];
-    char *reason = a->reason ? strdup(a->reason) : NULL;
-    char *tiers = a->tiers ? strdup(a->tiers) : NULL;
-    if ((a->reason && !reason) || (a->tiers && !tiers)) {
-        free(reason);
-        free(tiers);
-        return;
-    }
+    answer_ref(a);
     pthread_mutex_lock(&s->lock);
     size_t set_i = k1 % s->nsets;
-    answer *set = &s->slots[set_i * WAYS];
+    slot *set = &s->slots[set_i * WAYS];
     int way = -1;
     for (int w = 0; w < WAYS && way < 0; w++)
-        if (set[w].k1 == k1 && set[w].k2 == k2)
+        if (set[w].a && set[w].k1 == k1 && set[w].k2 == k2)
             way = w;
     if (way < 0) {
         way = s->next[set_i];
         s->next[set_i] = (uint8_t)((way + 1) % WAYS);
     }
-    answer *e = &set[way];
-    free(e->reason);
-    free(e->tiers);
-    e->k1 = k1;
-    e->k2 = k2;
-    e->outcome = a->outcome;
-    e->score = a->score;
-    e->reason = reason;
-    e->tiers = tiers;
+    answer *old = set[way].a;
+    set[way] = (slot){k1, k2, a};
     pthread_mutex_unlock(&s->lock);
+    answer_unref(old);
 }
 
 /* ---- Views. */
@@ -232,71 +301,189 @@ static void view_unref(decider *d, view *v)
     if (!last)
         return;
     dracel_snapshot_unref(v->snap);
-    free(v->k1);
-    free(v->k2);
-    free(v->done);
+    for (unsigned m = 0; m < v->nmemos; m++) {
+        for (size_t i = 0; i < v->nnodes; i++)
+            answer_unref(v->memos[m].a[i]);
+        free(v->memos[m].a);
+    }
+    free(v->nodes);
+    free(v->state);
+    free(v->names);
+    free(v->name_text);
+    free(v->index);
     free(v);
 }
 
-/* The view of snap (made when the snapshot is new), referenced; NULL on ENOMEM. */
-static view *view_get(decider *d, dracel_snapshot *snap)
+/* The memo of policy key (p1, p2) in v, made when new (NULL when MEMOS are in use, or memory
+ * runs out: the request then reads the shared cache alone). */
+static memo *memo_get(decider *d, view *v, uint64_t p1, uint64_t p2)
 {
-    uint64_t id = dracel_snapshot_id(snap);
+    memo *m = NULL;
     pthread_mutex_lock(&d->vlock);
-    view *v = d->view;
-    if (v && v->id == id) {
-        v->refs++;
-        pthread_mutex_unlock(&d->vlock);
-        return v;
-    }
-    pthread_mutex_unlock(&d->vlock);
-    view *nv = calloc(1, sizeof *nv);
-    size_t n = dracel_snapshot_nodes(snap);
-    if (nv) {
-        nv->k1 = calloc(n ? n : 1, sizeof *nv->k1);
-        nv->k2 = calloc(n ? n : 1, sizeof *nv->k2);
-        nv->done = calloc(n ? n : 1, 1);
-    }
-    if (!nv || !nv->k1 || !nv->k2 || !nv->done) {
-        if (nv) {
-            free(nv->k1);
-            free(nv->k2);
-            free(nv->done);
+    for (unsigned i = 0; i < v->nmemos && !m; i++)
+        if (v->memos[i].p1 == p1 && v->memos[i].p2 == p2)
+            m = &v->memos[i];
+    if (!m && v->nmemos < MEMOS) {
+        answer **a = calloc(v->nnodes ? v->nnodes : 1, sizeof *a);
+        if (a) {
+            m = &v->memos[v->nmemos++];
+            *m = (memo){p1, p2, a};
         }
-        free(nv);
-        return NULL;
     }
-    nv->snap = dracel_snapshot_ref(snap);
-    nv->id = id;
-    nv->nnodes = n;
-    nv->refs = 2; /* the decider's and the caller's */
-    pthread_mutex_lock(&d->vlock);
-    view *old = d->view;
-    if (old && old->id > id) {
-        /* Another request installed a newer view meanwhile: keep it; use ours alone. */
-        nv->refs = 1;
-        pthread_mutex_unlock(&d->vlock);
-        return nv;
-    }
-    d->view = nv;
     pthread_mutex_unlock(&d->vlock);
-    view_unref(d, old);
-    return nv;
+    return m;
 }
 
-/* The key of a node's state in the snapshot: its name and labels, and each pool it sees with
- * the pool's version and its devices in use. */
+static answer *memo_read(const memo *m, size_t idx)
+{
+    return __atomic_load_n(&m->a[idx], __ATOMIC_ACQUIRE);
+}
+
+/* Record a as node idx's answer in m (with a reference of m's), unless one is there. */
+static void memo_put(memo *m, size_t idx, answer *a)
+{
+    answer *none = NULL;
+    answer_ref(a);
+    if (!__atomic_compare_exchange_n(&m->a[idx], &none, a, false, __ATOMIC_RELEASE,
+                                     __ATOMIC_RELAXED))
+        answer_unref(a);
+}
+
+/* A hash of a node name, 8 bytes a step (the request names thousands of nodes). */
+static uint64_t name_hash(const char *s, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 29;
+    }
+    uint64_t t = 0;
+    memcpy(&t, s + i, n - i);
+    return mix(h ^ t);
+}
+
+/* Index the view's node names (copied close together); false when memory runs out (then
+ * lookups go to the snapshot). */
+static bool view_index(view *v)
+{
+    size_t cap = 16, bytes = 0;
+    while (cap < 2 * v->nnodes)
+        cap *= 2;
+    for (size_t i = 0; i < v->nnodes; i++)
+        bytes += strlen(v->nodes[i].name) + 1;
+    v->index = calloc(cap, sizeof *v->index);
+    v->names = malloc((v->nnodes ? v->nnodes : 1) * sizeof *v->names);
+    v->name_text = malloc(bytes ? bytes : 1);
+    if (!v->index || !v->names || !v->name_text) {
+        free(v->index);
+        free(v->names);
+        free(v->name_text);
+        v->index = NULL;
+        v->names = NULL;
+        v->name_text = NULL;
+        return false;
+    }
+    v->mask = cap - 1;
+    char *t = v->name_text;
+    for (size_t i = 0; i < v->nnodes; i++) {
+        size_t n = strlen(v->nodes[i].name);
+        v->names[i] = memcpy(t, v->nodes[i].name, n + 1);
+        t += n + 1;
+        uint64_t h = name_hash(v->names[i], n);
+        size_t k = h & v->mask;
+        while (v->index[k])
+            k = (k + 1) & v->mask;
+        v->index[k] = (h >> 32 << 32) | ((uint64_t)i + 1);
+    }
+    return true;
+}
+
+/* The positions of the nodes called names[0..n) in the view's snapshot (SIZE_MAX: none), in
+ * groups whose index slots and names are fetched from memory ahead of their comparisons: a
+ * request names thousands of nodes, in any order, and one lookup after another would wait
+ * for memory each time. */
+static void view_find_all(const view *v, const ext_node *nodes, size_t n, size_t *idx)
+{
+    enum { GROUP = 16 };
+    for (size_t g = 0; g < n; g += GROUP) {
+        size_t m = n - g < GROUP ? n - g : GROUP;
+        uint64_t h[GROUP];
+        for (size_t j = 0; j < m; j++) {
+            h[j] = name_hash(nodes[g + j].name, strlen(nodes[g + j].name));
+            __builtin_prefetch(&v->index[h[j] & v->mask]);
+        }
+        for (size_t j = 0; j < m; j++) {
+            uint64_t e = v->index[h[j] & v->mask];
+            if (e)
+                __builtin_prefetch(v->names[(uint32_t)e - 1]);
+        }
+        for (size_t j = 0; j < m; j++) {
+            idx[g + j] = SIZE_MAX;
+            for (size_t k = h[j] & v->mask; v->index[k]; k = (k + 1) & v->mask) {
+                uint64_t e = v->index[k];
+                size_t i = (size_t)(uint32_t)e - 1;
+                if (e >> 32 == h[j] >> 32 && strcmp(v->names[i], nodes[g + j].name) == 0) {
+                    idx[g + j] = i;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/* The position of the node called name in the view's snapshot. */
+static bool view_find(const view *v, const char *name, size_t *idx)
+{
+    if (!v->index)
+        return dracel_snapshot_node_find(v->snap, name, idx) == DRACEL_OK;
+    uint64_t h = name_hash(name, strlen(name));
+    for (size_t k = h & v->mask; v->index[k]; k = (k + 1) & v->mask) {
+        uint64_t e = v->index[k];
+        size_t i = (size_t)(uint32_t)e - 1;
+        if (e >> 32 == h >> 32 && strcmp(v->names[i], name) == 0) {
+            *idx = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The rest of a key from its base: the devices in use of each pool. */
+static void key_finish(const dracel_usage *u, const uint32_t *pools, size_t np, uint64_t b1,
+                       uint64_t b2, uint64_t *k1, uint64_t *k2)
+{
+    hasher h = {b1, b2};
+    for (size_t i = 0; i < np; i++)
+        hs_u64(&h, u ? dracel_usage_pool_hash(u, pools[i]) : 0);
+    *k1 = h.a;
+    *k2 = h.b;
+}
+
+/* The key of a node's state in the snapshot (see vnode); its base and pools into *vn too when
+ * vn is not NULL. */
 static void node_state(const dracel_snapshot *snap, const dracel_node *n, uint64_t *k1,
-                       uint64_t *k2)
+                       uint64_t *k2, vnode *vn)
 {
     const dracel_table *t = dracel_snapshot_table(snap);
-    const dracel_usage *u = dracel_snapshot_usage(snap);
     hasher h;
-    hs_init(&h);
-    hs_str(&h, n->name);
-    hs_u64(&h, labels_hash(n->labels, n->nlabels));
+    if (vn && vn->named) {
+        h = (hasher){vn->n1, vn->n2};
+    } else {
+        hs_init(&h);
+        hs_str(&h, n->name);
+        hs_u64(&h, labels_hash(n->labels, n->nlabels));
+        if (vn) {
+            vn->n1 = h.a;
+            vn->n2 = h.b;
+            vn->named = true;
+        }
+    }
     size_t small[64], *pools = small;
     size_t np = dracel_table_node_pools(t, n, small, 64);
+    bool keep = true;
     if (np > 64) {
         pools = malloc(np * sizeof *pools);
         if (pools)
@@ -306,20 +493,176 @@ static void node_state(const dracel_snapshot *snap, const dracel_node *n, uint64
             np = 0;
             hs_u64(&h, (uint64_t)(uintptr_t)snap); /* no reuse across snapshots, still correct */
             hs_u64(&h, dracel_snapshot_id(snap));
+            keep = false;
         }
     }
     hs_u64(&h, np);
     for (size_t i = 0; i < np; i++) {
         dracel_pool_info pi;
-        if (dracel_table_pool(t, pools[i], &pi) != DRACEL_OK)
-            continue;
-        hs_u64(&h, pi.version);
-        hs_u64(&h, u ? dracel_usage_pool_hash(u, pools[i]) : 0);
+        if (dracel_table_pool(t, pools[i], &pi) == DRACEL_OK)
+            hs_u64(&h, pi.version);
     }
+    uint32_t kept[VPOOLS];
+    keep = keep && np <= VPOOLS;
+    for (size_t i = 0; keep && i < np; i++)
+        kept[i] = (uint32_t)pools[i];
+    if (vn) {
+        vn->b1 = h.a;
+        vn->b2 = h.b;
+        vn->np = keep ? (uint32_t)np : VPOOLS + 1;
+        if (keep)
+            memcpy(vn->pools, kept, np * sizeof *kept);
+    }
+    const dracel_usage *u = dracel_snapshot_usage(snap);
+    for (size_t i = 0; i < np; i++)
+        hs_u64(&h, u ? dracel_usage_pool_hash(u, pools[i]) : 0);
     if (pools != small)
         free(pools);
     *k1 = h.a;
     *k2 = h.b;
+}
+
+/* Node idx's key in the view: computed once (the first request to need it records it). */
+static void view_key(const dracel_snapshot *snap, view *v, size_t idx, const dracel_node *n,
+                     uint64_t *k1, uint64_t *k2)
+{
+    vnode *vn = &v->nodes[idx];
+    uint8_t st = __atomic_load_n(&v->state[idx], __ATOMIC_ACQUIRE);
+    if (st == 2) {
+        *k1 = vn->k1;
+        *k2 = vn->k2;
+        return;
+    }
+    uint8_t todo = 0;
+    if (st != 0 || !__atomic_compare_exchange_n(&v->state[idx], &todo, 1, false,
+                                                __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+        node_state(snap, n, k1, k2, NULL); /* another request is at it */
+        return;
+    }
+    node_state(snap, n, k1, k2, vn);
+    vn->k1 = *k1;
+    vn->k2 = *k2;
+    __atomic_store_n(&v->state[idx], 2, __ATOMIC_RELEASE);
+}
+
+/* Fill nv's keys from prev's where the table is the same and the node the same object, and
+ * its memos with the answers of the nodes whose keys did not change. */
+static void view_inherit(decider *d, view *nv, const view *prev)
+{
+    if (prev->table != nv->table) {
+        /* Another table: each node's pools are to be found again; what the node decides of
+         * its key is the same for the same node. */
+        for (size_t i = 0; i < nv->nnodes && i < prev->nnodes; i++) {
+            const vnode *pv = &prev->nodes[i];
+            vnode *vn = &nv->nodes[i];
+            if (__atomic_load_n(&prev->state[i], __ATOMIC_ACQUIRE) == 2 && pv->named &&
+                vn->name == pv->name && vn->labels == pv->labels && vn->nlabels == pv->nlabels) {
+                vn->n1 = pv->n1;
+                vn->n2 = pv->n2;
+                vn->named = true;
+            }
+        }
+        return;
+    }
+    memo pm[MEMOS];
+    pthread_mutex_lock(&d->vlock);
+    unsigned npm = prev->nmemos;
+    memcpy(pm, prev->memos, npm * sizeof *pm);
+    pthread_mutex_unlock(&d->vlock);
+    for (unsigned m = 0; m < npm; m++) {
+        answer **a = calloc(nv->nnodes ? nv->nnodes : 1, sizeof *a);
+        if (!a)
+            break;
+        nv->memos[nv->nmemos++] = (memo){pm[m].p1, pm[m].p2, a};
+    }
+    const dracel_usage *u = dracel_snapshot_usage(nv->snap);
+    for (size_t i = 0; i < nv->nnodes && i < prev->nnodes; i++) {
+        if (__atomic_load_n(&prev->state[i], __ATOMIC_ACQUIRE) != 2)
+            continue;
+        const vnode *pv = &prev->nodes[i];
+        vnode *vn = &nv->nodes[i];
+        if (pv->np > VPOOLS || vn->name != pv->name || vn->labels != pv->labels ||
+            vn->nlabels != pv->nlabels)
+            continue;
+        *vn = *pv;
+        key_finish(u, pv->pools, pv->np, pv->b1, pv->b2, &vn->k1, &vn->k2);
+        nv->state[i] = 2; /* nv is not published yet */
+        if (vn->k1 != pv->k1 || vn->k2 != pv->k2)
+            continue;
+        for (unsigned m = 0; m < nv->nmemos; m++) {
+            answer *a = memo_read(&pm[m], i);
+            if (a)
+                nv->memos[m].a[i] = answer_ref(a);
+        }
+    }
+}
+
+/* The view of snap (made when the snapshot is new), referenced; NULL on ENOMEM. */
+static view *view_get(decider *d, dracel_snapshot *snap)
+{
+    uint64_t id = dracel_snapshot_id(snap);
+    pthread_mutex_lock(&d->vlock);
+    view *prev = d->view;
+    if (prev && prev->id == id) {
+        prev->refs++;
+        pthread_mutex_unlock(&d->vlock);
+        return prev;
+    }
+    if (prev)
+        prev->refs++;
+    pthread_mutex_unlock(&d->vlock);
+    view *nv = calloc(1, sizeof *nv);
+    size_t n = dracel_snapshot_nodes(snap);
+    if (nv) {
+        nv->nodes = malloc((n ? n : 1) * sizeof *nv->nodes);
+        nv->state = calloc(n ? n : 1, 1);
+    }
+    if (!nv || !nv->nodes || !nv->state) {
+        if (nv) {
+            free(nv->nodes);
+            free(nv->state);
+        }
+        free(nv);
+        view_unref(d, prev);
+        return NULL;
+    }
+    nv->snap = dracel_snapshot_ref(snap);
+    nv->id = id;
+    nv->table = dracel_snapshot_table(snap);
+    nv->nnodes = n;
+    nv->refs = 2; /* the decider's and the caller's */
+    for (size_t i = 0; i < n; i++) {
+        dracel_node nd = {"", NULL, 0};
+        dracel_snapshot_node(snap, i, &nd);
+        nv->nodes[i].name = nd.name;
+        nv->nodes[i].labels = nd.labels;
+        nv->nodes[i].nlabels = nd.nlabels;
+        nv->nodes[i].named = false;
+    }
+    view_index(nv);
+    if (prev && prev->id < id)
+        view_inherit(d, nv, prev);
+    view_unref(d, prev);
+    pthread_mutex_lock(&d->vlock);
+    view *old = d->view;
+    if (old && old->id >= id) {
+        /* Another request installed this snapshot's view, or a newer one, meanwhile: use the
+         * same one for this snapshot (its keys are shared), keep ours alone for an older one. */
+        if (old->id == id) {
+            old->refs++;
+            pthread_mutex_unlock(&d->vlock);
+            nv->refs = 1;
+            view_unref(d, nv);
+            return old;
+        }
+        nv->refs = 1;
+        pthread_mutex_unlock(&d->vlock);
+        return nv;
+    }
+    d->view = nv;
+    pthread_mutex_unlock(&d->vlock);
+    view_unref(d, old);
+    return nv;
 }
 
 /* ---- Policies. */
@@ -379,13 +722,16 @@ static dracel_status policy_get(decider *d, dracel_snapshot *snap, const size_t 
         if (dracel_snapshot_claim(snap, claims[i], &cs) != DRACEL_OK)
             return DRACEL_EINVAL;
         hs_u64(&h, cs.version);
-        hs_u64(&h, claims[i]);
+        hs_str(&h, cs.ns);
+        hs_str(&h, cs.name);
     }
-    uint64_t id = dracel_snapshot_id(snap);
+    const dracel_table *table = dracel_snapshot_table(snap);
+    const dracel_objects *classes = dracel_snapshot_classes(snap);
     pthread_mutex_lock(&d->plock);
     for (int i = 0; i < POLICIES; i++) {
         pol_entry *e = &d->pols[i];
-        if (e->box && e->snap_id == id && e->k1 == h.a && e->k2 == h.b) {
+        if (e->box && e->table == table && e->classes == classes && e->k1 == h.a &&
+            e->k2 == h.b) {
             e->used = ++d->tick;
             e->box->refs++;
             *out = (pol_ref){e->box, e->box->p, e->box->fa_requests,
@@ -418,7 +764,7 @@ static dracel_status policy_get(decider *d, dracel_snapshot *snap, const size_t 
             victim = i;
     }
     polbox *old = d->pols[victim].box;
-    d->pols[victim] = (pol_entry){id, h.a, h.b, b, ++d->tick};
+    d->pols[victim] = (pol_entry){table, classes, h.a, h.b, b, ++d->tick};
     pthread_mutex_unlock(&d->plock);
     box_release(d, old);
     *out = (pol_ref){b, b->p, b->fa_requests, dracel_policy_version(b->p)};
@@ -491,8 +837,10 @@ typedef enum verdict { V_PASS, V_FAIL, V_UNRESOLVABLE } verdict;
 typedef struct node_answer {
     verdict v;
     const char *klass;           /* the metrics reason */
-    char *reason;                /* failed: why (owned) */
-    char *tiers;                 /* allocated: the tiers (owned) */
+    const char *reason;          /* failed: why (in rec, own, or the eval) */
+    const char *tiers;           /* allocated: the tiers (in rec) */
+    answer *rec;                 /* the answer computed or cached (a reference), or NULL */
+    char *own;                   /* a reason of this node alone */
     int score;                   /* the raw score (8 - rank summed), -1 unless allocated */
     bool pod_error;              /* an error that aborts the pod's scheduling */
 } node_answer;
@@ -507,6 +855,8 @@ typedef struct eval {
     node_answer *ans;
     char pod_error[1024];
     unsigned fa;
+    view *view;                  /* the snapshot's view (referenced): answers read from its
+                                    memos are not referenced one by one */
 } eval;
 
 /* Bound a reason to max bytes at a UTF-8 boundary; returns a malloc'd copy. */
@@ -529,43 +879,47 @@ static char *bounded(const char *s, size_t max)
     return r;
 }
 
-/* From a run's answer on node i: a node_answer and a cache entry. */
-static void take(eval *e, size_t i, const dracel_run *r, bool explained, answer *out)
+/* The answer of a run on a node (one reference); NULL when memory runs out. */
+static answer *take(eval *e, const dracel_run *r, bool explained)
 {
     dracel_run_info info;
-    memset(out, 0, sizeof *out);
     if (dracel_run_get(r, &info) != DRACEL_OK)
-        return;
-    out->outcome = (int8_t)info.outcome;
-    out->score = (int16_t)info.score;
-    if (info.outcome == DRACEL_ALLOCATED) {
-        out->tiers = strdup(info.tiers ? info.tiers : "");
-        return;
-    }
+        return NULL;
+    if (info.outcome == DRACEL_ALLOCATED)
+        return answer_new(info.outcome, info.score, NULL, info.tiers ? info.tiers : "");
+    int outcome = info.outcome;
     if (info.outcome == DRACEL_ALLOCATION_ERROR && !info.node_local)
-        out->outcome = -1; /* marks an error of the pod: reason is the message */
+        outcome = -1; /* marks an error of the pod: reason is the message */
     char *line = explained || info.message ? dracel_run_line(r) : NULL;
+    char *reason = NULL;
     if (line) {
         size_t skip = strlen(info.node ? info.node : "") + 2;
         const char *why = strlen(line) >= skip ? line + skip : line;
-        out->reason = bounded(why, e->d->cfg.max_reason);
+        reason = bounded(why, e->d->cfg.max_reason);
         dracel_free_string(NULL, line);
+        if (!reason)
+            return NULL;
     }
-    (void)i;
+    answer *a = answer_new(outcome, info.score, reason, NULL);
+    free(reason);
+    return a;
 }
 
-static void set_answer(eval *e, size_t i, const answer *a)
+/* Node i's answer is a: the node takes the caller's reference when owned, else a lives as long
+ * as e (a memo of e's view holds it). */
+static void set_answer(eval *e, size_t i, answer *a, bool owned)
 {
     node_answer *na = &e->ans[i];
+    na->rec = owned ? a : NULL;
     na->score = a->outcome == DRACEL_ALLOCATED ? a->score : -1;
     if (a->outcome == DRACEL_ALLOCATED) {
         na->v = V_PASS;
         na->klass = "allocated";
-        na->tiers = a->tiers ? strdup(a->tiers) : NULL;
+        na->tiers = a->tiers;
         return;
     }
     na->v = V_FAIL;
-    na->reason = a->reason ? strdup(a->reason) : strdup("cannot allocate all claims");
+    na->reason = a->reason ? a->reason : "cannot allocate all claims";
     if (a->outcome == DRACEL_SKIPPED)
         na->klass = "budget";
     else if (a->outcome == DRACEL_ALLOCATION_ERROR || a->outcome < 0)
@@ -589,28 +943,37 @@ static bool cacheable(const answer *a)
 
 typedef struct miss {
     size_t *idx;                 /* input node indexes */
+    size_t *vidx;                /* their positions in the view (SIZE_MAX: none) */
+    memo *mm;                    /* where their answers go too, or NULL */
     dracel_node *nodes;
     uint64_t *k1, *k2;
     size_t n;
     eval *e;
     bool explained;
+    bool oom;                    /* an answer could not be made */
 } miss;
 
 static int on_node(void *ctx, size_t i, const dracel_run *r)
 {
     miss *m = ctx;
-    answer a;
-    take(m->e, m->idx[i], r, m->explained, &a);
-    /* Failures without a reason are answered again with the explanation (second pass). */
-    bool complete = a.outcome == DRACEL_ALLOCATED || a.reason || m->explained;
-    if (complete) {
-        if (cacheable(&a))
-            cache_put(m->e->d, m->k1[i], m->k2[i], &a);
-        set_answer(m->e, m->idx[i], &a);
-        m->idx[i] = SIZE_MAX; /* done */
+    answer *a = take(m->e, r, m->explained);
+    if (!a) {
+        m->oom = true;
+        return 1;
     }
-    free(a.reason);
-    free(a.tiers);
+    /* Failures without a reason are answered again with the explanation (second pass). */
+    bool complete = a->outcome == DRACEL_ALLOCATED || a->reason || m->explained;
+    if (complete) {
+        if (cacheable(a)) {
+            cache_put(m->e->d, m->k1[i], m->k2[i], a);
+            if (m->mm && m->vidx[i] != SIZE_MAX)
+                memo_put(m->mm, m->vidx[i], a);
+        }
+        set_answer(m->e, m->idx[i], a, true);
+        m->idx[i] = SIZE_MAX; /* done */
+    } else {
+        answer_unref(a);
+    }
     return 0;
 }
 
@@ -638,6 +1001,7 @@ static dracel_status run_misses(eval *e, miss *m, double deadline)
         for (size_t i = 0; i < m->n; i++)
             if (m->idx[i] != SIZE_MAX) {
                 m->idx[k] = m->idx[i];
+                m->vidx[k] = m->vidx[i];
                 m->nodes[k] = m->nodes[i];
                 m->k1[k] = m->k1[i];
                 m->k2[k] = m->k2[i];
@@ -649,7 +1013,11 @@ static dracel_status run_misses(eval *e, miss *m, double deadline)
     return st;
 }
 
-static const dracel_node *input_node(eval *e, size_t i, view *v, uint64_t *k1, uint64_t *k2)
+/* Input node i as the snapshot has it, and its key; *vi its position in the view (SIZE_MAX
+ * when it has none; found already when it is not SIZE_MAX on entry). NULL for a node the
+ * cache does not know. */
+static const dracel_node *input_node(eval *e, size_t i, view *v, uint64_t *k1, uint64_t *k2,
+                                     size_t *vi)
 {
     const ext_node *en = &e->a->nodes[i];
     dracel_node *n = &e->nodes[i];
@@ -657,25 +1025,21 @@ static const dracel_node *input_node(eval *e, size_t i, view *v, uint64_t *k1, u
         n->name = en->name;
         n->labels = en->labels;
         n->nlabels = en->nlabels;
-        node_state(e->snap, n, k1, k2);
+        node_state(e->snap, n, k1, k2, NULL);
         return n;
     }
-    size_t idx;
-    if (dracel_snapshot_node_find(e->snap, en->name, &idx) == DRACEL_OK &&
+    size_t idx = *vi;
+    if (v && (idx != SIZE_MAX || view_find(v, en->name, &idx))) {
+        n->name = v->nodes[idx].name;
+        n->labels = v->nodes[idx].labels;
+        n->nlabels = v->nodes[idx].nlabels;
+        view_key(e->snap, v, idx, n, k1, k2);
+        *vi = idx;
+        return n;
+    }
+    if (!v && dracel_snapshot_node_find(e->snap, en->name, &idx) == DRACEL_OK &&
         dracel_snapshot_node(e->snap, idx, n) == DRACEL_OK) {
-        if (v && idx < v->nnodes) {
-            if (__atomic_load_n(&v->done[idx], __ATOMIC_ACQUIRE)) {
-                *k1 = v->k1[idx];
-                *k2 = v->k2[idx];
-            } else {
-                node_state(e->snap, n, k1, k2);
-                v->k1[idx] = *k1;
-                v->k2[idx] = *k2;
-                __atomic_store_n(&v->done[idx], 1, __ATOMIC_RELEASE);
-            }
-        } else {
-            node_state(e->snap, n, k1, k2);
-        }
+        node_state(e->snap, n, k1, k2, NULL);
         return n;
     }
     if (dracel_snapshot_nodes(e->snap) == 0) {
@@ -683,19 +1047,27 @@ static const dracel_node *input_node(eval *e, size_t i, view *v, uint64_t *k1, u
         n->name = en->name;
         n->labels = NULL;
         n->nlabels = 0;
-        node_state(e->snap, n, k1, k2);
+        node_state(e->snap, n, k1, k2, NULL);
         return n;
     }
     n->name = NULL;
     return NULL;
 }
 
-static void answer_fixed(eval *e, size_t i, verdict v, const char *klass, const char *reason)
+/* Node i's answer, not from the allocator: reason is copied when it is the node's own (copy),
+ * else it must live as long as e (the plan's, the pod's error). */
+static void answer_fixed(eval *e, size_t i, verdict v, const char *klass, const char *reason,
+                         bool copy)
 {
-    e->ans[i].v = v;
-    e->ans[i].klass = klass;
-    e->ans[i].score = -1;
-    e->ans[i].reason = reason ? strdup(reason) : NULL;
+    node_answer *na = &e->ans[i];
+    na->v = v;
+    na->klass = klass;
+    na->score = -1;
+    na->reason = reason;
+    if (reason && copy) {
+        na->own = strdup(reason);
+        na->reason = na->own ? na->own : "out of memory";
+    }
 }
 
 /* Decide every input node of e->a. Returns 0, or -1 when memory ran out. */
@@ -704,18 +1076,18 @@ static int evaluate(eval *e)
     decider *d = e->d;
     const ext_args *a = e->a;
     size_t n = a->nnodes;
-    e->nodes = calloc(n ? n : 1, sizeof *e->nodes);
+    e->nodes = malloc((n ? n : 1) * sizeof *e->nodes);
     e->ans = calloc(n ? n : 1, sizeof *e->ans);
     if (!e->nodes || !e->ans || !resolve(e->snap, &a->pod, &e->pl))
         return -1;
     if (e->pl.fail[0]) {
         for (size_t i = 0; i < n; i++)
-            answer_fixed(e, i, V_FAIL, e->pl.fail_class, e->pl.fail);
+            answer_fixed(e, i, V_FAIL, e->pl.fail_class, e->pl.fail, false);
         return 0;
     }
     if (!e->pl.nalloc && !e->pl.npending) {
         for (size_t i = 0; i < n; i++)
-            answer_fixed(e, i, V_PASS, "no_claims", NULL);
+            answer_fixed(e, i, V_PASS, "no_claims", NULL, false);
         return 0;
     }
     double deadline = d->cfg.budget_ms ? ext_now() + d->cfg.budget_ms / 1e3 : 0;
@@ -727,17 +1099,17 @@ static int evaluate(eval *e)
             snprintf(e->pod_error, sizeof e->pod_error, "cannot compile the pod's claims: %s",
                      st == DRACEL_ENOMEM ? "out of memory" : err);
             for (size_t i = 0; i < n; i++)
-                answer_fixed(e, i, V_FAIL, "error", e->pod_error);
+                answer_fixed(e, i, V_FAIL, "error", e->pod_error, false);
             return st == DRACEL_ENOMEM ? -1 : 0;
         }
         e->fa = e->pol.fa;
     }
-    view *v = a->nodes_form ? NULL : view_get(d, e->snap);
-    miss m = {calloc(n ? n : 1, sizeof(size_t)), calloc(n ? n : 1, sizeof(dracel_node)),
-              calloc(n ? n : 1, sizeof(uint64_t)), calloc(n ? n : 1, sizeof(uint64_t)), 0, e,
-              false};
+    view *v = e->view = a->nodes_form ? NULL : view_get(d, e->snap);
+    miss m = {malloc((n ? n : 1) * sizeof(size_t)), malloc((n ? n : 1) * sizeof(size_t)), NULL,
+              malloc((n ? n : 1) * sizeof(dracel_node)), malloc((n ? n : 1) * sizeof(uint64_t)),
+              malloc((n ? n : 1) * sizeof(uint64_t)), 0, e, false, false};
     int rc = 0;
-    if (!m.idx || !m.nodes || !m.k1 || !m.k2) {
+    if (!m.idx || !m.vidx || !m.nodes || !m.k1 || !m.k2) {
         rc = -1;
         goto out;
     }
@@ -747,15 +1119,32 @@ static int evaluate(eval *e)
     hs_str(&ph, e->pol.p ? e->pol.version : "");
     hs_u64(&ph, d->cfg.features);
     hs_u64(&ph, d->cfg.node_timeout_ms);
+    memo *mm = m.mm = v && e->pol.p ? memo_get(d, v, ph.a, ph.b) : NULL;
+    /* with a memo, every position at once (view_find_all); else one by one */
+    size_t *pos = mm && v->index ? malloc((n ? n : 1) * sizeof *pos) : NULL;
+    if (pos)
+        view_find_all(v, a->nodes, n, pos);
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t k1 = 0, k2 = 0;
-        const dracel_node *node = input_node(e, i, v, &k1, &k2);
+        size_t vi = SIZE_MAX;
+        /* The usual request: its answer in the memo, found by name alone (no node, no key:
+         * the least memory a node can cost). */
+        if (pos && pos[i] != SIZE_MAX) {
+            vi = pos[i];
+            answer *c = e->pl.nalloc ? NULL : memo_read(mm, vi);
+            if (c) {
+                set_answer(e, i, c, false);
+                hits++;
+                continue;
+            }
+        }
+        const dracel_node *node = input_node(e, i, v, &k1, &k2, &vi);
         if (!node) {
             char why[512];
             snprintf(why, sizeof why, "node %s is not in the extender's cache (yet)",
                      a->nodes[i].name);
-            answer_fixed(e, i, V_UNRESOLVABLE, "unknown_node", why);
+            answer_fixed(e, i, V_UNRESOLVABLE, "unknown_node", why, true);
             continue;
         }
         /* Claims already allocated: their node selectors must admit the node. */
@@ -769,25 +1158,31 @@ static int evaluate(eval *e)
                              cs.ns ? cs.ns : "", cs.name);
                 else
                     snprintf(why, sizeof why, "resourceclaim not available on the node");
-                answer_fixed(e, i, V_FAIL, "claim_unavailable", why);
+                answer_fixed(e, i, V_FAIL, "claim_unavailable", why, true);
                 fits = false;
             }
         if (!fits)
             continue;
         if (!e->pol.p) {
-            answer_fixed(e, i, V_PASS, "allocated", NULL);
+            answer_fixed(e, i, V_PASS, "allocated", NULL, false);
+            continue;
+        }
+        answer *c = mm && vi != SIZE_MAX ? memo_read(mm, vi) : NULL;
+        if (c) {
+            set_answer(e, i, c, false);
+            hits++;
             continue;
         }
         uint64_t key1 = mix(ph.a ^ k1) ^ k2, key2 = mix(ph.b + k2) ^ k1;
-        answer c;
-        if (cache_get(d, key1, key2, &c, true)) {
-            set_answer(e, i, &c);
-            free(c.reason);
-            free(c.tiers);
+        if ((c = cache_get(d, key1, key2))) {
+            if (mm && vi != SIZE_MAX)
+                memo_put(mm, vi, c);
+            set_answer(e, i, c, true);
             hits++;
             continue;
         }
         m.idx[m.n] = i;
+        m.vidx[m.n] = vi;
         m.nodes[m.n] = *node;
         m.k1[m.n] = key1;
         m.k2[m.n] = key2;
@@ -797,19 +1192,21 @@ static int evaluate(eval *e)
         metrics_add(&m_cache, "result=\"hit\"", (double)hits);
     if (m.n) {
         metrics_add(&m_cache, "result=\"miss\"", (double)m.n);
-        if (run_misses(e, &m, deadline) != DRACEL_OK)
+        if (run_misses(e, &m, deadline) != DRACEL_OK || m.oom)
             rc = -1;
         for (size_t k = 0; k < m.n; k++) /* not reached: the budget or memory ran out */
             if (!e->ans[m.idx[k]].klass)
                 answer_fixed(e, m.idx[k], V_FAIL, "budget",
-                             "not evaluated: the extender's time budget for the request ran out");
+                             "not evaluated: the extender's time budget for the request ran out",
+                             false);
     }
+    free(pos);
 out:
     free(m.idx);
+    free(m.vidx);
     free(m.nodes);
     free(m.k1);
     free(m.k2);
-    view_unref(d, v);
     return rc;
 }
 
@@ -817,13 +1214,14 @@ static void eval_free(eval *e)
 {
     if (e->ans)
         for (size_t i = 0; i < e->a->nnodes; i++) {
-            free(e->ans[i].reason);
-            free(e->ans[i].tiers);
+            free(e->ans[i].own);
+            answer_unref(e->ans[i].rec);
         }
     free(e->ans);
     free(e->nodes);
     plan_free(&e->pl);
     pol_release(e->d, &e->pol);
+    view_unref(e->d, e->view);
     dracel_snapshot_unref(e->snap);
 }
 
@@ -854,6 +1252,49 @@ static void count_answers(const eval *e, const char *verb)
                  vname[seen[j].v], seen[j].k ? seen[j].k : "");
         metrics_add(&m_nodes, labels, (double)seen[j].n);
     }
+}
+
+/* The decisions of a filter request, by tiers: few distinct ones, counted, then added once
+ * each (a metrics update per node would cost more than the answer). */
+static void tier_add(const char *tiers, size_t n)
+{
+    jbuf lb;
+    jb_init(&lb);
+    jb_puts(&lb, "tiers=\"");
+    metrics_label(&lb, tiers);
+    jb_putc(&lb, '"');
+    char *t = jb_take(&lb, NULL);
+    if (t)
+        metrics_add(&m_tiers, t, (double)n);
+    free(t);
+}
+
+static void count_tiers(const eval *e)
+{
+    typedef struct tally {
+        const char *tiers;
+        size_t n;
+    } tally;
+    tally seen[16];
+    size_t ns = 0;
+    for (size_t i = 0; i < e->a->nnodes; i++) {
+        const char *t = e->ans[i].v == V_PASS ? e->ans[i].tiers : NULL;
+        if (!t)
+            continue;
+        size_t j = 0;
+        while (j < ns && seen[j].tiers != t && strcmp(seen[j].tiers, t) != 0)
+            j++;
+        if (j < ns) {
+            seen[j].n++;
+            seen[j].tiers = t; /* the answers of nodes in a row are often the same object */
+        } else if (ns < 16) {
+            seen[ns++] = (tally){t, 1};
+        } else {
+            tier_add(t, 1);
+        }
+    }
+    for (size_t j = 0; j < ns; j++)
+        tier_add(seen[j].tiers, seen[j].n);
 }
 
 /* ---- Recent pods. */
@@ -935,20 +1376,9 @@ int decide_filter(decider *d, const ext_args *a, jbuf *out)
         return oom(out);
     }
     count_answers(&e, "filter");
-    for (size_t i = 0; i < a->nnodes; i++)
-        if (e.ans[i].v == V_PASS && e.ans[i].tiers) {
-            char labels[256];
-            jbuf lb;
-            jb_init(&lb);
-            jb_puts(&lb, "tiers=\"");
-            metrics_label(&lb, e.ans[i].tiers);
-            jb_putc(&lb, '"');
-            char *t = jb_take(&lb, NULL);
-            snprintf(labels, sizeof labels, "%s", t ? t : "");
-            free(t);
-            metrics_add(&m_tiers, labels, 1);
-        }
+    count_tiers(&e);
     /* ExtenderFilterResult, as Go's encoding/json writes it. */
+    jb_reserve(out, a->nodes_form ? 4096 : 64 + a->nnodes * 24);
     bool first = true;
     if (a->nodes_form) {
         jb_puts(out, "{\"Nodes\":{\"metadata\":{},\"items\":[");
@@ -1007,6 +1437,7 @@ int decide_prioritize(decider *d, const ext_args *a, jbuf *out)
         return oom(out);
     }
     count_answers(&e, "prioritize");
+    jb_reserve(out, 16 + a->nnodes * 36);
     /* HostPriorityList: 0 to 10. With firstAvailable requests, the scheduler's own DRA score
      * (8 - rank of each chosen subrequest, summed) scaled to 10 by its maximum (8 per
      * request); without, 10 where the claims can be allocated. Nodes that fail, pods without
@@ -1023,7 +1454,12 @@ int decide_prioritize(decider *d, const ext_args *a, jbuf *out)
             jb_putc(out, ',');
         jb_puts(out, "{\"Host\":");
         jb_cstr(out, a->nodes[i].name);
-        jb_printf(out, ",\"Score\":%d}", score);
+        jb_puts(out, ",\"Score\":");
+        if (score >= 10)
+            jb_puts(out, "10");
+        else
+            jb_putc(out, (char)('0' + (score > 0 ? score : 0)));
+        jb_putc(out, '}');
     }
     jb_puts(out, "]\n");
     eval_free(&e);
@@ -1264,7 +1700,7 @@ decider *decider_new(const decide_config *cfg, store *st, char *err, size_t errc
     for (int i = 0; i < SHARDS; i++) {
         pthread_mutex_init(&d->shards[i].lock, NULL);
         d->shards[i].nsets = per;
-        d->shards[i].slots = calloc(per * WAYS, sizeof(answer));
+        d->shards[i].slots = calloc(per * WAYS, sizeof(slot));
         d->shards[i].next = calloc(per, 1);
         if (!d->shards[i].slots || !d->shards[i].next) {
             snprintf(err, errcap, "out of memory for an answer cache of %zu entries",
@@ -1295,10 +1731,8 @@ void decider_free(decider *d)
     for (int i = 0; i < SHARDS; i++) {
         shard *s = &d->shards[i];
         if (s->slots)
-            for (size_t k = 0; k < s->nsets * WAYS; k++) {
-                free(s->slots[k].reason);
-                free(s->slots[k].tiers);
-            }
+            for (size_t k = 0; k < s->nsets * WAYS; k++)
+                answer_unref(s->slots[k].a);
         free(s->slots);
         free(s->next);
     }

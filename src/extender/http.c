@@ -27,8 +27,12 @@ static const metric_family m_requests = {
     METRIC_COUNTER, NULL, 0};
 static const metric_family m_duration = {
     "dra_extender_http_request_duration_seconds",
-    "Time from a request's headers to its answer, by route.", METRIC_HISTOGRAM, latency_buckets,
-    sizeof latency_buckets / sizeof *latency_buckets};
+    "Time from a request's headers to its answer, by route (verb) and status code.",
+    METRIC_HISTOGRAM, latency_buckets, sizeof latency_buckets / sizeof *latency_buckets};
+static const metric_family m_connections = {
+    "dra_extender_http_connections",
+    "Client connections open (at most --max-connections; more are closed as they come).",
+    METRIC_GAUGE, NULL, 0};
 static const metric_family m_inflight = {
     "dra_extender_http_requests_in_flight",
     "Requests received and not yet answered (queued or computing).", METRIC_GAUGE, NULL, 0};
@@ -39,7 +43,8 @@ static const metric_family m_queue_wait = {
 static const metric_family m_rejected = {
     "dra_extender_http_rejected_total",
     "Requests refused before their handler: overloaded (queue full or waited too long), "
-    "body_too_large, too_slow (body not received in time), shutting_down.",
+    "body_too_large, too_slow (body not received in time), shutting_down; and connections "
+    "closed at once because --max-connections were open (connections).",
     METRIC_COUNTER, NULL, 0};
 
 typedef enum { J_HEADERS, J_QUEUED, J_DONE } job_state;
@@ -76,7 +81,19 @@ struct http_server {
     unsigned busy;               /* jobs a worker has taken and not finished */
     bool stop_workers, closing;
     unsigned inflight;           /* jobs between their headers and their completion */
+    /* Connections, counted here and not by libmicrohttpd, which divides its limit among its
+     * threads (with 2 threads and a limit of 2, each took one, and a third connection waited
+     * in the listen queue, to be served later). */
+    pthread_mutex_t clock;
+    unsigned conns;              /* open (libmicrohttpd started them) */
+    unsigned reserved;           /* admitted by on_accept, not started yet */
 };
+
+/* On libmicrohttpd's threads, which accept and then start each connection in one call: the
+ * server whose on_accept admitted a connection that this thread has not started yet. A
+ * connection that libmicrohttpd drops in between (out of memory) is found by the thread's
+ * next on_accept, so that its reservation does not leak. */
+static _Thread_local http_server *admitting;
 
 
 const char *http_arg(const http_req *r, const char *key)
@@ -115,6 +132,50 @@ static void label_of(char *out, size_t cap, const char *verb, const char *code)
     char *t = jb_take(&b, NULL);
     snprintf(out, cap, "%s", t ? t : "");
     free(t);
+}
+
+/* A new connection: admitted while fewer than max_connections are open (or admitted), else
+ * closed at once, before anything is read. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    (void)addr;
+    (void)addrlen;
+    http_server *s = cls;
+    pthread_mutex_lock(&s->clock);
+    if (admitting == s) {
+        s->reserved--;
+        admitting = NULL;
+    }
+    bool ok = s->conns + s->reserved < s->cfg.max_connections;
+    if (ok) {
+        s->reserved++;
+        admitting = s;
+    }
+    pthread_mutex_unlock(&s->clock);
+    if (!ok)
+        metrics_add(&m_rejected, "reason=\"connections\"", 1);
+    return ok ? MHD_YES : MHD_NO;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    (void)conn;
+    http_server *s = cls;
+    pthread_mutex_lock(&s->clock);
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        if (admitting == s) {
+            s->reserved--;
+            admitting = NULL;
+        }
+        s->conns++;
+        *socket_context = s; /* counted */
+    } else if (*socket_context) {
+        s->conns--;
+        *socket_context = NULL;
+    }
+    metrics_set(&m_connections, NULL, s->conns);
+    pthread_mutex_unlock(&s->clock);
 }
 
 /* Queue resp (taking its body) on the connection. */
@@ -405,7 +466,6 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         snprintf(code, sizeof code, "closed");
     label_of(labels, sizeof labels, j->route, code);
     metrics_add(&m_requests, labels, 1);
-    label_of(labels, sizeof labels, j->route, NULL);
     metrics_observe(&m_duration, labels, ext_now() - j->start);
     if (j->counted) {
         pthread_mutex_lock(&s->lock);
@@ -449,6 +509,7 @@ static void server_free(http_server *s)
     free(s->ring);
     free(s->workers);
     pthread_mutex_destroy(&s->lock);
+    pthread_mutex_destroy(&s->clock);
     pthread_cond_destroy(&s->cond);
     pthread_cond_destroy(&s->idle);
     free(s);
@@ -492,6 +553,7 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
     if (!s->cfg.max_body)
         s->cfg.max_body = (size_t)64 << 20;
     pthread_mutex_init(&s->lock, NULL);
+    pthread_mutex_init(&s->clock, NULL);
     pthread_cond_init(&s->cond, NULL);
     pthread_cond_init(&s->idle, NULL);
     s->cap = s->cfg.workers + s->cfg.queue;
@@ -518,7 +580,7 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
         v6->sin6_port = htons((uint16_t)cfg->port);
         flags |= MHD_USE_IPv6;
     } else {
-        snprintf(err, errcap, "--address: '%s' is not an IPv4 or IPv6 address", addr);
+        snprintf(err, errcap, "the listen address '%s' is not an IPv4 or IPv6 address", addr);
         server_free(s);
         return NULL;
     }
@@ -545,6 +607,7 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
     metrics_declare(&m_duration);
     metrics_declare(&m_rejected);
     metrics_set(&m_inflight, NULL, 0);
+    metrics_set(&m_connections, NULL, 0);
     for (unsigned i = 0; i < s->cfg.workers; i++) {
         if (pthread_create(&s->workers[i], NULL, worker_main, s) != 0) {
             snprintf(err, errcap, "cannot start a worker thread");
@@ -559,11 +622,14 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
         {MHD_OPTION_HTTPS_MEM_KEY, 0, s->key},
         {MHD_OPTION_END, 0, NULL},
     };
+    /* libmicrohttpd's own limit is divided among its threads: give each room for all, so
+     * that on_accept's count is the one that binds. */
     s->d = MHD_start_daemon(
-        flags, (uint16_t)cfg->port, NULL, NULL, on_access, s, MHD_OPTION_SOCK_ADDR, &ss,
+        flags, (uint16_t)cfg->port, on_accept, s, on_access, s, MHD_OPTION_SOCK_ADDR, &ss,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.threads, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)s->cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)(s->cfg.max_connections * s->cfg.threads), MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)s->cfg.idle_timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)128, MHD_OPTION_ARRAY,
         cfg->tls_cert ? tls : tls + 2, MHD_OPTION_END);
     if (!s->d) {
@@ -584,9 +650,13 @@ unsigned http_port(const http_server *s)
 
 unsigned http_shutdown(http_server *s, unsigned wait_ms)
 {
+    /* No new connection from here on: libmicrohttpd stops accepting, and the socket stops
+     * listening, so that a client is refused at once rather than left in the listen queue.
+     * Not closed before MHD_stop_daemon: its threads may still be taking it out of their
+     * epoll sets (libmicrohttpd's rule for quiesce; ThreadSanitizer caught the close). */
     MHD_socket fd = MHD_quiesce_daemon(s->d);
     if (fd != MHD_INVALID_SOCKET)
-        close(fd);
+        shutdown(fd, SHUT_RD);
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += wait_ms / 1000;
@@ -611,6 +681,8 @@ unsigned http_shutdown(http_server *s, unsigned wait_ms)
         ;
     pthread_mutex_unlock(&s->lock);
     MHD_stop_daemon(s->d);
+    if (fd != MHD_INVALID_SOCKET)
+        close(fd);
     server_free(s);
     return left;
 }

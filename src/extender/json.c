@@ -39,11 +39,31 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 
 /* ---- The pre-scan. */
 
+#define R16(x) x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x
+/* Outside strings, the bytes the pre-scan looks at: brackets and '"'. */
+static const unsigned char scan_stop[256] = {
+    ['['] = 1, ['{'] = 1, [']'] = 1, ['}'] = 1, ['"'] = 1,
+};
+/* Inside strings, the bytes it passes over: printable ASCII but '"' and '\\'. */
+static const unsigned char scan_plain[256] = {
+    R16(0), R16(0),                                     /* 0x00-0x1f */
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,     /* 0x20-0x2f: '"' */
+    R16(1), R16(1),                                     /* 0x30-0x4f */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,     /* 0x50-0x5f: '\\' */
+    R16(1), R16(1),                                     /* 0x60-0x7f */
+    R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), /* 0x80-0xff */
+};
+#undef R16
+
 const char *json_prescan(const char *s, size_t len, unsigned max_depth, size_t *at)
 {
     const unsigned char *p = (const unsigned char *)s;
     unsigned depth = 0;
     for (size_t i = 0; i < len;) {
+        while (i < len && !scan_stop[p[i]])
+            i++;
+        if (i >= len)
+            break;
         unsigned c = p[i];
         if (c == '[' || c == '{') {
             if (++depth > max_depth) {
@@ -61,6 +81,10 @@ const char *json_prescan(const char *s, size_t len, unsigned max_depth, size_t *
                     *at = i;
                     return "unterminated string";
                 }
+                while (i < len && scan_plain[p[i]])
+                    i++; /* the plain ASCII run */
+                if (i >= len)
+                    continue;
                 c = p[i];
                 if (c == '"') {
                     i++;
@@ -155,10 +179,15 @@ void jb_puts(jbuf *b, const char *s)
     jb_put(b, s, strlen(s));
 }
 
-void jb_putc(jbuf *b, char c)
+void jb_putc_grow(jbuf *b, char c)
 {
     if (grow(b, 1))
         b->data[b->len++] = c;
+}
+
+void jb_reserve(jbuf *b, size_t n)
+{
+    grow(b, n);
 }
 
 void jb_printf(jbuf *b, const char *fmt, ...)
@@ -182,22 +211,40 @@ void jb_printf(jbuf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
+/* The bytes jb_str copies as they are: printable ASCII but '"', '\\', '<', '>' and '&'. */
+static const unsigned char go_plain[256] = {
+#define R16(x) x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x
+    R16(0), R16(0),                                     /* 0x00-0x1f */
+    1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1,     /* 0x20-0x2f: '"', '&' */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1,     /* 0x30-0x3f: '<', '>' */
+    R16(1),                                             /* 0x40-0x4f */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,     /* 0x50-0x5f: '\\' */
+    R16(1), R16(1),                                     /* 0x60-0x7f */
+    R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), /* 0x80-0xff */
+#undef R16
+};
+
 void jb_str(jbuf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s;
-    jb_putc(b, '"');
+    if (!grow(b, n + 2))
+        return;
+    b->data[b->len++] = '"';
     size_t run = 0; /* bytes copied as they are, flushed in one put */
     for (size_t i = 0; i < n;) {
+        if (go_plain[p[i]]) {
+            size_t j = i + 1;
+            while (j < n && go_plain[p[j]])
+                j++;
+            run += j - i;
+            i = j;
+            continue;
+        }
         unsigned c = p[i];
         const char *esc = NULL;
         char u[7];
         size_t k = 1;
-        if (c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' && c < 0x80) {
-            run++;
-            i++;
-            continue;
-        }
         if (c >= 0x80) {
             k = utf8_seq(p + i, n - i);
             if (k == 3 && p[i] == 0xE2 && p[i + 1] == 0x80 && (p[i + 2] == 0xA8 || p[i + 2] == 0xA9))

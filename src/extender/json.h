@@ -32,7 +32,16 @@ void jb_free(jbuf *b);
 char *jb_take(jbuf *b, size_t *len);
 void jb_put(jbuf *b, const char *s, size_t n);
 void jb_puts(jbuf *b, const char *s);
-void jb_putc(jbuf *b, char c);
+/** Make room for @p n more bytes at once (answers of thousands of nodes grow in one step). */
+void jb_reserve(jbuf *b, size_t n);
+void jb_putc_grow(jbuf *b, char c);
+static inline void jb_putc(jbuf *b, char c)
+{
+    if (b->len < b->cap)
+        b->data[b->len++] = c;
+    else
+        jb_putc_grow(b, c);
+}
 void jb_printf(jbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /** A JSON string of s[0..n) as Go writes it: "\"", "\\", control characters as \n, \t, ...,
  *  or \u00XX; <, >, & as \u003c, \u003e, \u0026 (HTML-safe, Go's default); U+2028/U+2029

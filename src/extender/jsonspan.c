@@ -518,6 +518,12 @@ int js_members_fold(const char *s, js_span v, const char *const *keys, size_t nk
     return members(s, v, keys, nkeys, vals, false, true);
 }
 
+int js_members_fold_valid(const char *s, js_span v, const char *const *keys, size_t nkeys,
+                          js_span *vals)
+{
+    return members(s, v, keys, nkeys, vals, true, true);
+}
+
 static int array_begin(const char *s, js_span v, js_iter *it, bool fast)
 {
     if (v.len == 0 || s[v.off] != '[')
@@ -558,6 +564,33 @@ static int array_sep(const char *s, js_iter *it, size_t *p)
     return 1;
 }
 
+size_t js_array_count_valid(const char *s, js_span v)
+{
+    if (v.len < 2 || s[v.off] != '[')
+        return 0;
+    size_t p = v.off + 1, end = v.off + v.len - 1, depth = 0, commas = 0;
+    bool any = false;
+    while (p < end) {
+        unsigned char c = (unsigned char)s[p];
+        if (c == '"') {
+            if ((p = fast_string(s, end, p)) == 0)
+                break;
+            any = true;
+            continue;
+        }
+        if (c == '[' || c == '{')
+            depth++;
+        else if ((c == ']' || c == '}') && depth)
+            depth--;
+        else if (c == ',' && depth == 0)
+            commas++;
+        if (!is_ws((char)c))
+            any = true;
+        p++;
+    }
+    return any ? commas + 1 : 0;
+}
+
 int js_array_next(const char *s, js_iter *it, js_span *elem)
 {
     size_t p;
@@ -571,15 +604,15 @@ int js_array_next(const char *s, js_iter *it, js_span *elem)
     return 1;
 }
 
-int js_array_next_object(const char *s, js_iter *it, const char *const *keys, size_t nkeys,
-                         js_span *vals, js_span *elem)
+static int next_object(const char *s, js_iter *it, const char *const *keys, size_t nkeys,
+                       js_span *vals, js_span *elem, bool fold)
 {
     size_t p;
     int r = array_sep(s, it, &p);
     if (r != 1)
         return r;
     size_t start = p;
-    if (members_at(s, it->end, &p, keys, nkeys, vals, it->fast, false) != 0)
+    if (members_at(s, it->end, &p, keys, nkeys, vals, it->fast, fold) != 0)
         return -1;
     elem->off = start;
     elem->len = p - start;
@@ -588,15 +621,37 @@ int js_array_next_object(const char *s, js_iter *it, const char *const *keys, si
     return 1;
 }
 
-int js_object_begin(const char *s, js_span v, js_iter *it)
+int js_array_next_object(const char *s, js_iter *it, const char *const *keys, size_t nkeys,
+                         js_span *vals, js_span *elem)
+{
+    return next_object(s, it, keys, nkeys, vals, elem, false);
+}
+
+int js_array_next_object_fold(const char *s, js_iter *it, const char *const *keys, size_t nkeys,
+                              js_span *vals, js_span *elem)
+{
+    return next_object(s, it, keys, nkeys, vals, elem, true);
+}
+
+static int object_begin(const char *s, js_span v, js_iter *it, bool fast)
 {
     if (v.len == 0 || s[v.off] != '{')
         return -1;
     it->pos = v.off + 1;
     it->end = v.off + v.len;
     it->first = true;
-    it->fast = false;
+    it->fast = fast;
     return 0;
+}
+
+int js_object_begin(const char *s, js_span v, js_iter *it)
+{
+    return object_begin(s, v, it, false);
+}
+
+int js_object_begin_valid(const char *s, js_span v, js_iter *it)
+{
+    return object_begin(s, v, it, true);
 }
 
 int js_object_next(const char *s, js_iter *it, js_span *key, js_span *val)
@@ -614,7 +669,8 @@ int js_object_next(const char *s, js_iter *it, js_span *key, js_span *val)
         p = skip_ws(s, n, p + 1);
     }
     size_t ke;
-    if (p >= n || s[p] != '"' || (ke = skip_string(s, n, p)) == 0)
+    if (p >= n || s[p] != '"' ||
+        (ke = it->fast ? fast_string(s, n, p) : skip_string(s, n, p)) == 0)
         return -1;
     key->off = p;
     key->len = ke - p;
@@ -622,7 +678,7 @@ int js_object_next(const char *s, js_iter *it, js_span *key, js_span *val)
     if (p >= n || s[p] != ':')
         return -1;
     p++;
-    if (value_at(s, n, &p, val, false) != 0)
+    if (value_at(s, n, &p, val, it->fast) != 0)
         return -1;
     it->first = false;
     it->pos = p;
@@ -646,9 +702,21 @@ bool js_is_array(const char *s, js_span v)
 
 int js_string(const char *s, js_span v, char *out, size_t *outlen)
 {
-    if (!js_is_string(s, v) || skip_string(s, v.off + v.len, v.off) != v.off + v.len)
+    if (!js_is_string(s, v))
         return -1;
+    /* The usual string has no escape: one pass finds its end, then one copy. */
     size_t p = v.off + 1, end = v.off + v.len - 1, k = 0;
+    while (p < end && plain[(unsigned char)s[p]])
+        p++;
+    if (p == end && v.len >= 2 && s[end] == '"') {
+        memcpy(out, s + v.off + 1, end - v.off - 1);
+        out[end - v.off - 1] = '\0';
+        *outlen = end - v.off - 1;
+        return 0;
+    }
+    if (skip_string(s, v.off + v.len, v.off) != v.off + v.len)
+        return -1;
+    p = v.off + 1;
     while (p < end) {
         if (s[p] != '\\') {
             out[k++] = s[p++];

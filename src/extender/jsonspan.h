@@ -53,6 +53,9 @@ int js_members_fold(const char *s, js_span v, const char *const *keys, size_t nk
  *  and ends, but its answer is unspecified. */
 int js_members_valid(const char *s, js_span v, const char *const *keys, size_t nkeys,
                      js_span *vals);
+/** js_members_fold for an object inside a document already validated (see js_members_valid). */
+int js_members_fold_valid(const char *s, js_span v, const char *const *keys, size_t nkeys,
+                          js_span *vals);
 
 /* Iteration over the elements of an array. */
 typedef struct js_iter {
@@ -64,16 +67,24 @@ typedef struct js_iter {
 int js_array_begin(const char *s, js_span v, js_iter *it);
 /** The same for an array inside a document already validated (see js_members_valid). */
 int js_array_begin_valid(const char *s, js_span v, js_iter *it);
+/** The number of elements of the array at v, inside a document already validated (see
+ *  js_members_valid): one pass that counts the commas outside strings and nested values. */
+size_t js_array_count_valid(const char *s, js_span v);
 /** The next element: 1 with its span, 0 at the end of the array, -1 when invalid. */
 int js_array_next(const char *s, js_iter *it, js_span *elem);
 /** The next element, which must be an object, and its members keys[] found in the same walk
  *  (as js_members would find them): 1, 0 at the end, -1 when invalid or not an object. */
 int js_array_next_object(const char *s, js_iter *it, const char *const *keys, size_t nkeys,
                          js_span *vals, js_span *elem);
+/** The same with names matched as js_members_fold matches them. */
+int js_array_next_object_fold(const char *s, js_iter *it, const char *const *keys, size_t nkeys,
+                              js_span *vals, js_span *elem);
 
-/* Iteration over the members of an object, in document order (validating). */
-/** Start iterating the object at v: 0, or -1 when v does not start with '{'. */
+/* Iteration over the members of an object, in document order. */
+/** Start iterating the object at v (validating): 0, or -1 when v does not start with '{'. */
 int js_object_begin(const char *s, js_span v, js_iter *it);
+/** The same for an object inside a document already validated (see js_members_valid). */
+int js_object_begin_valid(const char *s, js_span v, js_iter *it);
 /** The next member: 1 with the spans of its name (a string literal, quotes included) and its
  *  value, 0 at the end of the object, -1 when invalid. */
 int js_object_next(const char *s, js_iter *it, js_span *key, js_span *val);

@@ -34,6 +34,13 @@ static const metric_family m_synced = {
     "dra_extender_watch_synced",
     "1 once the resource has been listed completely, by resource.", METRIC_GAUGE, NULL, 0};
 
+static const metric_family m_age = {
+    "dra_extender_watch_last_event_age_seconds",
+    "Seconds since the resource's newest watch event, bookmark or complete list arrived (since "
+    "the start before the first). The API server sends a bookmark about once a minute on a "
+    "healthy watch: a value of several minutes means the cache is going stale.",
+    METRIC_GAUGE, NULL, 0};
+
 static const unsigned kinds[KUBE__N] = {DRACEL_OBJ_SLICE, DRACEL_OBJ_CLASS, DRACEL_OBJ_CLAIM,
                                         DRACEL_OBJ_NODE};
 
@@ -41,7 +48,8 @@ struct kubesrc {
     store *st;
     kube *k;
     bool synced[KUBE__N];
-    pthread_mutex_t lock;
+    double last[KUBE__N];        /* when the resource's newest event, bookmark or list came */
+    pthread_mutex_t lock;        /* synced, last */
 };
 
 static void source_name(char *out, size_t cap, kube_res r)
@@ -53,6 +61,29 @@ static void res_label(char *out, size_t cap, kube_res r, const char *extra)
 {
     snprintf(out, cap, "resource=\"%s\"%s%s", kube_res_name(r), extra ? "," : "",
              extra ? extra : "");
+}
+
+static void touch(kubesrc *k, kube_res r)
+{
+    double now = ext_now();
+    pthread_mutex_lock(&k->lock);
+    k->last[r] = now;
+    pthread_mutex_unlock(&k->lock);
+}
+
+void kubesrc_metrics(kubesrc *k)
+{
+    if (!k)
+        return;
+    double now = ext_now(), last[KUBE__N];
+    pthread_mutex_lock(&k->lock);
+    memcpy(last, k->last, sizeof last);
+    pthread_mutex_unlock(&k->lock);
+    for (int r = 0; r < KUBE__N; r++) {
+        char labels[96];
+        res_label(labels, sizeof labels, (kube_res)r, NULL);
+        metrics_set(&m_age, labels, now - last[r]);
+    }
 }
 
 static int on_replace(void *ctx, kube_res r, const kube_obj *objs, size_t n)
@@ -88,6 +119,7 @@ static int on_replace(void *ctx, kube_res r, const kube_obj *objs, size_t n)
         return 1;
     }
     metrics_add(&m_lists, labels, 1);
+    touch(k, r);
     log_line(LOG_INFO, "list applied", "resource", kube_res_name(r), "#objects", (int64_t)n,
              NULL);
     return 0;
@@ -117,6 +149,7 @@ static int on_event(void *ctx, kube_res r, char type, const kube_obj *obj)
         /* The object is not in the state as the server has it: relist, which replaces all. */
         return 1;
     }
+    touch(k, r);
     log_line(LOG_DEBUG, "watch event", "resource", kube_res_name(r), "type", tname, "name",
              obj->name, "namespace", obj->ns, "resourceVersion", obj->rv, NULL);
     return 0;
@@ -147,6 +180,7 @@ static void on_note(void *ctx, kube_res r, kube_note what, const char *detail)
         log_line(LOG_WARN, "relisting", "resource", kube_res_name(r), "why", detail, NULL);
         break;
     case KUBE_NOTE_BOOKMARK: {
+        touch(k, r);
         char l2[128];
         res_label(l2, sizeof l2, r, "type=\"bookmark\"");
         metrics_add(&m_events, l2, 1);
@@ -180,14 +214,27 @@ kubesrc *kubesrc_start(store *st, const kube_config *cfg, char *err, size_t errc
     }
     k->st = st;
     pthread_mutex_init(&k->lock, NULL);
+    for (int r = 0; r < KUBE__N; r++)
+        k->last[r] = ext_now();
+    /* Every series from the start, at 0, so that rates and alerts see them before the first
+     * event of their kind. */
     for (int r = 0; r < KUBE__N; r++) {
         char labels[96];
         res_label(labels, sizeof labels, (kube_res)r, NULL);
         metrics_set(&m_synced, labels, 0);
+        metrics_add(&m_lists, labels, 0);
+        metrics_add(&m_relists, labels, 0);
+        metrics_add(&m_errors, labels, 0);
+        metrics_add(&m_disconnects, labels, 0);
+        static const char *const types[] = {"added", "modified", "deleted", "bookmark"};
+        for (int t = 0; t < 4; t++) {
+            char extra[48];
+            snprintf(extra, sizeof extra, "type=\"%s\"", types[t]);
+            res_label(labels, sizeof labels, (kube_res)r, extra);
+            metrics_add(&m_events, labels, 0);
+        }
     }
-    metrics_declare(&m_events);
-    metrics_declare(&m_relists);
-    metrics_declare(&m_errors);
+    kubesrc_metrics(k);
     kube_sink sink = {k, on_replace, on_event, on_note};
     if (kube_new(cfg, &sink, &k->k, err, errcap) != 0 || kube_start(k->k, err, errcap) != 0) {
         kube_free(k->k);

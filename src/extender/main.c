@@ -40,9 +40,18 @@ static const char usage_text[] =
     "  --kubeconfig FILE       read the cluster through the Kubernetes API (list and watch)\n"
     "  --in-cluster            the same with the pod's service account\n"
     "  --context NAME          a context of the kubeconfig (default: its current-context)\n"
+    "  --list-page-size N      objects per LIST page (default 500)\n"
+    "  --watch-idle-timeout DURATION  a watch that sends nothing for this long is dead\n"
+    "                          (default 120s; the API server sends a bookmark a minute)\n"
+    "  --watch-backoff-min DURATION, --watch-backoff-max DURATION\n"
+    "                          retries after errors (default 250ms doubling up to 30s)\n"
+    "  --max-object-size SIZE  one object of a list or a watch event at most (16MiB)\n"
+    "  --max-list-size SIZE    one complete list at most (1GiB)\n"
     "Serving:\n"
-    "  --address ADDR          listen address (default 0.0.0.0)\n"
-    "  --port N                port (default 8888; 0: any free port, see --port-file)\n"
+    "  --listen ADDR:PORT      address and port to listen on (default 127.0.0.1:8888;\n"
+    "                          an IPv6 address in brackets: [::1]:8888; port 0: any free\n"
+    "                          port, see --port-file)\n"
+    "  --address ADDR, --port N   the two halves of --listen apart\n"
     "  --port-file FILE        write the port there once listening\n"
     "  --url-prefix PATH       path before the verbs, as in the scheduler's urlPrefix\n"
     "                          (default \"\": POST /filter, /prioritize)\n"
@@ -85,8 +94,10 @@ typedef struct options {
     size_t nobjects;
     const char *kubeconfig, *context;
     bool in_cluster;
+    kube_config kube;            /* the API client's limits (the rest is set in main) */
     http_config http;
     const char *port_file;
+    char listen_addr[64];        /* --listen's address, without brackets */
     const char *prefix, *filter_verb, *prioritize_verb;
     ext_limits limits;
     decide_config decide;
@@ -108,6 +119,33 @@ static bool parse_uint(const char *s, uint64_t max, uint64_t *out)
     if (errno || *end || v > max)
         return false;
     *out = v;
+    return true;
+}
+
+/* --listen ADDR:PORT: the port after the last colon; an IPv6 address is written in brackets
+ * ([::1]:8888), as in a URL, since its own colons would make the split ambiguous. */
+static bool parse_listen(const char *s, options *o)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon)
+        return false;
+    const char *a = s;
+    size_t alen = (size_t)(colon - s);
+    if (s[0] == '[') {
+        if (alen < 2 || s[alen - 1] != ']')
+            return false;
+        a = s + 1;
+        alen -= 2;
+    } else if (memchr(s, ':', alen)) {
+        return false;            /* an IPv6 address without brackets */
+    }
+    uint64_t port;
+    if (alen == 0 || alen >= sizeof o->listen_addr || !parse_uint(colon + 1, 65535, &port))
+        return false;
+    memcpy(o->listen_addr, a, alen);
+    o->listen_addr[alen] = '\0';
+    o->http.address = o->listen_addr;
+    o->http.port = (unsigned)port;
     return true;
 }
 
@@ -198,6 +236,7 @@ static int parse_features(const char *list, unsigned *out)
 static int parse_options(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
+    o->http.address = "127.0.0.1";
     o->http.port = 8888;
     o->prefix = "";
     o->filter_verb = "filter";
@@ -229,9 +268,21 @@ static int parse_options(int argc, char **argv, options *o)
         }
         if (strncmp(a, "--", 2) != 0)
             return usage_error("unexpected argument '%s'", a);
-        if (i + 1 >= argc)
-            return usage_error("%s needs a value", a);
-        const char *v = argv[++i];
+        /* --name VALUE or --name=VALUE (the form of Kubernetes manifests' args). */
+        char name[40];
+        const char *v, *eq = strchr(a, '=');
+        if (eq) {
+            if ((size_t)(eq - a) >= sizeof name)
+                return usage_error("unknown option '%s'", a);
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            a = name;
+            v = eq + 1;
+        } else {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a value", a);
+            v = argv[++i];
+        }
         uint64_t n;
         bool ok = true;
         if (strcmp(a, "--objects") == 0)
@@ -240,6 +291,25 @@ static int parse_options(int argc, char **argv, options *o)
             o->kubeconfig = v;
         else if (strcmp(a, "--context") == 0)
             o->context = v;
+        else if (strcmp(a, "--list-page-size") == 0)
+            ok = parse_uint(v, 100000, &n) && n > 0 && ((o->kube.list_limit = (uint32_t)n), true);
+        else if (strcmp(a, "--watch-idle-timeout") == 0)
+            ok = parse_duration(v, &n) && n >= 1000 && n / 1000 <= 86400 &&
+                 ((o->kube.idle_timeout_s = (uint32_t)(n / 1000)), true);
+        else if (strcmp(a, "--watch-backoff-min") == 0)
+            ok = parse_duration(v, &n) && n > 0 && n <= 3600000 &&
+                 ((o->kube.backoff_min_ms = (uint32_t)n), true);
+        else if (strcmp(a, "--watch-backoff-max") == 0)
+            ok = parse_duration(v, &n) && n > 0 && n <= 3600000 &&
+                 ((o->kube.backoff_max_ms = (uint32_t)n), true);
+        else if (strcmp(a, "--max-object-size") == 0)
+            ok = parse_size(v, &n) && n >= 1024 && n <= SIZE_MAX / 4 &&
+                 ((o->kube.max_object_bytes = (size_t)n), true);
+        else if (strcmp(a, "--max-list-size") == 0)
+            ok = parse_size(v, &n) && n >= 1024 && n <= SIZE_MAX / 4 &&
+                 ((o->kube.max_list_bytes = (size_t)n), true);
+        else if (strcmp(a, "--listen") == 0)
+            ok = parse_listen(v, o);
         else if (strcmp(a, "--address") == 0)
             o->http.address = v;
         else if (strcmp(a, "--port") == 0)
@@ -312,6 +382,9 @@ static int parse_options(int argc, char **argv, options *o)
         return usage_error("no source: give --objects, --kubeconfig or --in-cluster");
     if (o->kubeconfig && o->in_cluster)
         return usage_error("--kubeconfig and --in-cluster exclude each other");
+    if (o->kube.backoff_min_ms && o->kube.backoff_max_ms &&
+        o->kube.backoff_min_ms > o->kube.backoff_max_ms)
+        return usage_error("--watch-backoff-min is above --watch-backoff-max");
     if (o->prefix[0] && (o->prefix[0] != '/' || o->prefix[strlen(o->prefix) - 1] == '/'))
         return usage_error("--url-prefix: '%s' must start with '/' and not end with one",
                            o->prefix);
@@ -324,6 +397,7 @@ typedef struct server {
     options *o;
     store *st;
     decider *d;
+    kubesrc *ks;                 /* the API source, or NULL */
     char filter_path[512], prioritize_path[512];
     double started;
 } server;
@@ -422,6 +496,7 @@ static void process_metrics(server *s)
     if (published > 0)
         metrics_set(&m_snapshot_age, NULL, ext_now() - published);
     metrics_set(&m_ready, NULL, store_ready(s->st) ? 1 : 0);
+    kubesrc_metrics(s->ks);
 }
 
 static void handle(void *ctx, const char *name, const http_req *req, http_resp *resp)
@@ -568,8 +643,7 @@ int main(int argc, char **argv)
     if (ds && store_flush(srv.st, err, sizeof err) != DRACEL_OK)
         log_line(LOG_ERROR, "first snapshot failed", "error", err, NULL);
     if (o.kubeconfig || o.in_cluster) {
-        kube_config kc;
-        memset(&kc, 0, sizeof kc);
+        kube_config kc = o.kube;
         kc.kubeconfig = o.kubeconfig;
         kc.context = o.context;
         if (!(ks = kubesrc_start(srv.st, &kc, err, sizeof err))) {
@@ -580,6 +654,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    srv.ks = ks;
     srv.d = decider_new(&o.decide, srv.st, err, sizeof err);
     http_handlers h = {&srv, route, handle};
     http_server *hs = srv.d ? http_start(&o.http, &h, err, sizeof err) : NULL;
@@ -595,7 +670,7 @@ int main(int argc, char **argv)
     unsigned port = http_port(hs);
     if (o.port_file)
         write_port_file(o.port_file, port);
-    log_line(LOG_INFO, "serving", "address", o.http.address ? o.http.address : "0.0.0.0",
+    log_line(LOG_INFO, "serving", "address", o.http.address,
              "#port", (int64_t)port, "filter", srv.filter_path, "prioritize",
              srv.prioritize_path, "tls", o.http.tls_cert ? "on" : "off", "version",
              dracel_version(), NULL);

@@ -45,6 +45,8 @@ struct store {
     double dirty_since;           /* 0: clean */
     uint64_t changes, built;      /* change counter; the counter value the last snapshot saw */
     unsigned synced;
+    uint64_t synced_at;           /* the change counter when the last source synced: ready once
+                                     a snapshot holds that much */
     bool stop;
     pthread_t publisher;
 };
@@ -110,6 +112,8 @@ void store_source_synced(store *s)
 {
     pthread_mutex_lock(&s->plock);
     s->synced++;
+    s->synced_at = s->changes;
+    pthread_cond_signal(&s->cond);
     pthread_mutex_unlock(&s->plock);
 }
 
@@ -178,7 +182,11 @@ static void *publisher_main(void *arg)
     store *s = arg;
     pthread_mutex_lock(&s->plock);
     for (;;) {
-        while (!s->stop && (!s->dirty_since || s->built == s->changes))
+        /* Nothing is published before every source has its first complete state: a startup
+         * that loads 5,000 files, or lists four resources one after the other, makes one
+         * snapshot, not one per burst of a partial state no request may read. */
+        while (!s->stop && (!s->dirty_since || s->built == s->changes ||
+                            s->synced < s->cfg.sources))
             pthread_cond_wait(&s->cond, &s->plock);
         if (s->stop)
             break;
@@ -211,7 +219,7 @@ static void *publisher_main(void *arg)
 dracel_status store_flush(store *s, char *err, size_t errcap)
 {
     pthread_mutex_lock(&s->plock);
-    bool need = !s->cur || s->built != s->changes;
+    bool need = (!s->cur || s->built != s->changes) && s->synced >= s->cfg.sources;
     pthread_mutex_unlock(&s->plock);
     return need ? publish(s, err, errcap) : DRACEL_OK;
 }
@@ -239,6 +247,7 @@ store *store_new(const store_config *cfg, char *err, size_t errcap)
         return NULL;
     }
     metrics_declare(&m_changes);
+    metrics_add(&m_snapshots, NULL, 0);
     if (pthread_create(&s->publisher, NULL, publisher_main, s) != 0) {
         snprintf(err, errcap, "cannot start the publisher thread");
         dracel_cluster_free(s->c);
@@ -277,7 +286,9 @@ dracel_snapshot *store_current(store *s)
 bool store_ready(store *s)
 {
     pthread_mutex_lock(&s->plock);
-    bool ready = s->cur && s->synced >= s->cfg.sources;
+    /* A source's first complete state must be in the snapshot requests read, not only in the
+     * cluster state (the publisher may not have run since the last list was applied). */
+    bool ready = s->cur && s->synced >= s->cfg.sources && s->built >= s->synced_at;
     pthread_mutex_unlock(&s->plock);
     return ready;
 }

@@ -5,8 +5,9 @@
  * Sources change the cluster under the store's lock (one writer at a time, as the library
  * requires) and mark it dirty; a publisher thread takes a snapshot of each burst of changes (it
  * waits `delay_ms` after the first change of a burst so that a relist or a directory rewrite
- * becomes one snapshot, not thousands) and publishes it. Requests take the current snapshot with
- * a reference (one short lock) and never wait for the writer.
+ * becomes one snapshot, not thousands) and publishes it, once every source has reported its
+ * first complete state (before, there is no snapshot: requests are answered 503). Requests
+ * take the current snapshot with a reference (one short lock) and never wait for the writer.
  */
 #ifndef EXT_STORE_H
 #define EXT_STORE_H
@@ -41,7 +42,8 @@ dracel_status store_apply(store *s, const char *source, const char *buf, size_t 
 dracel_status store_delete(store *s, unsigned kind, const char *ns, const char *name);
 /** A source has delivered its first complete state. */
 void store_source_synced(store *s);
-/** Publish a snapshot now if anything changed (tests, startup); waits for it. */
+/** Publish a snapshot now if anything changed and every source is synced (startup); waits for
+ *  it. */
 dracel_status store_flush(store *s, char *err, size_t errcap);
 
 /* ---- Readers. */

@@ -8,6 +8,7 @@
 set -u
 ext=${DRA_EXTENDER:-./dra-extender}
 celc=${DRA_CELC:-./dra-celc}
+case $ext in /*) ;; *) ext=$PWD/$ext ;; esac
 src=${top_srcdir:-.}
 tmp=$(mktemp -d)
 pids=
@@ -42,7 +43,7 @@ done
 start() {
   name=$1; shift
   rm -f "$tmp/$name.port"
-  "$ext" --address 127.0.0.1 --port 0 --port-file "$tmp/$name.port" "$@" 2>"$tmp/$name.log" &
+  "$ext" --listen=127.0.0.1:0 --port-file "$tmp/$name.port" "$@" 2>"$tmp/$name.log" &
   p=$!
   pids="$pids $p"
   eval "pid_$name=$p"
@@ -113,6 +114,32 @@ check "prioritize: a HostPriorityList, one entry per node" \
 check "prioritize: H100 10, A100 9, any GPU 8, failed 0 (8 - rank, scaled to 10)" \
   "$(is "$(jq -c 'map({(.Host): .Score}) | add' "$tmp/resp")" \
    '{"node-a100-40":9,"node-a100-80":9,"node-h100-a":0,"node-h100-b":10,"node-l4":8,"node-t4":0,"node-tainted":9}')"
+
+# README.md's two commands, as written there (but for the port: a free one), from the top of
+# the source tree: the extender on the sample cluster, then one filter request with curl.
+awk '/^## The scheduler extender/ { f = 1 } f && /^```sh$/ { g = 1; next } g && /^```$/ { exit } g' \
+  "$src/README.md" >"$tmp/readme.sh"
+readme_ext=$(awk '{ l = l $0 "\n" } / &$/ { printf "%s", l; exit }' "$tmp/readme.sh" | sed 's/\\$//' |
+  tr -d '\n' | sed 's/ &$//')
+readme_curl=$(awk 'f { printf "%s\n", $0 } / &$/ { f = 1 }' "$tmp/readme.sh" | sed 's/\\$//' | tr -d '\n')
+case "$readme_ext" in ./build/dra-extender\ *--port\ 8888*) readme_ok=0 ;; *) readme_ok=1 ;; esac
+case "$readme_curl" in curl\ *http://127.0.0.1:8888/filter*) ;; *) readme_ok=1 ;; esac
+check "README.md: an extender command and a curl command, as expected ($readme_ext)" "$readme_ok"
+rm -f "$tmp/readme.port"
+cmd=$(printf '%s' "$readme_ext" | sed "s|^./build/dra-extender|\"\$ext\"|; s|--listen 127.0.0.1:8888|--listen 127.0.0.1:0 --port-file \"\$tmp/readme.port\"|")
+(cd "$src" && eval "exec $cmd") 2>"$tmp/readme.log" &
+pid_readme=$!
+pids="$pids $pid_readme"
+wait_for test -s "$tmp/readme.port" >/dev/null
+rport=$(cat "$tmp/readme.port" 2>/dev/null)
+wait_for curl -sf "http://127.0.0.1:${rport:-1}/readyz" >/dev/null
+(cd "$src" && eval "$(printf '%s' "$readme_curl" | sed "s|127.0.0.1:8888|127.0.0.1:${rport:-1}|")") \
+  >"$tmp/readme.out" 2>&1
+check "README.md's curl command: the nodes dra-celc allocates on pass, node-h100-a fails" \
+  "$(is "$(jq -r '.NodeNames | sort | join(" ")' "$tmp/readme.out" 2>/dev/null) $(jq -r '.FailedNodes["node-h100-a"] | test("^unschedulable")' "$tmp/readme.out" 2>/dev/null)" "$(printf '%s' "$expect_pass" | sed 's/ $//') true")"
+kill -TERM "$pid_readme"
+reap "$pid_readme"; rc=$?
+check "...and the extender it starts stops on SIGTERM (exit 0)" "$(is "$rc" 0)"
 
 # Keys as Go decodes them: case-insensitively, the last duplicate winning.
 jq -c '{pod: .Pod, nodenames: ["node-h100-b"], NODENAMES: ["node-l4", "nope"]}' \
@@ -257,8 +284,8 @@ check "metrics: cache objects, snapshot age, build info, RSS" \
      grep -q '^dra_extender_snapshot_age_seconds ' "$tmp/metrics" &&
      grep -q '^dra_extender_build_info{version="' "$tmp/metrics" &&
      grep -q '^process_resident_memory_bytes ' "$tmp/metrics"; echo $?)"
-check "metrics: latency histograms" \
-  "$(grep -q '^dra_extender_http_request_duration_seconds_bucket{verb="filter",le="+Inf"} ' "$tmp/metrics"; echo $?)"
+check "metrics: latency histograms by verb and status" \
+  "$(grep -q '^dra_extender_http_request_duration_seconds_bucket{verb="filter",code="200",le="+Inf"} ' "$tmp/metrics"; echo $?)"
 if command -v promtool >/dev/null 2>&1; then
   check "promtool check metrics is clean" "$(promtool check metrics <"$tmp/metrics" >"$tmp/promtool.out" 2>&1; echo $?)"
 else
@@ -312,10 +339,65 @@ check "TLS needs both files: exit 1 with a message" \
 check "a bad option value: exit 2, named" "$(is "$rc:$(head -n 1 "$tmp/err")" "2:dra-extender: --port: invalid value 'nope'")"
 "$ext" >/dev/null 2>"$tmp/err"; rc=$?
 check "no source: exit 2" "$(is "$rc" 2)"
+for bad in 8888 127.0.0.1 127.0.0.1: :8888 127.0.0.1:65536 127.0.0.1:-1 ::1:8888 '[::1]' '[::1:8888' \
+           '[]:8888' 127.0.0.1:8888x; do
+  "$ext" --objects "$tmp/objs" --listen "$bad" >/dev/null 2>"$tmp/err"; rc=$?
+  check "--listen '$bad': exit 2, named" \
+    "$(is "$rc:$(head -n 1 "$tmp/err")" "2:dra-extender: --listen: invalid value '$bad'")"
+done
+"$ext" --objects "$tmp/objs" --listen=not-an-address:0 >/dev/null 2>"$tmp/err"; rc=$?
+check "--listen=HOST:PORT with a name, not an address: exit 1, named" \
+  "$([ $rc = 1 ] && grep -q "the listen address 'not-an-address' is not an IPv4 or IPv6" "$tmp/err"; echo $?)"
+if grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2>/dev/null; then
+  rm -f "$tmp/v6.port"
+  "$ext" --objects "$tmp/objs" --listen '[::1]:0' --port-file "$tmp/v6.port" 2>"$tmp/v6.log" &
+  v6=$!; pids="$pids $v6"
+  i=0; while [ ! -s "$tmp/v6.port" ] && kill -0 $v6 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+  check "--listen '[::1]:0': an IPv6 loopback listener answers /healthz" \
+    "$(curl -sf -g "http://[::1]:$(cat "$tmp/v6.port" 2>/dev/null)/healthz" >/dev/null; echo $?)"
+  kill -TERM $v6 2>/dev/null; wait $v6 2>/dev/null
+else
+  skip "--listen '[::1]:0': an IPv6 loopback listener answers /healthz" "no IPv6 loopback"
+fi
+"$ext" --objects "$tmp/objs" --port= >/dev/null 2>"$tmp/err"; rc=$?
+check "--port= (an empty value after =): exit 2" "$(is "$rc:$(head -n 1 "$tmp/err")" "2:dra-extender: --port: invalid value ''")"
 check "--help lists every option of docs/extender.md" \
   "$(for o in $(grep -o '^| `--[a-z-]*' "$src/docs/extender.md" | sed 's/^| `//'); do "$ext" --help | grep -q -- "$o" || echo "$o"; done | grep -q .; [ $? = 1 ]; echo $?)"
 check "deploy/ uses only options dra-extender has" \
   "$(for o in $( (grep -- '^ *- --' "$src/deploy/extender.yaml"; grep '^CMD' "$src/deploy/Dockerfile") | grep -o -- '--[a-z-]*' | sort -u); do "$ext" --help | grep -q -- "$o" || echo "$o"; done | grep -q .; [ $? = 1 ]; echo $?)"
+
+# ---- --max-connections is the process's limit, whatever the number of HTTP threads: with two
+# threads and a limit of two, two keep-alive connections (each answered once, then idle) hold
+# both places; a third is closed at once without an answer; once one goes, new ones are served.
+start e --objects "$tmp/objs" --max-connections 2 --threads 2
+eport=${url_e##*:}
+hold() { # K: connection K, its request sent through a FIFO that stays open (fd 7 or 8)
+  mkfifo "$tmp/fifo$1"
+  curl -sN --max-time 60 "telnet://127.0.0.1:$eport" <"$tmp/fifo$1" >"$tmp/held$1" 2>/dev/null &
+  eval "held_$1=\$!"
+  pids="$pids $!"
+  if [ "$1" = 1 ]; then exec 7>"$tmp/fifo1"; else exec 8>"$tmp/fifo2"; fi
+  printf 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n' >"$tmp/fifo$1"
+}
+hold 1
+hold 2
+answered() { grep -q '^ok' "$tmp/held1" && grep -q '^ok' "$tmp/held2"; }
+check "--max-connections 2, --threads 2: two connections answered and kept open" \
+  "$(wait_for answered; echo $?)"
+code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 "$url_e/healthz"); rc=$?
+check "...a third is closed without an answer ($code, curl exit $rc)" \
+  "$(is "$code:$([ $rc = 52 ] || [ $rc = 56 ] && echo closed)" "000:closed")"
+{ kill "$held_1"; reap "$held_1"; } 2>/dev/null; exec 7>&-
+served() { [ "$(curl -s --max-time 5 "$url_e/healthz")" = ok ]; }
+check "...once one goes, new connections are served again" "$(wait_for served; echo $?)"
+# (a scrape too may find both places taken for a moment, by the last connection not yet closed)
+scrape() { curl -sf "$url_e/metrics" >"$tmp/metrics.e"; }
+wait_for scrape
+check "...the refusal counted (rejected_total{reason=\"connections\"}), 2 connections open" \
+  "$(is "$(awk '$1 == "dra_extender_http_rejected_total{reason=\"connections\"}" { r = ($2 >= 1) }
+               $1 == "dra_extender_http_connections" { c = $2 } END { print r, c }' "$tmp/metrics.e")" "1 2")"
+{ kill "$held_2"; reap "$held_2"; } 2>/dev/null; exec 8>&-
+kill -TERM "$pid_e"; reap "$pid_e"
 
 # ---- Overload: one worker, a queue of one: the rest is answered 503 at once.
 awk 'BEGIN { for (i = 0; i < 40; i++) { printf "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s%d}\nspec:\n  driver: gpu.example.com\n  nodeName: n%d\n  pool: {name: n%d, generation: 1, resourceSliceCount: 1}\n  devices:\n", i, i, i;
@@ -384,6 +466,8 @@ check "...and it logged the stop" "$(grep -q '"msg":"stopped"' "$tmp/d.log"; ech
 kill -TERM "$pid_a"
 reap "$pid_a"; rc=$?
 check "SIGTERM when idle: exit 0" "$(is "$rc" 0)"
+check "no sanitizer report in any log" \
+  "$(! grep -l -E 'ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:' "$tmp"/*.log; echo $?)"
 
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -18,6 +18,10 @@
  * Control interface (for the tests; never authenticated):
  *   POST   /_control/objects/RES            a compact JSON object, or an array of them: each is
  *                                           added or replaced (its metadata.resourceVersion set)
+ *   POST   /_control/load                   objects of any of the four kinds, as a file holds
+ *                                           them: JSON or YAML (one object, a List, a YAML
+ *                                           stream), each added or replaced under its kind's
+ *                                           resource (see load() below)
  *   DELETE /_control/objects/RES/NS/NAME    (RES/NAME for cluster-scoped resources)
  *   POST   /_control/fault                  a JSON object of faults, see fault() below
  *   GET    /_control/state                  counters, then the objects, one per line:
@@ -49,6 +53,7 @@
 
 #include <cJSON.h>
 #include <microhttpd.h>
+#include <yaml.h>
 
 #include "jsonspan.h"
 
@@ -784,6 +789,282 @@ static enum MHD_Result control_objects(struct MHD_Connection *c, const char *met
     return send_buf(c, 200, &b, 0);
 }
 
+/* ---- POST /_control/load: files of objects, as the tests keep them (examples/). */
+
+/* Is s[0..n) one JSON number (RFC 8259)? */
+static bool json_number(const char *s, size_t n)
+{
+    size_t p = 0;
+    if (p < n && s[p] == '-')
+        p++;
+    if (p >= n)
+        return false;
+    if (s[p] == '0')
+        p++;
+    else if (s[p] >= '1' && s[p] <= '9')
+        while (p < n && s[p] >= '0' && s[p] <= '9')
+            p++;
+    else
+        return false;
+    if (p < n && s[p] == '.') {
+        if (++p >= n || s[p] < '0' || s[p] > '9')
+            return false;
+        while (p < n && s[p] >= '0' && s[p] <= '9')
+            p++;
+    }
+    if (p < n && (s[p] == 'e' || s[p] == 'E')) {
+        p++;
+        if (p < n && (s[p] == '+' || s[p] == '-'))
+            p++;
+        if (p >= n || s[p] < '0' || s[p] > '9')
+            return false;
+        while (p < n && s[p] >= '0' && s[p] <= '9')
+            p++;
+    }
+    return p == n;
+}
+
+/* A JSON string literal of s[0..n) (bytes as they are but '"', '\\' and controls). */
+static void sb_jsonn(sbuf *b, const char *s, size_t n)
+{
+    sb_str(b, "\"");
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            char e[2] = {'\\', (char)c};
+            sb_add(b, e, 2);
+        } else if (c < 0x20) {
+            sb_fmt(b, "\\u%04x", c);
+        } else {
+            sb_add(b, (const char *)&c, 1);
+        }
+    }
+    sb_str(b, "\"");
+}
+
+/* A YAML stream as compact JSON documents, one per line. Plain scalars become null (empty,
+ * ~, null), true, false, or a number when they are a JSON number, else strings; quoted ones
+ * strings; keys strings. Aliases are refused. NULL with *why on error. */
+typedef struct ycoll {
+    bool map;                    /* a mapping (else a sequence) */
+    bool want_key;               /* a mapping: the next node is a key */
+    size_t items;                /* elements, or keys, written */
+} ycoll;
+
+/* Before a node inside c: the comma, and whether the node is a mapping's key. */
+static bool y_node(sbuf *b, ycoll *c)
+{
+    if (!c)
+        return false;
+    bool is_key = c->map && c->want_key;
+    if (!c->map || is_key) {
+        if (c->items++)
+            sb_str(b, ",");
+    }
+    if (c->map)
+        c->want_key = !c->want_key;
+    return is_key;
+}
+
+static char *yaml_to_json(const char *text, size_t len, const char **why)
+{
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p))
+        die("out of memory");
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    sbuf b = {0};
+    ycoll stack[64];
+    int depth = 0;
+    bool done = false, ok = true;
+    while (!done && ok) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev)) {
+            *why = p.problem ? p.problem : "YAML cannot be parsed";
+            ok = false;
+            break;
+        }
+        ycoll *top = depth ? &stack[depth - 1] : NULL;
+        switch (ev.type) {
+        case YAML_STREAM_END_EVENT:
+            done = true;
+            break;
+        case YAML_DOCUMENT_END_EVENT:
+            sb_str(&b, "\n");
+            break;
+        case YAML_ALIAS_EVENT:
+            *why = "YAML aliases are not supported";
+            ok = false;
+            break;
+        case YAML_MAPPING_START_EVENT:
+        case YAML_SEQUENCE_START_EVENT:
+            if (y_node(&b, top)) {
+                *why = "a mapping key that is not a scalar";
+                ok = false;
+            } else if (depth == 64) {
+                *why = "nesting too deep";
+                ok = false;
+            } else {
+                bool map = ev.type == YAML_MAPPING_START_EVENT;
+                stack[depth++] = (ycoll){map, true, 0};
+                sb_str(&b, map ? "{" : "[");
+            }
+            break;
+        case YAML_MAPPING_END_EVENT:
+        case YAML_SEQUENCE_END_EVENT:
+            depth--;
+            sb_str(&b, ev.type == YAML_MAPPING_END_EVENT ? "}" : "]");
+            break;
+        case YAML_SCALAR_EVENT: {
+            const char *v = (const char *)ev.data.scalar.value;
+            size_t n = ev.data.scalar.length;
+            bool plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+            if (y_node(&b, top)) {
+                sb_jsonn(&b, v, n);
+                sb_str(&b, ":");
+            } else if (plain && (n == 0 || (n == 1 && v[0] == '~') ||
+                                 (n == 4 && memcmp(v, "null", 4) == 0))) {
+                sb_str(&b, "null");
+            } else if (plain && ((n == 4 && memcmp(v, "true", 4) == 0) ||
+                                 (n == 5 && memcmp(v, "false", 5) == 0) ||
+                                 json_number(v, n))) {
+                sb_add(&b, v, n);
+            } else {
+                sb_jsonn(&b, v, n);
+            }
+            break;
+        }
+        default:
+            break;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    if (!ok) {
+        free(b.p);
+        return NULL;
+    }
+    if (!b.p)
+        sb_str(&b, "");
+    return b.p;
+}
+
+/* JSON without the whitespace outside strings (put_object takes one line). */
+static void compact_json(sbuf *b, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+            continue;
+        if (c != '"') {
+            sb_add(b, &c, 1);
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < n && s[j] != '"')
+            j += s[j] == '\\' ? 2 : 1;
+        if (j >= n)
+            j = n - 1;
+        sb_add(b, s + i, j - i + 1);
+        i = j;
+    }
+}
+
+/* One JSON value of a file: an object of one of the four kinds (by its "kind"), or a List of
+ * them. 0, or -1 with *why (S.mu held). */
+static int load_value(const char *s, js_span v, const char **why)
+{
+    static const char *const keys[] = {"kind", "items"};
+    js_span kv[2];
+    if (!js_is_object(s, v) || js_members(s, v, keys, 2, kv) != 0 || !js_is_string(s, kv[0])) {
+        *why = "an object with a kind is expected";
+        return -1;
+    }
+    char kind[64];
+    size_t kn;
+    if (kv[0].len >= sizeof kind || js_string(s, kv[0], kind, &kn) != 0) {
+        *why = "an unknown kind";
+        return -1;
+    }
+    if (strcmp(kind, "List") == 0) {
+        js_iter it;
+        js_span e;
+        if (!js_is_array(s, kv[1]) || js_array_begin(s, kv[1], &it) != 0) {
+            *why = "a List without items";
+            return -1;
+        }
+        while (js_array_next(s, &it, &e) == 1)
+            if (load_value(s, e, why) != 0)
+                return -1;
+        return 0;
+    }
+    for (int r = 0; r < NRES; r++)
+        if (strcmp(kind, RES[r].kind) == 0) {
+            sbuf c = {0};
+            compact_json(&c, s + v.off, v.len);
+            int rc = put_object(r, c.p, c.len, why);
+            free(c.p);
+            return rc;
+        }
+    *why = "a kind other than ResourceSlice, DeviceClass, ResourceClaim or Node";
+    return -1;
+}
+
+/* POST /_control/load: JSON (the body starts with '{' or '['), else a YAML stream. All or
+ * nothing is not promised: objects before a bad one stay. */
+static enum MHD_Result control_load(struct MHD_Connection *c, sbuf *body)
+{
+    const char *s = body->p ? body->p : "";
+    size_t n = body->len, i = 0;
+    while (i < n && strchr(" \t\r\n", s[i]))
+        i++;
+    const char *why = NULL;
+    char *conv = NULL;
+    if (i == n || (s[i] != '{' && s[i] != '[')) {
+        if (!(conv = yaml_to_json(s, n, &why)))
+            return send_status(c, 400, "BadRequest", why, 0);
+        s = conv;
+        n = strlen(conv);
+    }
+    int rc = 0;
+    size_t p = 0, count = 0;
+    pthread_mutex_lock(&S.mu);
+    for (;;) {
+        while (p < n && strchr(" \t\r\n", s[p]))
+            p++;
+        if (p >= n)
+            break;
+        js_span v;
+        if (js_value(s, n, &p, &v) != 0) {
+            why = "the body is not JSON";
+            rc = -1;
+            break;
+        }
+        if (v.len == 4 && memcmp(s + v.off, "null", 4) == 0)
+            continue; /* an empty YAML document */
+        if (js_is_array(s, v)) {
+            js_iter it;
+            js_span e;
+            js_array_begin(s, v, &it);
+            while (rc == 0 && js_array_next(s, &it, &e) == 1)
+                rc = load_value(s, e, &why);
+        } else {
+            rc = load_value(s, v, &why);
+        }
+        if (rc != 0)
+            break;
+        count++;
+    }
+    pthread_cond_broadcast(&S.cv);
+    uint64_t rv = S.rv;
+    pthread_mutex_unlock(&S.mu);
+    free(conv);
+    if (rc != 0)
+        return send_status(c, 400, "BadRequest", why, 0);
+    sbuf b = {0};
+    sb_fmt(&b, "{\"resourceVersion\":\"%" PRIu64 "\",\"documents\":%zu}", rv, count);
+    return send_buf(c, 200, &b, 0);
+}
+
 static int jint(const cJSON *j, const char *name, int dflt)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, name);
@@ -800,7 +1081,8 @@ static int jint(const cJSON *j, const char *name, int dflt)
  *   "silent_ms": N           open streams send nothing for N ms (no bookmarks), then break
  *   "compact": true          the history is compacted now
  *   "compact_after_page": true  ... after the next list page that has a continue token
- *   "errors": N, "status": S, "retry_after": SEC  the next N API requests get HTTP S (500)
+ *   "errors": N, "status": S, "retry_after": SEC  the next N API requests get HTTP S (500);
+ *                            0 ends the errors left
  *   "delays": N, "delay_ms": MS  the next N API requests wait MS first
  *                            (errors and delays: of "res" only when it is given, so that a
  *                            test knows which resource meets them)
@@ -846,8 +1128,8 @@ static enum MHD_Result control_fault(struct MHD_Connection *c, sbuf *body)
         compact();
     if (jint(j, "compact_after_page", 0))
         S.compact_after_page = true;
-    int errors = jint(j, "errors", 0);
-    if (errors > 0) {
+    int errors = jint(j, "errors", -1);
+    if (errors >= 0) { /* 0: none more */
         S.errors = errors;
         S.error_status = jint(j, "status", 500);
         S.retry_after = jint(j, "retry_after", 0);
@@ -969,6 +1251,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
             return control_fault(c, &rq->body);
         if (strcmp(url, "/_control/state") == 0)
             return control_state(c);
+        if (strcmp(url, "/_control/load") == 0 && strcmp(method, "POST") == 0)
+            return control_load(c, &rq->body);
         return send_status(c, 404, "NotFound", "no such control", 0);
     }
     int r = -1;

@@ -710,6 +710,67 @@ static void test_explanation_data(void **state)
     sample_free(&s);
 }
 
+/* Whether s is valid UTF-8 (no overlong forms, surrogates or code points past U+10FFFF). */
+static bool valid_utf8(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    while (*u) {
+        unsigned c = *u;
+        size_t len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                   : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        if (len == 0)
+            return false;
+        uint32_t v = len == 1 ? c : c & (0x7F >> len);
+        for (size_t i = 1; i < len; i++) {
+            if ((u[i] & 0xC0) != 0x80)
+                return false;
+            v = (v << 6) | (u[i] & 0x3F);
+        }
+        static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+        if (v < min[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+            return false;
+        u += len;
+    }
+    return true;
+}
+
+/* A node name that is not UTF-8, from a C caller: every JSON the library writes is still valid
+ * UTF-8, each byte that is not part of a valid sequence written as U+FFFD (as Go's
+ * encoding/json writes it): a lone 0xFF, an overlong '/', a surrogate, a truncated sequence;
+ * a valid two-byte character is kept. The text output keeps the bytes as given. */
+static void test_json_utf8(void **state)
+{
+    (void)state;
+    sample s;
+    sample_load(&s, NULL);
+    dracel_run *r;
+    assert_int_equal(dracel_run_new(s.p, &r), DRACEL_OK);
+    dracel_allocate_opts ao;
+    dracel_allocate_opts_init(&ao);
+    ao.explain = true;
+    const char *name = "n\xff" "a\xc0\xaf" "b\xed\xa0\x80" "c\xc3\xbc" "d\xe2\x82";
+    const char *want = "\"n\xEF\xBF\xBD" "a\xEF\xBF\xBD\xEF\xBF\xBD"
+                       "b\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD" "c\xc3\xbc"
+                       "d\xEF\xBF\xBD\xEF\xBF\xBD\"";
+    dracel_node n = {name, NULL, 0};
+    assert_int_equal(dracel_allocate(r, &n, &ao), DRACEL_OK);
+    char *json[] = {dracel_run_node_json(r), dracel_run_explain_json(r)};
+    for (size_t i = 0; i < sizeof json / sizeof json[0]; i++) {
+        assert_non_null(json[i]);
+        assert_true(valid_utf8(json[i]));
+        const char *at = strstr(json[i], "{\"node\":");
+        assert_non_null(at);
+        assert_memory_equal(at + strlen("{\"node\":"), want, strlen(want));
+        dracel_free_string(NULL, json[i]);
+    }
+    char *text = dracel_run_explain_text(r);
+    assert_non_null(text);
+    assert_non_null(strstr(text, name));
+    dracel_free_string(NULL, text);
+    dracel_run_free(r);
+    sample_free(&s);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Growable structs
  */
@@ -1044,6 +1105,7 @@ int main(void)
         cmocka_unit_test(test_many_nodes),
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_explanation_data),
+        cmocka_unit_test(test_json_utf8),
         cmocka_unit_test(test_growable),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_alloc_failures),

@@ -1753,10 +1753,9 @@ static void run_fleet(bool yaml)
     assert_int_equal(total, (size_t)files * (size_t)devices);
     assert_true(s.slices[files - 1].devices[devices - 1].attrs[6].i ==
                 9007199254740993LL + devices - 1);
+    /* the time is reported, never judged (bench/ measures speed) */
     print_message("      %s fleet: %zu devices in %d files loaded in %.2f s (arena %zu MiB)\n",
                   yaml ? "YAML" : "JSON", total, files, secs, s.arena.total >> 20);
-    /* generous: sanitizer builds are several times slower than -O2 */
-    assert_true(secs < 60.0);
     dc_slice_set_free(&s);
 }
 
