@@ -122,7 +122,7 @@ awk '/^## The scheduler extender/ { f = 1 } f && /^```sh$/ { g = 1; next } g && 
 readme_ext=$(awk '{ l = l $0 "\n" } / &$/ { printf "%s", l; exit }' "$tmp/readme.sh" | sed 's/\\$//' |
   tr -d '\n' | sed 's/ &$//')
 readme_curl=$(awk 'f { printf "%s\n", $0 } / &$/ { f = 1 }' "$tmp/readme.sh" | sed 's/\\$//' | tr -d '\n')
-case "$readme_ext" in ./build/dra-extender\ *--port\ 8888*) readme_ok=0 ;; *) readme_ok=1 ;; esac
+case "$readme_ext" in ./build/dra-extender\ *--listen\ 127.0.0.1:8888*) readme_ok=0 ;; *) readme_ok=1 ;; esac
 case "$readme_curl" in curl\ *http://127.0.0.1:8888/filter*) ;; *) readme_ok=1 ;; esac
 check "README.md: an extender command and a curl command, as expected ($readme_ext)" "$readme_ok"
 rm -f "$tmp/readme.port"
