@@ -226,6 +226,16 @@ struct decider {
     pthread_mutex_t rlock;
     recent *recent;
     size_t nrecent, next_recent;
+    /* Tier policies: the sizes and free devices of keys, by placement policy and snapshot
+     * (a tier's candidates are a walk of the whole table); under the fair's lock. */
+    struct ksize {
+        const dracel_policy *pl;
+        uint64_t pl_hash, snap;
+        const dracel_tierpolicy *tp;
+        size_t key;
+        uint64_t size, free;
+    } ksz[32];
+    unsigned nksz, next_ksz;
 };
 
 /* ---- Answers and their cache. */
@@ -1451,6 +1461,35 @@ static void sig_takes(const dracel_tierpolicy *tp, const dracel_policy *pl, cons
     }
 }
 
+/* dracel_tierpolicy_key_size, remembered for the placement policy and snapshot (fair's lock
+ * held). The policies are named by their addresses and versions (claims and classes; the tier
+ * policy's hash): an address reused by another policy has another version. */
+static void key_size(decider *d, const dracel_tierpolicy *tp, const eval *e, size_t k,
+                     uint64_t *size, uint64_t *free_devices)
+{
+    uint64_t snap = dracel_snapshot_id(e->snap);
+    hasher h;
+    hs_init(&h);
+    hs_str(&h, e->pol.version);
+    hs_u64(&h, dracel_tierpolicy_hash(tp)); /* a freed policy's address may be reused */
+    for (unsigned i = 0; i < d->nksz; i++) {
+        const struct ksize *c = &d->ksz[i];
+        if (c->pl == e->pol.p && c->pl_hash == h.a && c->snap == snap && c->tp == tp &&
+            c->key == k) {
+            *size = c->size;
+            *free_devices = c->free;
+            return;
+        }
+    }
+    *size = *free_devices = 0;
+    if (dracel_tierpolicy_key_size(tp, e->pol.p, k, dracel_snapshot_usage(e->snap), size,
+                                   free_devices) == DRACEL_ENOMEM)
+        return; /* not remembered */
+    unsigned at = d->nksz < 32 ? d->nksz++ : d->next_ksz;
+    d->next_ksz = (at + 1) % 32;
+    d->ksz[at] = (struct ksize){e->pol.p, h.a, snap, tp, k, *size, *free_devices};
+}
+
 static char *cap_reason(eval *e, const char *r)
 {
     char **n = realloc(e->cap_reasons, (e->ncap_reasons + 1) * sizeof *n);
@@ -1541,8 +1580,7 @@ static void apply_caps(eval *e, fdec *fd, bool filter)
                 size_t k = g->takes[t].key;
                 if (!known[k]) {
                     uint64_t sz = 0, fr = 0;
-                    (void)dracel_tierpolicy_key_size(tp, e->pol.p, k,
-                                                     dracel_snapshot_usage(e->snap), &sz, &fr);
+                    key_size(d, tp, e, k, &sz, &fr);
                     uint64_t fl = fair_in_flight(f, k);
                     size[k] = sz;
                     freed[k] = fr > fl ? fr - fl : 0;
