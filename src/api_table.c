@@ -14,7 +14,7 @@
 #include "fleet.h"
 #include "slices.h"
 #include "tablebuild.h"
-#include "vvm.h"
+#include "select.h"
 
 struct dracel_table {
     dracel_config cfg;
@@ -442,7 +442,7 @@ dracel_status dracel_select(const dracel_bound *b, const dracel_env *env,
     dracel_status st = dc_api_env_vars(env, dc_api_program(b->prog), &vars, &tmp);
     if (st != DRACEL_OK)
         return st;
-    st = dc_vvm_run(b->b, vars, &vo, &sel->sel);
+    st = dc_select_run(b->b, vars, &vo, &sel->sel);
     dc_api_env_vars_done(env, n, tmp);
     return st;
 }

@@ -1,6 +1,6 @@
 /*
  * kernels.h: the typed leaf kernels of the vector VM, on 64-row words, and the memo tables
- * keyed by distinct values. One set, called by the fused kernels (vm/vplan.c) and by the batch
+ * keyed by distinct values. One set, called by the fused kernels (vm/vplan_run.c) and by the batch
  * interpreter (vm/vvm.c).
  *
  * A kernel reads lanes from a column (or a register) and answers one bit per lane, 64 lanes a
@@ -15,7 +15,7 @@
  * them: DC_MS_TRUE (bit 7), DC_MS_OTHER (bit 6: an error, or a value that is not a bool), then
  * what kind of other, and DC_MS_UNKNOWN until computed. False is 0.
  *
- * Change with: vm/kernels.c, vm/vplan.c, vm/vvm.c, bench/handloop.c, tests/unit/test_vplan.c.
+ * Change with: vm/kernels.c, vm/vplan_run.c, vm/vvm.c, bench/handloop.c, tests/unit/test_vplan.c.
  */
 #ifndef DC_KERNELS_H
 #define DC_KERNELS_H

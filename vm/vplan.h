@@ -23,7 +23,8 @@
  * Programs of any other shape (a ternary, two columns in one comparison, an int column in a
  * function call, comprehensions, ...) run on the batch interpreter of vm/vvm.c.
  *
- * Change with: vm/vvm.c (which runs a plan), vm/bind.c (which builds it), docs/columnar.md.
+ * Change with: vm/vplan_build.c (the plan, built by vm/bind.c), vm/vplan_run.c, vm/select.c
+ * (which runs a plan), docs/columnar.md.
  */
 #ifndef DC_VPLAN_H
 #define DC_VPLAN_H

@@ -1,7 +1,8 @@
 /*
- * vvm.h: the vector VM. It runs a bound program (vm/vm.h, dc_bound) over a device table, a
- * batch of rows (lanes) per instruction, and produces two bitmaps over all rows: matched and
- * errored (with each errored row's error).
+ * vvm.h: the vector VM's batch interpreter. It runs a bound program (vm/vm.h, dc_bound) over a
+ * device table, a batch of rows (lanes) per instruction, into a selection (vm/select.h): two
+ * bitmaps over all rows, matched and errored (with each errored row's error). Programs of the
+ * shapes vm/vplan.h covers run on the fused kernels instead (the choice: vm/select.c).
  *
  * Registers are typed batches (bools as bitmaps, ints, dictionary ids, distinct-value ids,
  * broadcast constants, or boxed values) with an error mask; control flow narrows an active
@@ -11,66 +12,22 @@
  * own code (dc_vm_apply), and programs with comprehensions or whole-device uses run entirely
  * lane by lane on the scalar VM: the two VMs agree by construction.
  *
- * Change with: vm/vvm.c, vm/opcodes.def (each opcode's vector path: the dispatch tables of vm/vvm.c
- * require its function, and the build fails without it),
- * docs/columnar.md.
+ * Change with: vm/vvm.c, vm/select.c, vm/opcodes.def (each opcode's vector path: the dispatch
+ * tables of vm/vvm.c require its function, and the build fails without it), docs/columnar.md.
  */
 #ifndef DC_VVM_H
 #define DC_VVM_H
 
 #include "vm.h"
 
-/* The result of a run over a table. */
-typedef struct dc_selection {
-    dc_arena arena;              /* the bitmaps and the error values */
-    uint32_t rows;
-    uint64_t *matched, *errored; /* DC_BITS_WORDS(rows) words each */
-    dc_foreign *errors;          /* (row, error value), sorted by row */
-    uint32_t nerrors, caperrors;
-    dc_val common_err;           /* the error of every errored row that errors[] does not list
-                                    (the fused kernels' commonest error: a column's absence),
-                                    or null */
-    uint64_t lanes_scalar;       /* rows evaluated lane by lane on the scalar VM (statistics) */
-    dc_val *values;              /* with dc_vopts.keep_values: every row's result (tests) */
-    const dc_err *last_err;      /* the last error copied: the next equal one shares it */
-    dc_ectx run, lane, row;      /* the evaluators' scratch, kept across runs (memory chunks,
-                                    compiled regular expressions): the run's memos, a batch's
-                                    lanes, a row on the scalar VM */
-    uint64_t *bits;              /* matched and errored live here, kept across runs */
-    size_t bits_cap;             /* words */
-} dc_selection;
+#include "select.h"
 
-enum { DC_VVM_DEFAULT_BATCH = 1024 };
-
-typedef struct dc_vopts {
-    uint32_t batch;              /* lanes per batch (0: DC_VVM_DEFAULT_BATCH); any value >= 1 */
-    bool scalar;                 /* run every row on the scalar VM (the reference) */
-    bool batched;                /* never the fused kernels (vm/vplan.h): the batch interpreter */
-    uint64_t cost_limit;         /* per-row run-time cost budget (0: unlimited) */
-    size_t mem_limit;            /* per-evaluation memory of the scalar fallback */
-    bool keep_values;            /* also keep every row's result value (differential tests) */
-} dc_vopts;
-
-void dc_selection_init(dc_selection *s, const dracel_alloc *a);
-void dc_selection_free(dc_selection *s);
-
-/** Run @p b over all rows of its table with activation @p vars (the `device` slot is the
- *  row). Reuses @p out's memory. DRACEL_OK or DRACEL_ENOMEM. */
-dracel_status dc_vvm_run(const dc_bound *b, const dc_val *vars, const dc_vopts *o,
-                         dc_selection *out) DC_WUR;
-
-/** Record the error of a row (rows in increasing order): false on ENOMEM. */
-bool dc_selection_add_error(dc_selection *s, uint32_t row, dc_val e);
-/** The same with an error already in s's arena. */
-bool dc_selection_add_copied(dc_selection *s, uint32_t row, dc_val e);
-
-/** Did a memo entry (one value of one instruction or expression, computed once for many rows
- *  in the vector VM's run arena, which has no per-row limit) take so much memory that some
- *  row's evaluation might reach the evaluation memory limit on the scalar VM? Then the vector
- *  VM runs the selection row by row instead: the limit stays exactly per row. */
-bool dc_memo_heavy(size_t bytes, size_t mem_limit, uint32_t ninsns);
-
-/** The error of an errored row, or NULL. */
-const dc_val *dc_selection_error(const dc_selection *s, uint32_t row);
+/** The batch interpreter: run @p b over every row of its table into @p out (whose bitmaps are
+ *  zeroed), batch by batch; a batch that reaches the evaluation memory limit is redone row by
+ *  row (dc_select_row). *heavy: a memo entry came near the limit (dc_memo_heavy), and the run
+ *  stopped: the caller runs the selection row by row instead. The selection's contexts are
+ *  reset by the caller. DRACEL_OK or DRACEL_ENOMEM. */
+dracel_status dc_vvm_batches(const dc_bound *b, const dc_val *vars, const dc_vopts *o,
+                             dc_selection *out, bool *heavy) DC_WUR;
 
 #endif

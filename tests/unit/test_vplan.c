@@ -1,5 +1,6 @@
 /*
- * test_vplan.c: the vector VM's fused kernels (vm/vplan.c) against the scalar VM.
+ * test_vplan.c: the vector VM's fused kernels (vm/vplan_build.c, vm/vplan_run.c) against
+ * the scalar VM.
  *
  * A designed fleet (strings with few and with many distinct values, int64 values at every
  * edge the SSE2 comparison must get right, bools, versions with one that does not parse,
