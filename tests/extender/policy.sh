@@ -328,6 +328,17 @@ else
   skip "local only: a non-loopback peer is refused" "no non-loopback address"
 fi
 
+# ---- docs/extender.md's table of metrics: the tier policy families all exported now (every
+# kind of event has happened), and every family exported documented.
+curl -s "$url/metrics" | awk '$1 == "#" && $2 == "TYPE" { print $3 }' | sort -u >"$tmp/exported"
+grep '^| `dra_extender_\|^| `process_' "$src/docs/extender.md" | awk -F'|' '{ print $2 }' |
+  grep -o '`[a-z_]*`' | tr -d '`' | sort -u >"$tmp/documented"
+pf='^dra_extender_\(tenant_decisions\|cap_rejections\|tier_[a-z_]*\|pending_[a-z_]*\|predictions\|policy_info\|policy_reloads\|policy_rollbacks\|decision_log_records\)'
+check "metrics: every tier policy family of docs/extender.md is exported" \
+  "$(is "$(grep "$pf" "$tmp/documented" | comm -23 - "$tmp/exported" | tr '\n' ' ')" "")"
+check "metrics: every family exported is documented" \
+  "$(is "$(comm -23 "$tmp/exported" "$tmp/documented" | tr '\n' ' ')" "")"
+
 # ---- SIGTERM: a clean exit.
 kill -TERM "$pid_enf"
 reap "$pid_enf"
