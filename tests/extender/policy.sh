@@ -281,6 +281,19 @@ check "shadow: and recorded (outcome over_cap, the reason)" \
   "$(is "$(jq -r 'select(.pod == "a/p2") | [.outcome, .mode, (.tiers[] | select(.check == "over_cap") | .reason)] | join(" | ")' "$tmp/shadow.log")" \
      "over_cap | shadow | tenant team-a at 1/1 gpu/h100 (2 free, idle reserve 2)")"
 
+# ---- A tenant's own mode: the policy in shadow, team-a enforced; then every check off.
+start one --objects "$tmp/objs" --policy "$fx/one.yaml"
+filter "$url_one" a p2 p2-gpu "$tmp/o1"
+filter "$url_one" b q2 q2-gpu "$tmp/o2"
+check "a tenant's own mode: team-a enforced, team-b (over its cap of 0) only counted" \
+  "$(is "$(passed "$tmp/o1") | $(passed "$tmp/o2") | $(curl -s "$url_one/metrics" | grep -c '^dra_extender_cap_rejections_total{policy="one-1[^"]*",tenant="team-\(a",tier="gpu/h100",mode="enforce\|b",tier="gpu/h100",mode="shadow\)"} 1$')" \
+     "node-a1 | node-a1 node-h1 | 2")"
+start off --objects "$tmp/objs" --policy "$fx/off.yaml" --decision-log "$tmp/off.log"
+filter "$url_off" a p2 p2-gpu "$tmp/x1"
+check "mode off: nothing checked, nothing rejected or counted over a cap" \
+  "$(is "$(passed "$tmp/x1") | $(curl -s "$url_off/metrics" | grep -c '^dra_extender_cap_rejections_total{') | $(jq -r '[.mode, .outcome, (.tiers | map(.check) | unique | join(","))] | join(" ")' "$tmp/off.log")" \
+     "node-a1 node-h1 | 0 | off allowed allowed")"
+
 # ---- Rollback under load: requests keep coming while the endpoint switches back.
 load() { i=0; while [ $i -lt 40 ]; do
   curl -s -o /dev/null -w '%{http_code}\n' -X POST -H 'Content-Type: application/json' --data-binary @"$tmp/req-p2.json" "$url/filter"
