@@ -6,7 +6,8 @@
 # reconciliation with a planted mismatch, decision records parsed with jq, metrics checked
 # with promtool, and the Grafana dashboard's metric names against /metrics. Needs curl and jq.
 # TAP output; every wait is bounded.
-# shellcheck disable=SC2154 # url_NAME and pid_NAME are set by start, through eval
+# shellcheck disable=SC2154,SC2016 # url_NAME and pid_NAME are set by start, through eval;
+# backquotes in single quotes are Markdown
 set -u
 ext=${DRA_EXTENDER:-./dra-extender}
 case $ext in /*) ;; *) ext=$PWD/$ext ;; esac
