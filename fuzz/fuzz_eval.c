@@ -69,10 +69,10 @@ static void fz_shout(dracel_host_ctx *x, const char *s, size_t n)
 static int64_t fz_tick(dracel_host_ctx *x, const char *s, size_t n)
 {
     (void)x;
-    int64_t h = 0;
+    uint64_t h = 0; /* unsigned: it wraps (a signed hash overflowed on a 13-byte string) */
     for (size_t i = 0; i < n; i++)
         h = h * 31 + (unsigned char)s[i];
-    return h & 0xFFFF;
+    return (int64_t)(h & 0xFFFF);
 }
 
 static int64_t fz_digits(dracel_host_ctx *x, int64_t v)
