@@ -20,9 +20,11 @@
 #     explain --stats`, beside Kubernetes' reported ~10 ms per node for its DRA filter.
 #  6. Cluster state: 5,000 nodes, 40,000 devices, 10,000 claims in a dracel_cluster; one claim's
 #     status or one node's labels changed and a snapshot taken (bench/cluster).
-#  7. Lint: `dra-celc lint` over a generated repository of 1,000 ResourceClaimTemplates, in each
+#  7. Replay: `dra-celc replay` of 100,000 pods (bench/gentrace) over 5,000 nodes of 8 GPUs,
+#     with a tier policy in shadow and in enforce mode (bench/replay.sh).
+#  8. Lint: `dra-celc lint` over a generated repository of 1,000 ResourceClaimTemplates, in each
 #     output format, with the sample fleet, and over 1,000 copies of one template (bench/lint.sh).
-#  8. Many objects: `dra-celc explain` over the sample fleet with 10,000 and 100,000 Node
+#  9. Many objects: `dra-celc explain` over the sample fleet with 10,000 and 100,000 Node
 #     objects, then with 5,000 and 50,000 DeviceClasses (each name checked against all others
 #     for duplicates): the wall time of each, less that of a run with the sample's own objects,
 #     and the ratio for ten times the objects (about 10 when reading and checking are linear,
@@ -89,6 +91,8 @@ for mode in --no-explain ""; do
 done
 echo "== cluster state: watch events and snapshots (5,000 nodes, 40,000 devices, 10,000 claims)"
 ./bench/cluster 5000 10000 101 | sed 's/^/   /' || status=1
+echo "== replay: 100,000 pods over 5,000 nodes x 8 GPUs, two tier policies (bench/replay.sh)"
+sh "$(dirname "$0")/replay.sh" "$celc" "$data" || status=1
 echo "== lint: 1,000 ResourceClaimTemplates (bench/lint.sh)"
 sh "$(dirname "$0")/lint.sh" "$celc" || status=1
 echo "== many objects: Node objects and DeviceClasses read and checked for duplicates"

@@ -895,6 +895,25 @@ DRACEL_API dracel_status dracel_policy_tier_size(const dracel_policy *p, size_t 
                                                  dracel_tier_info *out, size_t size);
 #define dracel_policy_tier(p, i, out) dracel_policy_tier_size((p), (i), (out), sizeof *(out))
 
+/**
+ * The devices of the whole table that tier @p tier accepts: those of complete pools on which
+ * its DeviceClass's selectors and its own are all true (with @p class_only, the class's alone:
+ * the DeviceClass's devices), wherever they are and whether in use or not. The size of a tier
+ * for the shares and idle reserves of a tier policy (docs/fairness.md).
+ * @param bits NULL, or @p words words (at least (rows + 63) / 64) that receive the devices as a
+ *        bitmap over the table's rows (bit r of word r / 64).
+ * @param count receives how many there are.
+ * @return DRACEL_OK, DRACEL_ENOMEM, DRACEL_EINVAL (a NULL argument, @p tier out of range,
+ *         @p words too few).
+ */
+DRACEL_API dracel_status dracel_policy_tier_candidates(const dracel_policy *p, size_t tier,
+                                                       bool class_only, uint64_t *bits,
+                                                       size_t words, uint32_t *count);
+/** How many of the rows of @p bits (a bitmap over the usage's table, @p words words) are in
+ *  use: with dracel_policy_tier_candidates, the devices of a tier in use. 0 for a NULL
+ *  argument or too few words. */
+DRACEL_API uint32_t dracel_usage_count(const dracel_usage *u, const uint64_t *bits, size_t words);
+
 /** Options of an allocation: fill with dracel_allocate_opts_init() (or pass NULL for the
  *  defaults). Grows at its end as dracel_config does (`size`). */
 typedef struct dracel_allocate_opts {
@@ -1268,6 +1287,11 @@ DRACEL_API dracel_status dracel_snapshot_claim_result_size(const dracel_snapshot
                                                            size_t size);
 #define dracel_snapshot_claim_result(s, i, k, out) \
     dracel_snapshot_claim_result_size((s), (i), (k), (out), sizeof *(out))
+/** The deviceClassName of request @p request ("req" or "req/sub", as an allocation result
+ *  names it) in the spec of claim @p i, or NULL (no such request, or @p i out of range). Lives
+ *  as long as the snapshot. */
+DRACEL_API const char *dracel_snapshot_claim_device_class(const dracel_snapshot *s, size_t i,
+                                                          const char *request);
 /** An entry of status.reservedFor: who may use the claim. */
 typedef struct dracel_claim_consumer {
     const char *api_group;     /**< NULL: the core group (a Pod) */
@@ -1383,6 +1407,219 @@ typedef struct dracel_lint_rule {
 DRACEL_API size_t dracel_lint_rules(void);
 DRACEL_API dracel_status dracel_lint_rule_size(size_t i, dracel_lint_rule *out, size_t size);
 #define dracel_lint_rule_get(i, out) dracel_lint_rule_size((i), (out), sizeof *(out))
+
+/* ---------------------------------------------------------------------------------------------
+ * Tier policies: fair use of premium tiers (docs/fairness.md)
+ *
+ * A tier policy (a YAML or JSON file of kind TierPolicy) caps, per tenant, the devices of a tier
+ * a tenant may have in use. A tier is named by a key: a request or subrequest as allocation
+ * results name it ("gpu/h100"; "gpu" for an `exactly` request) or a DeviceClass
+ * ("gpu.example.com"); a device of an allocation result counts toward both. A cap is a count, a
+ * share of the tier's devices ("50%"), or `fair` (the tenant's weight over the weights of the
+ * tenants capped on the key). Above its cap a tenant borrows while the tier keeps its idle
+ * reserve of free devices. Tenants are found by namespace or by a pod label; the pods no tenant
+ * matches are the default tenant's.
+ *
+ * The library decides nothing by itself and keeps no state: a policy is immutable and shared by
+ * any number of threads; a usage ledger (dracel_tierusage) belongs to its caller. A caller
+ * (dra-extender, dra-celc replay) keeps the ledger up to date, asks dracel_tierpolicy_check
+ * before a placement, and applies the answer as the policy's mode says.
+ */
+
+/** A loaded tier policy: immutable, shared by threads. Opaque. */
+typedef struct dracel_tierpolicy dracel_tierpolicy;
+
+/** What a policy does with its answers (per tenant: a tenant's own mode, else the policy's). */
+typedef enum dracel_tier_mode {
+    DRACEL_TIER_ENFORCE = 0, /**< reject what the caps refuse (the default) */
+    DRACEL_TIER_SHADOW = 1,  /**< answer and count, never reject */
+    DRACEL_TIER_OFF = 2      /**< no checks (the answers still say what the caps would do) */
+} dracel_tier_mode;
+
+/** Fixed limits of a policy file (far above real policies; exceeding one is rejected input). */
+#define DRACEL_TIERPOLICY_MAX_BYTES (1u << 20)       /**< the file */
+#define DRACEL_TIERPOLICY_MAX_TENANTS 1000u          /**< entries of tenants */
+#define DRACEL_TIERPOLICY_MAX_KEYS 256u              /**< distinct keys named, and per map */
+#define DRACEL_TIERPOLICY_MAX_NAMESPACES 10000u      /**< per tenant */
+#define DRACEL_TIERPOLICY_MAX_WEIGHT 1000000u        /**< weights are 1 to this */
+#define DRACEL_TIERPOLICY_MAX_COUNT 1000000000u      /**< counts are 0 to this */
+/** What dracel_tierpolicy_cap answers for a tenant without a cap on the key. */
+#define DRACEL_TIER_NO_CAP UINT64_MAX
+
+/**
+ * Read a policy file (YAML or JSON, one TierPolicy object; docs/fairness.md). Rejected input is
+ * DRACEL_EINPUT with "FILE:LINE:COL: field.path: what is wrong" in @p err (the column in code
+ * points; unknown fields are errors, as Kubernetes' strict decoding makes them); an unreadable
+ * path is DRACEL_EINVAL with "PATH: why".
+ * @param cfg the allocator (NULL: defaults).
+ */
+DRACEL_API dracel_status dracel_tierpolicy_load(const dracel_config *cfg, const char *path,
+                                                dracel_tierpolicy **out, char *err,
+                                                size_t errcap);
+/** The same from a buffer; @p name stands for the file in messages (NULL: "<input>"). */
+DRACEL_API dracel_status dracel_tierpolicy_load_buffer(const dracel_config *cfg,
+                                                       const char *name, const char *buf,
+                                                       size_t len, dracel_tierpolicy **out,
+                                                       char *err, size_t errcap);
+/** Release a policy (NULL is fine). Its ledgers must be freed first. */
+DRACEL_API void dracel_tierpolicy_free(dracel_tierpolicy *p);
+/** The `version` field, as written. Strings of a policy live as long as it. */
+DRACEL_API const char *dracel_tierpolicy_version(const dracel_tierpolicy *p);
+/** FNV-1a 64 over the canonical form of what decides (mode, reserves, tenants in order with
+ *  their matching, weights and caps): equal for policies that decide alike whatever their key
+ *  order, quoting, whitespace, defaults spelt out or left out, `version` or metadata. */
+DRACEL_API uint64_t dracel_tierpolicy_hash(const dracel_tierpolicy *p);
+/** "VERSION (h:16 hex digits of the hash)": how versions are shown. */
+DRACEL_API const char *dracel_tierpolicy_label(const dracel_tierpolicy *p);
+/** metadata.name, or NULL. */
+DRACEL_API const char *dracel_tierpolicy_name(const dracel_tierpolicy *p);
+/** The name the policy was loaded under (the path, or the buffer's name). */
+DRACEL_API const char *dracel_tierpolicy_file(const dracel_tierpolicy *p);
+DRACEL_API dracel_tier_mode dracel_tierpolicy_mode(const dracel_tierpolicy *p);
+/** "enforce", "shadow", "off" (static), or NULL for a value that is not a mode. */
+DRACEL_API const char *dracel_tier_mode_name(dracel_tier_mode m);
+
+/** The tenants of the file, in file order; the default tenant is index dracel_tierpolicy_tenants
+ *  (there are tenants + 1 in all). */
+DRACEL_API size_t dracel_tierpolicy_tenants(const dracel_tierpolicy *p);
+/** A tenant. Growable (dracel_tierpolicy_tenant passes its size). */
+typedef struct dracel_tenant_info {
+    const char *name;            /**< the default tenant's: defaultTenant.name, or "default" */
+    uint32_t weight;             /**< 1 when not given */
+    bool is_default;
+    const char *const *namespaces; /**< sorted; none for a tenant by label */
+    size_t nnamespaces;
+    const char *label_key, *label_value; /**< podLabel, or NULL */
+    size_t ncaps;
+    dracel_tier_mode mode;       /**< its own mode, else the policy's */
+} dracel_tenant_info;
+DRACEL_API dracel_status dracel_tierpolicy_tenant_size(const dracel_tierpolicy *p, size_t i,
+                                                       dracel_tenant_info *out, size_t size);
+#define dracel_tierpolicy_tenant(p, i, out) \
+    dracel_tierpolicy_tenant_size((p), (i), (out), sizeof *(out))
+/** The index of the tenant named @p name (the default tenant's name too); DRACEL_EINPUT when
+ *  none. */
+DRACEL_API dracel_status dracel_tierpolicy_tenant_find(const dracel_tierpolicy *p,
+                                                       const char *name, size_t *index);
+/** The tenant of a pod in namespace @p ns (NULL: none) with @p labels (any order): the first
+ *  tenant of the file whose namespaces hold @p ns or whose podLabel the labels have; else the
+ *  default tenant (index dracel_tierpolicy_tenants). */
+DRACEL_API size_t dracel_tierpolicy_tenant_of(const dracel_tierpolicy *p, const char *ns,
+                                              const dracel_label *labels, size_t nlabels);
+
+/** The keys the policy names (in caps and tiers), sorted by name (byte order), numbered from 0. */
+DRACEL_API size_t dracel_tierpolicy_keys(const dracel_tierpolicy *p);
+DRACEL_API const char *dracel_tierpolicy_key(const dracel_tierpolicy *p, size_t i);
+/** The index of key @p key; DRACEL_EINPUT when the policy does not name it. */
+DRACEL_API dracel_status dracel_tierpolicy_key_find(const dracel_tierpolicy *p, const char *key,
+                                                    size_t *index);
+/** Tenant @p tenant's cap on key @p key for a tier of @p tier_size devices, in devices: a count
+ *  as written, a share rounded down, `fair` as weight / (the weights of the tenants capped on
+ *  the key) of the size rounded down; DRACEL_TIER_NO_CAP when it has none (or an index is out
+ *  of range). */
+DRACEL_API uint64_t dracel_tierpolicy_cap(const dracel_tierpolicy *p, size_t tenant, size_t key,
+                                          uint64_t tier_size);
+/** The cap as written ("8", "50%", "fair"), or NULL when the tenant has none. */
+DRACEL_API const char *dracel_tierpolicy_cap_text(const dracel_tierpolicy *p, size_t tenant,
+                                                  size_t key);
+/** The idle reserve of key @p key (its tiers entry, else the policy's idleReserve; 0 when
+ *  neither is given) for a tier of @p tier_size devices: a count as written, a share rounded
+ *  up. */
+DRACEL_API uint64_t dracel_tierpolicy_reserve(const dracel_tierpolicy *p, size_t key,
+                                              uint64_t tier_size);
+
+/** A usage ledger: devices in use per tenant and key of one policy. Owned by its caller: one
+ *  thread at a time changes it. Opaque. */
+typedef struct dracel_tierusage dracel_tierusage;
+/** An empty ledger for @p p (which must outlive it), with the policy's allocator. */
+DRACEL_API dracel_status dracel_tierusage_new(const dracel_tierpolicy *p,
+                                              dracel_tierusage **out);
+DRACEL_API void dracel_tierusage_free(dracel_tierusage *u);
+DRACEL_API const dracel_tierpolicy *dracel_tierusage_policy(const dracel_tierusage *u);
+/** Add @p n devices (negative: remove) of key @p key to tenant @p tenant. @return DRACEL_OK, or
+ *  DRACEL_EINVAL (an index out of range, or a count that would go below 0 or overflow: the
+ *  ledger is unchanged). */
+DRACEL_API dracel_status dracel_tierusage_add(dracel_tierusage *u, size_t tenant, size_t key,
+                                              int64_t n);
+/** The devices of key @p key tenant @p tenant has in use (0 for an index out of range). */
+DRACEL_API uint64_t dracel_tierusage_used(const dracel_tierusage *u, size_t tenant, size_t key);
+/** The devices of key @p key all tenants have in use. */
+DRACEL_API uint64_t dracel_tierusage_total(const dracel_tierusage *u, size_t key);
+/** Forget everything (every count 0). */
+DRACEL_API void dracel_tierusage_clear(dracel_tierusage *u);
+
+/** The answer of dracel_tierpolicy_check. Growable. */
+typedef struct dracel_tier_check {
+    bool allowed;       /**< the caps allow it: within the cap, borrowing, or no cap */
+    bool borrowing;     /**< allowed above the cap, with the idle reserve kept free */
+    bool capped;        /**< the tenant has a cap on the key */
+    bool reject;        /**< !allowed and the tenant's mode (its own, else the policy's) is
+                             enforce: the caller refuses it */
+    uint64_t used;      /**< the tenant's devices of the key in use (before these) */
+    uint64_t cap;       /**< its cap in devices (DRACEL_TIER_NO_CAP when none) */
+    uint64_t size, free, reserve, n; /**< the tier's devices, its free ones, the idle reserve,
+                                          the devices asked for */
+    /** One line naming the tenant, the key and the usage, never another tenant:
+     *  "tenant team-a at 8/8 gpu/h100 (1 free, idle reserve 2)" (refused),
+     *  "tenant team-a at 8/8 gpu/h100 borrows (5 free, idle reserve 2)",
+     *  "tenant team-a at 3/8 gpu/h100", "tenant team-a has no cap on gpu/h100"; ", needs N"
+     *  follows the key when @p n is not 1. */
+    char reason[512];
+} dracel_tier_check;
+/**
+ * May tenant @p tenant take @p n more devices of key @p key, now that @p u counts what is in
+ * use? Yes when it has no cap on the key, when used + n <= cap, or when it borrows: the tier's
+ * free devices after taking them (tier_free - n) are still at least the idle reserve. A tenant
+ * under its cap gets devices down to zero free; borrowers are refused first.
+ * @param tier_size the tier's devices (dracel_tierpolicy_key_size): shares and reserves are of it.
+ * @param tier_free its devices not in use (including in-flight decisions the caller knows of).
+ * @return DRACEL_OK, or DRACEL_EINVAL (a NULL argument, a ledger of another policy, an index out
+ *         of range).
+ */
+DRACEL_API dracel_status dracel_tierpolicy_check_size(const dracel_tierpolicy *p,
+                                                      const dracel_tierusage *u, size_t tenant,
+                                                      size_t key, uint64_t n, uint64_t tier_size,
+                                                      uint64_t tier_free, dracel_tier_check *out,
+                                                      size_t size);
+#define dracel_tierpolicy_check(p, u, tenant, key, n, tier_size, tier_free, out)              \
+    dracel_tierpolicy_check_size((p), (u), (tenant), (key), (n), (tier_size), (tier_free),    \
+                                 (out), sizeof *(out))
+
+/** The keys (up to two: the request's, then the class's) a device allocated for @p request
+ *  ("req" or "req/sub") of DeviceClass @p device_class (either may be NULL) counts toward.
+ *  @return how many were written to @p out. */
+DRACEL_API size_t dracel_tierpolicy_keys_of(const dracel_tierpolicy *p, const char *request,
+                                            const char *device_class, size_t out[2]);
+/** Devices of one key in an allocation. */
+typedef struct dracel_tier_take {
+    size_t key;
+    uint32_t devices;
+} dracel_tier_take;
+/** What the allocation in run @p r (of placement policy @p pl, outcome allocated) counts toward:
+ *  per key, sorted by key, the devices of its results (admin access left out, as Kubernetes
+ *  leaves it out of the devices in use). @return how many keys (may exceed @p cap: only the
+ *  first @p cap are written). */
+DRACEL_API size_t dracel_tierpolicy_run_takes(const dracel_tierpolicy *p, const dracel_policy *pl,
+                                              const dracel_run *r, dracel_tier_take *out,
+                                              size_t cap);
+/** The same for the allocation in the status of claim @p claim of snapshot @p s (the class of
+ *  each result's request from the claim's spec); 0 when it is not allocated. */
+DRACEL_API size_t dracel_tierpolicy_claim_takes(const dracel_tierpolicy *p,
+                                                const dracel_snapshot *s, size_t claim,
+                                                dracel_tier_take *out, size_t cap);
+/**
+ * The size of key @p key for the claims of placement policy @p pl, and its free devices: for a
+ * key that names a tier of @p pl (a request or subrequest), that tier's candidates over the
+ * whole table; else, for the DeviceClass of one of its tiers, that class's devices
+ * (dracel_policy_tier_candidates). @p free_devices (may be NULL): those of them not in
+ * @p in_use (NULL: none in use).
+ * @return DRACEL_OK, DRACEL_EINPUT (@p pl has no tier or class of that name: size 0),
+ *         DRACEL_ENOMEM, DRACEL_EINVAL.
+ */
+DRACEL_API dracel_status dracel_tierpolicy_key_size(const dracel_tierpolicy *p,
+                                                    const dracel_policy *pl, size_t key,
+                                                    const dracel_usage *in_use, uint64_t *size,
+                                                    uint64_t *free_devices);
 
 #ifdef __cplusplus
 }

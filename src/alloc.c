@@ -4036,3 +4036,55 @@ void dc_alloc_explain_text(const dc_alloc_run *r, dc_buf *b)
     dc_buf_printf(b, "  search: %llu steps, %llu backtracks\n", (unsigned long long)r->steps,
                   (unsigned long long)r->backtracks);
 }
+
+/* ---------------------------------------------------------------------------------------------
+ * A tier's devices over the whole table (the size of a tier for the tier policies of
+ * docs/fairness.md): what its selectors accept, wherever the device is.
+ */
+
+dracel_status dc_alloc_tier_candidates(dc_alloc_run *r, uint32_t tier, bool class_only,
+                                       uint64_t *bits, uint32_t *count)
+{
+    const dc_policy *p = r->p;
+    const dc_table *t = p->t;
+    const preq *q = &p->preqs[tier];
+    uint32_t nsels = class_only ? q->nclass_sels : q->nsels;
+    *count = 0;
+    if (bits)
+        memset(bits, 0, DC_BITS_WORDS(t->rows) * sizeof *bits);
+    if (!q->cls)
+        return DRACEL_OK; /* a missing class: no device is the tier's */
+    for (uint32_t k = 0; k < nsels; k++)
+        if (p->sels[q->sels[k]].compile_err)
+            return DRACEL_OK;
+    r->deadline_ns = 0;
+    for (uint32_t pl = 0; pl < t->npools; pl++) {
+        const dc_tpool *tp = &t->pools[pl];
+        if (tp->state != DC_POOL_COMPLETE)
+            continue;
+        for (uint32_t row = tp->first_row; row < tp->first_row + tp->rows; row++) {
+            bool ok = true;
+            for (uint32_t k = 0; k < nsels && ok; k++) {
+                int s = sel_on(r, q->sels[k], row);
+                if (s == S_OOM)
+                    return DRACEL_ENOMEM;
+                ok = s == S_TRUE;
+            }
+            if (ok) {
+                (*count)++;
+                if (bits)
+                    dc_bit_set(bits, row);
+            }
+        }
+    }
+    return DRACEL_OK;
+}
+
+uint32_t dc_usage_count_in(const dc_usage *u, const uint64_t *bits)
+{
+    const dc_table *t = dc_api_table(u->tt);
+    uint32_t n = 0;
+    for (size_t w = 0; w < DC_BITS_WORDS(t->rows); w++)
+        n += (uint32_t)__builtin_popcountll(u->bits[w] & bits[w]);
+    return n;
+}

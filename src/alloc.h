@@ -98,6 +98,8 @@ uint32_t dc_usage_found(const dc_usage *u);
 const dracel_table *dc_usage_table(const dc_usage *u);
 /** A hash of the names of the devices of @p pool in use (0: none). */
 uint64_t dc_usage_pool_hash(const dc_usage *u, uint32_t pool);
+/** How many rows of @p bits (a bitmap over the usage's table) are in use. */
+uint32_t dc_usage_count_in(const dc_usage *u, const uint64_t *bits);
 
 /* ---- Policies */
 
@@ -244,6 +246,12 @@ typedef struct dc_sel_expl {
     const char *examples[DC_ALLOC_MAX_EXAMPLES]; /* "gpu-3: device.attributes[...].model is "L4"" */
     bool example_errored[DC_ALLOC_MAX_EXAMPLES];
 } dc_sel_expl;
+/** The devices of the whole table that tier @p tier's selectors accept (with @p class_only, its
+ *  DeviceClass's only), devices of incomplete and invalid pools left out: their number, and
+ *  (when @p bits is not NULL) a bitmap over the table's rows. Lazy selectors are evaluated with
+ *  the run's memory, without a time limit. DRACEL_ENOMEM when that memory runs out. */
+dracel_status dc_alloc_tier_candidates(dc_alloc_run *r, uint32_t tier, bool class_only,
+                                       uint64_t *bits, uint32_t *count) DC_WUR;
 void dc_alloc_tier_expl(const dc_alloc_run *r, uint32_t tier, dc_tier_expl *out);
 void dc_alloc_sel_expl(const dc_alloc_run *r, uint32_t tier, uint32_t k, dc_sel_expl *out);
 

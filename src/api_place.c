@@ -540,6 +540,30 @@ dracel_status dracel_policy_tier_size(const dracel_policy *p, size_t tier, drace
     return dc_struct_write(out, size, &x, sizeof x, TIER_INFO_V1);
 }
 
+dracel_status dracel_policy_tier_candidates(const dracel_policy *p, size_t tier, bool class_only,
+                                            uint64_t *bits, size_t words, uint32_t *count)
+{
+    if (!p || !count || tier >= dc_policy_ntiers(p->p))
+        return DRACEL_EINVAL;
+    const dracel_table *t = dc_policy_table(p->p);
+    if (bits && words < ((size_t)dracel_table_rows(t) + 63) / 64)
+        return DRACEL_EINVAL;
+    dc_alloc_run *r;
+    DC_TRY(dc_alloc_run_new(p->p, &r));
+    dracel_status st = dc_alloc_tier_candidates(r, (uint32_t)tier, class_only, bits, count);
+    dc_alloc_run_free(r);
+    if (st != DRACEL_OK)
+        *count = 0;
+    return st;
+}
+
+uint32_t dracel_usage_count(const dracel_usage *u, const uint64_t *bits, size_t words)
+{
+    if (!u || !bits || words < ((size_t)dracel_table_rows(dc_usage_table(u->u)) + 63) / 64)
+        return 0;
+    return dc_usage_count_in(u->u, bits);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Runs
  */

@@ -1827,6 +1827,30 @@ dracel_status dracel_snapshot_claim_result_size(const dracel_snapshot *s, size_t
     return dc_struct_write(out, size, &x, sizeof x, RESULT_V1);
 }
 
+const char *dracel_snapshot_claim_device_class(const dracel_snapshot *s, size_t i,
+                                               const char *request)
+{
+    const dc_claim_in *cl = claim_at(s, i);
+    if (!cl || !request)
+        return NULL;
+    const char *slash = strchr(request, '/');
+    size_t rn = slash ? (size_t)(slash - request) : strlen(request);
+    for (uint32_t k = 0; k < cl->nreqs; k++) {
+        const dc_request_in *rq = &cl->reqs[k];
+        if (strlen(rq->name) != rn || memcmp(rq->name, request, rn) != 0)
+            continue;
+        if (!slash)
+            return rq->first_available ? NULL : rq->subs[0].class_name;
+        if (!rq->first_available)
+            return NULL;
+        for (uint32_t j = 0; j < rq->nsubs; j++)
+            if (rq->subs[j].name && strcmp(rq->subs[j].name, slash + 1) == 0)
+                return rq->subs[j].class_name;
+        return NULL;
+    }
+    return NULL;
+}
+
 dracel_status dracel_snapshot_claim_consumer_size(const dracel_snapshot *s, size_t i, size_t k,
                                                   dracel_claim_consumer *out, size_t size)
 {

@@ -1,7 +1,8 @@
 /*
  * ldint.h: the insides of the object loader of src/slices.c, shared with src/objects.c (which
  * decodes the kinds other than ResourceSlice and the scenario of `dra-celc allocate`) and
- * src/json_val.c (one device and typed JSON values, read with the same parser and rules). Not
+ * src/json_val.c (one device and typed JSON values, read with the same parser and rules), and
+ * the readers of src/lint.c and src/tierpolicy.c (TierPolicy files). Not
  * for any other file: the public interfaces are slices.h, claims.h and jsonval.h.
  *
  * One tree (tnode/tent) holds a parsed document of either format, with a line for every value
@@ -95,6 +96,9 @@ struct ld {
     unsigned kinds;
     dc_ld_doc_fn per_doc;
     void *doc_ctx;
+    /* The column (1-based, code points) where a JSON or YAML syntax error was found; 0 when
+     * the failure was not one (src/tierpolicy.c shows FILE:LINE:COL). */
+    uint32_t fail_col;
     /* json_only: the text is JSON whatever it starts with. bare: messages without the
      * "FILE:LINE: " prefix (a value given on a command line). */
     bool json_only, bare;

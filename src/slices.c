@@ -210,6 +210,20 @@ static uint32_t line_at(const char *buf, size_t len, size_t off)
     return line;
 }
 
+/* The column (1-based, in code points) of byte off of buf, for ld.fail_col. */
+static uint32_t col_at(const char *buf, size_t len, size_t off)
+{
+    if (off > len)
+        off = len;
+    size_t start = off;
+    while (start > 0 && buf[start - 1] != '\n')
+        start--;
+    uint32_t col = 1;
+    for (size_t i = start; i < off; i++)
+        col += ((unsigned char)buf[i] & 0xC0) != 0x80;
+    return col;
+}
+
 static const char *tname(const tnode *v)
 {
     switch (v->t) {
@@ -2174,8 +2188,10 @@ enum { J_VALUE, J_VALUE_OR_CLOSE, J_KEY, J_KEY_OR_CLOSE, J_COLON, J_COMMA_OR_CLO
 
 #define JSON_MAX_NUMBER 63 /* cJSON copies at most 63 characters of a number */
 
-static dracel_status jsyntax(ld *c, uint32_t line, const char *what)
+static dracel_status jsyntax(ld *c, const char *p, size_t len, size_t i, uint32_t line,
+                             const char *what)
 {
+    c->fail_col = col_at(p, len, i);
     return fail(c, line, "JSON syntax error: %s", what);
 }
 
@@ -2209,13 +2225,13 @@ static dracel_status json_scan(ld *c, const char *p, size_t len)
             continue;
         }
         if (state == J_END)
-            return jsyntax(c, line, "unexpected data after the JSON value");
+            return jsyntax(c, p, len, i, line, "unexpected data after the JSON value");
         if (ch == '}' || ch == ']') {
             bool obj = ch == '}';
             if (!(state == J_COMMA_OR_CLOSE || (obj && state == J_KEY_OR_CLOSE) ||
                   (!obj && state == J_VALUE_OR_CLOSE)) ||
                 depth == 0 || stack[depth] != obj)
-                return jsyntax(c, line, obj ? "unexpected '}'" : "unexpected ']'");
+                return jsyntax(c, p, len, i, line, obj ? "unexpected '}'" : "unexpected ']'");
             depth--;
             state = depth ? J_COMMA_OR_CLOSE : J_END;
             i++;
@@ -2223,25 +2239,25 @@ static dracel_status json_scan(ld *c, const char *p, size_t len)
         }
         if (ch == ',') {
             if (state != J_COMMA_OR_CLOSE)
-                return jsyntax(c, line, "unexpected ','");
+                return jsyntax(c, p, len, i, line, "unexpected ','");
             state = stack[depth] ? J_KEY : J_VALUE;
             i++;
             continue;
         }
         if (ch == ':') {
             if (state != J_COLON)
-                return jsyntax(c, line, "unexpected ':'");
+                return jsyntax(c, p, len, i, line, "unexpected ':'");
             state = J_VALUE;
             i++;
             continue;
         }
         bool key = state == J_KEY || state == J_KEY_OR_CLOSE;
         if (state == J_COLON)
-            return jsyntax(c, line, "expected ':' after an object key");
+            return jsyntax(c, p, len, i, line, "expected ':' after an object key");
         if (state == J_COMMA_OR_CLOSE)
-            return jsyntax(c, line, stack[depth] ? "expected ',' or '}'" : "expected ',' or ']'");
+            return jsyntax(c, p, len, i, line, stack[depth] ? "expected ',' or '}'" : "expected ',' or ']'");
         if (key && ch != '"')
-            return jsyntax(c, line, "expected a string (an object key)");
+            return jsyntax(c, p, len, i, line, "expected a string (an object key)");
         /* a value (or a key) starts here */
         if (ch == '{' || ch == '[') {
             if (++depth > c->max_depth)
@@ -2257,14 +2273,14 @@ static dracel_status json_scan(ld *c, const char *p, size_t len)
             i++;
             for (;;) {
                 if (i >= len)
-                    return jsyntax(c, line, "unterminated string");
+                    return jsyntax(c, p, len, i, line, "unterminated string");
                 unsigned char x = (unsigned char)p[i];
                 if (x == '"') {
                     i++;
                     break;
                 }
                 if (x < 0x20)
-                    return jsyntax(c, line, "control character in string");
+                    return jsyntax(c, p, len, i, line, "control character in string");
                 if (x != '\\') {
                     i++;
                     continue;
@@ -2272,24 +2288,24 @@ static dracel_status json_scan(ld *c, const char *p, size_t len)
                 char e = i + 1 < len ? p[i + 1] : '\0';
                 if (e != 'u') {
                     if (!e || !strchr("\"\\/bfnrt", e))
-                        return jsyntax(c, line, "invalid escape in string");
+                        return jsyntax(c, p, len, i, line, "invalid escape in string");
                     i += 2;
                     continue;
                 }
                 if (i + 5 >= len || !is_hex(p[i + 2]) || !is_hex(p[i + 3]) || !is_hex(p[i + 4]) ||
                     !is_hex(p[i + 5]))
-                    return jsyntax(c, line, "invalid \\u escape");
+                    return jsyntax(c, p, len, i, line, "invalid \\u escape");
                 unsigned u = hex4(p + i + 2);
                 if (u == 0)
                     return fail(c, line, "JSON string contains \\u0000 (not supported)");
                 if (u >= 0xDC00 && u <= 0xDFFF)
-                    return jsyntax(c, line, "invalid \\u escape (a lone low surrogate)");
+                    return jsyntax(c, p, len, i, line, "invalid \\u escape (a lone low surrogate)");
                 i += 6;
                 if (u >= 0xD800 && u <= 0xDBFF) {
                     if (i + 5 >= len || p[i] != '\\' || p[i + 1] != 'u' || !is_hex(p[i + 2]) ||
                         !is_hex(p[i + 3]) || !is_hex(p[i + 4]) || !is_hex(p[i + 5]) ||
                         hex4(p + i + 2) < 0xDC00 || hex4(p + i + 2) > 0xDFFF)
-                        return jsyntax(c, line, "invalid \\u escape (a lone high surrogate)");
+                        return jsyntax(c, p, len, i, line, "invalid \\u escape (a lone high surrogate)");
                     i += 6;
                 }
             }
@@ -2301,9 +2317,11 @@ static dracel_status json_scan(ld *c, const char *p, size_t len)
         } else if (ch == 't' || ch == 'f' || ch == 'n') {
             const char *lit = ch == 't' ? "true" : ch == 'f' ? "false" : "null";
             size_t n = strlen(lit);
-            if (len - i < n || memcmp(p + i, lit, n) != 0)
+            if (len - i < n || memcmp(p + i, lit, n) != 0) {
+                c->fail_col = col_at(p, len, i);
                 return fail(c, line, "JSON syntax error: unexpected %s",
                             qs(c, 0, p + i, len - i < 8 ? len - i : 8, true));
+            }
             i += n;
         } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
             if (p[i] == '-')
@@ -2314,14 +2332,14 @@ static dracel_status json_scan(ld *c, const char *p, size_t len)
                 while (i < len && p[i] >= '0' && p[i] <= '9')
                     i++;
             } else {
-                return jsyntax(c, line, "invalid number");
+                return jsyntax(c, p, len, i, line, "invalid number");
             }
             if (i < len && p[i] == '.') {
                 size_t d = ++i;
                 while (i < len && p[i] >= '0' && p[i] <= '9')
                     i++;
                 if (i == d)
-                    return jsyntax(c, line, "invalid number");
+                    return jsyntax(c, p, len, i, line, "invalid number");
             }
             if (i < len && (p[i] == 'e' || p[i] == 'E')) {
                 i++;
@@ -2331,21 +2349,22 @@ static dracel_status json_scan(ld *c, const char *p, size_t len)
                 while (i < len && p[i] >= '0' && p[i] <= '9')
                     i++;
                 if (i == d)
-                    return jsyntax(c, line, "invalid number");
+                    return jsyntax(c, p, len, i, line, "invalid number");
             }
             if (i < len && (p[i] == '.' || (p[i] >= '0' && p[i] <= '9')))
-                return jsyntax(c, line, "invalid number");
+                return jsyntax(c, p, len, i, line, "invalid number");
             if (i - st > JSON_MAX_NUMBER)
                 return fail(c, line, "JSON number longer than %u characters (not supported)",
                             JSON_MAX_NUMBER);
         } else {
+            c->fail_col = col_at(p, len, i);
             return fail(c, line, "JSON syntax error: unexpected %s", qs(c, 0, p + i, 1, true));
         }
         DC_TRY(jv_push(c, (uint32_t)st, (uint32_t)(i - st), line));
         state = depth ? J_COMMA_OR_CLOSE : J_END;
     }
     if (state != J_END)
-        return jsyntax(c, line, "unexpected end of input");
+        return jsyntax(c, p, len, i, line, "unexpected end of input");
     return DRACEL_OK;
 }
 
@@ -2445,9 +2464,11 @@ static pthread_mutex_t cjson_parse_lock = PTHREAD_MUTEX_INITIALIZER;
 static dracel_status load_json(ld *c, const char *buf, size_t len)
 {
     size_t bad = dc_utf8_check((const unsigned char *)buf, len);
-    if (bad < len)
+    if (bad < len) {
+        c->fail_col = col_at(buf, len, bad);
         return fail(c, line_at(buf, len, bad), buf[bad] ? "invalid UTF-8 in JSON text"
                                                         : "NUL byte in JSON text");
+    }
     c->njv = c->njk = 0;
     DC_TRY(json_scan(c, buf, len));
     /* Every cJSON_Parse* writes cJSON's one process-wide error pointer (global_error): two
@@ -2598,6 +2619,8 @@ static dracel_status yaml_error(ld *c, const yaml_parser_t *p, const char *buf, 
         return oom(c);
     uint32_t line = p->error == YAML_READER_ERROR ? line_at(buf, len, p->problem_offset)
                                                   : (uint32_t)p->problem_mark.line + 1;
+    c->fail_col = p->error == YAML_READER_ERROR ? col_at(buf, len, p->problem_offset)
+                                                : (uint32_t)p->problem_mark.column + 1;
     if (p->context)
         return fail(c, line, "YAML syntax error: %s (%s at line %u)",
                     p->problem ? p->problem : "invalid input", p->context,

@@ -83,5 +83,12 @@ sweep "explain" explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/clas
   --nodes "$ex/nodes.yaml" --allocated "$ex/allocated.txt"
 sweep "explain --format json --node" explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" \
   --slices "$ex/fleet" --node node-tainted --format json
+rp=$src/tests/replay
+sweep "replay, two policies" replay --fleet "$rp/fleet.yaml" --classes "$rp/classes.yaml" \
+  --policy "$rp/cap-enforce.yaml" --policy "$rp/cap-shadow.yaml" "$rp/mix.jsonl"
+sweep "replay --format json, a queue" replay --fleet "$rp/fleet.yaml" --classes "$rp/classes.yaml" \
+  --policy "$rp/queue-enforce.yaml" --format json "$rp/queue.jsonl"
+sweep "replay --format html" replay --fleet "$rp/fleet.yaml" --classes "$rp/classes.yaml" \
+  --policy "$rp/race-enforce.yaml" --format html "$rp/race.jsonl"
 echo "1..$n"
 [ "$failed" = 0 ]

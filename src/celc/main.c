@@ -22,6 +22,7 @@
 #include "dracel.h"
 #include "files.h"
 #include "lintcmd.h"
+#include "replay.h"
 #include "out.h"
 #include "place.h"
 
@@ -74,6 +75,7 @@ static void usage_main(FILE *f)
             "  allocate allocate one pod's claims on one node (a scenario file)\n"
             "  explain  the tier every node would give a pod's claims, and why\n"
             "  lint     find the selector bugs that block scheduling, in manifests\n"
+            "  replay   replay pod arrivals against a fleet and tier policies\n"
             "  version  print the version\n"
             "\n"
             "Run '%s COMMAND --help' for the options of a command. See dra-celc(1).\n",
@@ -903,6 +905,7 @@ static const command commands[] = {
     {"allocate", celc_allocate},
     {"explain", celc_explain},
     {"lint", celc_lint},
+    {"replay", celc_replay},
     {"version", cmd_version},
 };
 

@@ -161,28 +161,32 @@ static size_t count(rd *r, js_span v)
     return js_array_count_valid(r->s, v);
 }
 
+static void read_labels(rd *r, js_span labels, const char *pre, size_t item,
+                        dracel_label **out, size_t *nout);
+
 static void read_pod(rd *r, js_span pod, ext_pod *out)
 {
     memset(out, 0, sizeof *out);
     static const char *const pk[] = {"metadata", "spec", "status"};
-    static const char *const mk[] = {"name", "namespace", "uid"};
+    static const char *const mk[] = {"name", "namespace", "uid", "labels"};
     static const char *const sk[] = {"resourceClaims"};
     static const char *const stk[] = {"resourceClaimStatuses"};
     static const char *const ck[] = {"name", "resourceClaimName", "resourceClaimTemplateName"};
     static const char *const ek[] = {"name", "resourceClaimName"};
-    js_span pv[3], mv[3], sv[1], stv[1];
+    js_span pv[3], mv[4], sv[1], stv[1];
     if (!js_is_object(r->s, pod)) {
         fail(r, "Pod: expected an object");
         return;
     }
     if (!object(r, pod, at("Pod"), pk, 3, pv) ||
-        !object(r, pv[0], at("Pod.metadata"), mk, 3, mv) ||
+        !object(r, pv[0], at("Pod.metadata"), mk, 4, mv) ||
         !object(r, pv[1], at("Pod.spec"), sk, 1, sv) ||
         !object(r, pv[2], at("Pod.status"), stk, 1, stv))
         return;
     out->name = string(r, mv[0], at("Pod.metadata.name"));
     out->ns = string(r, mv[1], at("Pod.metadata.namespace"));
     out->uid = string(r, mv[2], at("Pod.metadata.uid"));
+    read_labels(r, mv[3], "Pod", NO_INDEX, &out->labels, &out->nlabels);
     if (r->failed || r->oom)
         return;
     if (!out->ns || !out->ns[0])
@@ -258,22 +262,23 @@ static void read_pod(rd *r, js_span pod, ext_pod *out)
     }
 }
 
-static void read_labels(rd *r, js_span labels, ext_node *n, size_t item)
+/* metadata.labels of an object at (pre, item): into *out, *nout. */
+static void read_labels(rd *r, js_span labels, const char *pre, size_t item,
+                        dracel_label **out, size_t *nout)
 {
-    static const char items_at[] = "Nodes.items";
     if (!present(r, labels))
         return;
     js_iter it;
     if (!js_is_object(r->s, labels) || js_object_begin_valid(r->s, labels, &it) != 0) {
-        fail_at(r, at_i(items_at, item, ".metadata.labels"), "expected an object");
+        fail_at(r, at_i(pre, item, ".metadata.labels"), "expected an object");
         return;
     }
     size_t cnt = 0;
     js_span k, v;
     for (js_iter c = it; js_object_next(r->s, &c, &k, &v) == 1;)
         cnt++;
-    n->labels = mem_alloc(r->m, (cnt ? cnt : 1) * sizeof *n->labels);
-    if (!n->labels) {
+    dracel_label *l = *out = mem_alloc(r->m, (cnt ? cnt : 1) * sizeof *l);
+    if (!l) {
         r->oom = true;
         return;
     }
@@ -285,11 +290,10 @@ static void read_labels(rd *r, js_span labels, ext_node *n, size_t item)
             return;
         }
         if (js_string(r->s, k, key, &kl) != 0) {
-            fail_at(r, at_i(items_at, item, ".metadata.labels"),
-                    "a label key holds a NUL character");
+            fail_at(r, at_i(pre, item, ".metadata.labels"), "a label key holds a NUL character");
             return;
         }
-        where w = {items_at, item, ".metadata.labels.", key};
+        where w = {pre, item, ".metadata.labels.", key};
         if (!present(r, v) || !(val = (char *)string(r, v, w))) {
             if (!r->oom)
                 fail_at(r, w, "expected a string");
@@ -297,12 +301,12 @@ static void read_labels(rd *r, js_span labels, ext_node *n, size_t item)
         }
         /* Duplicate keys: the last wins (Go's map decoding). */
         size_t i = 0;
-        while (i < n->nlabels && strcmp(n->labels[i].key, key) != 0)
+        while (i < *nout && strcmp(l[i].key, key) != 0)
             i++;
-        n->labels[i].key = key;
-        n->labels[i].value = val;
-        if (i == n->nlabels)
-            n->nlabels++;
+        l[i].key = key;
+        l[i].value = val;
+        if (i == *nout)
+            (*nout)++;
     }
 }
 
@@ -363,7 +367,7 @@ static void read_nodes(rd *r, js_span nodes, ext_args *a, const ext_limits *lim)
             fail_at(r, at_i(items_at, i, ".metadata.name"), "required");
             return;
         }
-        read_labels(r, mv[1], nd, i);
+        read_labels(r, mv[1], items_at, i, &nd->labels, &nd->nlabels);
         if (r->failed || r->oom)
             return;
     }

@@ -28,6 +28,8 @@ typedef struct pod_claim {
 
 typedef struct ext_pod {
     const char *ns, *name, *uid;
+    dracel_label *labels;        /* metadata.labels (tier policies find tenants by them) */
+    size_t nlabels;
     pod_claim *claims;
     size_t nclaims;
 } ext_pod;

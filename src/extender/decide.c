@@ -6,6 +6,7 @@
 
 #include "decide.h"
 #include "clock.h"
+#include "fair.h"
 #include "log.h"
 #include "metrics.h"
 
@@ -110,7 +111,12 @@ typedef struct answer {
     int16_t score;
     const char *reason;          /* failed: why (bounded); NULL otherwise */
     const char *tiers;           /* allocated: the tiers */
-    char text[];                 /* the two strings */
+    const char *sig;             /* allocated: the devices per tier ("TIER:N,...", tiers by the
+                                    policy's index, admin access left out): what caps count */
+    const char *devs;            /* allocated: the devices per claim, sorted
+                                    ("req=driver/pool/device,...;..."): what reconciliation
+                                    compares */
+    char text[];                 /* the strings */
 } answer;
 
 typedef struct slot {
@@ -220,15 +226,27 @@ struct decider {
     pthread_mutex_t rlock;
     recent *recent;
     size_t nrecent, next_recent;
+    /* Tier policies: the sizes and free devices of keys, by placement policy and snapshot
+     * (a tier's candidates are a walk of the whole table); under the fair's lock. */
+    struct ksize {
+        const dracel_policy *pl;
+        uint64_t pl_hash, snap;
+        const dracel_tierpolicy *tp;
+        size_t key;
+        uint64_t size, free;
+    } ksz[32];
+    unsigned nksz, next_ksz;
 };
 
 /* ---- Answers and their cache. */
 
 /* A new answer (one reference), its strings copied; NULL when memory runs out. */
-static answer *answer_new(int outcome, int score, const char *reason, const char *tiers)
+static answer *answer_new(int outcome, int score, const char *reason, const char *tiers,
+                          const char *sig, const char *devs)
 {
     size_t rl = reason ? strlen(reason) + 1 : 0, tl = tiers ? strlen(tiers) + 1 : 0;
-    answer *a = malloc(sizeof *a + rl + tl);
+    size_t sl = sig ? strlen(sig) + 1 : 0, dl = devs ? strlen(devs) + 1 : 0;
+    answer *a = malloc(sizeof *a + rl + tl + sl + dl);
     if (!a)
         return NULL;
     a->refs = 1;
@@ -236,6 +254,8 @@ static answer *answer_new(int outcome, int score, const char *reason, const char
     a->score = (int16_t)score;
     a->reason = reason ? memcpy(a->text, reason, rl) : NULL;
     a->tiers = tiers ? memcpy(a->text + rl, tiers, tl) : NULL;
+    a->sig = sig ? memcpy(a->text + rl + tl, sig, sl) : NULL;
+    a->devs = devs ? memcpy(a->text + rl + tl + sl, devs, dl) : NULL;
     return a;
 }
 
@@ -839,6 +859,7 @@ typedef struct node_answer {
     const char *klass;           /* the metrics reason */
     const char *reason;          /* failed: why (in rec, own, or the eval) */
     const char *tiers;           /* allocated: the tiers (in rec) */
+    const char *sig, *devs;      /* allocated: see answer */
     answer *rec;                 /* the answer computed or cached (a reference), or NULL */
     char *own;                   /* a reason of this node alone */
     int score;                   /* the raw score (8 - rank summed), -1 unless allocated */
@@ -857,6 +878,8 @@ typedef struct eval {
     unsigned fa;
     view *view;                  /* the snapshot's view (referenced): answers read from its
                                     memos are not referenced one by one */
+    char **cap_reasons;          /* the reasons of nodes rejected for a cap (owned) */
+    size_t ncap_reasons;
 } eval;
 
 /* Bound a reason to max bytes at a UTF-8 boundary; returns a malloc'd copy. */
@@ -879,6 +902,70 @@ static char *bounded(const char *s, size_t max)
     return r;
 }
 
+static int cmp_cstr(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* An allocated run's answer, with what tier policies need of it (sig, devs). */
+static answer *allocated_answer(eval *e, const dracel_run *r, const dracel_run_info *info)
+{
+    jbuf sig, devs;
+    jb_init(&sig);
+    jb_init(&devs);
+    size_t nclaims = dracel_policy_claims(e->pol.p);
+    size_t ntiers = dracel_policy_tiers(e->pol.p);
+    uint32_t small[16], *per = ntiers <= 16 ? small : calloc(ntiers, sizeof *per);
+    bool ok = per != NULL;
+    if (per)
+        memset(per, 0, (ntiers <= 16 ? 16 : ntiers) * sizeof *per);
+    for (size_t c = 0; ok && c < nclaims; c++) {
+        size_t n = dracel_run_results(r, c);
+        char **v = calloc(n ? n : 1, sizeof *v);
+        size_t k = 0;
+        ok = v != NULL;
+        for (size_t i = 0; ok && i < n; i++) {
+            dracel_device_result dr;
+            if (dracel_run_result(r, c, i, &dr) != DRACEL_OK)
+                continue;
+            if (!dr.admin_access && dr.tier < ntiers)
+                per[dr.tier]++;
+            size_t len = strlen(dr.request) + strlen(dr.driver) + strlen(dr.pool) +
+                         strlen(dr.device) + 4;
+            if (!(v[k] = malloc(len))) {
+                ok = false;
+                break;
+            }
+            snprintf(v[k++], len, "%s=%s/%s/%s", dr.request, dr.driver, dr.pool, dr.device);
+        }
+        if (v)
+            qsort(v, k, sizeof *v, cmp_cstr);
+        if (c)
+            jb_putc(&devs, ';');
+        for (size_t i = 0; i < k; i++) {
+            if (i)
+                jb_putc(&devs, ',');
+            jb_puts(&devs, v[i]);
+            free(v[i]);
+        }
+        free(v);
+    }
+    for (size_t t = 0; ok && t < ntiers; t++)
+        if (per[t])
+            jb_printf(&sig, "%s%zu:%u", sig.len ? "," : "", t, (unsigned)per[t]);
+    if (per != small)
+        free(per);
+    jb_putc(&sig, '\0');
+    jb_putc(&devs, '\0');
+    answer *a = NULL;
+    if (ok && !sig.oom && !devs.oom)
+        a = answer_new(info->outcome, info->score, NULL, info->tiers ? info->tiers : "",
+                       sig.data, devs.data);
+    jb_free(&sig);
+    jb_free(&devs);
+    return a;
+}
+
 /* The answer of a run on a node (one reference); NULL when memory runs out. */
 static answer *take(eval *e, const dracel_run *r, bool explained)
 {
@@ -886,7 +973,7 @@ static answer *take(eval *e, const dracel_run *r, bool explained)
     if (dracel_run_get(r, &info) != DRACEL_OK)
         return NULL;
     if (info.outcome == DRACEL_ALLOCATED)
-        return answer_new(info.outcome, info.score, NULL, info.tiers ? info.tiers : "");
+        return allocated_answer(e, r, &info);
     int outcome = info.outcome;
     if (info.outcome == DRACEL_ALLOCATION_ERROR && !info.node_local)
         outcome = -1; /* marks an error of the pod: reason is the message */
@@ -900,7 +987,7 @@ static answer *take(eval *e, const dracel_run *r, bool explained)
         if (!reason)
             return NULL;
     }
-    answer *a = answer_new(outcome, info.score, reason, NULL);
+    answer *a = answer_new(outcome, info.score, reason, NULL, NULL, NULL);
     free(reason);
     return a;
 }
@@ -916,6 +1003,8 @@ static void set_answer(eval *e, size_t i, answer *a, bool owned)
         na->v = V_PASS;
         na->klass = "allocated";
         na->tiers = a->tiers;
+        na->sig = a->sig;
+        na->devs = a->devs;
         return;
     }
     na->v = V_FAIL;
@@ -1219,6 +1308,9 @@ static void eval_free(eval *e)
         }
     free(e->ans);
     free(e->nodes);
+    for (size_t i = 0; i < e->ncap_reasons; i++)
+        free(e->cap_reasons[i]);
+    free(e->cap_reasons);
     plan_free(&e->pl);
     pol_release(e->d, &e->pol);
     view_unref(e->d, e->view);
@@ -1297,6 +1389,446 @@ static void count_tiers(const eval *e)
         tier_add(seen[j].tiers, seen[j].n);
 }
 
+/* ---- Tier policies (fair.h; docs/fairness.md, "The extender"). */
+
+static const metric_family m_tdec = {
+    "dra_extender_tenant_decisions_total",
+    "Filter decisions by policy version, tenant, tier (of the best node left) and outcome: "
+    "allowed, borrowing, over_cap (shadow: would have been rejected), rejected (no node gives a "
+    "tier the caps permit: the pod stays pending), unschedulable (no node passes DRA).",
+    METRIC_COUNTER, NULL, 0};
+static const metric_family m_caprej = {
+    "dra_extender_cap_rejections_total",
+    "Nodes rejected for a cap (mode enforce), or that would have been (mode shadow), by policy "
+    "version, tenant and tier.",
+    METRIC_COUNTER, NULL, 0};
+static const metric_family m_choice = {
+    "dra_extender_tier_choices_total",
+    "Filter decisions with a node left, by policy version, tenant and whether the best node "
+    "gives every request its first tier (first) or a lower one (fallback).",
+    METRIC_COUNTER, NULL, 0};
+
+typedef struct sgroup {
+    const char *sig, *tiers;
+    size_t nodes;                /* passing nodes with it, before the caps */
+    int verdict;                 /* 0 allowed, 1 borrowing, 2 over the cap (not enforced),
+                                    3 rejected */
+    const char *reason;          /* 2, 3: the refusal (in e->cap_reasons); 1: the borrow */
+    size_t key;                  /* 2, 3: the key refused */
+    fair_take takes[16];
+    size_t ntakes;
+} sgroup;
+
+typedef struct fdec {
+    fair_policy *pv;
+    size_t tenant;
+    const char *tenant_name;
+    dracel_tier_mode mode;
+    sgroup *g;
+    size_t ng;
+    size_t best;                 /* input node of the best node left, or SIZE_MAX */
+    const char *outcome;
+} fdec;
+
+static const char *const verdict_names[] = {"allowed", "borrowing", "over_cap", "rejected"};
+
+/* The takes of a signature ("TIER:N,..."), by key of the policy. */
+static void sig_takes(const dracel_tierpolicy *tp, const dracel_policy *pl, const char *sig,
+                      sgroup *g)
+{
+    g->ntakes = 0;
+    for (const char *p = sig; p && *p;) {
+        char *end;
+        unsigned long t = strtoul(p, &end, 10);
+        if (*end != ':')
+            break;
+        unsigned long n = strtoul(end + 1, &end, 10);
+        dracel_tier_info ti;
+        if (dracel_policy_tier(pl, t, &ti) == DRACEL_OK) {
+            size_t keys[2];
+            size_t nk = dracel_tierpolicy_keys_of(tp, ti.name, ti.device_class, keys);
+            for (size_t k = 0; k < nk; k++) {
+                size_t j = 0;
+                while (j < g->ntakes && g->takes[j].key != keys[k])
+                    j++;
+                if (j == g->ntakes && g->ntakes < 16)
+                    g->takes[g->ntakes++] = (fair_take){keys[k], 0};
+                if (j < g->ntakes)
+                    g->takes[j].n += (uint32_t)n;
+            }
+        }
+        p = *end == ',' ? end + 1 : NULL;
+    }
+}
+
+/* dracel_tierpolicy_key_size, remembered for the placement policy and snapshot (fair's lock
+ * held). The policies are named by their addresses and versions (claims and classes; the tier
+ * policy's hash): an address reused by another policy has another version. */
+static void key_size(decider *d, const dracel_tierpolicy *tp, const eval *e, size_t k,
+                     uint64_t *size, uint64_t *free_devices)
+{
+    uint64_t snap = dracel_snapshot_id(e->snap);
+    hasher h;
+    hs_init(&h);
+    hs_str(&h, e->pol.version);
+    hs_u64(&h, dracel_tierpolicy_hash(tp)); /* a freed policy's address may be reused */
+    for (unsigned i = 0; i < d->nksz; i++) {
+        const struct ksize *c = &d->ksz[i];
+        if (c->pl == e->pol.p && c->pl_hash == h.a && c->snap == snap && c->tp == tp &&
+            c->key == k) {
+            *size = c->size;
+            *free_devices = c->free;
+            return;
+        }
+    }
+    *size = *free_devices = 0;
+    if (dracel_tierpolicy_key_size(tp, e->pol.p, k, dracel_snapshot_usage(e->snap), size,
+                                   free_devices) == DRACEL_ENOMEM)
+        return; /* not remembered */
+    unsigned at = d->nksz < 32 ? d->nksz++ : d->next_ksz;
+    d->next_ksz = (at + 1) % 32;
+    d->ksz[at] = (struct ksize){e->pol.p, h.a, snap, tp, k, *size, *free_devices};
+}
+
+static char *cap_reason(eval *e, const char *r)
+{
+    char **n = realloc(e->cap_reasons, (e->ncap_reasons + 1) * sizeof *n);
+    if (!n)
+        return NULL;
+    e->cap_reasons = n;
+    char *c = strdup(r);
+    if (c)
+        e->cap_reasons[e->ncap_reasons++] = c;
+    return c;
+}
+
+static void count_caps(const eval *e, const fdec *fd)
+{
+    const dracel_tierpolicy *tp = fd->pv->p;
+    for (size_t i = 0; i < fd->ng; i++) {
+        const sgroup *g = &fd->g[i];
+        if (g->verdict < 2)
+            continue;
+        jbuf b;
+        jb_init(&b);
+        jb_puts(&b, "policy=\"");
+        metrics_label(&b, fd->pv->label);
+        jb_puts(&b, "\",tenant=\"");
+        metrics_label(&b, fd->tenant_name);
+        jb_puts(&b, "\",tier=\"");
+        metrics_label(&b, dracel_tierpolicy_key(tp, g->key));
+        jb_printf(&b, "\",mode=\"%s\"", g->verdict == 3 ? "enforce" : "shadow");
+        char *l = jb_take(&b, NULL);
+        if (l)
+            metrics_add(&m_caprej, l, (double)g->nodes);
+        free(l);
+    }
+    (void)e;
+}
+
+/* Check the caps on every passing node of e (grouped by what their allocations take),
+ * reject those over a cap in enforce mode, and record the pod's decision (filter). */
+static void apply_caps(eval *e, fdec *fd, bool filter)
+{
+    decider *d = e->d;
+    fair *f = d->cfg.fair;
+    const ext_args *a = e->a;
+    memset(fd, 0, sizeof *fd);
+    fd->best = SIZE_MAX;
+    fd->pv = fair_acquire(f);
+    const dracel_tierpolicy *tp = fd->pv->p;
+    fd->tenant = dracel_tierpolicy_tenant_of(tp, a->pod.ns, a->pod.labels, a->pod.nlabels);
+    dracel_tenant_info ti;
+    if (dracel_tierpolicy_tenant(tp, fd->tenant, &ti) != DRACEL_OK) {
+        ti.name = "default";
+        ti.mode = DRACEL_TIER_OFF;
+    }
+    fd->tenant_name = ti.name;
+    fd->mode = ti.mode;
+    if (!e->pol.p)
+        return; /* nothing to allocate: nothing the caps count */
+    fair_lock(f, fd->pv, e->snap, a->pod.ns, a->pod.name);
+    size_t nkeys = dracel_tierpolicy_keys(tp);
+    uint64_t *size = calloc(nkeys ? nkeys : 1, sizeof *size);
+    uint64_t *freed = calloc(nkeys ? nkeys : 1, sizeof *freed);
+    uint8_t *known = calloc(nkeys ? nkeys : 1, 1);
+    size_t cap_g = 0;
+    for (size_t i = 0; i < a->nnodes; i++) {
+        node_answer *na = &e->ans[i];
+        if (na->v != V_PASS || !na->sig)
+            continue;
+        size_t j = 0;
+        while (j < fd->ng && fd->g[j].sig != na->sig && strcmp(fd->g[j].sig, na->sig) != 0)
+            j++;
+        if (j == fd->ng) {
+            if (fd->ng == cap_g) {
+                size_t nc = cap_g ? 2 * cap_g : 8;
+                sgroup *ng = realloc(fd->g, nc * sizeof *ng);
+                if (!ng)
+                    continue;
+                fd->g = ng;
+                cap_g = nc;
+            }
+            sgroup *g = &fd->g[fd->ng++];
+            memset(g, 0, sizeof *g);
+            g->sig = na->sig;
+            g->tiers = na->tiers;
+            sig_takes(tp, e->pol.p, na->sig, g);
+            for (size_t t = 0; fd->mode != DRACEL_TIER_OFF && size && freed && known &&
+                               t < g->ntakes && g->verdict < 2;
+                 t++) {
+                size_t k = g->takes[t].key;
+                if (!known[k]) {
+                    uint64_t sz = 0, fr = 0;
+                    key_size(d, tp, e, k, &sz, &fr);
+                    uint64_t fl = fair_in_flight(f, k);
+                    size[k] = sz;
+                    freed[k] = fr > fl ? fr - fl : 0;
+                    known[k] = 1;
+                    fair_note_size(f, k, sz);
+                }
+                dracel_tier_check c;
+                if (dracel_tierpolicy_check(tp, fair_usage(f), fd->tenant, k, g->takes[t].n,
+                                            size[k], freed[k], &c) != DRACEL_OK)
+                    continue;
+                if (!c.allowed) {
+                    g->verdict = c.reject ? 3 : 2;
+                    g->key = k;
+                    g->reason = cap_reason(e, c.reason);
+                } else if (c.borrowing && g->verdict == 0) {
+                    g->verdict = 1;
+                    g->reason = cap_reason(e, c.reason);
+                }
+            }
+        }
+        fd->g[j].nodes++;
+        if (fd->g[j].verdict == 3) {
+            na->v = V_FAIL;
+            na->klass = "cap";
+            na->reason = fd->g[j].reason ? fd->g[j].reason : "over the tenant's cap";
+        }
+    }
+    free(size);
+    free(freed);
+    free(known);
+    /* The best node left, as the scheduler would rank it (ties: the first). */
+    int best_score = -2;
+    size_t best_g = SIZE_MAX;
+    bool any_rejected = false;
+    for (size_t i = 0; i < a->nnodes; i++) {
+        const node_answer *na = &e->ans[i];
+        if (na->klass && strcmp(na->klass, "cap") == 0)
+            any_rejected = true;
+        if (na->v == V_PASS && na->score > best_score) {
+            best_score = na->score;
+            fd->best = i;
+        }
+    }
+    if (fd->best != SIZE_MAX)
+        for (size_t j = 0; j < fd->ng; j++)
+            if (e->ans[fd->best].sig &&
+                (fd->g[j].sig == e->ans[fd->best].sig ||
+                 strcmp(fd->g[j].sig, e->ans[fd->best].sig) == 0))
+                best_g = j;
+    fd->outcome = fd->best == SIZE_MAX ? (any_rejected ? "rejected" : "unschedulable")
+                  : best_g == SIZE_MAX  ? "allowed"
+                                        : verdict_names[fd->g[best_g].verdict];
+    if (!filter) {
+        fair_unlock(f, false, fd->tenant, NULL, 0, NULL, 0, NULL, 0);
+        return;
+    }
+    /* The pod's decision: the best node's takes; the passing nodes with the best scores kept
+     * for reconciliation. */
+    const char **claims = calloc(e->pl.npending ? e->pl.npending : 1, sizeof *claims);
+    char **cl = calloc(e->pl.npending ? e->pl.npending : 1, sizeof *cl);
+    fair_predicted *pred = calloc(a->nnodes ? a->nnodes : 1, sizeof *pred);
+    size_t npred = 0;
+    for (size_t c = 0; claims && cl && c < e->pl.npending; c++) {
+        dracel_claim_status cs;
+        if (dracel_snapshot_claim(e->snap, e->pl.pending[c], &cs) != DRACEL_OK)
+            continue;
+        size_t len = (cs.ns ? strlen(cs.ns) : 0) + strlen(cs.name) + 2;
+        if ((cl[c] = malloc(len)))
+            snprintf(cl[c], len, "%s/%s", cs.ns ? cs.ns : "", cs.name);
+        claims[c] = cl[c] ? cl[c] : "";
+    }
+    for (int sc = best_score; pred && sc >= 0 && fd->best != SIZE_MAX; sc--)
+        for (size_t i = 0; i < a->nnodes; i++)
+            if (e->ans[i].v == V_PASS && e->ans[i].score == sc)
+                pred[npred++] = (fair_predicted){a->nodes[i].name, e->ans[i].devs};
+    if (best_g != SIZE_MAX && claims && cl && pred)
+        fair_unlock(f, true, fd->tenant, fd->g[best_g].takes, fd->g[best_g].ntakes, claims,
+                    e->pl.npending, pred, npred);
+    else
+        fair_unlock(f, true, fd->tenant, NULL, 0, NULL, 0, NULL, 0);
+    for (size_t c = 0; cl && c < e->pl.npending; c++)
+        free(cl[c]);
+    free(cl);
+    free(claims);
+    free(pred);
+    /* Metrics. */
+    count_caps(e, fd);
+    jbuf b;
+    jb_init(&b);
+    jb_puts(&b, "policy=\"");
+    metrics_label(&b, fd->pv->label);
+    jb_puts(&b, "\",tenant=\"");
+    metrics_label(&b, fd->tenant_name);
+    size_t mark = b.len;
+    jb_puts(&b, "\",tier=\"");
+    metrics_label(&b, fd->best != SIZE_MAX && e->ans[fd->best].tiers ? e->ans[fd->best].tiers
+                                                                      : "");
+    jb_printf(&b, "\",outcome=\"%s\"", fd->outcome);
+    jb_putc(&b, '\0');
+    if (!b.oom)
+        metrics_add(&m_tdec, b.data, 1);
+    if (fd->best != SIZE_MAX && !b.oom) {
+        b.len = mark;
+        bool first = !e->fa || e->ans[fd->best].score >= (int)(8 * e->fa);
+        jb_printf(&b, "\",choice=\"%s\"", first ? "first" : "fallback");
+        jb_putc(&b, '\0');
+        if (!b.oom)
+            metrics_add(&m_choice, b.data, 1);
+    }
+    jb_free(&b);
+}
+
+static void fdec_free(decider *d, fdec *fd)
+{
+    free(fd->g);
+    fair_release(d->cfg.fair, fd->pv);
+}
+
+/* Up to max names of the nodes of e for which want(node) holds, as a JSON array. */
+static void sample(jbuf *b, const eval *e, size_t max, bool (*want)(const eval *, size_t,
+                                                                    const void *),
+                   const void *arg, size_t *count)
+{
+    size_t n = 0;
+    jb_putc(b, '[');
+    for (size_t i = 0; i < e->a->nnodes; i++)
+        if (want(e, i, arg)) {
+            if (n < max) {
+                if (n)
+                    jb_putc(b, ',');
+                jb_cstr(b, e->a->nodes[i].name);
+            }
+            n++;
+        }
+    jb_putc(b, ']');
+    *count = n;
+}
+
+static bool with_sig(const eval *e, size_t i, const void *sig)
+{
+    const char *s = e->ans[i].sig;
+    /* before the caps: a rejected node kept its sig */
+    return s && (e->ans[i].v == V_PASS || (e->ans[i].klass && !strcmp(e->ans[i].klass, "cap")))
+           && strcmp(s, sig) == 0;
+}
+
+static bool with_klass(const eval *e, size_t i, const void *k)
+{
+    return e->ans[i].v != V_PASS && e->ans[i].klass && strcmp(e->ans[i].klass, k) == 0;
+}
+
+/* One decision record (docs/fairness.md, "Decision records"): only this pod's name, the
+ * nodes' names, never another pod's. */
+static void log_decision(const eval *e, const fdec *fd, const char *verb, double t0)
+{
+    fair *f = e->d->cfg.fair;
+    const ext_args *a = e->a;
+    size_t max = fair_log_nodes(f);
+    jbuf b;
+    jb_init(&b);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    jb_printf(&b, "{\"time\":\"%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ\",\"verb\":\"%s\",\"pod\":",
+              tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+              ts.tv_nsec / 1000000, verb);
+    char pn[600];
+    snprintf(pn, sizeof pn, "%s/%s", a->pod.ns, a->pod.name);
+    jb_cstr(&b, pn);
+    jb_puts(&b, ",\"tenant\":");
+    jb_cstr(&b, fd->tenant_name);
+    jb_printf(&b, ",\"mode\":\"%s\",\"policy\":", dracel_tier_mode_name(fd->mode));
+    jb_cstr(&b, fd->pv->label);
+    jb_puts(&b, ",\"policyVersion\":");
+    jb_cstr(&b, dracel_tierpolicy_version(fd->pv->p));
+    jb_printf(&b, ",\"policyHash\":\"%016llx\",\"snapshot\":%llu,\"nodes\":%zu,\"outcome\":",
+              (unsigned long long)dracel_tierpolicy_hash(fd->pv->p),
+              (unsigned long long)dracel_snapshot_id(e->snap), a->nnodes);
+    jb_cstr(&b, fd->outcome ? fd->outcome : (e->pol.p ? "unschedulable" : "no_claims"));
+    jb_puts(&b, ",\"best\":");
+    if (fd->best != SIZE_MAX) {
+        jb_cstr(&b, a->nodes[fd->best].name);
+        jb_puts(&b, ",\"tier\":");
+        jb_cstr(&b, e->ans[fd->best].tiers ? e->ans[fd->best].tiers : "");
+    } else {
+        jb_puts(&b, "null,\"tier\":null");
+    }
+    jb_puts(&b, ",\"tiers\":[");
+    for (size_t j = 0; j < fd->ng; j++) {
+        const sgroup *g = &fd->g[j];
+        jb_puts(&b, j ? ",{\"tiers\":" : "{\"tiers\":");
+        jb_cstr(&b, g->tiers ? g->tiers : "");
+        jb_puts(&b, ",\"takes\":{");
+        for (size_t t = 0; t < g->ntakes; t++) {
+            if (t)
+                jb_putc(&b, ',');
+            jb_cstr(&b, dracel_tierpolicy_key(fd->pv->p, g->takes[t].key));
+            jb_printf(&b, ":%u", (unsigned)g->takes[t].n);
+        }
+        jb_printf(&b, "},\"check\":\"%s\"", verdict_names[g->verdict]);
+        if (g->reason) {
+            jb_puts(&b, ",\"reason\":");
+            jb_cstr(&b, g->reason);
+        }
+        size_t cnt;
+        jb_puts(&b, ",\"sample\":");
+        sample(&b, e, max, with_sig, g->sig, &cnt);
+        jb_printf(&b, ",\"count\":%zu}", cnt);
+    }
+    jb_puts(&b, "],\"rejected\":{");
+    static const char *const causes[] = {"cap",          "unschedulable", "error",
+                                         "claim_unavailable", "claim_missing", "unknown_node",
+                                         "budget"};
+    bool first = true;
+    for (size_t c = 0; c < sizeof causes / sizeof *causes; c++) {
+        size_t cnt = 0;
+        jbuf s;
+        jb_init(&s);
+        sample(&s, e, max, with_klass, causes[c], &cnt);
+        if (cnt) {
+            jb_printf(&b, "%s\"%s\":{\"count\":%zu,\"sample\":", first ? "" : ",", causes[c],
+                      cnt);
+            jb_put(&b, s.data, s.len);
+            jb_putc(&b, '}');
+            first = false;
+        }
+        jb_free(&s);
+    }
+    jb_puts(&b, "},\"predicted\":[");
+    size_t n = 0, passing = 0;
+    for (size_t i = 0; i < a->nnodes; i++)
+        if (e->ans[i].v == V_PASS) {
+            passing++;
+            if (n++ >= max)
+                continue;
+            jb_puts(&b, n > 1 ? ",{\"node\":" : "{\"node\":");
+            jb_cstr(&b, a->nodes[i].name);
+            jb_puts(&b, ",\"tiers\":");
+            jb_cstr(&b, e->ans[i].tiers ? e->ans[i].tiers : "");
+            jb_printf(&b, ",\"score\":%d}", e->ans[i].score);
+        }
+    jb_printf(&b, "],\"passing\":%zu,\"latencyMs\":%.3f}\n", passing, (ext_now() - t0) * 1e3);
+    if (!b.oom)
+        fair_log(f, b.data, b.len);
+    jb_free(&b);
+}
+
 /* ---- Recent pods. */
 
 static void recent_free(recent *r)
@@ -1364,6 +1896,7 @@ static int oom(jbuf *out)
 
 int decide_filter(decider *d, const ext_args *a, jbuf *out)
 {
+    double t0 = ext_now();
     eval e;
     memset(&e, 0, sizeof e);
     e.d = d;
@@ -1375,8 +1908,16 @@ int decide_filter(decider *d, const ext_args *a, jbuf *out)
         eval_free(&e);
         return oom(out);
     }
-    count_answers(&e, "filter");
     count_tiers(&e);
+    fdec fd;
+    memset(&fd, 0, sizeof fd);
+    if (d->cfg.fair && !e.pl.fail[0]) {
+        apply_caps(&e, &fd, true);
+        if (fair_logging(d->cfg.fair))
+            log_decision(&e, &fd, "filter", t0);
+        fdec_free(d, &fd);
+    }
+    count_answers(&e, "filter");
     /* ExtenderFilterResult, as Go's encoding/json writes it. */
     jb_reserve(out, a->nodes_form ? 4096 : 64 + a->nnodes * 24);
     bool first = true;
@@ -1425,6 +1966,7 @@ int decide_filter(decider *d, const ext_args *a, jbuf *out)
 
 int decide_prioritize(decider *d, const ext_args *a, jbuf *out)
 {
+    double t0 = ext_now();
     eval e;
     memset(&e, 0, sizeof e);
     e.d = d;
@@ -1435,6 +1977,13 @@ int decide_prioritize(decider *d, const ext_args *a, jbuf *out)
     if (evaluate(&e) != 0) {
         eval_free(&e);
         return oom(out);
+    }
+    if (d->cfg.fair && !e.pl.fail[0]) {
+        fdec fd;
+        apply_caps(&e, &fd, false);
+        if (fair_logging(d->cfg.fair))
+            log_decision(&e, &fd, "prioritize", t0);
+        fdec_free(d, &fd);
     }
     count_answers(&e, "prioritize");
     jb_reserve(out, 16 + a->nnodes * 36);
@@ -1670,7 +2219,7 @@ int decide_explain_recent(decider *d, const char *ns, const char *name, const ch
         dracel_snapshot_unref(snap);
         return oom(out);
     }
-    ext_pod pod = {ns, name, NULL, copy.claims, copy.nclaims};
+    ext_pod pod = {ns, name, NULL, NULL, 0, copy.claims, copy.nclaims};
     int rc = explain(d, snap, &pod, NULL, node, text, out);
     free(copy.claims);
     free(copy.strings);
@@ -1721,6 +2270,11 @@ decider *decider_new(const decide_config *cfg, store *st, char *err, size_t errc
     metrics_declare(&m_nodes);
     metrics_declare(&m_tiers);
     metrics_declare(&m_cache);
+    if (d->cfg.fair) {
+        metrics_declare(&m_tdec);
+        metrics_declare(&m_caprej);
+        metrics_declare(&m_choice);
+    }
     return d;
 }
 

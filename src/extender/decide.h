@@ -34,6 +34,7 @@ typedef struct decide_config {
     size_t cache_entries;        /* node answers kept (0: 262144) */
     size_t max_reason;           /* bytes of a failed node's reason (0: 256) */
     size_t recent_pods;          /* pods remembered for GET /explain?pod= (0: 1024) */
+    struct fair *fair;           /* tier policies (fair.h), or NULL */
 } decide_config;
 
 typedef struct decider decider;

@@ -55,6 +55,7 @@ typedef struct job {
     job_state state;
     const char *route;
     bool worker, too_big, counted;
+    bool loopback;               /* the peer's address is a loopback address */
     char *method, *path, *content_type;
     char *body;
     size_t len, cap;
@@ -250,6 +251,25 @@ static void fill_req(const job *j, http_req *r)
     r->start = j->start;
     r->args = (const char *const *)j->args;
     r->nargs = j->nargs;
+    r->loopback = j->loopback;
+}
+
+/* 127.0.0.0/8, ::1, and 127.0.0.0/8 mapped into IPv6. */
+static bool is_loopback(const struct sockaddr *sa)
+{
+    if (!sa)
+        return false;
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+        return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+    }
+    if (sa->sa_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        if (IN6_IS_ADDR_LOOPBACK(a))
+            return true;
+        return IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127;
+    }
+    return false;
 }
 
 static void job_free(job *j)
@@ -280,6 +300,9 @@ static job *job_new(http_server *s, struct MHD_Connection *conn, const char *url
     const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                  MHD_HTTP_HEADER_CONTENT_TYPE);
     j->content_type = ct ? strdup(ct) : NULL;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    j->loopback = ci && is_loopback(ci->client_addr);
     if (!j->method || !j->path || (ct && !j->content_type)) {
         job_free(j);
         return NULL;

@@ -46,6 +46,7 @@ typedef struct http_req {
     double start;                /* when its headers arrived (ext_now's clock) */
     const char *const *args;     /* query arguments: key, value, key, value, ... (decoded) */
     size_t nargs;                /* pairs */
+    bool loopback;               /* the peer is on a loopback address (local-only routes) */
 } http_req;
 
 /* The answer a handler fills. body is malloc'd and taken over (may be NULL for none). */

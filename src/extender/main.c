@@ -23,6 +23,7 @@
 #include "clock.h"
 #include "decide.h"
 #include "dirsrc.h"
+#include "fair.h"
 #include "http.h"
 #include "json.h"
 #include "kube.h"
@@ -80,6 +81,19 @@ static const char usage_text[] =
     "Allocation:\n"
     "  --features LIST         DRA features on (comma-separated, e.g. AdminAccess,\n"
     "                          PrioritizedList; default: Kubernetes' defaults)\n"
+    "Tier policies (docs/fairness.md):\n"
+    "  --policy FILE           a TierPolicy: caps per tenant and tier, checked in filter\n"
+    "                          (SIGHUP or a change of the file reloads it)\n"
+    "  --policy-history N      versions kept for rollback (default 5)\n"
+    "  --policy-poll DURATION  how often the file is checked for a change (default 1s;\n"
+    "                          0: only SIGHUP)\n"
+    "  --pending-ttl DURATION  a decision counts toward usage until its allocation is\n"
+    "                          seen, at most this long (default 60s)\n"
+    "  --max-pending N         pods whose decisions count at most (default 1024)\n"
+    "  --max-predicted N       nodes per pod kept for reconciliation (default 256)\n"
+    "  --decision-log FILE     one JSON line per filter and prioritize call (SIGUSR1\n"
+    "                          reopens it)\n"
+    "  --decision-log-nodes N  node names sampled per tier and cause (default 5)\n"
     "Operation:\n"
     "  --log-level LEVEL       debug, info, warn or error (default info)\n"
     "  --shutdown-grace DURATION   finish in-flight requests on SIGTERM (default 10s)\n"
@@ -87,7 +101,9 @@ static const char usage_text[] =
     "\n"
     "Endpoints: POST PREFIX/filter, POST PREFIX/prioritize (kube-scheduler's extender\n"
     "protocol), GET /explain?pod=NS/NAME[&node=N][&format=text], POST /explain (a pod, or\n"
-    "ExtenderArgs), GET /healthz, /readyz, /metrics. docs/extender.md.\n";
+    "ExtenderArgs), GET /healthz, /readyz, /metrics; from loopback only: GET /policy,\n"
+    "POST /policy/rollback. Signals: SIGHUP reloads the policy, SIGUSR2 rolls it back,\n"
+    "SIGUSR1 reopens the decision log. docs/extender.md.\n";
 
 typedef struct options {
     const char **objects;
@@ -105,6 +121,7 @@ typedef struct options {
     uint64_t cost_limit;
     unsigned shutdown_grace_ms;
     int log_level;
+    fair_config fair;
 } options;
 
 /* ---- Option values. */
@@ -247,6 +264,8 @@ static int parse_options(int argc, char **argv, options *o)
     o->cost_limit = 1000000;
     o->shutdown_grace_ms = 10000;
     o->log_level = LOG_INFO;
+    o->fair.poll_ms = 1000;
+    o->fair.log_nodes = 5;
     o->objects = calloc((size_t)argc, sizeof *o->objects);
     if (!o->objects) {
         fprintf(stderr, "dra-extender: out of memory\n");
@@ -370,6 +389,24 @@ static int parse_options(int argc, char **argv, options *o)
             ok = parse_features(v, &o->decide.features) == 0;
         else if (strcmp(a, "--log-level") == 0)
             ok = (o->log_level = log_level_parse(v)) >= 0;
+        else if (strcmp(a, "--policy") == 0)
+            o->fair.path = v;
+        else if (strcmp(a, "--policy-history") == 0)
+            ok = parse_uint(v, 1000, &n) && n > 0 && ((o->fair.history = (unsigned)n), true);
+        else if (strcmp(a, "--policy-poll") == 0)
+            ok = parse_duration(v, &n) && n <= 3600000 && ((o->fair.poll_ms = (unsigned)n), true);
+        else if (strcmp(a, "--pending-ttl") == 0)
+            ok = parse_duration(v, &n) && n >= 1000 && n <= 86400000 &&
+                 ((o->fair.pending_ttl = (double)n / 1e3), true);
+        else if (strcmp(a, "--max-pending") == 0)
+            ok = parse_uint(v, 1000000, &n) && n > 0 && ((o->fair.max_pending = (size_t)n), true);
+        else if (strcmp(a, "--max-predicted") == 0)
+            ok = parse_uint(v, 100000, &n) && n > 0 &&
+                 ((o->fair.max_predicted = (size_t)n), true);
+        else if (strcmp(a, "--decision-log") == 0)
+            o->fair.log_path = v;
+        else if (strcmp(a, "--decision-log-nodes") == 0)
+            ok = parse_uint(v, 10000, &n) && ((o->fair.log_nodes = (size_t)n), true);
         else if (strcmp(a, "--shutdown-grace") == 0)
             ok = parse_duration(v, &n) && n <= 3600000 &&
                  ((o->shutdown_grace_ms = (unsigned)n), true);
@@ -380,6 +417,8 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (!o->nobjects && !o->kubeconfig && !o->in_cluster)
         return usage_error("no source: give --objects, --kubeconfig or --in-cluster");
+    if (o->fair.log_path && !o->fair.path)
+        return usage_error("--decision-log needs --policy (the records are a policy's decisions)");
     if (o->kubeconfig && o->in_cluster)
         return usage_error("--kubeconfig and --in-cluster exclude each other");
     if (o->kube.backoff_min_ms && o->kube.backoff_max_ms &&
@@ -398,6 +437,7 @@ typedef struct server {
     store *st;
     decider *d;
     kubesrc *ks;                 /* the API source, or NULL */
+    fair *fair;                  /* tier policies, or NULL */
     char filter_path[512], prioritize_path[512];
     double started;
 } server;
@@ -443,6 +483,10 @@ static const char *route(void *ctx, const char *method, const char *path, bool *
         return "readyz";
     if (strcmp(path, "/metrics") == 0)
         return "metrics";
+    if (strcmp(path, "/policy") == 0)
+        return "policy";
+    if (strcmp(path, "/policy/rollback") == 0)
+        return "rollback";
     return NULL;
 }
 
@@ -497,6 +541,11 @@ static void process_metrics(server *s)
         metrics_set(&m_snapshot_age, NULL, ext_now() - published);
     metrics_set(&m_ready, NULL, store_ready(s->st) ? 1 : 0);
     kubesrc_metrics(s->ks);
+    if (s->fair) {
+        dracel_snapshot *snap = store_current(s->st);
+        fair_sync(s->fair, snap);
+        dracel_snapshot_unref(snap);
+    }
 }
 
 static void handle(void *ctx, const char *name, const http_req *req, http_resp *resp)
@@ -526,6 +575,29 @@ static void handle(void *ctx, const char *name, const http_req *req, http_resp *
         process_metrics(s);
         metrics_render(&b);
         return finish(resp, 200, &b, "text/plain; version=0.0.4; charset=utf-8");
+    }
+    if (strcmp(name, "policy") == 0 || strcmp(name, "rollback") == 0) {
+        /* Local-only: a rollback changes every decision at once. */
+        if (!req->loopback)
+            return http_error(resp, 403, "forbidden: this endpoint answers loopback peers only");
+        if (!s->fair)
+            return http_error(resp, 404, "no tier policy: dra-extender runs without --policy");
+        if (strcmp(name, "policy") == 0) {
+            if (!get)
+                return method_not_allowed(resp, "GET");
+            fair_versions_json(s->fair, &b);
+            return finish(resp, 200, &b, "application/json");
+        }
+        if (!post)
+            return method_not_allowed(resp, "POST");
+        char msg[700];
+        int rc = fair_rollback(s->fair, "endpoint", msg, sizeof msg);
+        jb_puts(&b, "{\"result\":");
+        jb_cstr(&b, rc == 0 ? "done" : "none");
+        jb_puts(&b, ",\"message\":");
+        jb_cstr(&b, msg);
+        jb_puts(&b, "}\n");
+        return finish(resp, rc == 0 ? 200 : 409, &b, "application/json");
     }
     if (strcmp(name, "explain") == 0 && get) {
         const char *pod = http_arg(req, "pod"), *format = http_arg(req, "format");
@@ -605,6 +677,9 @@ int main(int argc, char **argv)
     sigemptyset(&stop);
     sigaddset(&stop, SIGTERM);
     sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGHUP);
+    sigaddset(&stop, SIGUSR1);
+    sigaddset(&stop, SIGUSR2);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
 
     dracel_config cfg;
@@ -655,6 +730,18 @@ int main(int argc, char **argv)
         }
     }
     srv.ks = ks;
+    if (o.fair.path) {
+        o.fair.cfg = &cfg;
+        if (!(srv.fair = fair_new(&o.fair, err, sizeof err))) {
+            fprintf(stderr, "dra-extender: %s\n", err);
+            kubesrc_stop(ks);
+            dirsrc_stop(ds);
+            store_free(srv.st);
+            free(o.objects);
+            return 1;
+        }
+        o.decide.fair = srv.fair;
+    }
     srv.d = decider_new(&o.decide, srv.st, err, sizeof err);
     http_handlers h = {&srv, route, handle};
     http_server *hs = srv.d ? http_start(&o.http, &h, err, sizeof err) : NULL;
@@ -663,6 +750,7 @@ int main(int argc, char **argv)
         kubesrc_stop(ks);
         dirsrc_stop(ds);
         decider_free(srv.d);
+        fair_free(srv.fair);
         store_free(srv.st);
         free(o.objects);
         return 1;
@@ -676,8 +764,25 @@ int main(int argc, char **argv)
              dracel_version(), NULL);
 
     int sig = 0;
-    while (sigwait(&stop, &sig) != 0)
-        ;
+    for (;;) {
+        if (sigwait(&stop, &sig) != 0)
+            continue;
+        if (sig == SIGTERM || sig == SIGINT)
+            break;
+        if (!srv.fair) {
+            log_line(LOG_WARN, "signal ignored: no --policy", "signal",
+                     sig == SIGHUP ? "SIGHUP" : sig == SIGUSR1 ? "SIGUSR1" : "SIGUSR2", NULL);
+            continue;
+        }
+        if (sig == SIGHUP) {
+            fair_reload(srv.fair, "SIGHUP");
+        } else if (sig == SIGUSR1) {
+            fair_reopen_log(srv.fair);
+        } else {
+            char msg[700];
+            fair_rollback(srv.fair, "SIGUSR2", msg, sizeof msg);
+        }
+    }
     log_line(LOG_INFO, "stopping: finishing the requests in flight", "signal",
              sig == SIGTERM ? "SIGTERM" : "SIGINT", "#grace_ms", (int64_t)o.shutdown_grace_ms,
              NULL);
@@ -688,6 +793,7 @@ int main(int argc, char **argv)
     kubesrc_stop(ks);
     dirsrc_stop(ds);
     decider_free(srv.d);
+    fair_free(srv.fair);
     store_free(srv.st);
     free(o.objects);
     log_line(LOG_INFO, "stopped", NULL);

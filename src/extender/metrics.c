@@ -224,6 +224,24 @@ void metrics_render(jbuf *b)
     pthread_mutex_unlock(&lock);
 }
 
+void metrics_clear(const metric_family *f)
+{
+    pthread_mutex_lock(&lock);
+    for (unsigned h = 0; h < NBUCKETS; h++)
+        for (series **pp = &table[h]; *pp;) {
+            series *s = *pp;
+            if (s->f != f) {
+                pp = &s->next;
+                continue;
+            }
+            *pp = s->next;
+            free(s->labels);
+            free(s->bucket);
+            free(s);
+        }
+    pthread_mutex_unlock(&lock);
+}
+
 void metrics_reset(void)
 {
     pthread_mutex_lock(&lock);

@@ -35,6 +35,8 @@ void metrics_label(jbuf *b, const char *value);
 void metrics_render(jbuf *b);
 /** Make a family appear in the output even before its first series. */
 void metrics_declare(const metric_family *f);
+/** Forget every series of one family (gauges rendered anew from a state: usage per tenant). */
+void metrics_clear(const metric_family *f);
 /** Forget every series (tests). */
 void metrics_reset(void);
 
