@@ -1076,6 +1076,7 @@ static dracel_status run_misses(eval *e, miss *m, double deadline)
         dracel_allocate_opts o;
         dracel_allocate_opts_init(&o);
         o.features = e->d->cfg.features;
+        o.kubernetes = e->d->cfg.kubernetes;
         o.timeout_ms = e->d->cfg.node_timeout_ms;
         o.in_use = dracel_snapshot_usage(e->snap);
         o.explain = pass == 1;
@@ -1207,6 +1208,7 @@ static int evaluate(eval *e)
     hs_init(&ph);
     hs_str(&ph, e->pol.p ? e->pol.version : "");
     hs_u64(&ph, d->cfg.features);
+    hs_u64(&ph, d->cfg.kubernetes);
     hs_u64(&ph, d->cfg.node_timeout_ms);
     memo *mm = m.mm = v && e->pol.p ? memo_get(d, v, ph.a, ph.b) : NULL;
     /* with a memo, every position at once (view_find_all); else one by one */
@@ -2123,6 +2125,7 @@ static int explain(decider *d, dracel_snapshot *snap, const ext_pod *pod, const 
         dracel_allocate_opts o;
         dracel_allocate_opts_init(&o);
         o.features = d->cfg.features;
+        o.kubernetes = d->cfg.kubernetes;
         o.timeout_ms = d->cfg.node_timeout_ms;
         o.in_use = dracel_snapshot_usage(snap);
         o.explain = true;

@@ -26,7 +26,8 @@
 
 typedef struct decide_config {
     const dracel_config *cfg;    /* the library's limits (cost, memory per selector) */
-    unsigned features;           /* DRACEL_FEATURE_* */
+    unsigned features;           /* DRACEL_FEATURE_*: the cluster's gates */
+    unsigned kubernetes;         /* the release reproduced, its minor version (0: newest) */
     uint64_t node_timeout_ms;    /* the search on one node at most (the scheduler's
                                     filterTimeout; 0: none) */
     uint64_t budget_ms;          /* one request's computation at most: nodes left when it runs

@@ -79,8 +79,11 @@ static const char usage_text[] =
     "  --snapshot-delay DURATION   coalesce changes before a snapshot (default 0)\n"
     "  --cost-limit N          run-time cost of a selector on a device (default 1000000)\n"
     "Allocation:\n"
-    "  --features LIST         DRA features on (comma-separated, e.g. AdminAccess,\n"
-    "                          PrioritizedList; default: Kubernetes' defaults)\n"
+    "  --kubernetes-version V  the release reproduced: 1.34, 1.35, 1.36 or 1.37 (default)\n"
+    "  --features LIST         the DRA gates on (comma-separated, e.g. AdminAccess,\n"
+    "                          PrioritizedList; none: none; default: the release's)\n"
+    "  --feature-gates GATES   kube-scheduler's --feature-gates on top\n"
+    "                          (DRAConsumableCapacity=false,...)\n"
     "Tier policies (docs/fairness.md):\n"
     "  --policy FILE           a TierPolicy: caps per tenant and tier, checked in filter\n"
     "                          (SIGHUP or a change of the file reloads it)\n"
@@ -237,6 +240,8 @@ static int usage_error(const char *fmt, ...)
 static int parse_features(const char *list, unsigned *out)
 {
     unsigned f = 0;
+    if (strcmp(list, "none") == 0)
+        list = "";
     for (const char *p = list; *p;) {
         const char *comma = strchr(p, ',');
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
@@ -258,7 +263,6 @@ static int parse_options(int argc, char **argv, options *o)
     o->prefix = "";
     o->filter_verb = "filter";
     o->prioritize_verb = "prioritize";
-    o->decide.features = DRACEL_FEATURES_DEFAULT;
     o->decide.budget_ms = 4000;
     o->decide.node_timeout_ms = 10000;
     o->cost_limit = 1000000;
@@ -271,6 +275,7 @@ static int parse_options(int argc, char **argv, options *o)
         fprintf(stderr, "dra-extender: out of memory\n");
         return 2;
     }
+    const char *features = NULL, *gates = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -303,6 +308,7 @@ static int parse_options(int argc, char **argv, options *o)
             v = argv[++i];
         }
         uint64_t n;
+        unsigned n32;
         bool ok = true;
         if (strcmp(a, "--objects") == 0)
             o->objects[o->nobjects++] = v;
@@ -386,7 +392,11 @@ static int parse_options(int argc, char **argv, options *o)
         else if (strcmp(a, "--cost-limit") == 0)
             ok = parse_uint(v, UINT64_MAX, &n) && n > 0 && ((o->cost_limit = n), true);
         else if (strcmp(a, "--features") == 0)
-            ok = parse_features(v, &o->decide.features) == 0;
+            ok = (features = v, parse_features(v, &n32) == 0);
+        else if (strcmp(a, "--feature-gates") == 0)
+            gates = v;
+        else if (strcmp(a, "--kubernetes-version") == 0)
+            ok = (o->decide.kubernetes = dracel_kubernetes_parse(v, strlen(v))) != 0;
         else if (strcmp(a, "--log-level") == 0)
             ok = (o->log_level = log_level_parse(v)) >= 0;
         else if (strcmp(a, "--policy") == 0)
@@ -414,6 +424,20 @@ static int parse_options(int argc, char **argv, options *o)
             return usage_error("unknown option '%s'", a);
         if (!ok)
             return usage_error("%s: invalid value '%s'", a, v);
+    }
+    /* The release's default gates, or --features instead; --feature-gates on top, with
+     * kube-scheduler's checks for that release (as dra-celc allocate and explain). */
+    if (!o->decide.kubernetes)
+        o->decide.kubernetes = DRACEL_KUBERNETES_NEWEST;
+    if (features)
+        (void)parse_features(features, &o->decide.features);
+    else
+        o->decide.features = dracel_kubernetes_defaults(o->decide.kubernetes);
+    if (gates) {
+        char err[512];
+        if (dracel_feature_gates(o->decide.kubernetes, gates, strlen(gates), &o->decide.features,
+                                 err, sizeof err) != DRACEL_OK)
+            return usage_error("--feature-gates: %s", err);
     }
     if (!o->nobjects && !o->kubeconfig && !o->in_cluster)
         return usage_error("no source: give --objects, --kubeconfig or --in-cluster");

@@ -115,6 +115,24 @@ check "prioritize: H100 10, A100 9, any GPU 8, failed 0 (8 - rank, scaled to 10)
   "$(is "$(jq -c 'map({(.Host): .Score}) | add' "$tmp/resp")" \
    '{"node-a100-40":9,"node-a100-80":9,"node-h100-a":0,"node-h100-b":10,"node-l4":8,"node-t4":0,"node-tainted":9}')"
 
+# ---- The release reproduced: in 1.34 DRADeviceTaints is alpha (off), so node-tainted's H100
+# is usable and the node gives the first tier; --feature-gates turns the gate on again.
+start k34 --objects "$tmp/objs" --kubernetes-version 1.34
+post "$url_k34/prioritize" "$src/examples/extender/filter.json"
+check "--kubernetes-version 1.34: node-tainted's tainted H100 counts (no DeviceTaints): 10" \
+  "$(is "$status:$(jq -c 'map(select(.Host == "node-tainted") | .Score)' "$tmp/resp")" "200:[10]")"
+"$celc" explain --claim "$tmp/trainer.yaml" --classes "$src/examples/classes" \
+  --slices "$src/examples/fleet" --nodes "$src/examples/nodes.yaml" --allocated "$tmp/busy.txt" \
+  --kubernetes-version 1.34 --node node-tainted 2>/dev/null | grep '^node-tainted' >"$tmp/k34.txt"
+check "--kubernetes-version 1.34: dra-celc explain gives node-tainted the same first tier" \
+  "$(grep -q 'gpu-0' "$tmp/k34.txt"; echo $?)"
+kill -TERM "$pid_k34"; reap "$pid_k34"
+start k34g --objects "$tmp/objs" --kubernetes-version 1.34 --feature-gates DRADeviceTaints=true
+post "$url_k34g/prioritize" "$src/examples/extender/filter.json"
+check "--kubernetes-version 1.34 --feature-gates DRADeviceTaints=true: the taint counts again: 9" \
+  "$(is "$status:$(jq -c 'map(select(.Host == "node-tainted") | .Score)' "$tmp/resp")" "200:[9]")"
+kill -TERM "$pid_k34g"; reap "$pid_k34g"
+
 # README.md's two commands, as written there (but for the port: a free one), from the top of
 # the source tree: the extender on the sample cluster, then one filter request with curl.
 awk '/^## The scheduler extender/ { f = 1 } f && /^```sh$/ { g = 1; next } g && /^```$/ { exit } g' \
@@ -359,6 +377,15 @@ if grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2>/dev/null; 
 else
   skip "--listen '[::1]:0': an IPv6 loopback listener answers /healthz" "no IPv6 loopback"
 fi
+"$ext" --objects "$tmp/objs" --kubernetes-version 1.33 >/dev/null 2>"$tmp/err"; rc=$?
+check "--kubernetes-version 1.33: exit 2, named" \
+  "$(is "$rc:$(head -n 1 "$tmp/err")" "2:dra-extender: --kubernetes-version: invalid value '1.33'")"
+"$ext" --objects "$tmp/objs" --feature-gates DRANope=true >/dev/null 2>"$tmp/err"; rc=$?
+check "--feature-gates with an unknown gate: exit 2 with Kubernetes' message" \
+  "$([ $rc = 2 ] && grep -q 'unrecognized feature gate: DRANope' "$tmp/err"; echo $?)"
+"$ext" --objects "$tmp/objs" --feature-gates DRAAdminAccess=false >/dev/null 2>"$tmp/err"; rc=$?
+check "--feature-gates DRAAdminAccess=false in 1.37: exit 2, the gate is locked" \
+  "$([ $rc = 2 ] && grep -q 'locked to true' "$tmp/err"; echo $?)"
 "$ext" --objects "$tmp/objs" --port= >/dev/null 2>"$tmp/err"; rc=$?
 check "--port= (an empty value after =): exit 2" "$(is "$rc:$(head -n 1 "$tmp/err")" "2:dra-extender: --port: invalid value ''")"
 check "--help lists every option of docs/extender.md" \
