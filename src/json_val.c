@@ -53,11 +53,11 @@ static bool decimal(const char *s, size_t n, bool *neg, uint64_t *u, bool *ovf)
 
 /* {"int": N} or {"uint": N}: N a JSON integer or a string of decimal digits, exact (the JSON
  * token itself is read, never a double). */
-static dracel_status integer(ld *c, const tnode *x, bool is_unsigned, dc_val *out)
+static dracel_status integer(dc_ld *c, const dc_tnode *x, bool is_unsigned, dc_val *out)
 {
-    if (x->t == T_FLOAT)
+    if (x->t == DC_TN_FLOAT)
         return dc_ld_fail(c, x->line, "%s is not an integer", dc_ld_qs(c, 0, x->s, x->n, false));
-    if (x->t != T_INT && x->t != T_STR)
+    if (x->t != DC_TN_INT && x->t != DC_TN_STR)
         return dc_ld_fail(c, x->line, "must be an integer or a string of decimal digits, not %s",
                           dc_ld_tname(x));
     bool neg, ovf;
@@ -77,9 +77,9 @@ static dracel_status integer(ld *c, const tnode *x, bool is_unsigned, dc_val *ou
 }
 
 /* {"double": X}: a JSON number (correctly rounded), or "NaN", "Infinity", "-Infinity". */
-static dracel_status dbl(ld *c, const tnode *x, dc_val *out)
+static dracel_status dbl(dc_ld *c, const dc_tnode *x, dc_val *out)
 {
-    if (x->t == T_STR) {
+    if (x->t == DC_TN_STR) {
         if (dc_ld_str_is(x, "NaN"))
             *out = dc_double(NAN);
         else if (dc_ld_str_is(x, "Infinity"))
@@ -91,7 +91,7 @@ static dracel_status dbl(ld *c, const tnode *x, dc_val *out)
                                          "\"-Infinity\"");
         return DRACEL_OK;
     }
-    if (x->t != T_INT && x->t != T_FLOAT)
+    if (x->t != DC_TN_INT && x->t != DC_TN_FLOAT)
         return dc_ld_fail(c, x->line, "must be a number, \"NaN\", \"Infinity\" or \"-Infinity\", "
                           "not %s", dc_ld_tname(x));
     char buf[72]; /* the scan caps JSON numbers at 63 characters */
@@ -118,7 +118,7 @@ static int b64val(int ch)
     return -1;
 }
 
-static dracel_status bytes(ld *c, dc_ectx *e, const tnode *x, dc_val *out)
+static dracel_status bytes(dc_ld *c, dc_ectx *e, const dc_tnode *x, dc_val *out)
 {
     dc_str *b = dc_str_alloc(e, x->n / 4 * 3 + 3);
     if (!b)
@@ -143,7 +143,7 @@ static dracel_status bytes(ld *c, dc_ectx *e, const tnode *x, dc_val *out)
     return DRACEL_OK;
 }
 
-static dracel_status text_value(ld *c, dc_ectx *e, const char *k, const tnode *x, dc_val *out)
+static dracel_status text_value(dc_ld *c, dc_ectx *e, const char *k, const dc_tnode *x, dc_val *out)
 {
     if (k[0] == 's' && k[1] == 't') { /* string */
         dc_str *s = dc_str_new(e, x->s, x->n);
@@ -174,23 +174,23 @@ static dracel_status text_value(ld *c, dc_ectx *e, const char *k, const tnode *x
     return DRACEL_OK;
 }
 
-static dracel_status typed(ld *c, dc_ectx *e, const tnode *j, dc_val *out, int depth);
+static dracel_status typed(dc_ld *c, dc_ectx *e, const dc_tnode *j, dc_val *out, int depth);
 
-static dracel_status list(ld *c, dc_ectx *e, const tnode *x, dc_val *out, int depth)
+static dracel_status list(dc_ld *c, dc_ectx *e, const dc_tnode *x, dc_val *out, int depth)
 {
     dc_list *l = dc_list_new(e, x->n);
     if (!l)
         return dc_ld_oom(c);
     for (uint32_t i = 0; i < x->n; i++) {
-        pi(c, i);
+        dc_path_index(c, i);
         DC_TRY(typed(c, e, &x->kids[i].v, &l->v[i], depth + 1));
-        pp(c);
+        dc_path_pop(c);
     }
     *out = dc_listval(l);
     return DRACEL_OK;
 }
 
-static dracel_status map(ld *c, dc_ectx *e, const tnode *x, dc_val *out, int depth)
+static dracel_status map(dc_ld *c, dc_ectx *e, const dc_tnode *x, dc_val *out, int depth)
 {
     uint32_t n = x->n;
     dc_val *keys = dc_ealloc(e, (n ? n : 1) * sizeof *keys);
@@ -198,17 +198,17 @@ static dracel_status map(ld *c, dc_ectx *e, const tnode *x, dc_val *out, int dep
     if (!keys || !vals)
         return dc_ld_oom(c);
     for (uint32_t i = 0; i < n; i++) {
-        const tnode *pair = &x->kids[i].v;
-        pi(c, i);
-        if (pair->t != T_SEQ || pair->n != 2)
+        const dc_tnode *pair = &x->kids[i].v;
+        dc_path_index(c, i);
+        if (pair->t != DC_TN_SEQ || pair->n != 2)
             return dc_ld_fail(c, pair->line, "a map entry is a pair [KEY, VALUE]");
-        pi(c, 0);
+        dc_path_index(c, 0);
         DC_TRY(typed(c, e, &pair->kids[0].v, &keys[i], depth + 1));
-        pp(c);
-        pi(c, 1);
+        dc_path_pop(c);
+        dc_path_index(c, 1);
         DC_TRY(typed(c, e, &pair->kids[1].v, &vals[i], depth + 1));
-        pp(c);
-        pp(c);
+        dc_path_pop(c);
+        dc_path_pop(c);
     }
     dc_val mv = dc_map_build(e, keys, vals, n);
     if (mv.k == DC_K_ERROR)
@@ -218,40 +218,40 @@ static dracel_status map(ld *c, dc_ectx *e, const tnode *x, dc_val *out, int dep
 }
 
 /* One typed value: an object with one key naming the type, e.g. {"int":"4"}. */
-static dracel_status typed(ld *c, dc_ectx *e, const tnode *j, dc_val *out, int depth)
+static dracel_status typed(dc_ld *c, dc_ectx *e, const dc_tnode *j, dc_val *out, int depth)
 {
     if (depth > MAX_DEPTH)
         return dc_ld_fail(c, j->line, "typed values nested deeper than %d", MAX_DEPTH);
-    if (j->t != T_MAP || j->n != 1)
+    if (j->t != DC_TN_MAP || j->n != 1)
         return dc_ld_fail(c, j->line, "a typed value is an object with one key, like "
                                       "{\"int\":\"4\"}, not %s",
-                          j->t == T_MAP ? j->n ? "an object with several keys" : "{}"
+                          j->t == DC_TN_MAP ? j->n ? "an object with several keys" : "{}"
                                         : dc_ld_tname(j));
     const char *k = j->kids[0].k;
-    const tnode *x = &j->kids[0].v;
+    const dc_tnode *x = &j->kids[0].v;
     dracel_status st;
-    pf(c, k);
+    dc_path_field(c, k);
     if (strcmp(k, "int") == 0 || strcmp(k, "uint") == 0) {
         st = integer(c, x, k[0] == 'u', out);
     } else if (strcmp(k, "double") == 0) {
         st = dbl(c, x, out);
     } else if (strcmp(k, "bool") == 0) {
-        st = dc_ld_want(c, x, T_BOOL);
+        st = dc_ld_want(c, x, DC_TN_BOOL);
         *out = dc_bool(x->b);
     } else if (strcmp(k, "null") == 0) {
-        st = x->t == T_NULL ? DRACEL_OK
+        st = x->t == DC_TN_NULL ? DRACEL_OK
                             : dc_ld_fail(c, x->line, "must be null, not %s", dc_ld_tname(x));
         *out = dc_null();
     } else if (strcmp(k, "list") == 0) {
-        st = dc_ld_want(c, x, T_SEQ);
+        st = dc_ld_want(c, x, DC_TN_SEQ);
         if (st == DRACEL_OK)
             st = list(c, e, x, out, depth);
     } else if (strcmp(k, "map") == 0) {
-        st = dc_ld_want(c, x, T_SEQ);
+        st = dc_ld_want(c, x, DC_TN_SEQ);
         if (st == DRACEL_OK)
             st = map(c, e, x, out, depth);
     } else if (strcmp(k, "optional") == 0) {
-        if (x->t == T_NULL) {
+        if (x->t == DC_TN_NULL) {
             *out = dc_optional_none();
             st = DRACEL_OK;
         } else {
@@ -265,17 +265,17 @@ static dracel_status typed(ld *c, dc_ectx *e, const tnode *j, dc_val *out, int d
         }
     } else if (strcmp(k, "string") == 0 || strcmp(k, "bytes") == 0 ||
                strcmp(k, "quantity") == 0 || strcmp(k, "semver") == 0) {
-        st = dc_ld_want(c, x, T_STR);
+        st = dc_ld_want(c, x, DC_TN_STR);
         if (st == DRACEL_OK)
             st = text_value(c, e, k, x, out);
     } else {
-        pp(c);
+        dc_path_pop(c);
         return dc_ld_fail(c, j->kids[0].kline, "unknown type %s (int, uint, double, string, bytes, "
                           "bool, null, list, map, quantity, semver or optional)",
                           dc_ld_qs(c, 0, k, j->kids[0].klen, true));
     }
     if (st == DRACEL_OK)
-        pp(c);
+        dc_path_pop(c);
     return st;
 }
 
@@ -437,36 +437,36 @@ typedef struct doc_ctx {
     const char *driver;
 } doc_ctx;
 
-static dracel_status typed_doc(ld *c, const tnode *root)
+static dracel_status typed_doc(dc_ld *c, const dc_tnode *root)
 {
     doc_ctx *x = c->doc_ctx;
     return typed(c, x->e, root, x->out, 0);
 }
 
-static dracel_status device_doc(ld *c, const tnode *root)
+static dracel_status device_doc(dc_ld *c, const dc_tnode *root)
 {
     static const char *const F[] = {"driver"};
     doc_ctx *x = c->doc_ctx;
-    const tent *f[1];
-    const tnode *v;
-    if (root->t != T_MAP)
+    const dc_tent *f[1];
+    const dc_tnode *v;
+    if (root->t != DC_TN_MAP)
         return dc_ld_fail(c, root->line, "a device is a JSON object, not %s", dc_ld_tname(root));
     /* Messages name the device when its name is valid. */
     for (uint32_t i = 0; i < root->n; i++) {
-        const tent *k = &root->kids[i];
-        if (k->klen == 4 && memcmp(k->k, "name", 4) == 0 && k->v.t == T_STR &&
+        const dc_tent *k = &root->kids[i];
+        if (k->klen == 4 && memcmp(k->k, "name", 4) == 0 && k->v.t == DC_TN_STR &&
             !dc_ld_label_err(k->v.s, k->v.n)) {
             c->okind = "device";
             c->oname = k->v.s;
         }
     }
     DC_TRY(dc_ld_fields(c, root, F, 1, f));
-    pf(c, "driver");
+    dc_path_field(c, "driver");
     /* Kubernetes' CEL layer takes any driver, "" included (cel.Device{Driver: ""} is one of its
      * test cases): an empty or absent driver is "", whose domain unqualified attributes join;
      * a non-empty one must be a driver name, as in a ResourceSlice. */
     if (f[0]) {
-        DC_TRY(dc_ld_want(c, &f[0]->v, T_STR));
+        DC_TRY(dc_ld_want(c, &f[0]->v, DC_TN_STR));
         v = &f[0]->v;
         const char *why = v->n ? dc_ld_driver_err(v->s, v->n) : NULL;
         if (why)
@@ -475,7 +475,7 @@ static dracel_status device_doc(ld *c, const tnode *root)
     } else {
         DC_TRY(dc_ld_sdup(c, "", 0, &x->driver));
     }
-    pp(c);
+    dc_path_pop(c);
     DC_TRY(dc_ld_device_alone(c, root, &x->dev));
     c->oname = NULL;
     return DRACEL_OK;
@@ -490,7 +490,7 @@ static dracel_status load(dc_ectx *e, const char *text, size_t len, dc_ld_doc_fn
     dc_slices_limits lim;
     dc_slices_limits_default(&lim);
     lim.max_depth = 2 * MAX_DEPTH + 2; /* {"list":[...]} is two levels a typed level */
-    ld c;
+    dc_ld c;
     dc_ld_init(&c, &set, &lim, err, cap);
     c.json_only = true;
     c.bare = bare;

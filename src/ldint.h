@@ -5,10 +5,11 @@
  * the readers of src/lint.c and src/tierpolicy.c (TierPolicy files). Not
  * for any other file: the public interfaces are slices.h, claims.h and jsonval.h.
  *
- * One tree (tnode/tent) holds a parsed document of either format, with a line for every value
- * and key. Decoders walk it, keep the field path of what they look at in ld.path (pf/pi/pk/pp),
- * and report the first problem with dc_ld_fail: "FILE:LINE: KIND NAME: FIELD.PATH: message"
- * (KIND NAME while ld.oname is set, the path while it is not empty). Everything a decoder keeps
+ * One tree (dc_tnode/dc_tent) holds a parsed document of either format, with a line for every
+ * value and key. Decoders walk it, keep the field path of what they look at in dc_ld.path
+ * (dc_path_field/index/key/pop), and report the first problem with dc_ld_fail:
+ * "FILE:LINE: KIND NAME: FIELD.PATH: message"
+ * (KIND NAME while dc_ld.oname is set, the path while it is not empty). Everything a decoder keeps
  * is copied into the set's arena (dc_ld_sdup, dc_ld_szalloc); the tree goes with the document.
  *
  * Change with: src/slices.c, src/objects.c, src/json_val.c.
@@ -18,17 +19,17 @@
 
 #include "claims.h"
 
-#define PATH_SEGS 24
-#define QBUF 112
-#define UNNAMED "(unnamed)"
+#define DC_LD_PATH_SEGS 24
+#define DC_LD_QBUF 112
+#define DC_LD_UNNAMED "(unnamed)"
 
 /* ---- The tree */
 
-enum { T_NULL, T_BOOL, T_INT, T_FLOAT, T_STR, T_MAP, T_SEQ };
+enum { DC_TN_NULL, DC_TN_BOOL, DC_TN_INT, DC_TN_FLOAT, DC_TN_STR, DC_TN_MAP, DC_TN_SEQ };
 
-typedef struct tent tent;
+typedef struct dc_tent dc_tent;
 
-typedef struct tnode {
+typedef struct dc_tnode {
     uint8_t t;
     uint8_t b;      /* BOOL */
     uint8_t iok;    /* INT: i is the exact value; else a positive value above INT64_MAX */
@@ -41,41 +42,41 @@ typedef struct tnode {
                        anchor); JSON, bytes from the start of the text after a BOM */
     int64_t i;      /* INT (when !iok and from YAML: the uint64 bits, if it fit) */
     const char *s;  /* scalar text as written; NUL-terminated except JSON numbers */
-    tent *kids;     /* MAP/SEQ */
-} tnode;
+    dc_tent *kids;     /* MAP/SEQ */
+} dc_tnode;
 
-struct tent {
+struct dc_tent {
     const char *k;  /* MAP: the key (NUL-terminated); SEQ: NULL */
     uint32_t klen, kline;
-    tnode v;
+    dc_tnode v;
 };
 
 /* ---- Loader state */
 
-enum { P_FIELD, P_INDEX, P_KEY };
+enum { DC_PSEG_FIELD, DC_PSEG_INDEX, DC_PSEG_KEY };
 
-typedef struct pseg {
+typedef struct dc_pseg {
     const char *s;
     uint32_t n, idx;
     uint8_t kind;
-} pseg;
+} dc_pseg;
 
-typedef struct yframe {
+typedef struct dc_yframe {
     size_t self;    /* index in scr of the entry holding this container; SIZE_MAX: the root */
     size_t first;   /* index in scr of its first child */
     bool map, want_key;
-} yframe;
+} dc_yframe;
 
-typedef struct jtok {
+typedef struct dc_jtok {
     uint32_t off, len, line;
-} jtok;
+} dc_jtok;
 
-typedef struct ld ld;
+typedef struct dc_ld dc_ld;
 
 /* What to do with each document of a file (the root of a JSON file, each YAML document). */
-typedef dracel_status (*dc_ld_doc_fn)(ld *c, const tnode *root);
+typedef dracel_status (*dc_ld_doc_fn)(dc_ld *c, const dc_tnode *root);
 
-struct ld {
+struct dc_ld {
     dc_slice_set *s;
     const dracel_alloc *a;
     size_t max_bytes;
@@ -86,9 +87,9 @@ struct ld {
     dc_arena doc;           /* the tree of the current document/file */
     const char *okind;      /* the kind of the object being decoded, for messages */
     const char *oname;      /* inside an object: its name for messages; else NULL */
-    pseg path[PATH_SEGS];
+    dc_pseg path[DC_LD_PATH_SEGS];
     unsigned np;
-    char q[4][QBUF];
+    char q[4][DC_LD_QBUF];
     /* The objects loader (src/objects.c): o is NULL for dc_slices_load*. kinds: DC_OBJ_* to
      * keep. per_doc, when set, replaces the object dispatch for each document (the scenario),
      * with doc_ctx for its state. */
@@ -103,13 +104,13 @@ struct ld {
      * "FILE:LINE: " prefix (a value given on a command line). */
     bool json_only, bare;
     /* YAML builder */
-    tent *scr;
+    dc_tent *scr;
     size_t nscr, capscr;
-    yframe *fr;
+    dc_yframe *fr;
     size_t nfr, capfr;
-    tnode root;
+    dc_tnode root;
     /* JSON side tables */
-    jtok *jv;
+    dc_jtok *jv;
     size_t njv, capjv;
     uint32_t *jk;
     size_t njk, capjk;
@@ -120,28 +121,28 @@ struct ld {
 
 /* ---- The field path of messages */
 
-static inline void pf(ld *c, const char *name)
+static inline void dc_path_field(dc_ld *c, const char *name)
 {
-    if (c->np < PATH_SEGS)
-        c->path[c->np] = (pseg){name, 0, 0, P_FIELD};
+    if (c->np < DC_LD_PATH_SEGS)
+        c->path[c->np] = (dc_pseg){name, 0, 0, DC_PSEG_FIELD};
     c->np++;
 }
 
-static inline void pi(ld *c, uint32_t idx)
+static inline void dc_path_index(dc_ld *c, uint32_t idx)
 {
-    if (c->np < PATH_SEGS)
-        c->path[c->np] = (pseg){NULL, 0, idx, P_INDEX};
+    if (c->np < DC_LD_PATH_SEGS)
+        c->path[c->np] = (dc_pseg){NULL, 0, idx, DC_PSEG_INDEX};
     c->np++;
 }
 
-static inline void pk(ld *c, const char *k, uint32_t n)
+static inline void dc_path_key(dc_ld *c, const char *k, uint32_t n)
 {
-    if (c->np < PATH_SEGS)
-        c->path[c->np] = (pseg){k, n, 0, P_KEY};
+    if (c->np < DC_LD_PATH_SEGS)
+        c->path[c->np] = (dc_pseg){k, n, 0, DC_PSEG_KEY};
     c->np++;
 }
 
-static inline void pp(ld *c)
+static inline void dc_path_pop(dc_ld *c)
 {
     c->np--;
 }
@@ -150,35 +151,35 @@ static inline void pp(ld *c)
 
 /* The set's allocator, limits (NULL: defaults) and message buffer; ld_free releases the
  * temporaries (never the set). */
-void dc_ld_init(ld *c, dc_slice_set *s, const dc_slices_limits *lim, char *err, size_t errcap);
-void dc_ld_free(ld *c);
+void dc_ld_init(dc_ld *c, dc_slice_set *s, const dc_slices_limits *lim, char *err, size_t errcap);
+void dc_ld_free(dc_ld *c);
 /* A file, or a directory's files when dirs (else a directory is an I/O error). */
-dracel_status dc_ld_load_path(ld *c, const char *path, bool dirs) DC_WUR;
+dracel_status dc_ld_load_path(dc_ld *c, const char *path, bool dirs) DC_WUR;
 /* A buffer, name in messages (NULL: "<input>"). */
-dracel_status dc_ld_load_buffer(ld *c, const char *name, const char *buf, size_t len) DC_WUR;
+dracel_status dc_ld_load_buffer(dc_ld *c, const char *name, const char *buf, size_t len) DC_WUR;
 
 /* The max_objects check (loaded objects and notes) before one more object. */
-dracel_status dc_ld_room(ld *c, uint32_t line) DC_WUR;
+dracel_status dc_ld_room(dc_ld *c, uint32_t line) DC_WUR;
 
-dracel_status dc_ld_fail(ld *c, uint32_t line, const char *fmt, ...) DC_PRINTF(3, 4);
-dracel_status dc_ld_oom(ld *c);
+dracel_status dc_ld_fail(dc_ld *c, uint32_t line, const char *fmt, ...) DC_PRINTF(3, 4);
+dracel_status dc_ld_oom(dc_ld *c);
 /* s[0..n) for a message in slot 0..2 of c->q: quoted or not, escaped, cut after ~80 bytes. */
-const char *dc_ld_qs(ld *c, int slot, const char *s, size_t n, bool quote);
-const char *dc_ld_tname(const tnode *v);
-dracel_status dc_ld_bad_value(ld *c, const tnode *v, const char *why);
-dracel_status dc_ld_want(ld *c, const tnode *v, int t) DC_WUR;
-dracel_status dc_ld_want_int(ld *c, const tnode *v, int64_t *out) DC_WUR;
+const char *dc_ld_qs(dc_ld *c, int slot, const char *s, size_t n, bool quote);
+const char *dc_ld_tname(const dc_tnode *v);
+dracel_status dc_ld_bad_value(dc_ld *c, const dc_tnode *v, const char *why);
+dracel_status dc_ld_want(dc_ld *c, const dc_tnode *v, int t) DC_WUR;
+dracel_status dc_ld_want_int(dc_ld *c, const dc_tnode *v, int64_t *out) DC_WUR;
 /* out[i]: the entry of names[i] (at most 16 names), NULL when absent or null; a key given twice
  * is an error. */
-dracel_status dc_ld_fields(ld *c, const tnode *m, const char *const *names, unsigned nn,
-                           const tent **out) DC_WUR;
+dracel_status dc_ld_fields(dc_ld *c, const dc_tnode *m, const char *const *names, unsigned nn,
+                           const dc_tent **out) DC_WUR;
 /* A required, non-empty string field (e NULL: "required value" at mline). */
-dracel_status dc_ld_req_str(ld *c, const tent *e, uint32_t mline, const tnode **v) DC_WUR;
+dracel_status dc_ld_req_str(dc_ld *c, const dc_tent *e, uint32_t mline, const dc_tnode **v) DC_WUR;
 /* A copy in the set's arena (short strings interned). */
-dracel_status dc_ld_sdup(ld *c, const char *s, size_t n, const char **out) DC_WUR;
+dracel_status dc_ld_sdup(dc_ld *c, const char *s, size_t n, const char **out) DC_WUR;
 /* n zeroed elements in the set's arena; NULL when n is 0 or on failure. */
-void *dc_ld_szalloc(ld *c, size_t n, size_t elem);
-bool dc_ld_str_is(const tnode *v, const char *s);
+void *dc_ld_szalloc(dc_ld *c, size_t n, size_t elem);
+bool dc_ld_str_is(const dc_tnode *v, const char *s);
 
 /* Name checks: NULL when valid, else why not. */
 const char *dc_ld_label_err(const char *s, size_t n);       /* DNS label */
@@ -190,27 +191,29 @@ const char *dc_ld_label_value_err(const char *s, size_t n); /* label value */
 const char *dc_ld_pool_err(const char *s, size_t n);        /* pool name */
 
 /* The apiVersion of a resource.k8s.io object (v1 or v1beta2). */
-dracel_status dc_ld_api_version(ld *c, const tnode *av) DC_WUR;
+dracel_status dc_ld_api_version(dc_ld *c, const dc_tnode *av) DC_WUR;
 /* Decode a ResourceSlice (obj: the object; meta, spec: its fields, NULL when absent). */
-dracel_status dc_ld_slice(ld *c, const tnode *obj, const tent *meta, const tent *spec) DC_WUR;
+dracel_status dc_ld_slice(dc_ld *c, const dc_tnode *obj, const dc_tent *meta,
+                          const dc_tent *spec) DC_WUR;
 /* A Quantity value (a string, or a YAML/JSON number as Kubernetes reads it), validated. */
-dracel_status dc_ld_quantity(ld *c, const tnode *v, const char **out) DC_WUR;
+dracel_status dc_ld_quantity(dc_ld *c, const dc_tnode *v, const char **out) DC_WUR;
 /* A DeviceTaintRule into c->s->rules. */
-dracel_status dc_ld_taint_rule(ld *c, const tnode *obj, const tent *meta, const tent *spec) DC_WUR;
+dracel_status dc_ld_taint_rule(dc_ld *c, const dc_tnode *obj, const dc_tent *meta,
+                               const dc_tent *spec) DC_WUR;
 /* A core/v1 NodeSelector (m: the object; its path pushed), validated as ValidateNodeSelector
  * does; one_term: exactly one term (a ResourceSlice's). */
-dracel_status dc_ld_node_selector(ld *c, const tnode *m, bool one_term,
+dracel_status dc_ld_node_selector(dc_ld *c, const dc_tnode *m, bool one_term,
                                   const dc_node_selector_in **out) DC_WUR;
 /* Decode one device on its own (`eval --device`): an entry of spec.devices, validated as the
  * slice loader validates one, except that `name` may be absent and the node fields
  * (nodeName, nodeSelector, allNodes: per-device node selection) are checked when present. */
-dracel_status dc_ld_device_alone(ld *c, const tnode *m, dc_device_in *d) DC_WUR;
+dracel_status dc_ld_device_alone(dc_ld *c, const dc_tnode *m, dc_device_in *d) DC_WUR;
 
 /* ---- Of src/objects.c */
 
 /* An object of kind kbit (one DC_OBJ_* but DC_OBJ_SLICE) for dc_objects_load: f are its
  * apiVersion, kind, metadata, spec (NULL when absent); kind is NULL when it has none. */
-dracel_status dc_ld_object(ld *c, const tnode *obj, unsigned kbit, const tnode *kind,
-                           const tent *const *f) DC_WUR;
+dracel_status dc_ld_object(dc_ld *c, const dc_tnode *obj, unsigned kbit, const dc_tnode *kind,
+                           const dc_tent *const *f) DC_WUR;
 
 #endif

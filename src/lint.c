@@ -5,7 +5,7 @@
  * each DeviceClass, ResourceClaim and ResourceClaimTemplate is decoded by src/objects.c as the
  * API server validates it (an object it rejects becomes an invalid-object finding), and the
  * tree of the document gives where each selector, class name and count is in the file
- * (tnode.off). dracel_lint_run then applies the rules: each selector on its own
+ * (dc_tnode.off). dracel_lint_run then applies the rules: each selector on its own
  * (src/lint_expr.c, once per distinct text), each selector list (a class's; a tier's, after its
  * class's: selectors are ANDed and evaluated in that order), the tiers of a firstAvailable
  * request against each other, and with --slices the fleet: a selector list over every device
@@ -543,20 +543,20 @@ static void note(dracel_lint *l, const char *fmt, ...)
  * Reading: the tree of each document
  */
 
-static const tnode *fieldv(const tnode *m, const char *name)
+static const dc_tnode *fieldv(const dc_tnode *m, const char *name)
 {
-    if (!m || m->t != T_MAP)
+    if (!m || m->t != DC_TN_MAP)
         return NULL;
     size_t n = strlen(name);
     for (uint32_t i = 0; i < m->n; i++)
         if (m->kids[i].klen == n && memcmp(m->kids[i].k, name, n) == 0)
-            return m->kids[i].v.t == T_NULL ? NULL : &m->kids[i].v;
+            return m->kids[i].v.t == DC_TN_NULL ? NULL : &m->kids[i].v;
     return NULL;
 }
 
-static bool str_is(const tnode *v, const char *s)
+static bool str_is(const dc_tnode *v, const char *s)
 {
-    return v && v->t == T_STR && strlen(s) == v->n && memcmp(v->s, s, v->n) == 0;
+    return v && v->t == DC_TN_STR && strlen(s) == v->n && memcmp(v->s, s, v->n) == 0;
 }
 
 typedef struct rd {
@@ -564,16 +564,16 @@ typedef struct rd {
     uint32_t file;
 } rd;
 
-static uint32_t at_of(rd *r, const tnode *v)
+static uint32_t at_of(rd *r, const dc_tnode *v)
 {
     return v ? node_at(&r->l->files[r->file], v->off) : NONE;
 }
 
 /* The object's lint-disable annotation, as a mask (unknown ids are findings). */
-static uint64_t annotation(rd *r, const tnode *meta)
+static uint64_t annotation(rd *r, const dc_tnode *meta)
 {
-    const tnode *v = fieldv(fieldv(meta, "annotations"), LINT_ANNOTATION);
-    if (!v || v->t != T_STR)
+    const dc_tnode *v = fieldv(fieldv(meta, "annotations"), LINT_ANNOTATION);
+    if (!v || v->t != DC_TN_STR)
         return 0;
     const char *bad;
     size_t bl = 0;
@@ -586,10 +586,10 @@ static uint64_t annotation(rd *r, const tnode *meta)
 }
 
 /* Limits the API server enforces, from the tree (the decoder would stop at the first). */
-static unsigned limit(rd *r, uint64_t off, const tnode *list, uint32_t max, const char *what,
+static unsigned limit(rd *r, uint64_t off, const dc_tnode *list, uint32_t max, const char *what,
                       const char *name)
 {
-    if (!list || list->t != T_SEQ || list->n <= max)
+    if (!list || list->t != DC_TN_SEQ || list->n <= max)
         return 0;
     emit(r->l, off, r->file, at_of(r, &list->kids[max].v), DC_LR_API_LIMIT, DRACEL_SEV_ERROR,
          NULL, NULL, "%u %s, more than the %u Kubernetes accepts (%s)", (unsigned)list->n, what,
@@ -597,14 +597,14 @@ static unsigned limit(rd *r, uint64_t off, const tnode *list, uint32_t max, cons
     return 1;
 }
 
-static unsigned sel_limits(rd *r, uint64_t off, const tnode *sels)
+static unsigned sel_limits(rd *r, uint64_t off, const dc_tnode *sels)
 {
     unsigned n = limit(r, off, sels, MAX_SELECTORS, "selectors", "DeviceSelectorsMaxSize");
-    if (!sels || sels->t != T_SEQ)
+    if (!sels || sels->t != DC_TN_SEQ)
         return n;
     for (uint32_t i = 0; i < sels->n; i++) {
-        const tnode *x = fieldv(fieldv(&sels->kids[i].v, "cel"), "expression");
-        if (x && x->t == T_STR && x->n > MAX_EXPR_LEN) {
+        const dc_tnode *x = fieldv(fieldv(&sels->kids[i].v, "cel"), "expression");
+        if (x && x->t == DC_TN_STR && x->n > MAX_EXPR_LEN) {
             emit(r->l, off, r->file, at_of(r, x), DC_LR_API_LIMIT, DRACEL_SEV_ERROR, NULL, NULL,
                  "an expression of %u bytes, more than the %u Kubernetes accepts "
                  "(CELSelectorExpressionMaxLength)", (unsigned)x->n, MAX_EXPR_LEN);
@@ -614,27 +614,27 @@ static unsigned sel_limits(rd *r, uint64_t off, const tnode *sels)
     return n;
 }
 
-static const tnode *claim_spec(const tnode *obj, bool tmpl)
+static const dc_tnode *claim_spec(const dc_tnode *obj, bool tmpl)
 {
-    const tnode *spec = fieldv(obj, "spec");
+    const dc_tnode *spec = fieldv(obj, "spec");
     return tmpl ? fieldv(spec, "spec") : spec;
 }
 
-static unsigned limits(rd *r, uint64_t off, const tnode *obj, unsigned kind, bool tmpl)
+static unsigned limits(rd *r, uint64_t off, const dc_tnode *obj, unsigned kind, bool tmpl)
 {
     if (kind == DC_OBJ_CLASS)
         return sel_limits(r, off, fieldv(fieldv(obj, "spec"), "selectors"));
-    const tnode *reqs = fieldv(fieldv(claim_spec(obj, tmpl), "devices"), "requests");
+    const dc_tnode *reqs = fieldv(fieldv(claim_spec(obj, tmpl), "devices"), "requests");
     unsigned n = limit(r, off, reqs, MAX_REQUESTS, "requests", "DeviceRequestsMaxSize");
-    if (!reqs || reqs->t != T_SEQ)
+    if (!reqs || reqs->t != DC_TN_SEQ)
         return n;
     for (uint32_t i = 0; i < reqs->n; i++) {
-        const tnode *q = &reqs->kids[i].v;
+        const dc_tnode *q = &reqs->kids[i].v;
         n += sel_limits(r, off, fieldv(fieldv(q, "exactly"), "selectors"));
-        const tnode *fa = fieldv(q, "firstAvailable");
+        const dc_tnode *fa = fieldv(q, "firstAvailable");
         n += limit(r, off, fa, MAX_SUBREQUESTS, "firstAvailable subrequests",
                    "FirstAvailableDeviceRequestMaxSize");
-        if (fa && fa->t == T_SEQ)
+        if (fa && fa->t == DC_TN_SEQ)
             for (uint32_t j = 0; j < fa->n; j++)
                 n += sel_limits(r, off, fieldv(&fa->kids[j].v, "selectors"));
     }
@@ -662,7 +662,7 @@ static void loader_error(rd *r, uint64_t off, const char *file, const char *msg)
          NULL, "%s", m);
 }
 
-static dracel_status sels_of(rd *r, const tnode *list, const dc_sel_in *in, uint32_t n,
+static dracel_status sels_of(rd *r, const dc_tnode *list, const dc_sel_in *in, uint32_t n,
                              lsel **out, uint32_t *nout)
 {
     dracel_lint *l = r->l;
@@ -677,7 +677,7 @@ static dracel_status sels_of(rd *r, const tnode *list, const dc_sel_in *in, uint
     for (uint32_t i = 0; i < n; i++) {
         if (!in[i].expr)
             continue; /* no `cel`: the allocator's "CEL expression empty" */
-        const tnode *x = list && list->t == T_SEQ && i < list->n
+        const dc_tnode *x = list && list->t == DC_TN_SEQ && i < list->n
                              ? fieldv(fieldv(&list->kids[i].v, "cel"), "expression")
                              : NULL;
         v[k].file = r->file;
@@ -691,11 +691,11 @@ static dracel_status sels_of(rd *r, const tnode *list, const dc_sel_in *in, uint
     return DRACEL_OK;
 }
 
-static dracel_status record_claim(rd *r, lobj *o, const tnode *obj, bool tmpl)
+static dracel_status record_claim(rd *r, lobj *o, const dc_tnode *obj, bool tmpl)
 {
     dracel_lint *l = r->l;
     const dc_claim_in *cm = o->cm;
-    const tnode *reqs = fieldv(fieldv(claim_spec(obj, tmpl), "devices"), "requests");
+    const dc_tnode *reqs = fieldv(fieldv(claim_spec(obj, tmpl), "devices"), "requests");
     o->at_requests = reqs ? at_of(r, reqs) : o->at;
     if (!cm->nreqs)
         return DRACEL_OK;
@@ -705,7 +705,7 @@ static dracel_status record_claim(rd *r, lobj *o, const tnode *obj, bool tmpl)
     o->nreqs = cm->nreqs;
     for (uint32_t i = 0; i < cm->nreqs; i++) {
         const dc_request_in *q = &cm->reqs[i];
-        const tnode *qn = reqs && reqs->t == T_SEQ && i < reqs->n ? &reqs->kids[i].v : NULL;
+        const dc_tnode *qn = reqs && reqs->t == DC_TN_SEQ && i < reqs->n ? &reqs->kids[i].v : NULL;
         lreq *lq = &o->reqs[i];
         lq->q = q;
         lq->at = qn ? at_of(r, qn) : o->at;
@@ -713,10 +713,10 @@ static dracel_status record_claim(rd *r, lobj *o, const tnode *obj, bool tmpl)
         if (q->nsubs && !lq->tiers)
             return DRACEL_ENOMEM;
         lq->ntiers = q->nsubs;
-        const tnode *fa = fieldv(qn, "firstAvailable");
+        const dc_tnode *fa = fieldv(qn, "firstAvailable");
         for (uint32_t j = 0; j < q->nsubs; j++) {
             const dc_subreq_in *s = &q->subs[j];
-            const tnode *sn = q->first_available ? (fa && fa->t == T_SEQ && j < fa->n
+            const dc_tnode *sn = q->first_available ? (fa && fa->t == DC_TN_SEQ && j < fa->n
                                                         ? &fa->kids[j].v
                                                         : NULL)
                                                  : fieldv(qn, "exactly");
@@ -728,7 +728,7 @@ static dracel_status record_claim(rd *r, lobj *o, const tnode *obj, bool tmpl)
             if (!t->label)
                 return DRACEL_ENOMEM;
             t->at = sn ? at_of(r, sn) : lq->at;
-            const tnode *v = fieldv(sn, "deviceClassName");
+            const dc_tnode *v = fieldv(sn, "deviceClassName");
             t->at_class = v ? at_of(r, v) : t->at;
             v = fieldv(sn, "count");
             t->at_count = v ? at_of(r, v) : t->at;
@@ -740,12 +740,12 @@ static dracel_status record_claim(rd *r, lobj *o, const tnode *obj, bool tmpl)
     return DRACEL_OK;
 }
 
-static dracel_status read_object(rd *r, ld *c, const tnode *v)
+static dracel_status read_object(rd *r, dc_ld *c, const dc_tnode *v)
 {
     dracel_lint *l = r->l;
-    const tnode *kind = fieldv(v, "kind"), *meta = fieldv(v, "metadata");
-    const tnode *name = fieldv(meta, "name");
-    const char *nm = name && name->t == T_STR ? name->s : NULL;
+    const dc_tnode *kind = fieldv(v, "kind"), *meta = fieldv(v, "metadata");
+    const dc_tnode *name = fieldv(meta, "name");
+    const char *nm = name && name->t == DC_TN_STR ? name->s : NULL;
     unsigned kbit = 0;
     bool tmpl = false;
     if (str_is(kind, "DeviceClass"))
@@ -755,7 +755,7 @@ static dracel_status read_object(rd *r, ld *c, const tnode *v)
     else if (str_is(kind, "ResourceClaimTemplate"))
         kbit = DC_OBJ_CLAIM, tmpl = true;
     if (!kbit) {
-        if (kind && kind->t == T_STR)
+        if (kind && kind->t == DC_TN_STR)
             note(l, "%s:%u: skipped object of kind %s%s%s%s", c->file, (unsigned)v->line, kind->s,
                  nm ? " (" : "", nm ? nm : "", nm ? ")" : "");
         else
@@ -781,7 +781,7 @@ static dracel_status read_object(rd *r, ld *c, const tnode *v)
         return DRACEL_OK;
     }
     static const char *const OF[] = {"apiVersion", "kind", "metadata", "spec"};
-    const tent *f[4];
+    const dc_tent *f[4];
     c->np = 0;
     c->oname = NULL;
     uint32_t before = kbit == DC_OBJ_CLASS ? l->objs.nclasses : l->objs.nclaims;
@@ -808,24 +808,25 @@ static dracel_status read_object(rd *r, ld *c, const tnode *v)
     return DRACEL_OK;
 }
 
-static dracel_status read_value(rd *r, ld *c, const tnode *v, unsigned nest)
+static dracel_status read_value(rd *r, dc_ld *c, const dc_tnode *v, unsigned nest)
 {
-    if (v->t == T_NULL)
+    if (v->t == DC_TN_NULL)
         return DRACEL_OK;
     if (nest > 4)
         return dc_ld_fail(c, v->line, "lists nested more than 4 deep");
-    if (v->t == T_SEQ) {
+    if (v->t == DC_TN_SEQ) {
         for (uint32_t i = 0; i < v->n; i++)
             DC_TRY(read_value(r, c, &v->kids[i].v, nest + 1));
         return DRACEL_OK;
     }
-    if (v->t != T_MAP)
+    if (v->t != DC_TN_MAP)
         return dc_ld_fail(c, v->line, "expected an object, found %s", dc_ld_tname(v));
-    const tnode *kind = fieldv(v, "kind"), *items = fieldv(v, "items");
-    bool list = kind ? kind->t == T_STR && kind->n >= 4 && memcmp(kind->s + kind->n - 4, "List", 4) == 0
+    const dc_tnode *kind = fieldv(v, "kind"), *items = fieldv(v, "items");
+    bool list = kind ? kind->t == DC_TN_STR && kind->n >= 4 &&
+                           memcmp(kind->s + kind->n - 4, "List", 4) == 0
                      : items != NULL;
     if (list) {
-        if (items && items->t == T_SEQ)
+        if (items && items->t == DC_TN_SEQ)
             for (uint32_t i = 0; i < items->n; i++)
                 DC_TRY(read_value(r, c, &items->kids[i].v, nest + 1));
         return DRACEL_OK;
@@ -833,7 +834,7 @@ static dracel_status read_value(rd *r, ld *c, const tnode *v, unsigned nest)
     return read_object(r, c, v);
 }
 
-static dracel_status read_doc(ld *c, const tnode *root)
+static dracel_status read_doc(dc_ld *c, const dc_tnode *root)
 {
     rd *r = c->doc_ctx;
     dracel_status st = read_value(r, c, root, 0);
@@ -908,7 +909,7 @@ dracel_status dracel_lint_add(dracel_lint *l, const char *name, const char *buf,
     uint32_t file = l->nfiles - 1;
     file_comments(l, file);
     char err[1024];
-    ld c;
+    dc_ld c;
     dc_ld_init(&c, &l->objs.slices, NULL, err, sizeof err);
     c.o = &l->objs;
     c.kinds = DC_OBJ_CLASS | DC_OBJ_CLAIM;

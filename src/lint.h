@@ -30,7 +30,7 @@
 
 /* ---- Source maps (src/srcmap.c) */
 
-/** The byte offset in @p text of a node's tnode.off (YAML: characters, a BOM not counted). */
+/** The byte offset in @p text of a node's dc_tnode.off (YAML: characters, a BOM not counted). */
 size_t dc_srcmap_byte(const char *text, size_t len, bool json, uint32_t off);
 /**
  * The source offset of every byte of the decoded string @p want (@p wlen bytes) whose node

@@ -53,7 +53,7 @@ static const char WHY_REF[] =
 
 /* Append x to an arena-backed array of the set (grown by doubling, old copies left in the arena
  * as the slice loader does). */
-static dracel_status push(ld *c, void **arr, uint32_t *n, uint32_t *cap, size_t elem,
+static dracel_status push(dc_ld *c, void **arr, uint32_t *n, uint32_t *cap, size_t elem,
                           const void *x)
 {
     if (*n == *cap) {
@@ -74,9 +74,9 @@ static dracel_status push(ld *c, void **arr, uint32_t *n, uint32_t *cap, size_t 
 }
 
 /* A list field (path already pushed) of at most max entries. */
-static dracel_status list(ld *c, const tent *e, const char *what, uint32_t max)
+static dracel_status list(dc_ld *c, const dc_tent *e, const char *what, uint32_t max)
 {
-    DC_TRY(dc_ld_want(c, &e->v, T_SEQ));
+    DC_TRY(dc_ld_want(c, &e->v, DC_TN_SEQ));
     if (e->v.n > max)
         return dc_ld_fail(c, e->kline, "%u %s, more than %u", (unsigned)e->v.n, what,
                           (unsigned)max);
@@ -84,18 +84,18 @@ static dracel_status list(ld *c, const tent *e, const char *what, uint32_t max)
 }
 
 /* An optional string field: NULL when absent or empty. */
-static dracel_status opt_str(ld *c, const tent *e, const char **out)
+static dracel_status opt_str(dc_ld *c, const dc_tent *e, const char **out)
 {
     *out = NULL;
     if (!e)
         return DRACEL_OK;
-    DC_TRY(dc_ld_want(c, &e->v, T_STR));
+    DC_TRY(dc_ld_want(c, &e->v, DC_TN_STR));
     if (e->v.n == 0)
         return DRACEL_OK;
     return dc_ld_sdup(c, e->v.s, e->v.n, out);
 }
 
-static dracel_status dup_value(ld *c, const tnode *v)
+static dracel_status dup_value(dc_ld *c, const dc_tnode *v)
 {
     return dc_ld_fail(c, v->line, "duplicate value %s", dc_ld_qs(c, 0, v->s, v->n, true));
 }
@@ -105,7 +105,7 @@ static dracel_status dup_value(ld *c, const tnode *v)
  */
 
 typedef struct klabel {
-    const tent *e;
+    const dc_tent *e;
     uint32_t i;
 } klabel;
 
@@ -117,10 +117,10 @@ static int cmp_klabel(const void *a, const void *b)
 }
 
 /* A labels map (path pushed): keys are label keys, values label values; sorted by key. */
-static dracel_status labels(ld *c, const tent *e, dc_label_in **out, uint32_t *nout)
+static dracel_status labels(dc_ld *c, const dc_tent *e, dc_label_in **out, uint32_t *nout)
 {
-    const tnode *m = &e->v;
-    DC_TRY(dc_ld_want(c, m, T_MAP));
+    const dc_tnode *m = &e->v;
+    DC_TRY(dc_ld_want(c, m, DC_TN_MAP));
     if (m->n == 0)
         return DRACEL_OK;
     dc_label_in *lab = dc_ld_szalloc(c, m->n, sizeof *lab);
@@ -128,17 +128,17 @@ static dracel_status labels(ld *c, const tent *e, dc_label_in **out, uint32_t *n
     if (!lab || !ord)
         return dc_ld_oom(c);
     for (uint32_t i = 0; i < m->n; i++) {
-        const tent *x = &m->kids[i];
-        pk(c, x->k, x->klen);
+        const dc_tent *x = &m->kids[i];
+        dc_path_key(c, x->k, x->klen);
         const char *why = dc_ld_label_key_err(x->k, x->klen);
         if (why)
             return dc_ld_fail(c, x->kline, "invalid label key: %s", why);
-        if (x->v.t != T_NULL) {
-            DC_TRY(dc_ld_want(c, &x->v, T_STR));
+        if (x->v.t != DC_TN_NULL) {
+            DC_TRY(dc_ld_want(c, &x->v, DC_TN_STR));
             if ((why = dc_ld_label_value_err(x->v.s, x->v.n)) != NULL)
                 return dc_ld_bad_value(c, &x->v, why);
         }
-        pp(c);
+        dc_path_pop(c);
         ord[i] = (klabel){x, i};
     }
     dc_sort(ord, m->n, sizeof *ord, cmp_klabel);
@@ -148,13 +148,13 @@ static dracel_status labels(ld *c, const tent *e, dc_label_in **out, uint32_t *n
         if (strcmp(ord[i - 1].e->k, ord[i].e->k) == 0 && ord[i].i < dup)
             dup = ord[i].i;
     if (dup != UINT32_MAX) {
-        const tent *x = &m->kids[dup];
+        const dc_tent *x = &m->kids[dup];
         return dc_ld_fail(c, x->kline, "duplicate key %s", dc_ld_qs(c, 0, x->k, x->klen, true));
     }
     for (uint32_t i = 0; i < m->n; i++) {
-        const tent *x = ord[i].e;
+        const dc_tent *x = ord[i].e;
         DC_TRY(dc_ld_sdup(c, x->k, x->klen, &lab[i].key));
-        if (x->v.t == T_NULL)
+        if (x->v.t == DC_TN_NULL)
             lab[i].value = "";
         else
             DC_TRY(dc_ld_sdup(c, x->v.s, x->v.n, &lab[i].value));
@@ -167,26 +167,26 @@ static dracel_status labels(ld *c, const tent *e, dc_label_in **out, uint32_t *n
 /* The metadata of an object of kind `kind` (entry e, NULL when absent): starts the object's
  * messages (kind and name). name: "" when absent unless required; ns and lab may be NULL when
  * not wanted. */
-static dracel_status metadata(ld *c, const tnode *obj, const tent *e, const char *kind,
+static dracel_status metadata(dc_ld *c, const dc_tnode *obj, const dc_tent *e, const char *kind,
                               bool required, const char **name, const char **ns,
-                              const tent **lab)
+                              const dc_tent **lab)
 {
     static const char *const MF[] = {"name", "namespace", "labels"};
-    const tent *f[3] = {NULL, NULL, NULL};
+    const dc_tent *f[3] = {NULL, NULL, NULL};
     c->okind = kind;
-    c->oname = UNNAMED;
+    c->oname = DC_LD_UNNAMED;
     c->np = 0;
     *name = "";
-    pf(c, "metadata");
+    dc_path_field(c, "metadata");
     if (e) {
-        DC_TRY(dc_ld_want(c, &e->v, T_MAP));
+        DC_TRY(dc_ld_want(c, &e->v, DC_TN_MAP));
         DC_TRY(dc_ld_fields(c, &e->v, MF, 3, f));
     }
-    pf(c, "name");
+    dc_path_field(c, "name");
     if (f[0])
-        DC_TRY(dc_ld_want(c, &f[0]->v, T_STR));
+        DC_TRY(dc_ld_want(c, &f[0]->v, DC_TN_STR));
     if (f[0] && f[0]->v.n) {
-        const tnode *v = &f[0]->v;
+        const dc_tnode *v = &f[0]->v;
         const char *why = dc_ld_subdomain_err(v->s, v->n);
         if (why) {
             c->oname = dc_ld_qs(c, 3, v->s, v->n, true); /* say which object, as given */
@@ -197,19 +197,19 @@ static dracel_status metadata(ld *c, const tnode *obj, const tent *e, const char
     } else if (required) {
         return dc_ld_fail(c, f[0] ? f[0]->v.line : e ? e->v.line : obj->line, "required value");
     }
-    pp(c);
+    dc_path_pop(c);
     if (ns && f[1]) {
-        const tnode *v = &f[1]->v;
-        pf(c, "namespace");
+        const dc_tnode *v = &f[1]->v;
+        dc_path_field(c, "namespace");
         DC_TRY(opt_str(c, f[1], ns));
         const char *why = v->n ? dc_ld_label_err(v->s, v->n) : NULL;
         if (why)
             return dc_ld_bad_value(c, v, why);
-        pp(c);
+        dc_path_pop(c);
     }
     if (lab)
         *lab = f[2];
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
@@ -217,45 +217,45 @@ static dracel_status metadata(ld *c, const tnode *obj, const tent *e, const char
  * Selectors, tolerations, config
  */
 
-static dracel_status selectors(ld *c, const tent *e, dc_sel_in **out, uint32_t *nout)
+static dracel_status selectors(dc_ld *c, const dc_tent *e, dc_sel_in **out, uint32_t *nout)
 {
     static const char *const SF[] = {"cel"};
     static const char *const CF[] = {"expression"};
-    pf(c, "selectors");
+    dc_path_field(c, "selectors");
     DC_TRY(list(c, e, "selectors", MAX_SELECTORS));
-    const tnode *l = &e->v;
+    const dc_tnode *l = &e->v;
     dc_sel_in *sels = dc_ld_szalloc(c, l->n, sizeof *sels);
     if (l->n && !sels)
         return dc_ld_oom(c);
     for (uint32_t i = 0; i < l->n; i++) {
-        const tnode *m = &l->kids[i].v;
-        const tent *f[1], *g[1] = {NULL};
-        pi(c, i);
-        DC_TRY(dc_ld_want(c, m, T_MAP));
+        const dc_tnode *m = &l->kids[i].v;
+        const dc_tent *f[1], *g[1] = {NULL};
+        dc_path_index(c, i);
+        DC_TRY(dc_ld_want(c, m, DC_TN_MAP));
         DC_TRY(dc_ld_fields(c, m, SF, 1, f));
         if (f[0]) {
-            pf(c, "cel");
-            DC_TRY(dc_ld_want(c, &f[0]->v, T_MAP));
+            dc_path_field(c, "cel");
+            DC_TRY(dc_ld_want(c, &f[0]->v, DC_TN_MAP));
             DC_TRY(dc_ld_fields(c, &f[0]->v, CF, 1, g));
             sels[i].expr = "";
             sels[i].line = f[0]->v.line;
             if (g[0]) {
-                const tnode *x = &g[0]->v;
-                pf(c, "expression");
-                DC_TRY(dc_ld_want(c, x, T_STR));
+                const dc_tnode *x = &g[0]->v;
+                dc_path_field(c, "expression");
+                DC_TRY(dc_ld_want(c, x, DC_TN_STR));
                 if (x->n > MAX_EXPR_LEN)
                     return dc_ld_fail(c, x->line, "%u bytes, more than %u", (unsigned)x->n,
                                       MAX_EXPR_LEN);
                 DC_TRY(dc_ld_sdup(c, x->s, x->n, &sels[i].expr));
                 sels[i].len = x->n;
                 sels[i].line = x->line;
-                pp(c);
+                dc_path_pop(c);
             }
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
-    pp(c);
+    dc_path_pop(c);
     *out = sels;
     *nout = l->n;
     return DRACEL_OK;
@@ -263,7 +263,7 @@ static dracel_status selectors(ld *c, const tent *e, dc_sel_in **out, uint32_t *
 
 static const char *const EFFECTS[] = {"None", "NoSchedule", "NoExecute", NULL};
 
-static bool one_of(const tnode *v, const char *const *list)
+static bool one_of(const dc_tnode *v, const char *const *list)
 {
     for (; *list; list++)
         if (dc_ld_str_is(v, *list))
@@ -271,34 +271,34 @@ static bool one_of(const tnode *v, const char *const *list)
     return false;
 }
 
-static dracel_status toleration(ld *c, const tnode *m, dc_toleration_in *t)
+static dracel_status toleration(dc_ld *c, const dc_tnode *m, dc_toleration_in *t)
 {
     static const char *const TF[] = {"key", "operator", "value", "effect", "tolerationSeconds"};
     static const char *const OPS[] = {"Equal", "Exists", NULL};
-    const tent *f[5];
+    const dc_tent *f[5];
     const char *why;
-    DC_TRY(dc_ld_want(c, m, T_MAP));
+    DC_TRY(dc_ld_want(c, m, DC_TN_MAP));
     DC_TRY(dc_ld_fields(c, m, TF, 5, f));
     if (f[0]) {
-        pf(c, "key");
+        dc_path_field(c, "key");
         DC_TRY(opt_str(c, f[0], &t->key));
         if (t->key && (why = dc_ld_label_key_err(f[0]->v.s, f[0]->v.n)) != NULL)
             return dc_ld_bad_value(c, &f[0]->v, why);
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[1]) {
-        pf(c, "operator");
+        dc_path_field(c, "operator");
         DC_TRY(opt_str(c, f[1], &t->op));
         if (t->op && !one_of(&f[1]->v, OPS))
             return dc_ld_fail(c, f[1]->v.line,
                               "unsupported value %s: supported values: \"Equal\", \"Exists\"",
                               dc_ld_qs(c, 0, f[1]->v.s, f[1]->v.n, true));
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[2]) {
-        const tnode *v = &f[2]->v;
-        pf(c, "value");
-        DC_TRY(dc_ld_want(c, v, T_STR));
+        const dc_tnode *v = &f[2]->v;
+        dc_path_field(c, "value");
+        DC_TRY(dc_ld_want(c, v, DC_TN_STR));
         if (t->op && strcmp(t->op, "Exists") == 0) {
             if (v->n)
                 return dc_ld_bad_value(c, v, "must be empty for operator `Exists`");
@@ -306,23 +306,23 @@ static dracel_status toleration(ld *c, const tnode *m, dc_toleration_in *t)
             return dc_ld_bad_value(c, v, why);
         }
         DC_TRY(opt_str(c, f[2], &t->value));
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[3]) {
-        pf(c, "effect");
+        dc_path_field(c, "effect");
         DC_TRY(opt_str(c, f[3], &t->effect));
         if (t->effect && !one_of(&f[3]->v, EFFECTS))
             return dc_ld_fail(c, f[3]->v.line,
                               "unsupported value %s: supported values: \"NoExecute\", "
                               "\"NoSchedule\", \"None\"",
                               dc_ld_qs(c, 0, f[3]->v.s, f[3]->v.n, true));
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[4]) {
-        pf(c, "tolerationSeconds");
+        dc_path_field(c, "tolerationSeconds");
         DC_TRY(dc_ld_want_int(c, &f[4]->v, &t->seconds));
         t->has_seconds = true;
-        pp(c);
+        dc_path_pop(c);
     }
     return DRACEL_OK;
 }
@@ -395,7 +395,7 @@ static bool json_number(const char *s, size_t n)
 }
 
 /* A YAML float (plain scalar, YAML 1.1 syntax) as JSON. */
-static dracel_status yaml_float(ld *c, dc_buf *b, const tnode *v)
+static dracel_status yaml_float(dc_ld *c, dc_buf *b, const dc_tnode *v)
 {
     char *t = dc_arena_alloc(&c->doc, (size_t)v->n + 1);
     if (!t)
@@ -424,16 +424,16 @@ static dracel_status yaml_float(ld *c, dc_buf *b, const tnode *v)
     return DRACEL_OK;
 }
 
-static dracel_status json_value(ld *c, dc_buf *b, const tnode *v)
+static dracel_status json_value(dc_ld *c, dc_buf *b, const dc_tnode *v)
 {
     switch (v->t) {
-    case T_NULL:
+    case DC_TN_NULL:
         dc_buf_puts(b, "null");
         return DRACEL_OK;
-    case T_BOOL:
+    case DC_TN_BOOL:
         dc_buf_puts(b, v->b ? "true" : "false");
         return DRACEL_OK;
-    case T_INT:
+    case DC_TN_INT:
         if (!v->plain)
             dc_buf_append(b, v->s, v->n); /* JSON: the token as written, exact at any size */
         else if (v->iok)
@@ -441,16 +441,16 @@ static dracel_status json_value(ld *c, dc_buf *b, const tnode *v)
         else
             dc_buf_printf(b, "%llu", (unsigned long long)(uint64_t)v->i);
         return DRACEL_OK;
-    case T_FLOAT:
+    case DC_TN_FLOAT:
         if (v->plain)
             return yaml_float(c, b, v);
         dc_buf_append(b, v->s, v->n);
         return DRACEL_OK;
-    case T_STR:
+    case DC_TN_STR:
         json_string(b, v->s, v->n);
         return DRACEL_OK;
     default: {
-        bool map = v->t == T_MAP;
+        bool map = v->t == DC_TN_MAP;
         dc_buf_putc(b, map ? '{' : '[');
         for (uint32_t i = 0; i < v->n; i++) {
             if (i)
@@ -467,7 +467,7 @@ static dracel_status json_value(ld *c, dc_buf *b, const tnode *v)
     }
 }
 
-static dracel_status parameters(ld *c, const tnode *v, const char **out)
+static dracel_status parameters(dc_ld *c, const dc_tnode *v, const char **out)
 {
     dc_buf b;
     dc_buf_init(&b, c->a);
@@ -483,27 +483,27 @@ static dracel_status parameters(ld *c, const tnode *v, const char **out)
 }
 
 /* The `opaque` entry e of a config entry (whose path is pushed): {driver, parameters}. */
-static dracel_status opaque(ld *c, const tent *e, dc_opaque_in *op)
+static dracel_status opaque(dc_ld *c, const dc_tent *e, dc_opaque_in *op)
 {
     static const char *const OF[] = {"driver", "parameters"};
-    const tent *f[2];
-    const tnode *v;
-    pf(c, "opaque");
-    DC_TRY(dc_ld_want(c, &e->v, T_MAP));
+    const dc_tent *f[2];
+    const dc_tnode *v;
+    dc_path_field(c, "opaque");
+    DC_TRY(dc_ld_want(c, &e->v, DC_TN_MAP));
     DC_TRY(dc_ld_fields(c, &e->v, OF, 2, f));
-    pf(c, "driver");
+    dc_path_field(c, "driver");
     DC_TRY(dc_ld_req_str(c, f[0], e->v.line, &v));
     const char *why = dc_ld_driver_err(v->s, v->n);
     if (why)
         return dc_ld_bad_value(c, v, why);
     DC_TRY(dc_ld_sdup(c, v->s, v->n, &op->driver));
-    pp(c);
+    dc_path_pop(c);
     if (f[1]) {
-        pf(c, "parameters");
+        dc_path_field(c, "parameters");
         DC_TRY(parameters(c, &f[1]->v, &op->parameters));
-        pp(c);
+        dc_path_pop(c);
     }
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
@@ -601,7 +601,8 @@ static const char *extended_name_err(const char *s, size_t n)
     return NULL;
 }
 
-static dracel_status class_obj(ld *c, const tnode *obj, const tent *meta, const tent *spec)
+static dracel_status class_obj(dc_ld *c, const dc_tnode *obj, const dc_tent *meta,
+                               const dc_tent *spec)
 {
     static const char *const SF[] = {"selectors", "config", "extendedResourceName"};
     static const char *const CF[] = {"opaque"};
@@ -611,55 +612,55 @@ static dracel_status class_obj(ld *c, const tnode *obj, const tent *meta, const 
     cl.file = c->file;
     cl.line = obj->line;
     DC_TRY(metadata(c, obj, meta, "DeviceClass", false, &cl.name, NULL, NULL));
-    if (meta && meta->v.t == T_MAP) {
-        const tent *t[1];
+    if (meta && meta->v.t == DC_TN_MAP) {
+        const dc_tent *t[1];
         DC_TRY(dc_ld_fields(c, &meta->v, TF, 1, t));
         if (t[0]) {
-            pf(c, "metadata");
-            pf(c, "creationTimestamp");
-            DC_TRY(dc_ld_want(c, &t[0]->v, T_STR));
+            dc_path_field(c, "metadata");
+            dc_path_field(c, "creationTimestamp");
+            DC_TRY(dc_ld_want(c, &t[0]->v, DC_TN_STR));
             if (!rfc3339(t[0]->v.s, t[0]->v.n, &cl.created))
                 return dc_ld_bad_value(c, &t[0]->v, "must be an RFC 3339 time "
                                                     "(2026-01-02T03:04:05Z)");
-            pp(c);
-            pp(c);
+            dc_path_pop(c);
+            dc_path_pop(c);
         }
     }
     if (spec) {
-        const tent *f[3];
-        pf(c, "spec");
-        DC_TRY(dc_ld_want(c, &spec->v, T_MAP));
+        const dc_tent *f[3];
+        dc_path_field(c, "spec");
+        DC_TRY(dc_ld_want(c, &spec->v, DC_TN_MAP));
         DC_TRY(dc_ld_fields(c, &spec->v, SF, 3, f));
         if (f[2]) {
-            pf(c, "extendedResourceName");
-            DC_TRY(dc_ld_want(c, &f[2]->v, T_STR));
+            dc_path_field(c, "extendedResourceName");
+            DC_TRY(dc_ld_want(c, &f[2]->v, DC_TN_STR));
             const char *why = extended_name_err(f[2]->v.s, f[2]->v.n);
             if (why)
                 return dc_ld_bad_value(c, &f[2]->v, why);
             DC_TRY(dc_ld_sdup(c, f[2]->v.s, f[2]->v.n, &cl.extended_resource_name));
-            pp(c);
+            dc_path_pop(c);
         }
         if (f[0])
             DC_TRY(selectors(c, f[0], &cl.sels, &cl.nsels));
         if (f[1]) {
-            const tnode *l = &f[1]->v;
-            pf(c, "config");
+            const dc_tnode *l = &f[1]->v;
+            dc_path_field(c, "config");
             DC_TRY(list(c, f[1], "config entries", MAX_CONFIG));
             cl.config = dc_ld_szalloc(c, l->n, sizeof *cl.config);
             if (l->n && !cl.config)
                 return dc_ld_oom(c);
             for (uint32_t i = 0; i < l->n; i++) {
-                const tent *g[1];
-                pi(c, i);
-                DC_TRY(dc_ld_want(c, &l->kids[i].v, T_MAP));
+                const dc_tent *g[1];
+                dc_path_index(c, i);
+                DC_TRY(dc_ld_want(c, &l->kids[i].v, DC_TN_MAP));
                 DC_TRY(dc_ld_fields(c, &l->kids[i].v, CF, 1, g));
                 if (g[0])
                     DC_TRY(opaque(c, g[0], &cl.config[cl.nconfig++]));
-                pp(c);
+                dc_path_pop(c);
             }
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
     c->oname = NULL;
     dc_objects *o = c->o;
@@ -673,45 +674,45 @@ static dracel_status class_obj(ld *c, const tnode *obj, const tent *meta, const 
 enum { R_NAME, R_CLASS, R_SELS, R_MODE, R_COUNT, R_ADMIN, R_TOLS, R_CAP, R_N };
 
 /* `exactly` (exact) or one entry of `firstAvailable`. */
-static dracel_status subrequest(ld *c, const tnode *m, bool exact, dc_subreq_in *r)
+static dracel_status subrequest(dc_ld *c, const dc_tnode *m, bool exact, dc_subreq_in *r)
 {
     static const char *const RF[R_N] = {"name",  "deviceClassName", "selectors",   "allocationMode",
                                         "count", "adminAccess",     "tolerations", "capacity"};
-    const tent *f[R_N];
+    const dc_tent *f[R_N];
     const char *why;
-    const tnode *v;
-    DC_TRY(dc_ld_want(c, m, T_MAP));
+    const dc_tnode *v;
+    DC_TRY(dc_ld_want(c, m, DC_TN_MAP));
     DC_TRY(dc_ld_fields(c, m, RF, R_N, f));
     r->line = m->line;
     r->count = 1;
     if (!exact) {
-        pf(c, "name");
+        dc_path_field(c, "name");
         DC_TRY(dc_ld_req_str(c, f[R_NAME], m->line, &v));
         if ((why = dc_ld_label_err(v->s, v->n)) != NULL)
             return dc_ld_bad_value(c, v, why);
         DC_TRY(dc_ld_sdup(c, v->s, v->n, &r->name));
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[R_CLASS]) {
-        pf(c, "deviceClassName");
+        dc_path_field(c, "deviceClassName");
         DC_TRY(opt_str(c, f[R_CLASS], &r->class_name));
         v = &f[R_CLASS]->v;
         if (r->class_name && (why = dc_ld_subdomain_err(v->s, v->n)) != NULL)
             return dc_ld_bad_value(c, v, why);
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[R_SELS])
         DC_TRY(selectors(c, f[R_SELS], &r->sels, &r->nsels));
     if (f[R_MODE]) {
-        pf(c, "allocationMode");
+        dc_path_field(c, "allocationMode");
         DC_TRY(opt_str(c, f[R_MODE], &r->mode));
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[R_COUNT]) {
         int64_t n;
         bool all = r->mode && strcmp(r->mode, "All") == 0;
         bool exact_count = !r->mode || strcmp(r->mode, "ExactCount") == 0;
-        pf(c, "count");
+        dc_path_field(c, "count");
         DC_TRY(dc_ld_want_int(c, &f[R_COUNT]->v, &n));
         if (all && n != 0)
             return dc_ld_fail(c, f[R_COUNT]->v.line,
@@ -723,80 +724,80 @@ static dracel_status subrequest(ld *c, const tnode *m, bool exact, dc_subreq_in 
                               "invalid value %lld: must be greater than zero", (long long)n);
         if (!all && !(exact_count && n == 0))
             r->count = n;
-        pp(c);
+        dc_path_pop(c);
     }
     if (exact && f[R_ADMIN]) {
-        pf(c, "adminAccess");
-        DC_TRY(dc_ld_want(c, &f[R_ADMIN]->v, T_BOOL));
+        dc_path_field(c, "adminAccess");
+        DC_TRY(dc_ld_want(c, &f[R_ADMIN]->v, DC_TN_BOOL));
         r->admin_access = f[R_ADMIN]->v.b;
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[R_TOLS]) {
-        const tnode *l = &f[R_TOLS]->v;
-        pf(c, "tolerations");
+        const dc_tnode *l = &f[R_TOLS]->v;
+        dc_path_field(c, "tolerations");
         DC_TRY(list(c, f[R_TOLS], "tolerations", MAX_TOLERATIONS));
         r->tols = dc_ld_szalloc(c, l->n, sizeof *r->tols);
         if (l->n && !r->tols)
             return dc_ld_oom(c);
         r->ntols = l->n;
         for (uint32_t i = 0; i < l->n; i++) {
-            pi(c, i);
+            dc_path_index(c, i);
             DC_TRY(toleration(c, &l->kids[i].v, &r->tols[i]));
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[R_CAP]) {
         static const char *const CF[] = {"requests"};
-        const tent *g[1];
-        pf(c, "capacity");
-        DC_TRY(dc_ld_want(c, &f[R_CAP]->v, T_MAP));
+        const dc_tent *g[1];
+        dc_path_field(c, "capacity");
+        DC_TRY(dc_ld_want(c, &f[R_CAP]->v, DC_TN_MAP));
         DC_TRY(dc_ld_fields(c, &f[R_CAP]->v, CF, 1, g));
         r->capacity_requests = true;
         if (g[0]) {
-            const tnode *rm = &g[0]->v;
-            pf(c, "requests");
-            DC_TRY(dc_ld_want(c, rm, T_MAP));
+            const dc_tnode *rm = &g[0]->v;
+            dc_path_field(c, "requests");
+            DC_TRY(dc_ld_want(c, rm, DC_TN_MAP));
             r->capreqs = dc_ld_szalloc(c, rm->n, sizeof *r->capreqs);
             if (rm->n && !r->capreqs)
                 return dc_ld_oom(c);
             for (uint32_t i = 0; i < rm->n; i++) {
-                const tent *e = &rm->kids[i];
-                pk(c, e->k, e->klen);
+                const dc_tent *e = &rm->kids[i];
+                dc_path_key(c, e->k, e->klen);
                 const char *bad = dc_ld_qualified_err(e->k, e->klen);
                 if (bad)
                     return dc_ld_fail(c, e->kline, "%s", bad);
                 DC_TRY(dc_ld_sdup(c, e->k, e->klen, &r->capreqs[i].name));
                 DC_TRY(dc_ld_quantity(c, &e->v, &r->capreqs[i].value));
-                pp(c);
+                dc_path_pop(c);
             }
             r->ncapreqs = rm->n;
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
     return DRACEL_OK;
 }
 
-static dracel_status request(ld *c, const tnode *m, dc_request_in *q)
+static dracel_status request(dc_ld *c, const dc_tnode *m, dc_request_in *q)
 {
     static const char *const QF[] = {"name", "exactly", "firstAvailable", "deviceClassName"};
-    const tent *f[4];
-    const tnode *v;
-    DC_TRY(dc_ld_want(c, m, T_MAP));
+    const dc_tent *f[4];
+    const dc_tnode *v;
+    DC_TRY(dc_ld_want(c, m, DC_TN_MAP));
     DC_TRY(dc_ld_fields(c, m, QF, 4, f));
     q->line = m->line;
-    pf(c, "name");
+    dc_path_field(c, "name");
     DC_TRY(dc_ld_req_str(c, f[0], m->line, &v));
     const char *why = dc_ld_label_err(v->s, v->n);
     if (why)
         return dc_ld_bad_value(c, v, why);
     DC_TRY(dc_ld_sdup(c, v->s, v->n, &q->name));
-    pp(c);
+    dc_path_pop(c);
     if (f[2]) {
-        pf(c, "firstAvailable");
+        dc_path_field(c, "firstAvailable");
         DC_TRY(list(c, f[2], "subrequests", MAX_SUBREQUESTS));
-        pp(c);
+        dc_path_pop(c);
     }
     bool first = f[2] && f[2]->v.n > 0; /* an empty list is no list, as in Kubernetes */
     if (f[1] && first)
@@ -805,7 +806,7 @@ static dracel_status request(ld *c, const tnode *m, dc_request_in *q)
                           "set");
     if (!f[1] && !first) {
         if (f[3]) {
-            pf(c, "deviceClassName");
+            dc_path_field(c, "deviceClassName");
             return dc_ld_fail(c, f[3]->kline,
                               "the resource.k8s.io/v1beta1 request shape is not supported (use "
                               "resource.k8s.io/v1: the request's fields go under `exactly`)");
@@ -817,34 +818,34 @@ static dracel_status request(ld *c, const tnode *m, dc_request_in *q)
         if (!q->subs)
             return dc_ld_oom(c);
         q->nsubs = 1;
-        pf(c, "exactly");
+        dc_path_field(c, "exactly");
         DC_TRY(subrequest(c, &f[1]->v, true, q->subs));
-        pp(c);
+        dc_path_pop(c);
         return DRACEL_OK;
     }
-    const tnode *l = &f[2]->v;
+    const dc_tnode *l = &f[2]->v;
     q->first_available = true;
     q->subs = dc_ld_szalloc(c, l->n, sizeof *q->subs);
     if (!q->subs)
         return dc_ld_oom(c);
     q->nsubs = l->n;
-    pf(c, "firstAvailable");
+    dc_path_field(c, "firstAvailable");
     for (uint32_t i = 0; i < l->n; i++) {
-        pi(c, i);
+        dc_path_index(c, i);
         DC_TRY(subrequest(c, &l->kids[i].v, false, &q->subs[i]));
         for (uint32_t j = 0; j < i; j++) {
             if (strcmp(q->subs[j].name, q->subs[i].name) == 0) {
-                const tnode *x = &l->kids[i].v;
-                const tent *g[1];
+                const dc_tnode *x = &l->kids[i].v;
+                const dc_tent *g[1];
                 static const char *const NF[] = {"name"};
                 DC_TRY(dc_ld_fields(c, x, NF, 1, g));
-                pf(c, "name");
+                dc_path_field(c, "name");
                 return dup_value(c, &g[0]->v);
             }
         }
-        pp(c);
+        dc_path_pop(c);
     }
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
@@ -872,7 +873,7 @@ static bool has_request(const dc_claim_in *cl, const char *ref, size_t n)
 
 /* A string x naming a request of the claim ("req" or "req/sub"), as validateRequestNameRef
  * checks it. */
-static dracel_status request_ref(ld *c, const tnode *x, const dc_claim_in *cl)
+static dracel_status request_ref(dc_ld *c, const dc_tnode *x, const dc_claim_in *cl)
 {
     const char *slash = memchr(x->s, '/', x->n);
     if (slash && memchr(slash + 1, '/', x->n - (size_t)(slash - x->s) - 1))
@@ -893,53 +894,54 @@ static dracel_status request_ref(ld *c, const tnode *x, const dc_claim_in *cl)
 }
 
 /* The `requests` of a constraint or a config entry (e not NULL). */
-static dracel_status refs(ld *c, const tent *e, const dc_claim_in *cl, const char ***out,
+static dracel_status refs(dc_ld *c, const dc_tent *e, const dc_claim_in *cl, const char ***out,
                           uint32_t *nout)
 {
-    const tnode *l = &e->v;
-    pf(c, "requests");
+    const dc_tnode *l = &e->v;
+    dc_path_field(c, "requests");
     DC_TRY(list(c, e, "requests", MAX_REQUESTS));
     const char **names = dc_ld_szalloc(c, l->n, sizeof *names);
     if (l->n && !names)
         return dc_ld_oom(c);
     for (uint32_t i = 0; i < l->n; i++) {
-        const tnode *x = &l->kids[i].v;
-        pi(c, i);
-        DC_TRY(dc_ld_want(c, x, T_STR));
+        const dc_tnode *x = &l->kids[i].v;
+        dc_path_index(c, i);
+        DC_TRY(dc_ld_want(c, x, DC_TN_STR));
         DC_TRY(request_ref(c, x, cl));
         for (uint32_t j = 0; j < i; j++)
             if (strlen(names[j]) == x->n && memcmp(names[j], x->s, x->n) == 0)
                 return dup_value(c, x);
         DC_TRY(dc_ld_sdup(c, x->s, x->n, &names[i]));
-        pp(c);
+        dc_path_pop(c);
     }
-    pp(c);
+    dc_path_pop(c);
     *out = names;
     *nout = l->n;
     return DRACEL_OK;
 }
 
 /* matchAttribute or distinctAttribute: a fully qualified attribute name. */
-static dracel_status attribute_name(ld *c, const tent *e, const char *field, const char **out)
+static dracel_status attribute_name(dc_ld *c, const dc_tent *e, const char *field, const char **out)
 {
-    const tnode *v = &e->v;
-    pf(c, field);
-    DC_TRY(dc_ld_want(c, v, T_STR));
+    const dc_tnode *v = &e->v;
+    dc_path_field(c, field);
+    DC_TRY(dc_ld_want(c, v, DC_TN_STR));
     const char *why = dc_ld_qualified_err(v->s, v->n);
     if (!why && !memchr(v->s, '/', v->n))
         why = "must include a domain";
     if (why)
         return dc_ld_bad_value(c, v, why);
     DC_TRY(dc_ld_sdup(c, v->s, v->n, out));
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
-static dracel_status constraint(ld *c, const tnode *m, const dc_claim_in *cl, dc_constraint_in *k)
+static dracel_status constraint(dc_ld *c, const dc_tnode *m, const dc_claim_in *cl,
+                                dc_constraint_in *k)
 {
     static const char *const KF[] = {"requests", "matchAttribute", "distinctAttribute"};
-    const tent *f[3];
-    DC_TRY(dc_ld_want(c, m, T_MAP));
+    const dc_tent *f[3];
+    DC_TRY(dc_ld_want(c, m, DC_TN_MAP));
     DC_TRY(dc_ld_fields(c, m, KF, 3, f));
     k->line = m->line;
     if (f[0])
@@ -957,65 +959,65 @@ static dracel_status constraint(ld *c, const tnode *m, const dc_claim_in *cl, dc
 }
 
 /* spec.devices of a claim (spec.spec.devices of a template); the path is pushed. */
-static dracel_status devices(ld *c, const tnode *m, dc_claim_in *cl)
+static dracel_status devices(dc_ld *c, const dc_tnode *m, dc_claim_in *cl)
 {
     static const char *const DF[] = {"requests", "constraints", "config"};
     static const char *const GF[] = {"requests", "opaque"};
-    const tent *f[3];
-    DC_TRY(dc_ld_want(c, m, T_MAP));
+    const dc_tent *f[3];
+    DC_TRY(dc_ld_want(c, m, DC_TN_MAP));
     DC_TRY(dc_ld_fields(c, m, DF, 3, f));
     if (f[0]) {
-        const tnode *l = &f[0]->v;
-        pf(c, "requests");
+        const dc_tnode *l = &f[0]->v;
+        dc_path_field(c, "requests");
         DC_TRY(list(c, f[0], "requests", MAX_REQUESTS));
         cl->reqs = dc_ld_szalloc(c, l->n, sizeof *cl->reqs);
         if (l->n && !cl->reqs)
             return dc_ld_oom(c);
         for (uint32_t i = 0; i < l->n; i++) {
-            pi(c, i);
+            dc_path_index(c, i);
             DC_TRY(request(c, &l->kids[i].v, &cl->reqs[i]));
             for (uint32_t j = 0; j < i; j++) {
                 if (strcmp(cl->reqs[j].name, cl->reqs[i].name) == 0) {
-                    const tent *g[1];
+                    const dc_tent *g[1];
                     static const char *const NF[] = {"name"};
                     DC_TRY(dc_ld_fields(c, &l->kids[i].v, NF, 1, g));
-                    pf(c, "name");
+                    dc_path_field(c, "name");
                     return dup_value(c, &g[0]->v);
                 }
             }
             cl->nreqs = i + 1;
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[1]) {
-        const tnode *l = &f[1]->v;
-        pf(c, "constraints");
+        const dc_tnode *l = &f[1]->v;
+        dc_path_field(c, "constraints");
         DC_TRY(list(c, f[1], "constraints", MAX_CONSTRAINTS));
         cl->cons = dc_ld_szalloc(c, l->n, sizeof *cl->cons);
         if (l->n && !cl->cons)
             return dc_ld_oom(c);
         cl->ncons = l->n;
         for (uint32_t i = 0; i < l->n; i++) {
-            pi(c, i);
+            dc_path_index(c, i);
             DC_TRY(constraint(c, &l->kids[i].v, cl, &cl->cons[i]));
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[2]) {
-        const tnode *l = &f[2]->v;
-        pf(c, "config");
+        const dc_tnode *l = &f[2]->v;
+        dc_path_field(c, "config");
         DC_TRY(list(c, f[2], "config entries", MAX_CONFIG));
         cl->config = dc_ld_szalloc(c, l->n, sizeof *cl->config);
         if (l->n && !cl->config)
             return dc_ld_oom(c);
         for (uint32_t i = 0; i < l->n; i++) {
-            const tnode *x = &l->kids[i].v;
-            const tent *g[2];
+            const dc_tnode *x = &l->kids[i].v;
+            const dc_tent *g[2];
             dc_claim_config_in *cf = &cl->config[cl->nconfig];
-            pi(c, i);
-            DC_TRY(dc_ld_want(c, x, T_MAP));
+            dc_path_index(c, i);
+            DC_TRY(dc_ld_want(c, x, DC_TN_MAP));
             DC_TRY(dc_ld_fields(c, x, GF, 2, g));
             if (g[0])
                 DC_TRY(refs(c, g[0], cl, &cf->requests, &cf->nrequests));
@@ -1025,26 +1027,26 @@ static dracel_status devices(ld *c, const tnode *m, dc_claim_in *cl)
             } else {
                 memset(cf, 0, sizeof *cf);
             }
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
     return DRACEL_OK;
 }
 
 /* A required string field of a status entry (path of the entry pushed): its copy in *out, after
  * the check why_fn (NULL: none). */
-static dracel_status status_str(ld *c, const tent *e, uint32_t mline, const char *field,
+static dracel_status status_str(dc_ld *c, const dc_tent *e, uint32_t mline, const char *field,
                                 const char *(*why_fn)(const char *, size_t), const char **out)
 {
-    const tnode *v;
-    pf(c, field);
+    const dc_tnode *v;
+    dc_path_field(c, field);
     DC_TRY(dc_ld_req_str(c, e, mline, &v));
     const char *why = why_fn ? why_fn(v->s, v->n) : NULL;
     if (why)
         return dc_ld_bad_value(c, v, why);
     DC_TRY(dc_ld_sdup(c, v->s, v->n, out));
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
@@ -1064,68 +1066,68 @@ static bool uuid_ok(const char *s, size_t n)
 enum { A_REQUEST, A_DRIVER, A_POOL, A_DEVICE, A_ADMIN, A_TOLS, A_SHARE, A_N };
 
 /* One entry of status.allocation.devices.results (validateDeviceRequestAllocationResult). */
-static dracel_status result(ld *c, const tnode *m, const dc_claim_in *cl, dc_result_in *r)
+static dracel_status result(dc_ld *c, const dc_tnode *m, const dc_claim_in *cl, dc_result_in *r)
 {
     static const char *const RF[A_N] = {"request",     "driver",      "pool",   "device",
                                         "adminAccess", "tolerations", "shareID"};
-    const tent *f[A_N];
-    const tnode *v;
-    DC_TRY(dc_ld_want(c, m, T_MAP));
+    const dc_tent *f[A_N];
+    const dc_tnode *v;
+    DC_TRY(dc_ld_want(c, m, DC_TN_MAP));
     DC_TRY(dc_ld_fields(c, m, RF, A_N, f));
     r->line = m->line;
-    pf(c, "request");
+    dc_path_field(c, "request");
     DC_TRY(dc_ld_req_str(c, f[A_REQUEST], m->line, &v));
     DC_TRY(request_ref(c, v, cl));
     DC_TRY(dc_ld_sdup(c, v->s, v->n, &r->request));
-    pp(c);
+    dc_path_pop(c);
     DC_TRY(status_str(c, f[A_DRIVER], m->line, "driver", dc_ld_driver_err, &r->driver));
     DC_TRY(status_str(c, f[A_POOL], m->line, "pool", dc_ld_pool_err, &r->pool));
     DC_TRY(status_str(c, f[A_DEVICE], m->line, "device", dc_ld_label_err, &r->device));
     if (f[A_ADMIN]) {
-        pf(c, "adminAccess");
-        DC_TRY(dc_ld_want(c, &f[A_ADMIN]->v, T_BOOL));
+        dc_path_field(c, "adminAccess");
+        DC_TRY(dc_ld_want(c, &f[A_ADMIN]->v, DC_TN_BOOL));
         r->admin_access = f[A_ADMIN]->v.b;
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[A_TOLS]) { /* checked, not kept: the allocator does not read them again */
-        const tnode *l = &f[A_TOLS]->v;
-        pf(c, "tolerations");
+        const dc_tnode *l = &f[A_TOLS]->v;
+        dc_path_field(c, "tolerations");
         DC_TRY(list(c, f[A_TOLS], "tolerations", MAX_TOLERATIONS));
         for (uint32_t i = 0; i < l->n; i++) {
             dc_toleration_in t;
             memset(&t, 0, sizeof t);
-            pi(c, i);
+            dc_path_index(c, i);
             DC_TRY(toleration(c, &l->kids[i].v, &t));
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[A_SHARE]) {
         v = &f[A_SHARE]->v;
-        pf(c, "shareID");
-        DC_TRY(dc_ld_want(c, v, T_STR));
+        dc_path_field(c, "shareID");
+        DC_TRY(dc_ld_want(c, v, DC_TN_STR));
         if (!uuid_ok(v->s, v->n))
             return dc_ld_bad_value(c, v,
                                    "uid must be in RFC 4122 normalized form, "
                                    "`xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` with lowercase "
                                    "hexadecimal characters");
         DC_TRY(dc_ld_sdup(c, v->s, v->n, &r->share_id));
-        pp(c);
+        dc_path_pop(c);
     }
     return DRACEL_OK;
 }
 
 /* One entry of status.reservedFor (validateResourceClaimUserReference). */
-static dracel_status consumer(ld *c, const tnode *m, dc_consumer_in *u)
+static dracel_status consumer(dc_ld *c, const dc_tnode *m, dc_consumer_in *u)
 {
     static const char *const UF[] = {"apiGroup", "resource", "name", "uid"};
-    const tent *f[4];
-    DC_TRY(dc_ld_want(c, m, T_MAP));
+    const dc_tent *f[4];
+    DC_TRY(dc_ld_want(c, m, DC_TN_MAP));
     DC_TRY(dc_ld_fields(c, m, UF, 4, f));
     if (f[0]) {
-        pf(c, "apiGroup");
+        dc_path_field(c, "apiGroup");
         DC_TRY(opt_str(c, f[0], &u->api_group));
-        pp(c);
+        dc_path_pop(c);
     }
     DC_TRY(status_str(c, f[1], m->line, "resource", NULL, &u->resource));
     DC_TRY(status_str(c, f[2], m->line, "name", NULL, &u->name));
@@ -1136,80 +1138,80 @@ static dracel_status consumer(ld *c, const tnode *m, dc_consumer_in *u)
  * status (kubernetes pkg/apis/resource/validation/validation.go): reservedFor, then
  * allocation.devices.results and allocation.nodeSelector. allocation.devices.config,
  * allocationTimestamp and status.devices are not read. */
-static dracel_status claim_status(ld *c, const tent *e, dc_claim_in *cl)
+static dracel_status claim_status(dc_ld *c, const dc_tent *e, dc_claim_in *cl)
 {
     static const char *const SF[] = {"allocation", "reservedFor"};
     static const char *const AF[] = {"devices", "nodeSelector"};
     static const char *const DF[] = {"results"};
-    const tent *f[2], *g[2], *h[1];
-    pf(c, "status");
-    DC_TRY(dc_ld_want(c, &e->v, T_MAP));
+    const dc_tent *f[2], *g[2], *h[1];
+    dc_path_field(c, "status");
+    DC_TRY(dc_ld_want(c, &e->v, DC_TN_MAP));
     DC_TRY(dc_ld_fields(c, &e->v, SF, 2, f));
     if (f[1]) {
-        const tnode *l = &f[1]->v;
-        pf(c, "reservedFor");
+        const dc_tnode *l = &f[1]->v;
+        dc_path_field(c, "reservedFor");
         DC_TRY(list(c, f[1], "entries", MAX_RESERVED));
         cl->reserved = dc_ld_szalloc(c, l->n, sizeof *cl->reserved);
         if (l->n && !cl->reserved)
             return dc_ld_oom(c);
         for (uint32_t i = 0; i < l->n; i++) {
-            pi(c, i);
+            dc_path_index(c, i);
             DC_TRY(consumer(c, &l->kids[i].v, &cl->reserved[i]));
             for (uint32_t j = 0; j < i; j++) {
                 if (strcmp(cl->reserved[j].uid, cl->reserved[i].uid) == 0) {
                     static const char *const NF[] = {"uid"};
-                    const tent *u[1];
+                    const dc_tent *u[1];
                     DC_TRY(dc_ld_fields(c, &l->kids[i].v, NF, 1, u));
-                    pf(c, "uid");
+                    dc_path_field(c, "uid");
                     return dup_value(c, &u[0]->v);
                 }
             }
-            pp(c);
+            dc_path_pop(c);
         }
         cl->nreserved = l->n;
         if (l->n && !f[0])
             return dc_ld_fail(c, f[1]->kline, "may not be specified when `allocated` is not set");
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[0]) {
-        pf(c, "allocation");
-        DC_TRY(dc_ld_want(c, &f[0]->v, T_MAP));
+        dc_path_field(c, "allocation");
+        DC_TRY(dc_ld_want(c, &f[0]->v, DC_TN_MAP));
         DC_TRY(dc_ld_fields(c, &f[0]->v, AF, 2, g));
         cl->allocated = true;
         if (g[0]) {
-            pf(c, "devices");
-            DC_TRY(dc_ld_want(c, &g[0]->v, T_MAP));
+            dc_path_field(c, "devices");
+            DC_TRY(dc_ld_want(c, &g[0]->v, DC_TN_MAP));
             DC_TRY(dc_ld_fields(c, &g[0]->v, DF, 1, h));
             if (h[0]) {
-                const tnode *l = &h[0]->v;
-                pf(c, "results");
+                const dc_tnode *l = &h[0]->v;
+                dc_path_field(c, "results");
                 DC_TRY(list(c, h[0], "results", MAX_RESULTS));
                 cl->results = dc_ld_szalloc(c, l->n, sizeof *cl->results);
                 if (l->n && !cl->results)
                     return dc_ld_oom(c);
                 for (uint32_t i = 0; i < l->n; i++) {
-                    pi(c, i);
+                    dc_path_index(c, i);
                     DC_TRY(result(c, &l->kids[i].v, cl, &cl->results[i]));
-                    pp(c);
+                    dc_path_pop(c);
                 }
                 cl->nresults = l->n;
-                pp(c);
+                dc_path_pop(c);
             }
-            pp(c);
+            dc_path_pop(c);
         }
         if (g[1]) {
-            pf(c, "nodeSelector");
+            dc_path_field(c, "nodeSelector");
             DC_TRY(dc_ld_node_selector(c, &g[1]->v, false, &cl->node_selector));
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
-static dracel_status claim_obj(ld *c, const tnode *obj, bool tmpl, const tent *meta,
-                               const tent *spec)
+static dracel_status claim_obj(dc_ld *c, const dc_tnode *obj, bool tmpl, const dc_tent *meta,
+                               const dc_tent *spec)
 {
     static const char *const SF[] = {"spec"};
     static const char *const CF[] = {"devices"};
@@ -1219,28 +1221,28 @@ static dracel_status claim_obj(ld *c, const tnode *obj, bool tmpl, const tent *m
     cl.file = c->file;
     cl.line = obj->line;
     DC_TRY(metadata(c, obj, meta, cl.kind, false, &cl.name, &cl.namespace, NULL));
-    pf(c, "spec");
+    dc_path_field(c, "spec");
     if (tmpl && spec) {
-        const tent *f[1];
-        DC_TRY(dc_ld_want(c, &spec->v, T_MAP));
+        const dc_tent *f[1];
+        DC_TRY(dc_ld_want(c, &spec->v, DC_TN_MAP));
         DC_TRY(dc_ld_fields(c, &spec->v, SF, 1, f));
         spec = f[0];
-        pf(c, "spec");
+        dc_path_field(c, "spec");
     }
     if (spec) {
-        const tent *f[1];
-        DC_TRY(dc_ld_want(c, &spec->v, T_MAP));
+        const dc_tent *f[1];
+        DC_TRY(dc_ld_want(c, &spec->v, DC_TN_MAP));
         DC_TRY(dc_ld_fields(c, &spec->v, CF, 1, f));
         if (f[0]) {
-            pf(c, "devices");
+            dc_path_field(c, "devices");
             DC_TRY(devices(c, &f[0]->v, &cl));
-            pp(c);
+            dc_path_pop(c);
         }
     }
     c->np = 0;
     if (!tmpl) { /* a template has no status: the field is not its */
         static const char *const OF[] = {"status"};
-        const tent *st[1];
+        const dc_tent *st[1];
         DC_TRY(dc_ld_fields(c, obj, OF, 1, st));
         if (st[0])
             DC_TRY(claim_status(c, st[0], &cl));
@@ -1254,39 +1256,39 @@ static dracel_status claim_obj(ld *c, const tnode *obj, bool tmpl, const tent *m
  * Node
  */
 
-static dracel_status node_obj(ld *c, const tnode *obj, const tent *meta)
+static dracel_status node_obj(dc_ld *c, const dc_tnode *obj, const dc_tent *meta)
 {
     dc_node_in nd;
-    const tent *lab = NULL;
+    const dc_tent *lab = NULL;
     memset(&nd, 0, sizeof nd);
     nd.file = c->file;
     nd.line = obj->line;
     DC_TRY(metadata(c, obj, meta, "Node", true, &nd.name, NULL, &lab));
     if (lab) {
-        pf(c, "metadata");
-        pf(c, "labels");
+        dc_path_field(c, "metadata");
+        dc_path_field(c, "labels");
         DC_TRY(labels(c, lab, &nd.labels, &nd.nlabels));
-        pp(c);
-        pp(c);
+        dc_path_pop(c);
+        dc_path_pop(c);
     }
     c->oname = NULL;
     dc_objects *o = c->o;
     return push(c, (void **)&o->nodes, &o->nnodes, &o->capnodes, sizeof nd, &nd);
 }
 
-dracel_status dc_ld_object(ld *c, const tnode *obj, unsigned kbit, const tnode *kind,
-                           const tent *const *f)
+dracel_status dc_ld_object(dc_ld *c, const dc_tnode *obj, unsigned kbit, const dc_tnode *kind,
+                           const dc_tent *const *f)
 {
     if (f[0] && kbit != DC_OBJ_NODE) {
         DC_TRY(dc_ld_api_version(c, &f[0]->v));
     } else if (f[0]) {
-        const tnode *av = &f[0]->v;
-        pf(c, "apiVersion");
-        DC_TRY(dc_ld_want(c, av, T_STR));
+        const dc_tnode *av = &f[0]->v;
+        dc_path_field(c, "apiVersion");
+        DC_TRY(dc_ld_want(c, av, DC_TN_STR));
         if (!dc_ld_str_is(av, "v1"))
             return dc_ld_fail(c, av->line, "%s is not supported (v1)",
                               dc_ld_qs(c, 0, av->s, av->n, true));
-        pp(c);
+        dc_path_pop(c);
     }
     switch (kbit) {
     case DC_OBJ_CLASS:
@@ -1308,22 +1310,22 @@ typedef struct scn {
 } scn;
 
 /* classes[i], slices[i], claims[i]: an object of kind kbit, with or without kind. */
-static dracel_status scn_object(ld *c, const char *listname, uint32_t i, const tnode *v,
+static dracel_status scn_object(dc_ld *c, const char *listname, uint32_t i, const dc_tnode *v,
                                 unsigned kbit)
 {
     static const char *const OF[] = {"apiVersion", "kind", "metadata", "spec"};
-    const tent *f[4];
-    const tnode *kind = NULL;
+    const dc_tent *f[4];
+    const dc_tnode *kind = NULL;
     c->oname = NULL;
     c->np = 0;
-    pf(c, listname);
-    pi(c, i);
-    DC_TRY(dc_ld_want(c, v, T_MAP));
+    dc_path_field(c, listname);
+    dc_path_index(c, i);
+    DC_TRY(dc_ld_want(c, v, DC_TN_MAP));
     DC_TRY(dc_ld_fields(c, v, OF, 4, f));
     if (f[1]) {
         kind = &f[1]->v;
-        pf(c, "kind");
-        DC_TRY(dc_ld_want(c, kind, T_STR));
+        dc_path_field(c, "kind");
+        DC_TRY(dc_ld_want(c, kind, DC_TN_STR));
         if (kbit == DC_OBJ_SLICE && !dc_ld_str_is(kind, "ResourceSlice"))
             return dc_ld_bad_value(c, kind, "must be ResourceSlice (or absent)");
         if (kbit == DC_OBJ_CLASS && !dc_ld_str_is(kind, "DeviceClass"))
@@ -1332,7 +1334,7 @@ static dracel_status scn_object(ld *c, const char *listname, uint32_t i, const t
             !dc_ld_str_is(kind, "ResourceClaimTemplate"))
             return dc_ld_bad_value(c, kind,
                                    "must be ResourceClaim or ResourceClaimTemplate (or absent)");
-        pp(c);
+        dc_path_pop(c);
     }
     DC_TRY(dc_ld_room(c, v->line));
     if (kbit != DC_OBJ_SLICE)
@@ -1343,28 +1345,28 @@ static dracel_status scn_object(ld *c, const char *listname, uint32_t i, const t
 }
 
 /* The list e (NULL when absent) of objects of kind kbit. */
-static dracel_status scn_list(ld *c, const tent *e, const char *listname, unsigned kbit)
+static dracel_status scn_list(dc_ld *c, const dc_tent *e, const char *listname, unsigned kbit)
 {
     if (!e)
         return DRACEL_OK;
     c->oname = NULL;
     c->np = 0;
-    pf(c, listname);
-    DC_TRY(dc_ld_want(c, &e->v, T_SEQ));
+    dc_path_field(c, listname);
+    DC_TRY(dc_ld_want(c, &e->v, DC_TN_SEQ));
     for (uint32_t i = 0; i < e->v.n; i++)
         DC_TRY(scn_object(c, listname, i, &e->v.kids[i].v, kbit));
     return DRACEL_OK;
 }
 
-static dracel_status scn_features(ld *c, const tent *e, unsigned release, unsigned *out)
+static dracel_status scn_features(dc_ld *c, const dc_tent *e, unsigned release, unsigned *out)
 {
-    const tnode *l = &e->v;
-    pf(c, "features");
-    DC_TRY(dc_ld_want(c, l, T_SEQ));
+    const dc_tnode *l = &e->v;
+    dc_path_field(c, "features");
+    DC_TRY(dc_ld_want(c, l, DC_TN_SEQ));
     for (uint32_t i = 0; i < l->n; i++) {
-        const tnode *x = &l->kids[i].v;
-        pi(c, i);
-        DC_TRY(dc_ld_want(c, x, T_STR));
+        const dc_tnode *x = &l->kids[i].v;
+        dc_path_index(c, i);
+        DC_TRY(dc_ld_want(c, x, DC_TN_STR));
         unsigned bit = dc_feature_parse(x->s, x->n);
         if (!bit) {
             char known[320];
@@ -1377,44 +1379,44 @@ static dracel_status scn_features(ld *c, const tent *e, unsigned release, unsign
             return dc_ld_fail(c, x->line, "feature %s: Kubernetes 1.%u has no such gate",
                               dc_ld_qs(c, 0, x->s, x->n, true), release);
         *out |= bit;
-        pp(c);
+        dc_path_pop(c);
     }
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
-static dracel_status scn_node(ld *c, const tnode *root, const tent *e, dc_node_in *nd)
+static dracel_status scn_node(dc_ld *c, const dc_tnode *root, const dc_tent *e, dc_node_in *nd)
 {
     static const char *const NF[] = {"name", "labels"};
-    const tent *f[2];
-    const tnode *v;
-    pf(c, "node");
+    const dc_tent *f[2];
+    const dc_tnode *v;
+    dc_path_field(c, "node");
     if (!e)
         return dc_ld_fail(c, root->line, "required value");
-    DC_TRY(dc_ld_want(c, &e->v, T_MAP));
+    DC_TRY(dc_ld_want(c, &e->v, DC_TN_MAP));
     DC_TRY(dc_ld_fields(c, &e->v, NF, 2, f));
     nd->file = c->file;
     nd->line = e->v.line;
-    pf(c, "name");
+    dc_path_field(c, "name");
     DC_TRY(dc_ld_req_str(c, f[0], e->v.line, &v));
     const char *why = dc_ld_subdomain_err(v->s, v->n);
     if (why)
         return dc_ld_bad_value(c, v, why);
     DC_TRY(dc_ld_sdup(c, v->s, v->n, &nd->name));
-    pp(c);
+    dc_path_pop(c);
     if (f[1]) {
-        pf(c, "labels");
+        dc_path_field(c, "labels");
         DC_TRY(labels(c, f[1], &nd->labels, &nd->nlabels));
-        pp(c);
+        dc_path_pop(c);
     }
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
 /* A device ID "driver/pool/device", split at the first and the last '/'. */
-static dracel_status scn_device_id(ld *c, const tnode *x, dc_device_id *id)
+static dracel_status scn_device_id(dc_ld *c, const dc_tnode *x, dc_device_id *id)
 {
-    DC_TRY(dc_ld_want(c, x, T_STR));
+    DC_TRY(dc_ld_want(c, x, DC_TN_STR));
     const char *first = memchr(x->s, '/', x->n), *last = NULL;
     for (size_t k = x->n; k > 0 && !last; k--)
         if (x->s[k - 1] == '/')
@@ -1433,102 +1435,102 @@ static dracel_status scn_device_id(ld *c, const tnode *x, dc_device_id *id)
 /* allocatedDevices: device IDs, or {device, shareID, consumedCapacity} as an allocation result
  * holds them: one with a shareID is a shared allocation (consumable capacity), the others
  * make their device in use. */
-static dracel_status scn_allocated(ld *c, const tent *e, dc_scenario *sc)
+static dracel_status scn_allocated(dc_ld *c, const dc_tent *e, dc_scenario *sc)
 {
     static const char *const AF[] = {"device", "shareID", "consumedCapacity"};
-    const tnode *l = &e->v;
-    pf(c, "allocatedDevices");
-    DC_TRY(dc_ld_want(c, l, T_SEQ));
+    const dc_tnode *l = &e->v;
+    dc_path_field(c, "allocatedDevices");
+    DC_TRY(dc_ld_want(c, l, DC_TN_SEQ));
     sc->allocated = dc_ld_szalloc(c, l->n, sizeof *sc->allocated);
     sc->shares = dc_ld_szalloc(c, l->n, sizeof *sc->shares);
     if (l->n && (!sc->allocated || !sc->shares))
         return dc_ld_oom(c);
     for (uint32_t i = 0; i < l->n; i++) {
-        const tnode *x = &l->kids[i].v;
-        pi(c, i);
-        if (x->t != T_MAP) {
+        const dc_tnode *x = &l->kids[i].v;
+        dc_path_index(c, i);
+        if (x->t != DC_TN_MAP) {
             DC_TRY(scn_device_id(c, x, &sc->allocated[sc->nallocated++]));
-            pp(c);
+            dc_path_pop(c);
             continue;
         }
-        const tent *f[3];
+        const dc_tent *f[3];
         DC_TRY(dc_ld_fields(c, x, AF, 3, f));
         dc_device_id id;
-        pf(c, "device");
+        dc_path_field(c, "device");
         if (!f[0])
             return dc_ld_fail(c, x->line, "required value");
         DC_TRY(scn_device_id(c, &f[0]->v, &id));
-        pp(c);
+        dc_path_pop(c);
         if (!f[1]) {
             sc->allocated[sc->nallocated++] = id;
-            pp(c);
+            dc_path_pop(c);
             continue;
         }
-        pf(c, "shareID");
-        DC_TRY(dc_ld_want(c, &f[1]->v, T_STR));
+        dc_path_field(c, "shareID");
+        DC_TRY(dc_ld_want(c, &f[1]->v, DC_TN_STR));
         if (!uuid_ok(f[1]->v.s, f[1]->v.n))
             return dc_ld_bad_value(c, &f[1]->v,
                                    "uid must be in RFC 4122 normalized form, "
                                    "`xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` with lowercase "
                                    "hexadecimal characters");
-        pp(c);
+        dc_path_pop(c);
         dc_share_in *sh = &sc->shares[sc->nshares++];
         sh->id = id;
         if (f[2]) {
-            const tnode *m = &f[2]->v;
-            pf(c, "consumedCapacity");
-            DC_TRY(dc_ld_want(c, m, T_MAP));
+            const dc_tnode *m = &f[2]->v;
+            dc_path_field(c, "consumedCapacity");
+            DC_TRY(dc_ld_want(c, m, DC_TN_MAP));
             sh->caps = dc_ld_szalloc(c, m->n, sizeof *sh->caps);
             if (m->n && !sh->caps)
                 return dc_ld_oom(c);
             for (uint32_t k = 0; k < m->n; k++) {
-                const tent *q = &m->kids[k];
-                pk(c, q->k, q->klen);
+                const dc_tent *q = &m->kids[k];
+                dc_path_key(c, q->k, q->klen);
                 const char *bad = dc_ld_qualified_err(q->k, q->klen);
                 if (bad)
                     return dc_ld_fail(c, q->kline, "%s", bad);
                 DC_TRY(dc_ld_sdup(c, q->k, q->klen, &sh->caps[k].name));
                 DC_TRY(dc_ld_quantity(c, &q->v, &sh->caps[k].value));
-                pp(c);
+                dc_path_pop(c);
             }
             sh->ncaps = m->n;
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
 /* kubernetesVersion: "1.34" to "1.37" (a patch is accepted). */
-static dracel_status scn_release(ld *c, const tent *e, unsigned *out)
+static dracel_status scn_release(dc_ld *c, const dc_tent *e, unsigned *out)
 {
-    pf(c, "kubernetesVersion");
-    DC_TRY(dc_ld_want(c, &e->v, T_STR));
+    dc_path_field(c, "kubernetesVersion");
+    DC_TRY(dc_ld_want(c, &e->v, DC_TN_STR));
     *out = dc_k8s_parse_release(e->v.s, e->v.n);
     if (!*out)
         return dc_ld_bad_value(c, &e->v, "must be a Kubernetes release dracel reproduces: 1.34, "
                                "1.35, 1.36 or 1.37");
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
 /* featureGates: {GATE: bool}, applied as kube-scheduler's --feature-gates (locks included). */
-static dracel_status scn_gates(ld *c, const tent *e, unsigned release, unsigned *gates,
+static dracel_status scn_gates(dc_ld *c, const dc_tent *e, unsigned release, unsigned *gates,
                                unsigned *on, unsigned *off)
 {
-    pf(c, "featureGates");
-    DC_TRY(dc_ld_want(c, &e->v, T_MAP));
+    dc_path_field(c, "featureGates");
+    DC_TRY(dc_ld_want(c, &e->v, DC_TN_MAP));
     for (uint32_t i = 0; i < e->v.n; i++) {
-        const tent *g = &e->v.kids[i];
+        const dc_tent *g = &e->v.kids[i];
         char msg[256];
         unsigned one = 0;
         if (dc_k8s_gate_set(release, g->k, g->klen, true, &one, msg, sizeof msg) < 0)
             return dc_ld_fail(c, g->kline, "%s", msg);
-        pk(c, g->k, g->klen);
-        if (g->v.t != T_BOOL)
+        dc_path_key(c, g->k, g->klen);
+        if (g->v.t != DC_TN_BOOL)
             return dc_ld_bad_value(c, &g->v, "must be true or false");
-        pp(c);
+        dc_path_pop(c);
         if (dc_k8s_gate_set(release, g->k, g->klen, g->v.b != 0, gates, msg, sizeof msg) < 0)
             return dc_ld_fail(c, g->kline, "%s", msg);
         if (g->v.b) {
@@ -1539,33 +1541,33 @@ static dracel_status scn_gates(ld *c, const tent *e, unsigned release, unsigned 
             *on &= ~one;
         }
     }
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
 /* deviceTaintRules: DeviceTaintRule objects (kind, when given, must say so). */
-static dracel_status scn_rules(ld *c, const tent *e)
+static dracel_status scn_rules(dc_ld *c, const dc_tent *e)
 {
     static const char *const OF[] = {"apiVersion", "kind", "metadata", "spec"};
     c->oname = NULL;
     c->np = 0;
-    pf(c, "deviceTaintRules");
-    DC_TRY(dc_ld_want(c, &e->v, T_SEQ));
+    dc_path_field(c, "deviceTaintRules");
+    DC_TRY(dc_ld_want(c, &e->v, DC_TN_SEQ));
     for (uint32_t i = 0; i < e->v.n; i++) {
-        const tnode *v = &e->v.kids[i].v;
-        const tent *f[4];
+        const dc_tnode *v = &e->v.kids[i].v;
+        const dc_tent *f[4];
         c->oname = NULL;
         c->np = 0;
-        pf(c, "deviceTaintRules");
-        pi(c, i);
-        DC_TRY(dc_ld_want(c, v, T_MAP));
+        dc_path_field(c, "deviceTaintRules");
+        dc_path_index(c, i);
+        DC_TRY(dc_ld_want(c, v, DC_TN_MAP));
         DC_TRY(dc_ld_fields(c, v, OF, 4, f));
         if (f[1]) {
-            pf(c, "kind");
-            DC_TRY(dc_ld_want(c, &f[1]->v, T_STR));
+            dc_path_field(c, "kind");
+            DC_TRY(dc_ld_want(c, &f[1]->v, DC_TN_STR));
             if (!dc_ld_str_is(&f[1]->v, "DeviceTaintRule"))
                 return dc_ld_bad_value(c, &f[1]->v, "must be DeviceTaintRule (or absent)");
-            pp(c);
+            dc_path_pop(c);
         }
         DC_TRY(dc_ld_room(c, v->line));
         DC_TRY(dc_ld_taint_rule(c, v, f[2], f[3]));
@@ -1595,59 +1597,60 @@ static int req_cmp(const void *a, const void *b)
 
 /* One resource list (requests or limits) of a container into r[*n] (limits only add names the
  * requests lack: the API server's defaulting). */
-static dracel_status scn_rlist(ld *c, const tent *e, scn_req *r, uint32_t *n, bool limits)
+static dracel_status scn_rlist(dc_ld *c, const dc_tent *e, scn_req *r, uint32_t *n, bool limits)
 {
-    DC_TRY(dc_ld_want(c, &e->v, T_MAP));
+    DC_TRY(dc_ld_want(c, &e->v, DC_TN_MAP));
     for (uint32_t i = 0; i < e->v.n; i++) {
-        const tent *k = &e->v.kids[i];
-        pk(c, k->k, k->klen);
+        const dc_tent *k = &e->v.kids[i];
+        dc_path_key(c, k->k, k->klen);
         const char *nm;
         DC_TRY(dc_ld_sdup(c, k->k, k->klen, &nm));
         bool have = false;
         for (uint32_t j = 0; j < *n && !have; j++)
             have = strcmp(r[j].name, nm) == 0;
         if (have && limits) {
-            pp(c);
+            dc_path_pop(c);
             continue;
         }
-        if (k->v.t != T_STR && k->v.t != T_INT)
+        if (k->v.t != DC_TN_STR && k->v.t != DC_TN_INT)
             return dc_ld_bad_value(c, &k->v, "must be a quantity");
         dc_qty q;
         if (dc_qty_parse(k->v.s, k->v.n, &q) || dc_qty_sign(&q) < 0)
             return dc_ld_bad_value(c, &k->v, "must be a non-negative quantity");
         r[(*n)++] = (scn_req){nm, q};
-        pp(c);
+        dc_path_pop(c);
     }
     return DRACEL_OK;
 }
 
-static dracel_status scn_containers(ld *c, const tent *e, bool init, scn_ctr *out, uint32_t *n)
+static dracel_status scn_containers(dc_ld *c, const dc_tent *e, bool init, scn_ctr *out,
+                                    uint32_t *n)
 {
     static const char *const CF[] = {"name", "restartPolicy", "resources"};
     static const char *const RF[] = {"requests", "limits"};
-    pf(c, init ? "initContainers" : "containers");
-    DC_TRY(dc_ld_want(c, &e->v, T_SEQ));
+    dc_path_field(c, init ? "initContainers" : "containers");
+    DC_TRY(dc_ld_want(c, &e->v, DC_TN_SEQ));
     for (uint32_t i = 0; i < e->v.n; i++) {
-        const tnode *v = &e->v.kids[i].v;
-        const tent *f[3], *g[2] = {NULL, NULL};
+        const dc_tnode *v = &e->v.kids[i].v;
+        const dc_tent *f[3], *g[2] = {NULL, NULL};
         scn_ctr *x = &out[(*n)++];
-        pi(c, i);
-        DC_TRY(dc_ld_want(c, v, T_MAP));
+        dc_path_index(c, i);
+        DC_TRY(dc_ld_want(c, v, DC_TN_MAP));
         DC_TRY(dc_ld_fields(c, v, CF, 3, f));
-        pf(c, "name");
-        const tnode *nv;
+        dc_path_field(c, "name");
+        const dc_tnode *nv;
         DC_TRY(dc_ld_req_str(c, f[0], v->line, &nv));
         DC_TRY(dc_ld_sdup(c, nv->s, nv->n, &x->name));
-        pp(c);
+        dc_path_pop(c);
         if (f[1]) {
-            pf(c, "restartPolicy");
-            DC_TRY(dc_ld_want(c, &f[1]->v, T_STR));
-            pp(c);
+            dc_path_field(c, "restartPolicy");
+            DC_TRY(dc_ld_want(c, &f[1]->v, DC_TN_STR));
+            dc_path_pop(c);
         }
         x->short_lived = init && !(f[1] && dc_ld_str_is(&f[1]->v, "Always"));
         if (f[2]) {
-            pf(c, "resources");
-            DC_TRY(dc_ld_want(c, &f[2]->v, T_MAP));
+            dc_path_field(c, "resources");
+            DC_TRY(dc_ld_want(c, &f[2]->v, DC_TN_MAP));
             DC_TRY(dc_ld_fields(c, &f[2]->v, RF, 2, g));
             uint32_t cap = (g[0] ? g[0]->v.n : 0) + (g[1] ? g[1]->v.n : 0);
             x->reqs = dc_ld_szalloc(c, cap, sizeof *x->reqs);
@@ -1655,17 +1658,17 @@ static dracel_status scn_containers(ld *c, const tent *e, bool init, scn_ctr *ou
                 return dc_ld_oom(c);
             for (int k = 0; k < 2; k++)
                 if (g[k]) {
-                    pf(c, RF[k]);
+                    dc_path_field(c, RF[k]);
                     DC_TRY(scn_rlist(c, g[k], x->reqs, &x->nreqs, k == 1));
-                    pp(c);
+                    dc_path_pop(c);
                 }
             if (x->nreqs)
                 dc_sort(x->reqs, x->nreqs, sizeof *x->reqs, req_cmp);
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
@@ -1705,7 +1708,7 @@ static const dc_class_in *class_for(const dc_objects *o, const char *res)
 
 /* createResourceRequestAndMappings: container i's request of res, after what the requests in
  * reuse[0..nreuse) (NULL entries skipped) already give it; NULL when it needs none. */
-static dracel_status ext_request(ld *c, const scn_ctr *ctr, uint32_t i, const char *res,
+static dracel_status ext_request(dc_ld *c, const scn_ctr *ctr, uint32_t i, const char *res,
                                  const char *cls, dc_request_in *const *reuse, uint32_t nreuse,
                                  dc_request_in **out)
 {
@@ -1759,37 +1762,37 @@ static int str_cmp(const void *a, const void *b)
  * after the scenario's claims. A resource counts when it is an extended resource the pod
  * requests, a class backs it and the node has no allocatable of it (device plugins).
  */
-static dracel_status scn_pod(ld *c, const tent *e, const tent *alloc, dc_scenario *sc)
+static dracel_status scn_pod(dc_ld *c, const dc_tent *e, const dc_tent *alloc, dc_scenario *sc)
 {
     static const char *const PF[] = {"metadata", "spec"};
     static const char *const MF[] = {"name", "namespace"};
     static const char *const SF[] = {"initContainers", "containers"};
-    const tent *f[2], *m[2] = {NULL, NULL}, *s[2] = {NULL, NULL};
+    const dc_tent *f[2], *m[2] = {NULL, NULL}, *s[2] = {NULL, NULL};
     dc_objects *o = c->o;
     c->oname = NULL;
     c->np = 0;
-    pf(c, "pod");
-    DC_TRY(dc_ld_want(c, &e->v, T_MAP));
+    dc_path_field(c, "pod");
+    DC_TRY(dc_ld_want(c, &e->v, DC_TN_MAP));
     DC_TRY(dc_ld_fields(c, &e->v, PF, 2, f));
     const char *ns = NULL;
     if (f[0]) {
-        pf(c, "metadata");
-        DC_TRY(dc_ld_want(c, &f[0]->v, T_MAP));
+        dc_path_field(c, "metadata");
+        DC_TRY(dc_ld_want(c, &f[0]->v, DC_TN_MAP));
         DC_TRY(dc_ld_fields(c, &f[0]->v, MF, 2, m));
         if (m[1]) {
-            pf(c, "namespace");
+            dc_path_field(c, "namespace");
             DC_TRY(opt_str(c, m[1], &ns));
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
     uint32_t cap = 0, nc = 0;
     if (f[1]) {
-        pf(c, "spec");
-        DC_TRY(dc_ld_want(c, &f[1]->v, T_MAP));
+        dc_path_field(c, "spec");
+        DC_TRY(dc_ld_want(c, &f[1]->v, DC_TN_MAP));
         DC_TRY(dc_ld_fields(c, &f[1]->v, SF, 2, s));
         for (int k = 0; k < 2; k++)
-            cap += s[k] && s[k]->v.t == T_SEQ ? s[k]->v.n : 0;
+            cap += s[k] && s[k]->v.t == DC_TN_SEQ ? s[k]->v.n : 0;
     }
     scn_ctr *ctr = dc_ld_szalloc(c, cap, sizeof *ctr);
     if (cap && !ctr)
@@ -1798,8 +1801,8 @@ static dracel_status scn_pod(ld *c, const tent *e, const tent *alloc, dc_scenari
         if (s[k])
             DC_TRY(scn_containers(c, s[k], k == 0, ctr, &nc));
     if (f[1])
-        pp(c);
-    pp(c);
+        dc_path_pop(c);
+    dc_path_pop(c);
     /* the resources that need DRA on this node, sorted (whatever the gates: the caller drops
      * the claim when DRAExtendedResource is off) */
     uint32_t nall = 0;
@@ -1820,7 +1823,7 @@ static dracel_status scn_pod(ld *c, const tent *e, const tent *alloc, dc_scenari
                 continue;
             bool has_alloc = false;
             for (uint32_t j = 0; alloc && j < alloc->v.n && !has_alloc; j++) {
-                const tent *a = &alloc->v.kids[j];
+                const dc_tent *a = &alloc->v.kids[j];
                 dc_qty q;
                 has_alloc = strlen(r->name) == a->klen && memcmp(a->k, r->name, a->klen) == 0 &&
                             !dc_qty_parse(a->v.s, a->v.n, &q) && dc_qty_sign(&q) != 0;
@@ -1876,26 +1879,26 @@ static dracel_status scn_pod(ld *c, const tent *e, const tent *alloc, dc_scenari
 enum { SC_FEATURES, SC_NODE, SC_CLASSES, SC_SLICES, SC_ALLOCATED, SC_CLAIMS, SC_RELEASE,
        SC_GATES, SC_RULES, SC_POD, SC_N };
 
-static dracel_status scenario_doc(ld *c, const tnode *root)
+static dracel_status scenario_doc(dc_ld *c, const dc_tnode *root)
 {
     static const char *const SF[SC_N] = {"features", "node",   "classes",
                                          "slices",   "allocatedDevices", "claims",
                                          "kubernetesVersion", "featureGates",
                                          "deviceTaintRules", "pod"};
     scn *x = c->doc_ctx;
-    const tent *f[SC_N];
+    const dc_tent *f[SC_N];
     c->oname = NULL;
     c->np = 0;
-    if (root->t == T_NULL) /* an empty YAML document */
+    if (root->t == DC_TN_NULL) /* an empty YAML document */
         return DRACEL_OK;
     if (x->seen)
         return dc_ld_fail(c, root->line, "a scenario is one object, not a stream of documents");
     x->seen = true;
-    if (root->t != T_MAP)
+    if (root->t != DC_TN_MAP)
         return dc_ld_fail(c, root->line, "expected an object, found %s", dc_ld_tname(root));
     DC_TRY(dc_ld_fields(c, root, SF, SC_N, f));
     for (uint32_t i = 0; i < root->n; i++) {
-        const tent *e = &root->kids[i];
+        const dc_tent *e = &root->kids[i];
         bool known = false;
         for (unsigned k = 0; k < SC_N && !known; k++)
             known = strlen(SF[k]) == e->klen && memcmp(SF[k], e->k, e->klen) == 0;
@@ -1936,19 +1939,19 @@ static dracel_status scenario_doc(ld *c, const tnode *root)
         return DRACEL_OK;
     /* the node's allocatable: {RESOURCE: QUANTITY} (device plugins' capacity) */
     static const char *const AF[] = {"allocatable"};
-    const tent *al[1];
+    const dc_tent *al[1];
     DC_TRY(dc_ld_fields(c, &f[SC_NODE]->v, AF, 1, al));
     if (al[0]) {
         c->np = 0;
-        pf(c, "node");
-        pf(c, "allocatable");
-        DC_TRY(dc_ld_want(c, &al[0]->v, T_MAP));
+        dc_path_field(c, "node");
+        dc_path_field(c, "allocatable");
+        DC_TRY(dc_ld_want(c, &al[0]->v, DC_TN_MAP));
         for (uint32_t i = 0; i < al[0]->v.n; i++) {
-            const tent *a = &al[0]->v.kids[i];
-            pk(c, a->k, a->klen);
-            if ((a->v.t != T_STR && a->v.t != T_INT) || !dc_qty_is_valid(a->v.s, a->v.n))
+            const dc_tent *a = &al[0]->v.kids[i];
+            dc_path_key(c, a->k, a->klen);
+            if ((a->v.t != DC_TN_STR && a->v.t != DC_TN_INT) || !dc_qty_is_valid(a->v.s, a->v.n))
                 return dc_ld_bad_value(c, &a->v, "must be a quantity");
-            pp(c);
+            dc_path_pop(c);
         }
     }
     return scn_pod(c, f[SC_POD], al[0], sc);
@@ -2167,7 +2170,7 @@ dracel_status dc_objects_load(dc_objects *o, const char *path, unsigned kinds,
         err[0] = '\0';
     if (!o || !path)
         return DRACEL_EINVAL;
-    ld c;
+    dc_ld c;
     dc_ld_init(&c, &o->slices, lim, err, errcap);
     c.o = o;
     c.kinds = kinds;
@@ -2189,7 +2192,7 @@ dracel_status dc_objects_load_buffer(dc_objects *o, const char *name, const char
         err[0] = '\0';
     if (!o || (!buf && len))
         return DRACEL_EINVAL;
-    ld c;
+    dc_ld c;
     dc_ld_init(&c, &o->slices, lim, err, errcap);
     c.o = o;
     c.kinds = kinds;
@@ -2212,7 +2215,7 @@ static dracel_status scenario(dc_objects *o, dc_scenario *sc, const char *path, 
         err[0] = '\0';
     if (!o || !sc)
         return DRACEL_EINVAL;
-    ld c;
+    dc_ld c;
     scn x;
     memset(&x, 0, sizeof x);
     dc_ld_init(&c, &o->slices, lim, err, errcap);

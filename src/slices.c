@@ -1,7 +1,7 @@
 /*
  * slices.c: the ResourceSlice loader (see slices.h), and the object loader of src/objects.c.
  *
- * Both formats are parsed into one small tree of our own (tnode, in ldint.h), which a single
+ * Both formats are parsed into one small tree of our own (dc_tnode, in ldint.h), which a single
  * decoder turns into dc_slice_in records while applying Kubernetes' API validation:
  *   - JSON: a pre-scan of our own checks the whole JSON grammar (strict numbers, no "\u0000", no
  *     lone surrogates, no control characters; precise messages with lines), bounds the nesting
@@ -19,7 +19,7 @@
  * src/objects.c (claims.h) shares the tree, the loader state and the helpers through ldint.h:
  * when dc_objects_load asked for them, objects of the other kinds (DeviceClass, ResourceClaim,
  * ResourceClaimTemplate, Node) go to its dc_ld_object, and a scenario replaces the dispatch by
- * kind (ld.per_doc).
+ * kind (dc_ld.per_doc).
  *
  * Decisions:
  *   - Duplicate keys in a map the loader reads (object fields, attributes, capacities, counters)
@@ -66,7 +66,7 @@
 #define MAX_LIST_NEST 4u                /* a List inside a List inside ... */
 
 /* ---------------------------------------------------------------------------------------------
- * Loader state (the tree and struct ld are in ldint.h)
+ * Loader state (the tree and struct dc_ld are in ldint.h)
  */
 
 typedef struct istr {
@@ -80,9 +80,9 @@ typedef struct istr {
  * Messages
  */
 
-static void put(ld *c, size_t *pos, const char *fmt, ...) DC_PRINTF(3, 4);
+static void put(dc_ld *c, size_t *pos, const char *fmt, ...) DC_PRINTF(3, 4);
 
-static void vput(ld *c, size_t *pos, const char *fmt, va_list ap)
+static void vput(dc_ld *c, size_t *pos, const char *fmt, va_list ap)
 {
     if (*pos + 1 >= c->errcap)
         return;
@@ -94,7 +94,7 @@ static void vput(ld *c, size_t *pos, const char *fmt, va_list ap)
         *pos = c->errcap - 1;
 }
 
-static void put(ld *c, size_t *pos, const char *fmt, ...)
+static void put(dc_ld *c, size_t *pos, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -103,7 +103,7 @@ static void put(ld *c, size_t *pos, const char *fmt, ...)
 }
 
 /* s[0..n) for a message: quoted (or not), control bytes escaped, cut after ~80 bytes. */
-static const char *qs(ld *c, int slot, const char *s, size_t n, bool quote)
+static const char *qs(dc_ld *c, int slot, const char *s, size_t n, bool quote)
 {
     char *o = c->q[slot];
     size_t k = 0;
@@ -111,7 +111,7 @@ static const char *qs(ld *c, int slot, const char *s, size_t n, bool quote)
         o[k++] = '"';
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)s[i];
-        if (k >= QBUF - 12) {
+        if (k >= DC_LD_QBUF - 12) {
             while (i > 0 && (ch & 0xC0) == 0x80 && k > 1) { /* do not cut a UTF-8 sequence */
                 k--;
                 ch = (unsigned char)s[--i];
@@ -127,7 +127,7 @@ static const char *qs(ld *c, int slot, const char *s, size_t n, bool quote)
             o[k++] = (char)ch;
         } else if (ch < 0x20 || ch == 0x7f || len <= 0) {
             /* control characters and bytes that are not UTF-8: messages stay valid text */
-            k += (size_t)snprintf(o + k, QBUF - k, "\\x%02x", ch);
+            k += (size_t)snprintf(o + k, DC_LD_QBUF - k, "\\x%02x", ch);
         } else {
             memcpy(o + k, s + i, (size_t)len);
             k += (size_t)len;
@@ -140,9 +140,9 @@ static const char *qs(ld *c, int slot, const char *s, size_t n, bool quote)
     return o;
 }
 
-static dracel_status fail(ld *c, uint32_t line, const char *fmt, ...) DC_PRINTF(3, 4);
+static dracel_status fail(dc_ld *c, uint32_t line, const char *fmt, ...) DC_PRINTF(3, 4);
 
-static dracel_status vfail(ld *c, uint32_t line, const char *fmt, va_list ap)
+static dracel_status vfail(dc_ld *c, uint32_t line, const char *fmt, va_list ap)
 {
     if (!c->err || c->errcap == 0)
         return DRACEL_EINPUT;
@@ -156,12 +156,12 @@ static dracel_status vfail(ld *c, uint32_t line, const char *fmt, va_list ap)
     if (c->oname)
         put(c, &pos, "%s %s: ", c->okind, c->oname);
     if (c->np) {
-        unsigned np = c->np < PATH_SEGS ? c->np : PATH_SEGS;
+        unsigned np = c->np < DC_LD_PATH_SEGS ? c->np : DC_LD_PATH_SEGS;
         for (unsigned i = 0; i < np; i++) {
-            const pseg *p = &c->path[i];
-            if (p->kind == P_FIELD)
+            const dc_pseg *p = &c->path[i];
+            if (p->kind == DC_PSEG_FIELD)
                 put(c, &pos, "%s%s", i ? "." : "", p->s);
-            else if (p->kind == P_INDEX)
+            else if (p->kind == DC_PSEG_INDEX)
                 put(c, &pos, "[%u]", (unsigned)p->idx);
             else
                 put(c, &pos, "[%s]", qs(c, 3, p->s, p->n, true));
@@ -172,7 +172,7 @@ static dracel_status vfail(ld *c, uint32_t line, const char *fmt, va_list ap)
     return DRACEL_EINPUT;
 }
 
-static dracel_status fail(ld *c, uint32_t line, const char *fmt, ...)
+static dracel_status fail(dc_ld *c, uint32_t line, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -181,14 +181,14 @@ static dracel_status fail(ld *c, uint32_t line, const char *fmt, ...)
     return st;
 }
 
-static dracel_status oom(ld *c)
+static dracel_status oom(dc_ld *c)
 {
     if (c->err && c->errcap)
         snprintf(c->err, c->errcap, "out of memory");
     return DRACEL_ENOMEM;
 }
 
-static dracel_status io_fail(ld *c, const char *path, const char *what, int e)
+static dracel_status io_fail(dc_ld *c, const char *path, const char *what, int e)
 {
     if (e == ENOMEM)
         return oom(c); /* the system's memory (opendir's buffer, say): not the input's fault */
@@ -224,29 +224,29 @@ static uint32_t col_at(const char *buf, size_t len, size_t off)
     return col;
 }
 
-static const char *tname(const tnode *v)
+static const char *tname(const dc_tnode *v)
 {
     switch (v->t) {
-    case T_NULL: return "null";
-    case T_BOOL: return "a boolean";
-    case T_INT: return "an integer";
-    case T_FLOAT: return "a number";
-    case T_STR: return "a string";
-    case T_MAP: return "an object";
+    case DC_TN_NULL: return "null";
+    case DC_TN_BOOL: return "a boolean";
+    case DC_TN_INT: return "an integer";
+    case DC_TN_FLOAT: return "a number";
+    case DC_TN_STR: return "a string";
+    case DC_TN_MAP: return "an object";
     default: return "a list";
     }
 }
 
-static dracel_status type_err(ld *c, const tnode *v, const char *want)
+static dracel_status type_err(dc_ld *c, const dc_tnode *v, const char *want)
 {
-    if (v->plain && v->t != T_STR && strcmp(want, "a string") == 0)
+    if (v->plain && v->t != DC_TN_STR && strcmp(want, "a string") == 0)
         return fail(c, v->line,
                     "must be a string, not %s (YAML 1.1 reads the plain scalar %s as %s; quote it)",
                     tname(v), qs(c, 0, v->s, v->n, false), tname(v));
     return fail(c, v->line, "must be %s, not %s", want, tname(v));
 }
 
-static dracel_status bad_value(ld *c, const tnode *v, const char *why)
+static dracel_status bad_value(dc_ld *c, const dc_tnode *v, const char *why)
 {
     return fail(c, v->line, "invalid value %s: %s", qs(c, 0, v->s, v->n, true), why);
 }
@@ -585,35 +585,35 @@ static const char *const Y_SPECIAL_FLOAT[] = {".nan", ".NaN", ".NAN", ".inf", ".
                                               "-.INF", NULL};
 
 /* Resolve a YAML plain scalar (text already in v->s, v->n) as goyaml.v2 does. */
-static dracel_status resolve_plain(ld *c, tnode *v)
+static dracel_status resolve_plain(dc_ld *c, dc_tnode *v)
 {
     const char *s = v->s;
     size_t n = v->n;
     v->plain = 1;
-    v->t = T_STR;
+    v->t = DC_TN_STR;
     if (n == 0) {
-        v->t = T_NULL;
+        v->t = DC_TN_NULL;
         return DRACEL_OK;
     }
     char h = s[0];
     if (n <= 5 && strchr("yYnNtTfFoO~", h)) { /* goyaml.v2's resolve table hint 'M' */
         if (eq_any(s, n, Y_NULL)) {
-            v->t = T_NULL;
+            v->t = DC_TN_NULL;
         } else if (eq_any(s, n, Y_TRUE)) {
-            v->t = T_BOOL;
+            v->t = DC_TN_BOOL;
             v->b = 1;
         } else if (eq_any(s, n, Y_FALSE)) {
-            v->t = T_BOOL;
+            v->t = DC_TN_BOOL;
         }
         return DRACEL_OK;
     }
     if (n <= 5 && (h == '.' || h == '+' || h == '-') && eq_any(s, n, Y_SPECIAL_FLOAT)) {
-        v->t = T_FLOAT;
+        v->t = DC_TN_FLOAT;
         return DRACEL_OK;
     }
     if (h == '.') {
         if (yaml_float_syntax(s, n) && float_finite(s))
-            v->t = T_FLOAT;
+            v->t = DC_TN_FLOAT;
         return DRACEL_OK;
     }
     if (!(h == '+' || h == '-' || (h >= '0' && h <= '9')))
@@ -635,15 +635,15 @@ static dracel_status resolve_plain(ld *c, tnode *v)
     uint64_t uv = 0;
     int r = go_int(plain, pn, &iv, &uv);
     if (r == 1) {
-        v->t = T_INT;
+        v->t = DC_TN_INT;
         v->iok = 1;
         v->i = iv;
     } else if (r == 2) {
-        v->t = T_INT;
+        v->t = DC_TN_INT;
         v->iok = 0;
         v->i = (int64_t)uv;
     } else if (yaml_float_syntax(plain, pn) && float_finite(plain)) {
-        v->t = T_FLOAT;
+        v->t = DC_TN_FLOAT;
     }
     return DRACEL_OK;
 }
@@ -678,8 +678,8 @@ static bool grow(const dracel_alloc *a, void **p, size_t *cap, size_t need, size
 
 /* Look up the fields of an object-like map in one pass. out[i] is the entry for names[i], or NULL
  * when absent or null. A key given twice is an error. */
-static dracel_status fields(ld *c, const tnode *m, const char *const *names, unsigned nn,
-                            const tent **out)
+static dracel_status fields(dc_ld *c, const dc_tnode *m, const char *const *names, unsigned nn,
+                            const dc_tent **out)
 {
     bool seen[MAXF] = {false};
     size_t lens[MAXF];
@@ -688,13 +688,13 @@ static dracel_status fields(ld *c, const tnode *m, const char *const *names, uns
         lens[j] = strlen(names[j]);
     }
     for (uint32_t i = 0; i < m->n; i++) {
-        const tent *e = &m->kids[i];
+        const dc_tent *e = &m->kids[i];
         for (unsigned j = 0; j < nn; j++) {
             if (e->klen == lens[j] && memcmp(e->k, names[j], lens[j]) == 0) {
                 if (seen[j])
                     return fail(c, e->kline, "duplicate key %s", qs(c, 0, e->k, e->klen, true));
                 seen[j] = true;
-                if (e->v.t != T_NULL)
+                if (e->v.t != DC_TN_NULL)
                     out[j] = e;
                 break;
             }
@@ -704,7 +704,7 @@ static dracel_status fields(ld *c, const tnode *m, const char *const *names, uns
 }
 
 /* Keys of a map with user-chosen keys (small: the caller checked its size). */
-static dracel_status map_dups(ld *c, const tnode *m)
+static dracel_status map_dups(dc_ld *c, const dc_tnode *m)
 {
     for (uint32_t i = 1; i < m->n; i++)
         for (uint32_t j = 0; j < i; j++)
@@ -715,29 +715,29 @@ static dracel_status map_dups(ld *c, const tnode *m)
     return DRACEL_OK;
 }
 
-static dracel_status want(ld *c, const tnode *v, int t)
+static dracel_status want(dc_ld *c, const dc_tnode *v, int t)
 {
     if (v->t == t)
         return DRACEL_OK;
     switch (t) {
-    case T_STR: return type_err(c, v, "a string");
-    case T_BOOL: return type_err(c, v, "a boolean");
-    case T_MAP: return type_err(c, v, "an object");
-    case T_SEQ: return type_err(c, v, "a list");
+    case DC_TN_STR: return type_err(c, v, "a string");
+    case DC_TN_BOOL: return type_err(c, v, "a boolean");
+    case DC_TN_MAP: return type_err(c, v, "an object");
+    case DC_TN_SEQ: return type_err(c, v, "a list");
     default: return type_err(c, v, "an integer");
     }
 }
 
-static dracel_status want_int(ld *c, const tnode *v, int64_t *out)
+static dracel_status want_int(dc_ld *c, const dc_tnode *v, int64_t *out)
 {
-    if (v->t == T_INT) {
+    if (v->t == DC_TN_INT) {
         if (!v->iok)
             return fail(c, v->line, "%s does not fit in a 64-bit integer",
                         qs(c, 0, v->s, v->n, false));
         *out = v->i;
         return DRACEL_OK;
     }
-    if (v->t == T_FLOAT)
+    if (v->t == DC_TN_FLOAT)
         return fail(c, v->line, "%s is not an integer", qs(c, 0, v->s, v->n, false));
     return type_err(c, v, "an integer");
 }
@@ -750,7 +750,7 @@ static uint32_t hash_str(const char *s, size_t n)
     return h;
 }
 
-static bool intern_grow(ld *c)
+static bool intern_grow(dc_ld *c)
 {
     size_t nc = c->capit ? c->capit * 2 : 1024;
     if (nc > SIZE_MAX / sizeof(istr))
@@ -774,7 +774,7 @@ static bool intern_grow(ld *c)
 }
 
 /* A NUL-terminated copy of s[0..n) in the set's arena; equal short strings share one copy. */
-static dracel_status sdup(ld *c, const char *s, size_t n, const char **out)
+static dracel_status sdup(dc_ld *c, const char *s, size_t n, const char **out)
 {
     if (n > INTERN_MAX) {
         char *p = dc_arena_strndup(&c->s->arena, s, n);
@@ -802,7 +802,7 @@ static dracel_status sdup(ld *c, const char *s, size_t n, const char **out)
     return DRACEL_OK;
 }
 
-static void *szalloc(ld *c, size_t n, size_t elem)
+static void *szalloc(dc_ld *c, size_t n, size_t elem)
 {
     if (n == 0)
         return NULL;
@@ -810,11 +810,11 @@ static void *szalloc(ld *c, size_t n, size_t elem)
 }
 
 /* A required, non-empty string field; on success *v is its node. */
-static dracel_status req_str(ld *c, const tent *e, uint32_t mline, const tnode **v)
+static dracel_status req_str(dc_ld *c, const dc_tent *e, uint32_t mline, const dc_tnode **v)
 {
     if (!e)
         return fail(c, mline, "required value");
-    DC_TRY(want(c, &e->v, T_STR));
+    DC_TRY(want(c, &e->v, DC_TN_STR));
     if (e->v.n == 0)
         return fail(c, e->v.line, "required value");
     *v = &e->v;
@@ -822,24 +822,24 @@ static dracel_status req_str(ld *c, const tent *e, uint32_t mline, const tnode *
 }
 
 /* A Quantity: a string, or a number (Quantity's UnmarshalJSON takes both). */
-static dracel_status quantity(ld *c, const tnode *v, const char **out)
+static dracel_status quantity(dc_ld *c, const dc_tnode *v, const char **out)
 {
     const char *txt = v->s;
     size_t n = v->n;
     char buf[32];
-    if (v->t == T_STR) {
+    if (v->t == DC_TN_STR) {
         while (n && (*txt == ' ' || *txt == '\t' || *txt == '\n' || *txt == '\r')) /* TrimSpace */
             txt++, n--;
         while (n && (txt[n - 1] == ' ' || txt[n - 1] == '\t' || txt[n - 1] == '\n' ||
                      txt[n - 1] == '\r'))
             n--;
-    } else if (v->t == T_INT && v->plain) {
+    } else if (v->t == DC_TN_INT && v->plain) {
         /* YAML: the integer's value as Go would print it into JSON (0x10 -> 16, 1_000 -> 1000) */
         int k = v->iok ? snprintf(buf, sizeof buf, "%lld", (long long)v->i)
                        : snprintf(buf, sizeof buf, "%llu", (unsigned long long)(uint64_t)v->i);
         txt = buf;
         n = (size_t)k;
-    } else if (v->t == T_FLOAT && v->plain && memchr(v->s, '_', v->n)) {
+    } else if (v->t == DC_TN_FLOAT && v->plain && memchr(v->s, '_', v->n)) {
         char *p = dc_arena_alloc(&c->doc, v->n + 1);
         if (!p)
             return oom(c);
@@ -848,7 +848,7 @@ static dracel_status quantity(ld *c, const tnode *v, const char **out)
             if (v->s[i] != '_')
                 p[n++] = v->s[i];
         txt = p;
-    } else if (v->t != T_INT && v->t != T_FLOAT) {
+    } else if (v->t != DC_TN_INT && v->t != DC_TN_FLOAT) {
         return type_err(c, v, "a quantity (a string or a number)");
     }
     dc_qty q;
@@ -864,35 +864,35 @@ static dracel_status quantity(ld *c, const tnode *v, const char **out)
 
 static const char *const OPS[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", NULL};
 
-static dracel_status node_req(ld *c, const tnode *m, bool field, dc_node_req_in *r)
+static dracel_status node_req(dc_ld *c, const dc_tnode *m, bool field, dc_node_req_in *r)
 {
     static const char *const RF[] = {"key", "operator", "values"};
-    const tent *f[3];
-    DC_TRY(want(c, m, T_MAP));
+    const dc_tent *f[3];
+    DC_TRY(want(c, m, DC_TN_MAP));
     DC_TRY(fields(c, m, RF, 3, f));
     r->field = field;
-    const tnode *v;
+    const dc_tnode *v;
     /* values */
     uint32_t nv = 0;
     if (f[2]) {
-        pf(c, "values");
-        DC_TRY(want(c, &f[2]->v, T_SEQ));
+        dc_path_field(c, "values");
+        DC_TRY(want(c, &f[2]->v, DC_TN_SEQ));
         nv = f[2]->v.n;
         r->values = szalloc(c, nv, sizeof *r->values);
         if (nv && !r->values)
             return oom(c);
         for (uint32_t i = 0; i < nv; i++) {
-            pi(c, i);
-            const tnode *x = &f[2]->v.kids[i].v;
-            DC_TRY(want(c, x, T_STR));
+            dc_path_index(c, i);
+            const dc_tnode *x = &f[2]->v.kids[i].v;
+            DC_TRY(want(c, x, DC_TN_STR));
             DC_TRY(sdup(c, x->s, x->n, &r->values[i]));
-            pp(c);
+            dc_path_pop(c);
         }
         r->nvalues = nv;
-        pp(c);
+        dc_path_pop(c);
     }
     /* operator */
-    pf(c, "operator");
+    dc_path_field(c, "operator");
     DC_TRY(req_str(c, f[1], m->line, &v));
     if (!eq_any(v->s, v->n, OPS) ||
         (field && !(strcmp(v->s, "In") == 0 || strcmp(v->s, "NotIn") == 0)))
@@ -900,11 +900,11 @@ static dracel_status node_req(ld *c, const tnode *m, bool field, dc_node_req_in 
                                      : "not a valid selector operator (In, NotIn, Exists, "
                                        "DoesNotExist, Gt or Lt)");
     DC_TRY(sdup(c, v->s, v->n, &r->op));
-    pp(c);
+    dc_path_pop(c);
     bool in = strcmp(r->op, "In") == 0 || strcmp(r->op, "NotIn") == 0;
     bool ex = strcmp(r->op, "Exists") == 0 || strcmp(r->op, "DoesNotExist") == 0;
     uint32_t vline = f[2] ? f[2]->kline : m->line;
-    pf(c, "values");
+    dc_path_field(c, "values");
     if (field && nv != 1)
         return fail(c, vline,
                     "must be only one value when `operator` is 'In' or 'NotIn' for node field "
@@ -917,17 +917,17 @@ static dracel_status node_req(ld *c, const tnode *m, bool field, dc_node_req_in 
         return fail(c, vline, "must be specified single value when `operator` is 'Lt' or 'Gt'");
     if (in) {
         for (uint32_t i = 0; i < nv; i++) {
-            const tnode *x = &f[2]->v.kids[i].v;
+            const dc_tnode *x = &f[2]->v.kids[i].v;
             const char *why = field ? subdomain_err(x->s, x->n) : label_value_err(x->s, x->n);
             if (why) {
-                pi(c, i);
+                dc_path_index(c, i);
                 return bad_value(c, x, why);
             }
         }
     }
-    pp(c);
+    dc_path_pop(c);
     /* key */
-    pf(c, "key");
+    dc_path_field(c, "key");
     DC_TRY(req_str(c, f[0], m->line, &v));
     if (field && strcmp(v->s, "metadata.name") != 0)
         return bad_value(c, v, "not a valid field selector key (only metadata.name is supported)");
@@ -937,24 +937,24 @@ static dracel_status node_req(ld *c, const tnode *m, bool field, dc_node_req_in 
             return bad_value(c, v, why);
     }
     DC_TRY(sdup(c, v->s, v->n, &r->key));
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
-static dracel_status node_selector(ld *c, const tnode *m, bool slice,
+static dracel_status node_selector(dc_ld *c, const dc_tnode *m, bool slice,
                                    const dc_node_selector_in **out)
 {
     static const char *const NF[] = {"nodeSelectorTerms"};
     static const char *const TF[] = {"matchExpressions", "matchFields"};
-    const tent *f[1];
-    DC_TRY(want(c, m, T_MAP));
+    const dc_tent *f[1];
+    DC_TRY(want(c, m, DC_TN_MAP));
     DC_TRY(fields(c, m, NF, 1, f));
-    pf(c, "nodeSelectorTerms");
+    dc_path_field(c, "nodeSelectorTerms");
     if (f[0])
-        DC_TRY(want(c, &f[0]->v, T_SEQ));
+        DC_TRY(want(c, &f[0]->v, DC_TN_SEQ));
     if (!f[0] || f[0]->v.n == 0)
         return fail(c, f[0] ? f[0]->kline : m->line, "must have at least one node selector term");
-    const tnode *terms = &f[0]->v;
+    const dc_tnode *terms = &f[0]->v;
     if (slice && terms->n != 1)
         return fail(c, f[0]->kline, "must have exactly one node selector term");
     dc_node_selector_in *sel = szalloc(c, 1, sizeof *sel);
@@ -965,17 +965,17 @@ static dracel_status node_selector(ld *c, const tnode *m, bool slice,
         return oom(c);
     sel->n = terms->n;
     for (uint32_t i = 0; i < terms->n; i++) {
-        pi(c, i);
-        const tnode *t = &terms->kids[i].v;
-        const tent *tf[2];
-        DC_TRY(want(c, t, T_MAP));
+        dc_path_index(c, i);
+        const dc_tnode *t = &terms->kids[i].v;
+        const dc_tent *tf[2];
+        DC_TRY(want(c, t, DC_TN_MAP));
         DC_TRY(fields(c, t, TF, 2, tf));
         uint32_t total = 0;
         for (int k = 0; k < 2; k++) {
             if (tf[k]) {
-                pf(c, TF[k]);
-                DC_TRY(want(c, &tf[k]->v, T_SEQ));
-                pp(c);
+                dc_path_field(c, TF[k]);
+                DC_TRY(want(c, &tf[k]->v, DC_TN_SEQ));
+                dc_path_pop(c);
                 total += tf[k]->v.n;
             }
         }
@@ -986,18 +986,18 @@ static dracel_status node_selector(ld *c, const tnode *m, bool slice,
         for (int k = 0; k < 2; k++) {
             if (!tf[k])
                 continue;
-            pf(c, TF[k]);
+            dc_path_field(c, TF[k]);
             for (uint32_t j = 0; j < tf[k]->v.n; j++) {
-                pi(c, j);
+                dc_path_index(c, j);
                 DC_TRY(node_req(c, &tf[k]->v.kids[j].v, k == 1, &term->reqs[term->n]));
                 term->n++;
-                pp(c);
+                dc_path_pop(c);
             }
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
-    pp(c);
+    dc_path_pop(c);
     *out = sel;
     return DRACEL_OK;
 }
@@ -1018,15 +1018,15 @@ static void join_names(char *buf, size_t cap, const char *const *v, unsigned n)
 
 /* nodeName / nodeSelector / allNodes / perDeviceNodeSelection of a slice (pd != NULL allowed) or
  * of a device (slice == false). */
-static dracel_status node_scope(ld *c, const tnode *m, const tent *nn, const tent *ns,
-                                const tent *an, const tent *pd, bool slice,
+static dracel_status node_scope(dc_ld *c, const dc_tnode *m, const dc_tent *nn, const dc_tent *ns,
+                                const dc_tent *an, const dc_tent *pd, bool slice,
                                 dc_node_scope_in *out)
 {
     const char *set[4];
     unsigned k = 0;
     if (nn) {
-        pf(c, "nodeName");
-        DC_TRY(want(c, &nn->v, T_STR));
+        dc_path_field(c, "nodeName");
+        DC_TRY(want(c, &nn->v, DC_TN_STR));
         if (nn->v.n == 0)
             return fail(c, nn->v.line,
                         slice ? "must be either unset or set to a non-empty string"
@@ -1036,31 +1036,31 @@ static dracel_status node_scope(ld *c, const tnode *m, const tent *nn, const ten
             return bad_value(c, &nn->v, why);
         DC_TRY(sdup(c, nn->v.s, nn->v.n, &out->node_name));
         set[k++] = "nodeName";
-        pp(c);
+        dc_path_pop(c);
     }
     if (ns) {
-        pf(c, "nodeSelector");
+        dc_path_field(c, "nodeSelector");
         DC_TRY(node_selector(c, &ns->v, slice, &out->selector));
         set[k++] = "nodeSelector";
-        pp(c);
+        dc_path_pop(c);
     }
     if (an) {
-        pf(c, "allNodes");
-        DC_TRY(want(c, &an->v, T_BOOL));
+        dc_path_field(c, "allNodes");
+        DC_TRY(want(c, &an->v, DC_TN_BOOL));
         if (!an->v.b)
             return fail(c, an->v.line, "must be either unset or set to true");
         out->all_nodes = true;
         set[k++] = "allNodes";
-        pp(c);
+        dc_path_pop(c);
     }
     if (pd) {
-        pf(c, "perDeviceNodeSelection");
-        DC_TRY(want(c, &pd->v, T_BOOL));
+        dc_path_field(c, "perDeviceNodeSelection");
+        DC_TRY(want(c, &pd->v, DC_TN_BOOL));
         if (!pd->v.b)
             return fail(c, pd->v.line, "must be either unset or set to true");
         out->per_device = true;
         set[k++] = "perDeviceNodeSelection";
-        pp(c);
+        dc_path_pop(c);
     }
     char names[128];
     join_names(names, sizeof names, set, k);
@@ -1093,27 +1093,27 @@ static dracel_status node_scope(ld *c, const tnode *m, const tent *nn, const ten
  * Devices
  */
 
-static dracel_status attribute(ld *c, const tent *e, dc_attr_in *a)
+static dracel_status attribute(dc_ld *c, const dc_tent *e, dc_attr_in *a)
 {
     static const char *const AF[] = {"int", "bool", "string", "version",
                                      "ints", "bools", "strings", "versions"};
-    const tent *f[8];
-    pk(c, e->k, e->klen);
+    const dc_tent *f[8];
+    dc_path_key(c, e->k, e->klen);
     const char *why = qualified_err(e->k, e->klen);
     if (why)
         return fail(c, e->kline, "%s", why);
     DC_TRY(sdup(c, e->k, e->klen, &a->name));
-    const tnode *v = &e->v;
-    if (v->t == T_NULL) {
+    const dc_tnode *v = &e->v;
+    if (v->t == DC_TN_NULL) {
         for (int j = 0; j < 8; j++)
             f[j] = NULL;
     } else {
-        DC_TRY(want(c, v, T_MAP));
+        DC_TRY(want(c, v, DC_TN_MAP));
         DC_TRY(fields(c, v, AF, 8, f));
     }
     for (int j = 4; j < 8; j++) {
         if (f[j]) {
-            pf(c, AF[j]);
+            dc_path_field(c, AF[j]);
             return fail(c, f[j]->kline,
                         "list-typed attributes (the alpha feature DRAListTypeAttributes) are not "
                         "supported");
@@ -1136,26 +1136,26 @@ static dracel_status attribute(ld *c, const tent *e, dc_attr_in *a)
                     names);
     }
     if (f[0]) {
-        pf(c, "int");
+        dc_path_field(c, "int");
         a->kind = DC_ATTR_INT;
         DC_TRY(want_int(c, &f[0]->v, &a->i));
     } else if (f[1]) {
-        pf(c, "bool");
+        dc_path_field(c, "bool");
         a->kind = DC_ATTR_BOOL;
-        DC_TRY(want(c, &f[1]->v, T_BOOL));
+        DC_TRY(want(c, &f[1]->v, DC_TN_BOOL));
         a->b = f[1]->v.b;
     } else {
-        const tnode *x = f[2] ? &f[2]->v : &f[3]->v;
-        pf(c, f[2] ? "string" : "version");
+        const dc_tnode *x = f[2] ? &f[2]->v : &f[3]->v;
+        dc_path_field(c, f[2] ? "string" : "version");
         a->kind = f[2] ? DC_ATTR_STRING : DC_ATTR_VERSION;
-        DC_TRY(want(c, x, T_STR));
+        DC_TRY(want(c, x, DC_TN_STR));
         if (x->n > MAX_VALUE_LEN)
             return fail(c, x->line, "%u bytes, more than %u", (unsigned)x->n, MAX_VALUE_LEN);
         DC_TRY(sdup(c, x->s, x->n, &a->s));
         a->slen = x->n;
     }
-    pp(c);
-    pp(c);
+    dc_path_pop(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
@@ -1190,66 +1190,66 @@ static int64_t qvalue(const char *a)
  * among them; a range's min (required) and max at most the capacity, min <= max, the default
  * within them, min + step at most the capacity, the default and max on a step from min. That
  * the device allows multiple allocations is checked by the caller. */
-static dracel_status request_policy(ld *c, const tent *e, const char *value,
+static dracel_status request_policy(dc_ld *c, const dc_tent *e, const char *value,
                                     const dc_cap_policy_in **out)
 {
     static const char *const PF[] = {"default", "validValues", "validRange"};
     static const char *const RF[] = {"min", "max", "step"};
-    const tent *f[3];
-    pf(c, "requestPolicy");
-    if (e->v.t == T_NULL) {
-        pp(c);
+    const dc_tent *f[3];
+    dc_path_field(c, "requestPolicy");
+    if (e->v.t == DC_TN_NULL) {
+        dc_path_pop(c);
         return DRACEL_OK;
     }
-    DC_TRY(want(c, &e->v, T_MAP));
+    DC_TRY(want(c, &e->v, DC_TN_MAP));
     DC_TRY(fields(c, &e->v, PF, 3, f));
     dc_cap_policy_in *p = szalloc(c, 1, sizeof *p);
     if (!p)
         return oom(c);
-    if (f[1] && f[1]->v.t == T_SEQ && f[1]->v.n && f[2] && f[2]->v.t != T_NULL)
+    if (f[1] && f[1]->v.t == DC_TN_SEQ && f[1]->v.n && f[2] && f[2]->v.t != DC_TN_NULL)
         return fail(c, e->kline, "exactly one policy can be specified, cannot specify "
                     "\"validValues\" and \"validRange\" at the same time");
     if (f[0]) {
-        pf(c, "default");
+        dc_path_field(c, "default");
         DC_TRY(quantity(c, &f[0]->v, &p->def));
-        pp(c);
+        dc_path_pop(c);
     }
-    if (f[1] && f[1]->v.t != T_NULL) {
-        pf(c, "validValues");
-        const tnode *l = &f[1]->v;
-        DC_TRY(want(c, l, T_SEQ));
+    if (f[1] && f[1]->v.t != DC_TN_NULL) {
+        dc_path_field(c, "validValues");
+        const dc_tnode *l = &f[1]->v;
+        DC_TRY(want(c, l, DC_TN_SEQ));
         if (l->n > MAX_VALID_VALUES)
             return fail(c, f[1]->kline, "must have at most %u items", MAX_VALID_VALUES);
         p->valid = szalloc(c, l->n, sizeof *p->valid);
         if (l->n && !p->valid)
             return oom(c);
         for (uint32_t i = 0; i < l->n; i++) {
-            pi(c, i);
+            dc_path_index(c, i);
             DC_TRY(quantity(c, &l->kids[i].v, &p->valid[i]));
-            pp(c);
+            dc_path_pop(c);
         }
         p->nvalid = l->n;
         if (p->nvalid && !p->def) {
-            pp(c);
-            pf(c, "default");
+            dc_path_pop(c);
+            dc_path_field(c, "default");
             return fail(c, e->kline, "required when validValues is defined");
         }
         for (uint32_t i = 0; i + 1 < p->nvalid; i++)
             if (qcmp(p->valid[i], p->valid[i + 1]) > 0) {
-                pi(c, i + 1);
+                dc_path_index(c, i + 1);
                 return fail(c, l->kids[i + 1].v.line, "invalid value %s: values must be sorted "
                             "in ascending order", p->valid[i + 1]);
             }
         bool found = false;
         for (uint32_t i = 0; i < p->nvalid; i++) {
             if (qcmp(p->valid[i], value) > 0) {
-                pi(c, i);
+                dc_path_index(c, i);
                 return fail(c, l->kids[i].v.line, "invalid value %s: option is larger than "
                             "capacity value: %s", p->valid[i], value);
             }
             for (uint32_t k = 0; k < i; k++)
                 if (qvalue(p->valid[k]) == qvalue(p->valid[i])) {
-                    pi(c, i);
+                    dc_path_index(c, i);
                     return fail(c, l->kids[i].v.line, "duplicate value %s", p->valid[i]);
                 }
             found |= qcmp(p->valid[i], p->def) == 0;
@@ -1257,28 +1257,28 @@ static dracel_status request_policy(ld *c, const tent *e, const char *value,
         if (p->nvalid && !found)
             return fail(c, f[1]->kline, "invalid value %s: default value is not valid according "
                         "to the requestPolicy", p->def);
-        pp(c);
+        dc_path_pop(c);
     }
-    if (f[2] && f[2]->v.t != T_NULL) {
-        const tent *r[3];
-        pf(c, "validRange");
-        DC_TRY(want(c, &f[2]->v, T_MAP));
+    if (f[2] && f[2]->v.t != DC_TN_NULL) {
+        const dc_tent *r[3];
+        dc_path_field(c, "validRange");
+        DC_TRY(want(c, &f[2]->v, DC_TN_MAP));
         DC_TRY(fields(c, &f[2]->v, RF, 3, r));
         const char **slot[3] = {&p->min, &p->max, &p->step};
         for (int k = 0; k < 3; k++) {
             if (!r[k])
                 continue;
-            pf(c, RF[k]);
+            dc_path_field(c, RF[k]);
             DC_TRY(quantity(c, &r[k]->v, slot[k]));
-            pp(c);
+            dc_path_pop(c);
         }
         uint32_t line = f[2]->v.line;
         if (!p->def) {
-            pp(c);
-            pf(c, "default");
+            dc_path_pop(c);
+            dc_path_field(c, "default");
             return fail(c, e->kline, "required when validRange is defined");
         }
-        pf(c, "min");
+        dc_path_field(c, "min");
         if (!p->min)
             return fail(c, line, "required when validRange is defined");
         if (qcmp(p->min, value) > 0)
@@ -1287,9 +1287,9 @@ static dracel_status request_policy(ld *c, const tent *e, const char *value,
         if (qcmp(p->def, p->min) < 0)
             return fail(c, line, "invalid value %s: default is less than min: %s", p->def,
                         p->min);
-        pp(c);
+        dc_path_pop(c);
         if (p->max) {
-            pf(c, "max");
+            dc_path_field(c, "max");
             if (qcmp(p->min, p->max) > 0)
                 return fail(c, line, "invalid value %s: min is larger than max: %s", p->min,
                             p->max);
@@ -1299,10 +1299,10 @@ static dracel_status request_policy(ld *c, const tent *e, const char *value,
             if (qcmp(p->def, p->max) > 0)
                 return fail(c, line, "invalid value %s: default is more than max: %s", p->def,
                             p->max);
-            pp(c);
+            dc_path_pop(c);
         }
         if (p->step) {
-            pf(c, "step");
+            dc_path_field(c, "step");
             dc_qty mn, st, sum, cap;
             dc_qty_parse(p->min, strlen(p->min), &mn);
             dc_qty_parse(p->step, strlen(p->step), &st);
@@ -1321,48 +1321,48 @@ static dracel_status request_policy(ld *c, const tent *e, const char *value,
                                 "step (%s) from (%s)", on[k], p->step, p->min);
             if (sv <= 0)
                 return fail(c, line, "invalid value %s: must be greater than zero", p->step);
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
     *out = p;
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
-static dracel_status capacity(ld *c, const tent *e, dc_capacity_in *cap)
+static dracel_status capacity(dc_ld *c, const dc_tent *e, dc_capacity_in *cap)
 {
     static const char *const CF[] = {"value", "requestPolicy"};
-    const tent *f[2] = {NULL, NULL};
-    pk(c, e->k, e->klen);
+    const dc_tent *f[2] = {NULL, NULL};
+    dc_path_key(c, e->k, e->klen);
     const char *why = qualified_err(e->k, e->klen);
     if (why)
         return fail(c, e->kline, "%s", why);
     DC_TRY(sdup(c, e->k, e->klen, &cap->name));
-    if (e->v.t != T_NULL) {
-        DC_TRY(want(c, &e->v, T_MAP));
+    if (e->v.t != DC_TN_NULL) {
+        DC_TRY(want(c, &e->v, DC_TN_MAP));
         DC_TRY(fields(c, &e->v, CF, 2, f));
     }
-    pf(c, "value");
+    dc_path_field(c, "value");
     if (!f[0])
         return fail(c, e->v.line, "required value");
     DC_TRY(quantity(c, &f[0]->v, &cap->value));
-    pp(c);
+    dc_path_pop(c);
     if (f[1])
         DC_TRY(request_policy(c, f[1], cap->value, &cap->policy));
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
 /* The `counters` map of a counter set or of a device's consumption. */
-static dracel_status counters(ld *c, const tent *e, uint32_t mline, dc_counter_set_in *cs)
+static dracel_status counters(dc_ld *c, const dc_tent *e, uint32_t mline, dc_counter_set_in *cs)
 {
     static const char *const VF[] = {"value"};
-    pf(c, "counters");
+    dc_path_field(c, "counters");
     if (!e)
         return fail(c, mline, "required value");
-    const tnode *m = &e->v;
-    DC_TRY(want(c, m, T_MAP));
+    const dc_tnode *m = &e->v;
+    DC_TRY(want(c, m, DC_TN_MAP));
     if (m->n == 0)
         return fail(c, e->kline, "required value");
     if (m->n > MAX_COUNTERS)
@@ -1373,69 +1373,69 @@ static dracel_status counters(ld *c, const tent *e, uint32_t mline, dc_counter_s
         return oom(c);
     cs->n = m->n;
     for (uint32_t i = 0; i < m->n; i++) {
-        const tent *x = &m->kids[i];
-        const tent *f[1] = {NULL};
-        pk(c, x->k, x->klen);
+        const dc_tent *x = &m->kids[i];
+        const dc_tent *f[1] = {NULL};
+        dc_path_key(c, x->k, x->klen);
         const char *why = label_err(x->k, x->klen);
         if (why)
             return fail(c, x->kline, "invalid counter name: %s", why);
         DC_TRY(sdup(c, x->k, x->klen, &cs->counters[i].name));
-        if (x->v.t != T_NULL) {
-            DC_TRY(want(c, &x->v, T_MAP));
+        if (x->v.t != DC_TN_NULL) {
+            DC_TRY(want(c, &x->v, DC_TN_MAP));
             DC_TRY(fields(c, &x->v, VF, 1, f));
         }
-        pf(c, "value");
+        dc_path_field(c, "value");
         if (!f[0])
             return fail(c, x->v.line, "required value");
         DC_TRY(quantity(c, &f[0]->v, &cs->counters[i].value));
-        pp(c);
-        pp(c);
+        dc_path_pop(c);
+        dc_path_pop(c);
     }
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
 /* A named counter set: sharedCounters[i] {name, counters} or consumesCounters[i]
  * {counterSet, counters}. */
-static dracel_status counter_set(ld *c, const tnode *m, const char *namefield,
+static dracel_status counter_set(dc_ld *c, const dc_tnode *m, const char *namefield,
                                  dc_counter_set_in *cs)
 {
     const char *const F[] = {namefield, "counters"};
-    const tent *f[2];
-    DC_TRY(want(c, m, T_MAP));
+    const dc_tent *f[2];
+    DC_TRY(want(c, m, DC_TN_MAP));
     DC_TRY(fields(c, m, F, 2, f));
-    const tnode *v;
-    pf(c, namefield);
+    const dc_tnode *v;
+    dc_path_field(c, namefield);
     DC_TRY(req_str(c, f[0], m->line, &v));
     const char *why = label_err(v->s, v->n);
     if (why)
         return bad_value(c, v, why);
     DC_TRY(sdup(c, v->s, v->n, &cs->name));
-    pp(c);
+    dc_path_pop(c);
     return counters(c, f[1], m->line, cs);
 }
 
-static dracel_status counter_sets(ld *c, const tent *e, const char *namefield, uint32_t max,
+static dracel_status counter_sets(dc_ld *c, const dc_tent *e, const char *namefield, uint32_t max,
                                   dc_counter_set_in **out, uint32_t *nout)
 {
-    const tnode *v = &e->v;
-    DC_TRY(want(c, v, T_SEQ));
+    const dc_tnode *v = &e->v;
+    DC_TRY(want(c, v, DC_TN_SEQ));
     if (v->n > max)
         return fail(c, e->kline, "%u counter sets, more than %u", (unsigned)v->n, (unsigned)max);
     dc_counter_set_in *cs = szalloc(c, v->n, sizeof *cs);
     if (v->n && !cs)
         return oom(c);
     for (uint32_t i = 0; i < v->n; i++) {
-        pi(c, i);
+        dc_path_index(c, i);
         DC_TRY(counter_set(c, &v->kids[i].v, namefield, &cs[i]));
         for (uint32_t j = 0; j < i; j++) {
             if (strcmp(cs[j].name, cs[i].name) == 0) {
-                pf(c, namefield);
+                dc_path_field(c, namefield);
                 return fail(c, v->kids[i].v.line, "duplicate value %s",
                             qs(c, 0, cs[i].name, strlen(cs[i].name), true));
             }
         }
-        pp(c);
+        dc_path_pop(c);
     }
     *out = cs;
     *nout = v->n;
@@ -1443,32 +1443,32 @@ static dracel_status counter_sets(ld *c, const tent *e, const char *namefield, u
 }
 
 /* One DeviceTaint {key, value, effect} (timeAdded is ignored). */
-static dracel_status taint(ld *c, const tnode *m, dc_taint_in *t)
+static dracel_status taint(dc_ld *c, const dc_tnode *m, dc_taint_in *t)
 {
     static const char *const TF[] = {"key", "value", "effect"};
     static const char *const EFFECTS[] = {"None", "NoSchedule", "NoExecute", NULL};
-    const tent *f[3];
-    const tnode *x;
+    const dc_tent *f[3];
+    const dc_tnode *x;
     const char *why;
-    DC_TRY(want(c, m, T_MAP));
+    DC_TRY(want(c, m, DC_TN_MAP));
     DC_TRY(fields(c, m, TF, 3, f));
-    pf(c, "key");
+    dc_path_field(c, "key");
     DC_TRY(req_str(c, f[0], m->line, &x));
     if ((why = label_key_err(x->s, x->n)) != NULL)
         return bad_value(c, x, why);
     DC_TRY(sdup(c, x->s, x->n, &t->key));
-    pp(c);
+    dc_path_pop(c);
     if (f[1]) {
-        pf(c, "value");
+        dc_path_field(c, "value");
         x = &f[1]->v;
-        DC_TRY(want(c, x, T_STR));
+        DC_TRY(want(c, x, DC_TN_STR));
         if ((why = label_value_err(x->s, x->n)) != NULL)
             return bad_value(c, x, why);
         if (x->n)
             DC_TRY(sdup(c, x->s, x->n, &t->value));
-        pp(c);
+        dc_path_pop(c);
     }
-    pf(c, "effect");
+    dc_path_field(c, "effect");
     DC_TRY(req_str(c, f[2], m->line, &x));
     if (!eq_any(x->s, x->n, EFFECTS))
         return fail(c, x->line,
@@ -1476,14 +1476,14 @@ static dracel_status taint(ld *c, const tnode *m, dc_taint_in *t)
                     "\"None\"",
                     qs(c, 0, x->s, x->n, true));
     DC_TRY(sdup(c, x->s, x->n, &t->effect));
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
-static dracel_status taints(ld *c, const tent *e, dc_device_in *d)
+static dracel_status taints(dc_ld *c, const dc_tent *e, dc_device_in *d)
 {
-    const tnode *v = &e->v;
-    DC_TRY(want(c, v, T_SEQ));
+    const dc_tnode *v = &e->v;
+    DC_TRY(want(c, v, DC_TN_SEQ));
     if (v->n > MAX_TAINTS)
         return fail(c, e->kline, "%u taints, more than %u", (unsigned)v->n, MAX_TAINTS);
     d->taints = szalloc(c, v->n, sizeof *d->taints);
@@ -1491,9 +1491,9 @@ static dracel_status taints(ld *c, const tent *e, dc_device_in *d)
         return oom(c);
     d->ntaints = v->n;
     for (uint32_t i = 0; i < v->n; i++) {
-        pi(c, i);
+        dc_path_index(c, i);
         DC_TRY(taint(c, &v->kids[i].v, &d->taints[i]));
-        pp(c);
+        dc_path_pop(c);
     }
     return DRACEL_OK;
 }
@@ -1506,55 +1506,55 @@ _Static_assert(D_N <= MAXF, "fields() takes at most MAXF names");
  * one device on its own (dc_ld_device_alone). */
 enum { DEV_SLICE, DEV_SLICE_PER_DEVICE, DEV_ALONE };
 
-static dracel_status device(ld *c, const tnode *m, int mode, dc_device_in *d)
+static dracel_status device(dc_ld *c, const dc_tnode *m, int mode, dc_device_in *d)
 {
     static const char *const DF[D_N] = {"name",     "attributes",   "capacity",
                                         "consumesCounters", "nodeName", "nodeSelector",
                                         "allNodes", "taints",       "allowMultipleAllocations",
                                         "basic", "bindingConditions", "bindingFailureConditions",
                                         "bindsToNode"};
-    const tent *f[D_N];
-    DC_TRY(want(c, m, T_MAP));
+    const dc_tent *f[D_N];
+    DC_TRY(want(c, m, DC_TN_MAP));
     DC_TRY(fields(c, m, DF, D_N, f));
     d->line = m->line;
-    const tnode *v;
+    const dc_tnode *v;
     const char *why;
     if (f[D_NAME] || mode != DEV_ALONE) {
-        pf(c, "name");
+        dc_path_field(c, "name");
         DC_TRY(req_str(c, f[D_NAME], m->line, &v));
         if ((why = label_err(v->s, v->n)) != NULL)
             return bad_value(c, v, why);
         DC_TRY(sdup(c, v->s, v->n, &d->name));
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[D_BASIC]) {
-        pf(c, "basic");
+        dc_path_field(c, "basic");
         return fail(c, f[D_BASIC]->kline,
                     "the resource.k8s.io/v1beta1 device shape is not supported (use "
                     "resource.k8s.io/v1: attributes and capacity directly in the device)");
     }
     uint32_t na = 0, nc = 0;
     if (f[D_ATTRS]) {
-        pf(c, "attributes");
-        DC_TRY(want(c, &f[D_ATTRS]->v, T_MAP));
+        dc_path_field(c, "attributes");
+        DC_TRY(want(c, &f[D_ATTRS]->v, DC_TN_MAP));
         na = f[D_ATTRS]->v.n;
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[D_CAPS]) {
-        pf(c, "capacity");
-        DC_TRY(want(c, &f[D_CAPS]->v, T_MAP));
+        dc_path_field(c, "capacity");
+        DC_TRY(want(c, &f[D_CAPS]->v, DC_TN_MAP));
         nc = f[D_CAPS]->v.n;
-        pp(c);
+        dc_path_pop(c);
     }
     if ((uint64_t)na + nc > MAX_ATTRS_CAPS) {
-        const tent *at = f[D_ATTRS] ? f[D_ATTRS] : f[D_CAPS];
-        pf(c, f[D_ATTRS] ? "attributes" : "capacity");
+        const dc_tent *at = f[D_ATTRS] ? f[D_ATTRS] : f[D_CAPS];
+        dc_path_field(c, f[D_ATTRS] ? "attributes" : "capacity");
         return fail(c, at->kline, "%llu attributes and capacities, more than %u",
                     (unsigned long long)na + nc, MAX_ATTRS_CAPS);
     }
     if (na) {
-        const tnode *am = &f[D_ATTRS]->v;
-        pf(c, "attributes");
+        const dc_tnode *am = &f[D_ATTRS]->v;
+        dc_path_field(c, "attributes");
         DC_TRY(map_dups(c, am));
         d->attrs = szalloc(c, na, sizeof *d->attrs);
         if (!d->attrs)
@@ -1562,11 +1562,11 @@ static dracel_status device(ld *c, const tnode *m, int mode, dc_device_in *d)
         d->nattrs = na;
         for (uint32_t i = 0; i < na; i++)
             DC_TRY(attribute(c, &am->kids[i], &d->attrs[i]));
-        pp(c);
+        dc_path_pop(c);
     }
     if (nc) {
-        const tnode *cm = &f[D_CAPS]->v;
-        pf(c, "capacity");
+        const dc_tnode *cm = &f[D_CAPS]->v;
+        dc_path_field(c, "capacity");
         DC_TRY(map_dups(c, cm));
         d->caps = szalloc(c, nc, sizeof *d->caps);
         if (!d->caps)
@@ -1574,22 +1574,24 @@ static dracel_status device(ld *c, const tnode *m, int mode, dc_device_in *d)
         d->ncaps = nc;
         for (uint32_t i = 0; i < nc; i++)
             DC_TRY(capacity(c, &cm->kids[i], &d->caps[i]));
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[D_TAINTS]) {
-        pf(c, "taints");
+        dc_path_field(c, "taints");
         DC_TRY(taints(c, f[D_TAINTS], d));
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[D_CONSUMES]) {
-        pf(c, "consumesCounters");
+        dc_path_field(c, "consumesCounters");
         DC_TRY(counter_sets(c, f[D_CONSUMES], "counterSet", MAX_CONSUMES, &d->consumes,
                             &d->nconsumes));
-        pp(c);
+        dc_path_pop(c);
     }
     bool node_fields = f[D_NODENAME] || f[D_NODESEL] || f[D_ALLNODES];
     if (mode == DEV_SLICE && node_fields) {
-        const tent *x = f[D_NODENAME] ? f[D_NODENAME] : f[D_NODESEL] ? f[D_NODESEL] : f[D_ALLNODES];
+        const dc_tent *x = f[D_NODENAME]  ? f[D_NODENAME]
+                           : f[D_NODESEL] ? f[D_NODESEL]
+                                          : f[D_ALLNODES];
         return fail(c, x->kline,
                     "`nodeName`, `nodeSelector` and `allNodes` can only be set if "
                     "`perDeviceNodeSelection` is set to true in the ResourceSlice spec");
@@ -1598,31 +1600,31 @@ static dracel_status device(ld *c, const tnode *m, int mode, dc_device_in *d)
         DC_TRY(node_scope(c, m, f[D_NODENAME], f[D_NODESEL], f[D_ALLNODES], NULL, false,
                           &d->node));
     if (f[D_MULTI]) {
-        pf(c, "allowMultipleAllocations");
-        DC_TRY(want(c, &f[D_MULTI]->v, T_BOOL));
+        dc_path_field(c, "allowMultipleAllocations");
+        DC_TRY(want(c, &f[D_MULTI]->v, DC_TN_BOOL));
         d->allow_multiple = f[D_MULTI]->v.b;
-        pp(c);
+        dc_path_pop(c);
     }
     /* bindingConditions, bindingFailureConditions (validateDeviceBindingParameters: at most 4
      * label names each, no repeats, none in both) and bindsToNode */
-    const tent *bl[2] = {f[D_BINDC], f[D_BINDF]};
+    const dc_tent *bl[2] = {f[D_BINDC], f[D_BINDF]};
     const char **bv[2] = {NULL, NULL};
     uint32_t bn[2] = {0, 0};
     for (int k = 0; k < 2; k++) {
-        if (!bl[k] || bl[k]->v.t == T_NULL)
+        if (!bl[k] || bl[k]->v.t == DC_TN_NULL)
             continue;
-        const tnode *l = &bl[k]->v;
-        pf(c, DF[D_BINDC + k]);
-        DC_TRY(want(c, l, T_SEQ));
+        const dc_tnode *l = &bl[k]->v;
+        dc_path_field(c, DF[D_BINDC + k]);
+        DC_TRY(want(c, l, DC_TN_SEQ));
         if (l->n > 4)
             return fail(c, bl[k]->kline, "must have at most 4 items");
         bv[k] = szalloc(c, l->n, sizeof *bv[k]);
         if (l->n && !bv[k])
             return oom(c);
         for (uint32_t i = 0; i < l->n; i++) {
-            const tnode *x = &l->kids[i].v;
-            pi(c, i);
-            DC_TRY(want(c, x, T_STR));
+            const dc_tnode *x = &l->kids[i].v;
+            dc_path_index(c, i);
+            DC_TRY(want(c, x, DC_TN_STR));
             const char *bad = label_key_err(x->s, x->n);
             if (bad)
                 return bad_value(c, x, bad);
@@ -1634,14 +1636,14 @@ static dracel_status device(ld *c, const tnode *m, int mode, dc_device_in *d)
                                       : bad_value(c, x, "bindingFailureConditions must not "
                                                         "overlap with bindingConditions");
             DC_TRY(sdup(c, x->s, x->n, &bv[k][i]));
-            pp(c);
+            dc_path_pop(c);
         }
         bn[k] = l->n;
-        pp(c);
+        dc_path_pop(c);
     }
     if ((bn[0] == 0) != (bn[1] == 0)) {
         int k = bn[0] ? 1 : 0; /* the one missing */
-        pf(c, DF[D_BINDC + k]);
+        dc_path_field(c, DF[D_BINDC + k]);
         return fail(c, bl[1 - k]->kline, "%s are required to use %s", DF[D_BINDC + k],
                     DF[D_BINDC + 1 - k]);
     }
@@ -1650,16 +1652,16 @@ static dracel_status device(ld *c, const tnode *m, int mode, dc_device_in *d)
     d->binding_failure = bv[1];
     d->nbinding_failure = bn[1];
     if (f[D_BINDS]) {
-        pf(c, "bindsToNode");
-        DC_TRY(want(c, &f[D_BINDS]->v, T_BOOL));
+        dc_path_field(c, "bindsToNode");
+        DC_TRY(want(c, &f[D_BINDS]->v, DC_TN_BOOL));
         d->binds_to_node = f[D_BINDS]->v.b;
-        pp(c);
+        dc_path_pop(c);
     }
     for (uint32_t i = 0; i < d->ncaps; i++)
         if (d->caps[i].policy && !d->allow_multiple) {
-            pf(c, "capacity");
-            pk(c, d->caps[i].name, (uint32_t)strlen(d->caps[i].name));
-            pf(c, "requestPolicy");
+            dc_path_field(c, "capacity");
+            dc_path_key(c, d->caps[i].name, (uint32_t)strlen(d->caps[i].name));
+            dc_path_field(c, "requestPolicy");
             return fail(c, f[D_CAPS]->kline, "forbidden: allowMultipleAllocations must be true");
         }
     return DRACEL_OK;
@@ -1694,22 +1696,22 @@ bool dc_device_cap_hidden(const dc_device_in *d, uint32_t k, const char *driver)
     return false;
 }
 
-static bool nonempty_seq_field(const tnode *m, const char *name)
+static bool nonempty_seq_field(const dc_tnode *m, const char *name)
 {
     size_t n = strlen(name);
-    if (m->t != T_MAP)
+    if (m->t != DC_TN_MAP)
         return false;
     for (uint32_t i = 0; i < m->n; i++)
         if (m->kids[i].klen == n && memcmp(m->kids[i].k, name, n) == 0 &&
-            m->kids[i].v.t == T_SEQ && m->kids[i].v.n > 0)
+            m->kids[i].v.t == DC_TN_SEQ && m->kids[i].v.n > 0)
             return true;
     return false;
 }
 
-static dracel_status devices(ld *c, const tent *e, dc_slice_in *sl)
+static dracel_status devices(dc_ld *c, const dc_tent *e, dc_slice_in *sl)
 {
-    const tnode *v = &e->v;
-    DC_TRY(want(c, v, T_SEQ));
+    const dc_tnode *v = &e->v;
+    DC_TRY(want(c, v, DC_TN_SEQ));
     if (v->n > MAX_DEVICES)
         return fail(c, e->kline, "%u devices, more than %u", (unsigned)v->n, MAX_DEVICES);
     if (v->n > MAX_DEVICES_ADV) {
@@ -1726,19 +1728,19 @@ static dracel_status devices(ld *c, const tent *e, dc_slice_in *sl)
         return oom(c);
     sl->ndevices = v->n;
     for (uint32_t i = 0; i < v->n; i++) {
-        pi(c, i);
+        dc_path_index(c, i);
         DC_TRY(device(c, &v->kids[i].v, sl->node.per_device ? DEV_SLICE_PER_DEVICE : DEV_SLICE,
                       &sl->devices[i]));
         for (uint32_t j = 0; j < i; j++) {
             if (strcmp(sl->devices[j].name, sl->devices[i].name) == 0) {
-                pf(c, "name");
+                dc_path_field(c, "name");
                 return fail(c, sl->devices[i].line,
                             "duplicate device name %s (also spec.devices[%u])",
                             qs(c, 0, sl->devices[i].name, strlen(sl->devices[i].name), true),
                             (unsigned)j);
             }
         }
-        pp(c);
+        dc_path_pop(c);
     }
     return DRACEL_OK;
 }
@@ -1749,7 +1751,7 @@ static dracel_status devices(ld *c, const tent *e, dc_slice_in *sl)
 
 enum { S_DRIVER, S_POOL, S_NODENAME, S_NODESEL, S_ALLNODES, S_PERDEV, S_DEVICES, S_SHARED, S_N };
 
-static dracel_status push_slice(ld *c, const dc_slice_in *sl)
+static dracel_status push_slice(dc_ld *c, const dc_slice_in *sl)
 {
     dc_slice_set *s = c->s;
     if (s->n == s->cap) {
@@ -1768,7 +1770,7 @@ static dracel_status push_slice(ld *c, const dc_slice_in *sl)
     return DRACEL_OK;
 }
 
-static dracel_status slice(ld *c, const tnode *obj, const tent *meta, const tent *spec)
+static dracel_status slice(dc_ld *c, const dc_tnode *obj, const dc_tent *meta, const dc_tent *spec)
 {
     static const char *const MF[] = {"name"};
     static const char *const SF[S_N] = {"driver",   "pool",  "nodeName",
@@ -1781,19 +1783,19 @@ static dracel_status slice(ld *c, const tnode *obj, const tent *meta, const tent
     sl.line = obj->line;
     sl.name = "";
     c->okind = "ResourceSlice";
-    c->oname = UNNAMED;
+    c->oname = DC_LD_UNNAMED;
     c->np = 0;
-    const tnode *v;
+    const dc_tnode *v;
     const char *why;
     if (meta) {
-        const tent *f[1];
-        pf(c, "metadata");
-        DC_TRY(want(c, &meta->v, T_MAP));
+        const dc_tent *f[1];
+        dc_path_field(c, "metadata");
+        DC_TRY(want(c, &meta->v, DC_TN_MAP));
         DC_TRY(fields(c, &meta->v, MF, 1, f));
         if (f[0]) {
-            pf(c, "name");
+            dc_path_field(c, "name");
             v = &f[0]->v;
-            DC_TRY(want(c, v, T_STR));
+            DC_TRY(want(c, v, DC_TN_STR));
             if (v->n) {
                 if ((why = subdomain_err(v->s, v->n)) != NULL) {
                     c->oname = qs(c, 3, v->s, v->n, true); /* say which object, as given */
@@ -1802,55 +1804,55 @@ static dracel_status slice(ld *c, const tnode *obj, const tent *meta, const tent
                 DC_TRY(sdup(c, v->s, v->n, &sl.name));
                 c->oname = sl.name;
             }
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
-    pf(c, "spec");
+    dc_path_field(c, "spec");
     if (!spec)
         return fail(c, obj->line, "required value");
-    const tnode *sp = &spec->v;
-    const tent *f[S_N];
-    DC_TRY(want(c, sp, T_MAP));
+    const dc_tnode *sp = &spec->v;
+    const dc_tent *f[S_N];
+    DC_TRY(want(c, sp, DC_TN_MAP));
     DC_TRY(fields(c, sp, SF, S_N, f));
 
-    pf(c, "driver");
+    dc_path_field(c, "driver");
     DC_TRY(req_str(c, f[S_DRIVER], sp->line, &v));
     if ((why = driver_err(v->s, v->n)) != NULL)
         return bad_value(c, v, why);
     DC_TRY(sdup(c, v->s, v->n, &sl.driver));
-    pp(c);
+    dc_path_pop(c);
 
-    pf(c, "pool");
+    dc_path_field(c, "pool");
     if (!f[S_POOL])
         return fail(c, sp->line, "required value");
-    const tnode *pm = &f[S_POOL]->v;
-    const tent *pfl[3];
-    DC_TRY(want(c, pm, T_MAP));
+    const dc_tnode *pm = &f[S_POOL]->v;
+    const dc_tent *pfl[3];
+    DC_TRY(want(c, pm, DC_TN_MAP));
     DC_TRY(fields(c, pm, PF, 3, pfl));
-    pf(c, "name");
+    dc_path_field(c, "name");
     DC_TRY(req_str(c, pfl[0], pm->line, &v));
     if ((why = pool_err(v->s, v->n)) != NULL)
         return bad_value(c, v, why);
     DC_TRY(sdup(c, v->s, v->n, &sl.pool));
-    pp(c);
+    dc_path_pop(c);
     if (pfl[1]) {
-        pf(c, "generation");
+        dc_path_field(c, "generation");
         DC_TRY(want_int(c, &pfl[1]->v, &sl.generation));
         if (sl.generation < 0)
             return fail(c, pfl[1]->v.line, "invalid value %lld: must be greater than or equal to zero",
                         (long long)sl.generation);
-        pp(c);
+        dc_path_pop(c);
     }
-    pf(c, "resourceSliceCount");
+    dc_path_field(c, "resourceSliceCount");
     if (!pfl[2])
         return fail(c, pm->line, "required value");
     DC_TRY(want_int(c, &pfl[2]->v, &sl.slice_count));
     if (sl.slice_count <= 0)
         return fail(c, pfl[2]->v.line, "invalid value %lld: must be greater than zero",
                     (long long)sl.slice_count);
-    pp(c);
-    pp(c); /* pool */
+    dc_path_pop(c);
+    dc_path_pop(c); /* pool */
 
     DC_TRY(node_scope(c, sp, f[S_NODENAME], f[S_NODESEL], f[S_ALLNODES], f[S_PERDEV], true,
                       &sl.node));
@@ -1859,17 +1861,17 @@ static dracel_status slice(ld *c, const tnode *obj, const tent *meta, const tent
                                                                   : f[S_SHARED]->kline,
                     "only one of `sharedCounters` or `devices` is allowed");
     if (f[S_DEVICES]) {
-        pf(c, "devices");
+        dc_path_field(c, "devices");
         DC_TRY(devices(c, f[S_DEVICES], &sl));
-        pp(c);
+        dc_path_pop(c);
     }
     if (f[S_SHARED]) {
-        pf(c, "sharedCounters");
+        dc_path_field(c, "sharedCounters");
         DC_TRY(counter_sets(c, f[S_SHARED], "name", MAX_COUNTER_SETS, &sl.shared_counters,
                             &sl.nshared));
-        pp(c);
+        dc_path_pop(c);
     }
-    pp(c); /* spec */
+    dc_path_pop(c); /* spec */
     c->oname = NULL;
     return push_slice(c, &sl);
 }
@@ -1877,7 +1879,8 @@ static dracel_status slice(ld *c, const tnode *obj, const tent *meta, const tent
 /* A DeviceTaintRule: {metadata: {name}, spec: {deviceSelector: {driver, pool, device}, taint}}.
  * Since 1.35 a rule selects by driver, pool and device only; the CEL selectors and the class of
  * earlier alpha versions are refused rather than ignored (they would select other devices). */
-dracel_status dc_ld_taint_rule(ld *c, const tnode *obj, const tent *meta, const tent *spec)
+dracel_status dc_ld_taint_rule(dc_ld *c, const dc_tnode *obj, const dc_tent *meta,
+                               const dc_tent *spec)
 {
     static const char *const MF[] = {"name"};
     static const char *const SF[] = {"deviceSelector", "taint"};
@@ -1888,19 +1891,19 @@ dracel_status dc_ld_taint_rule(ld *c, const tnode *obj, const tent *meta, const 
     r.line = obj->line;
     r.name = "";
     c->okind = "DeviceTaintRule";
-    c->oname = UNNAMED;
+    c->oname = DC_LD_UNNAMED;
     c->np = 0;
-    const tnode *v;
+    const dc_tnode *v;
     const char *why;
     if (meta) {
-        const tent *f[1];
-        pf(c, "metadata");
-        DC_TRY(want(c, &meta->v, T_MAP));
+        const dc_tent *f[1];
+        dc_path_field(c, "metadata");
+        DC_TRY(want(c, &meta->v, DC_TN_MAP));
         DC_TRY(fields(c, &meta->v, MF, 1, f));
         if (f[0]) {
-            pf(c, "name");
+            dc_path_field(c, "name");
             v = &f[0]->v;
-            DC_TRY(want(c, v, T_STR));
+            DC_TRY(want(c, v, DC_TN_STR));
             if (v->n) {
                 if ((why = subdomain_err(v->s, v->n)) != NULL) {
                     c->oname = qs(c, 3, v->s, v->n, true);
@@ -1909,20 +1912,20 @@ dracel_status dc_ld_taint_rule(ld *c, const tnode *obj, const tent *meta, const 
                 DC_TRY(sdup(c, v->s, v->n, &r.name));
                 c->oname = r.name;
             }
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
-    pf(c, "spec");
+    dc_path_field(c, "spec");
     if (!spec)
         return fail(c, obj->line, "required value");
-    const tent *f[2];
-    DC_TRY(want(c, &spec->v, T_MAP));
+    const dc_tent *f[2];
+    DC_TRY(want(c, &spec->v, DC_TN_MAP));
     DC_TRY(fields(c, &spec->v, SF, 2, f));
-    if (f[0] && f[0]->v.t != T_NULL) {
-        const tent *d[5];
-        pf(c, "deviceSelector");
-        DC_TRY(want(c, &f[0]->v, T_MAP));
+    if (f[0] && f[0]->v.t != DC_TN_NULL) {
+        const dc_tent *d[5];
+        dc_path_field(c, "deviceSelector");
+        DC_TRY(want(c, &f[0]->v, DC_TN_MAP));
         DC_TRY(fields(c, &f[0]->v, DF, 5, d));
         for (int k = 3; k < 5; k++)
             if (d[k])
@@ -1930,26 +1933,26 @@ dracel_status dc_ld_taint_rule(ld *c, const tnode *obj, const tent *meta, const 
                             "selects devices by driver, pool and device only", DF[k]);
         const char **out[3] = {&r.driver, &r.pool, &r.device};
         for (int k = 0; k < 3; k++) {
-            if (!d[k] || d[k]->v.t == T_NULL)
+            if (!d[k] || d[k]->v.t == DC_TN_NULL)
                 continue;
-            pf(c, DF[k]);
+            dc_path_field(c, DF[k]);
             v = &d[k]->v;
-            DC_TRY(want(c, v, T_STR));
+            DC_TRY(want(c, v, DC_TN_STR));
             why = k == 0 ? driver_err(v->s, v->n) : k == 1 ? pool_err(v->s, v->n)
                                                           : label_err(v->s, v->n);
             if (why)
                 return bad_value(c, v, why);
             DC_TRY(sdup(c, v->s, v->n, out[k]));
-            pp(c);
+            dc_path_pop(c);
         }
-        pp(c);
+        dc_path_pop(c);
     }
-    pf(c, "taint");
+    dc_path_field(c, "taint");
     if (!f[1])
         return fail(c, spec->v.line, "required value");
     DC_TRY(taint(c, &f[1]->v, &r.taint));
-    pp(c);
-    pp(c);
+    dc_path_pop(c);
+    dc_path_pop(c);
     c->oname = NULL;
     dc_slice_set *s = c->s;
     if (s->nrules == s->caprules) {
@@ -1970,14 +1973,14 @@ dracel_status dc_ld_taint_rule(ld *c, const tnode *obj, const tent *meta, const 
  * Objects: ResourceSlice, List, other kinds
  */
 
-static bool str_is(const tnode *v, const char *s)
+static bool str_is(const dc_tnode *v, const char *s)
 {
     size_t n = strlen(s);
-    return v->t == T_STR && v->n == n && memcmp(v->s, s, n) == 0;
+    return v->t == DC_TN_STR && v->n == n && memcmp(v->s, s, n) == 0;
 }
 
-static dracel_status add_note(ld *c, uint32_t line, const char *what, const tnode *kind,
-                              const tnode *name)
+static dracel_status add_note(dc_ld *c, uint32_t line, const char *what, const dc_tnode *kind,
+                              const dc_tnode *name)
 {
     dc_slice_set *s = c->s;
     if (s->nnotes == s->capnotes) {
@@ -2002,14 +2005,14 @@ static dracel_status add_note(ld *c, uint32_t line, const char *what, const tnod
     return DRACEL_OK;
 }
 
-static bool slice_shaped(const tent *spec)
+static bool slice_shaped(const dc_tent *spec)
 {
-    if (!spec || spec->v.t != T_MAP)
+    if (!spec || spec->v.t != DC_TN_MAP)
         return false;
     bool drv = false, pool = false;
     for (uint32_t i = 0; i < spec->v.n; i++) {
-        const tent *e = &spec->v.kids[i];
-        if (e->v.t == T_NULL)
+        const dc_tent *e = &spec->v.kids[i];
+        if (e->v.t == DC_TN_NULL)
             continue;
         if (e->klen == 6 && memcmp(e->k, "driver", 6) == 0)
             drv = true;
@@ -2019,34 +2022,34 @@ static bool slice_shaped(const tent *spec)
     return drv && pool;
 }
 
-static dracel_status api_version(ld *c, const tnode *av)
+static dracel_status api_version(dc_ld *c, const dc_tnode *av)
 {
-    pf(c, "apiVersion");
-    DC_TRY(want(c, av, T_STR));
+    dc_path_field(c, "apiVersion");
+    DC_TRY(want(c, av, DC_TN_STR));
     if (!str_is(av, "resource.k8s.io/v1") && !str_is(av, "resource.k8s.io/v1beta2"))
         return fail(c, av->line,
                     "%s is not supported (resource.k8s.io/v1 or resource.k8s.io/v1beta2, which has "
                     "the same shape)",
                     qs(c, 0, av->s, av->n, true));
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
-static dracel_status rule_api_version(ld *c, const tnode *av)
+static dracel_status rule_api_version(dc_ld *c, const dc_tnode *av)
 {
-    pf(c, "apiVersion");
-    DC_TRY(want(c, av, T_STR));
+    dc_path_field(c, "apiVersion");
+    DC_TRY(want(c, av, DC_TN_STR));
     if (!str_is(av, "resource.k8s.io/v1") && !str_is(av, "resource.k8s.io/v1beta2") &&
         !str_is(av, "resource.k8s.io/v1alpha3"))
         return fail(c, av->line,
                     "%s is not supported for a DeviceTaintRule (resource.k8s.io/v1, v1beta2 or "
                     "v1alpha3)",
                     qs(c, 0, av->s, av->n, true));
-    pp(c);
+    dc_path_pop(c);
     return DRACEL_OK;
 }
 
-static uint64_t count(const ld *c)
+static uint64_t count(const dc_ld *c)
 {
     uint64_t n = (uint64_t)c->s->n + c->s->nnotes + c->s->nrules;
     if (c->o)
@@ -2054,14 +2057,14 @@ static uint64_t count(const ld *c)
     return n;
 }
 
-static dracel_status room(ld *c, uint32_t line)
+static dracel_status room(dc_ld *c, uint32_t line)
 {
     if (count(c) >= c->max_objects)
         return fail(c, line, "more than %u objects (the configured limit)", c->max_objects);
     return DRACEL_OK;
 }
 
-static unsigned kind_bit(const tnode *kind)
+static unsigned kind_bit(const dc_tnode *kind)
 {
     if (str_is(kind, "ResourceSlice"))
         return DC_OBJ_SLICE;
@@ -2074,35 +2077,35 @@ static unsigned kind_bit(const tnode *kind)
     return 0;
 }
 
-static dracel_status object(ld *c, const tnode *v, unsigned nest)
+static dracel_status object(dc_ld *c, const dc_tnode *v, unsigned nest)
 {
     static const char *const OF[] = {"apiVersion", "kind", "metadata", "spec", "items"};
-    const tent *f[5];
+    const dc_tent *f[5];
     c->oname = NULL;
     c->np = 0;
-    if (v->t == T_NULL)
+    if (v->t == DC_TN_NULL)
         return DRACEL_OK;
-    if (v->t == T_SEQ) {
+    if (v->t == DC_TN_SEQ) {
         if (nest >= MAX_LIST_NEST)
             return fail(c, v->line, "lists nested more than %u deep", MAX_LIST_NEST);
         for (uint32_t i = 0; i < v->n; i++)
             DC_TRY(object(c, &v->kids[i].v, nest + 1));
         return DRACEL_OK;
     }
-    if (v->t != T_MAP)
+    if (v->t != DC_TN_MAP)
         return fail(c, v->line, "expected an object, found %s", tname(v));
     DC_TRY(fields(c, v, OF, 5, f));
-    const tnode *kind = NULL, *name = NULL;
+    const dc_tnode *kind = NULL, *name = NULL;
     if (f[1]) {
-        pf(c, "kind");
-        DC_TRY(want(c, &f[1]->v, T_STR));
-        pp(c);
+        dc_path_field(c, "kind");
+        DC_TRY(want(c, &f[1]->v, DC_TN_STR));
+        dc_path_pop(c);
         kind = &f[1]->v;
     }
-    if (f[2] && f[2]->v.t == T_MAP) {
+    if (f[2] && f[2]->v.t == DC_TN_MAP) {
         for (uint32_t i = 0; i < f[2]->v.n; i++) {
-            const tent *e = &f[2]->v.kids[i];
-            if (e->klen == 4 && memcmp(e->k, "name", 4) == 0 && e->v.t == T_STR && e->v.n)
+            const dc_tent *e = &f[2]->v.kids[i];
+            if (e->klen == 4 && memcmp(e->k, "name", 4) == 0 && e->v.t == DC_TN_STR && e->v.n)
                 name = &e->v;
         }
     }
@@ -2111,12 +2114,12 @@ static dracel_status object(ld *c, const tnode *v, unsigned nest)
     if (is_list) {
         if (!f[4])
             return DRACEL_OK;
-        pf(c, "items");
-        DC_TRY(want(c, &f[4]->v, T_SEQ));
-        pp(c);
+        dc_path_field(c, "items");
+        DC_TRY(want(c, &f[4]->v, DC_TN_SEQ));
+        dc_path_pop(c);
         if (nest >= MAX_LIST_NEST)
             return fail(c, v->line, "lists nested more than %u deep", MAX_LIST_NEST);
-        const tnode *items = &f[4]->v;
+        const dc_tnode *items = &f[4]->v;
         for (uint32_t i = 0; i < items->n; i++)
             DC_TRY(object(c, &items->kids[i].v, nest + 1));
         return DRACEL_OK;
@@ -2154,23 +2157,23 @@ static dracel_status object(ld *c, const tnode *v, unsigned nest)
  * JSON
  */
 
-static dracel_status too_many_values(ld *c, uint32_t line)
+static dracel_status too_many_values(dc_ld *c, uint32_t line)
 {
     return fail(c, line, "more than %u values in one file (the loader's limit; split the file)",
                 (unsigned)DC_SLICES_MAX_VALUES_PER_FILE);
 }
 
-static dracel_status jv_push(ld *c, uint32_t off, uint32_t len, uint32_t line)
+static dracel_status jv_push(dc_ld *c, uint32_t off, uint32_t len, uint32_t line)
 {
     if (c->njv >= DC_SLICES_MAX_VALUES_PER_FILE)
         return too_many_values(c, line);
     if (!grow(c->a, (void **)&c->jv, &c->capjv, c->njv + 1, sizeof *c->jv))
         return oom(c);
-    c->jv[c->njv++] = (jtok){off, len, line};
+    c->jv[c->njv++] = (dc_jtok){off, len, line};
     return DRACEL_OK;
 }
 
-static dracel_status jk_push(ld *c, uint32_t line)
+static dracel_status jk_push(dc_ld *c, uint32_t line)
 {
     if (!grow(c->a, (void **)&c->jk, &c->capjk, c->njk + 1, sizeof *c->jk))
         return oom(c);
@@ -2188,7 +2191,7 @@ enum { J_VALUE, J_VALUE_OR_CLOSE, J_KEY, J_KEY_OR_CLOSE, J_COLON, J_COMMA_OR_CLO
 
 #define JSON_MAX_NUMBER 63 /* cJSON copies at most 63 characters of a number */
 
-static dracel_status jsyntax(ld *c, const char *p, size_t len, size_t i, uint32_t line,
+static dracel_status jsyntax(dc_ld *c, const char *p, size_t len, size_t i, uint32_t line,
                              const char *what)
 {
     c->fail_col = col_at(p, len, i);
@@ -2207,7 +2210,7 @@ static unsigned hex4(const char *p)
 
 /* The pre-scan (see the file comment): the whole JSON grammar, so that cJSON only ever sees valid
  * JSON, plus the side tables (value tokens and key lines in document order). */
-static dracel_status json_scan(ld *c, const char *p, size_t len)
+static dracel_status json_scan(dc_ld *c, const char *p, size_t len)
 {
     size_t i = 0;
     uint32_t line = 1, depth = 0;
@@ -2373,11 +2376,11 @@ typedef struct jwalk {
     size_t vi, ki;
 } jwalk;
 
-static dracel_status jconv(ld *c, jwalk *w, const cJSON *x, tnode *out)
+static dracel_status jconv(dc_ld *c, jwalk *w, const cJSON *x, dc_tnode *out)
 {
     if (w->vi >= c->njv)
         return fail(c, 0, "internal error: JSON token mismatch");
-    const jtok *t = &c->jv[w->vi++];
+    const dc_jtok *t = &c->jv[w->vi++];
     memset(out, 0, sizeof *out);
     out->line = t->line;
     out->off = t->off;
@@ -2387,7 +2390,7 @@ static dracel_status jconv(ld *c, jwalk *w, const cJSON *x, tnode *out)
     case cJSON_True:
         if (first != 't' && first != 'f')
             break;
-        out->t = T_BOOL;
+        out->t = DC_TN_BOOL;
         out->b = (x->type & 0xFF) == cJSON_True;
         out->s = first == 't' ? "true" : "false";
         out->n = (uint32_t)strlen(out->s);
@@ -2395,7 +2398,7 @@ static dracel_status jconv(ld *c, jwalk *w, const cJSON *x, tnode *out)
     case cJSON_NULL:
         if (first != 'n')
             break;
-        out->t = T_NULL;
+        out->t = DC_TN_NULL;
         out->s = "null";
         out->n = 4;
         return DRACEL_OK;
@@ -2406,9 +2409,9 @@ static dracel_status jconv(ld *c, jwalk *w, const cJSON *x, tnode *out)
         out->s = z;
         out->n = t->len;
         if (memchr(z, '.', t->len) || memchr(z, 'e', t->len) || memchr(z, 'E', t->len)) {
-            out->t = T_FLOAT;
+            out->t = DC_TN_FLOAT;
         } else {
-            out->t = T_INT;
+            out->t = DC_TN_INT;
             out->iok = dec_i64(z, t->len, &out->i);
         }
         return DRACEL_OK;
@@ -2416,7 +2419,7 @@ static dracel_status jconv(ld *c, jwalk *w, const cJSON *x, tnode *out)
     case cJSON_String:
         if (first != '"' || !x->valuestring)
             break;
-        out->t = T_STR;
+        out->t = DC_TN_STR;
         out->s = x->valuestring;
         out->n = (uint32_t)strlen(x->valuestring);
         return DRACEL_OK;
@@ -2428,7 +2431,7 @@ static dracel_status jconv(ld *c, jwalk *w, const cJSON *x, tnode *out)
         uint32_t n = 0;
         for (const cJSON *k = x->child; k; k = k->next)
             n++;
-        out->t = obj ? T_MAP : T_SEQ;
+        out->t = obj ? DC_TN_MAP : DC_TN_SEQ;
         out->n = n;
         if (n) {
             out->kids = dc_arena_alloc(&c->doc, (size_t)n * sizeof *out->kids);
@@ -2437,7 +2440,7 @@ static dracel_status jconv(ld *c, jwalk *w, const cJSON *x, tnode *out)
         }
         uint32_t i = 0;
         for (const cJSON *k = x->child; k; k = k->next, i++) {
-            tent *e = &out->kids[i];
+            dc_tent *e = &out->kids[i];
             e->k = NULL;
             e->klen = e->kline = 0;
             if (obj) {
@@ -2461,7 +2464,7 @@ static dracel_status jconv(ld *c, jwalk *w, const cJSON *x, tnode *out)
 static pthread_mutex_t cjson_parse_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* buf[len] is '\0'. */
-static dracel_status load_json(ld *c, const char *buf, size_t len)
+static dracel_status load_json(dc_ld *c, const char *buf, size_t len)
 {
     size_t bad = dc_utf8_check((const unsigned char *)buf, len);
     if (bad < len) {
@@ -2481,7 +2484,7 @@ static dracel_status load_json(ld *c, const char *buf, size_t len)
     if (!root) /* the text passed the full grammar check: cJSON ran out of memory */
         return oom(c);
     jwalk w = {buf, 0, 0};
-    tnode tree;
+    dc_tnode tree;
     dracel_status st = jconv(c, &w, root, &tree);
     if (st == DRACEL_OK && (w.vi != c->njv || w.ki != c->njk))
         st = fail(c, 0, "internal error: JSON token mismatch");
@@ -2498,14 +2501,14 @@ static dracel_status load_json(ld *c, const char *buf, size_t len)
 static const char *const Y_STR_TAGS[] = {"tag:yaml.org,2002:str", "!", NULL};
 
 /* Place a finished node at the current position of the builder. */
-static dracel_status y_place(ld *c, const tnode *v, size_t *where)
+static dracel_status y_place(dc_ld *c, const dc_tnode *v, size_t *where)
 {
     if (c->nfr == 0) {
         c->root = *v;
         *where = SIZE_MAX;
         return DRACEL_OK;
     }
-    yframe *f = &c->fr[c->nfr - 1];
+    dc_yframe *f = &c->fr[c->nfr - 1];
     if (f->map && !f->want_key) {
         c->scr[c->nscr - 1].v = *v;
         f->want_key = true;
@@ -2514,7 +2517,7 @@ static dracel_status y_place(ld *c, const tnode *v, size_t *where)
     }
     if (!grow(c->a, (void **)&c->scr, &c->capscr, c->nscr + 1, sizeof *c->scr))
         return oom(c);
-    tent *e = &c->scr[c->nscr++];
+    dc_tent *e = &c->scr[c->nscr++];
     e->k = NULL;
     e->klen = e->kline = 0;
     e->v = *v;
@@ -2522,7 +2525,7 @@ static dracel_status y_place(ld *c, const tnode *v, size_t *where)
     return DRACEL_OK;
 }
 
-static dracel_status y_scalar(ld *c, const yaml_event_t *ev)
+static dracel_status y_scalar(dc_ld *c, const yaml_event_t *ev)
 {
     size_t len = ev->data.scalar.length;
     const char *txt = (const char *)ev->data.scalar.value;
@@ -2532,9 +2535,9 @@ static dracel_status y_scalar(ld *c, const yaml_event_t *ev)
     char *s = dc_arena_strndup(&c->doc, txt, len);
     if (!s)
         return oom(c);
-    tnode v;
+    dc_tnode v;
     memset(&v, 0, sizeof v);
-    v.t = T_STR;
+    v.t = DC_TN_STR;
     v.line = line;
     v.off = (uint32_t)ev->start_mark.index;
     v.s = s;
@@ -2546,11 +2549,11 @@ static dracel_status y_scalar(ld *c, const yaml_event_t *ev)
         /* a key: as sigs.k8s.io/yaml turns it into a JSON object key */
         const char *k = v.s;
         char buf[32];
-        if (v.t == T_BOOL)
+        if (v.t == DC_TN_BOOL)
             k = v.b ? "true" : "false";
-        else if (v.t == T_NULL)
+        else if (v.t == DC_TN_NULL)
             k = "null";
-        else if (v.t == T_INT) {
+        else if (v.t == DC_TN_INT) {
             if (v.iok)
                 snprintf(buf, sizeof buf, "%lld", (long long)v.i);
             else
@@ -2561,7 +2564,7 @@ static dracel_status y_scalar(ld *c, const yaml_event_t *ev)
             return oom(c);
         if (!grow(c->a, (void **)&c->scr, &c->capscr, c->nscr + 1, sizeof *c->scr))
             return oom(c);
-        tent *e = &c->scr[c->nscr++];
+        dc_tent *e = &c->scr[c->nscr++];
         memset(e, 0, sizeof *e);
         e->k = k;
         e->klen = (uint32_t)strlen(k);
@@ -2573,47 +2576,47 @@ static dracel_status y_scalar(ld *c, const yaml_event_t *ev)
     return y_place(c, &v, &where);
 }
 
-static dracel_status y_open(ld *c, const yaml_event_t *ev, bool map)
+static dracel_status y_open(dc_ld *c, const yaml_event_t *ev, bool map)
 {
     uint32_t line = (uint32_t)ev->start_mark.line + 1;
     if (c->nfr && c->fr[c->nfr - 1].map && c->fr[c->nfr - 1].want_key)
         return fail(c, line, "YAML mapping keys must be scalars");
     if (c->nfr + 1 > c->max_depth)
         return fail(c, line, "nesting deeper than %u", c->max_depth);
-    tnode v;
+    dc_tnode v;
     memset(&v, 0, sizeof v);
-    v.t = map ? T_MAP : T_SEQ;
+    v.t = map ? DC_TN_MAP : DC_TN_SEQ;
     v.line = line;
     v.off = (uint32_t)ev->start_mark.index;
     size_t where;
     DC_TRY(y_place(c, &v, &where));
     if (!grow(c->a, (void **)&c->fr, &c->capfr, c->nfr + 1, sizeof *c->fr))
         return oom(c);
-    c->fr[c->nfr++] = (yframe){where, c->nscr, map, true};
+    c->fr[c->nfr++] = (dc_yframe){where, c->nscr, map, true};
     return DRACEL_OK;
 }
 
-static dracel_status y_close(ld *c)
+static dracel_status y_close(dc_ld *c)
 {
     if (c->nfr == 0)
         return fail(c, 0, "internal error: unbalanced YAML events");
-    yframe f = c->fr[--c->nfr];
+    dc_yframe f = c->fr[--c->nfr];
     size_t n = c->nscr - f.first;
-    tent *kids = NULL;
+    dc_tent *kids = NULL;
     if (n) {
         kids = dc_arena_alloc(&c->doc, n * sizeof *kids);
         if (!kids)
             return oom(c);
         memcpy(kids, c->scr + f.first, n * sizeof *kids);
     }
-    tnode *node = f.self == SIZE_MAX ? &c->root : &c->scr[f.self].v;
+    dc_tnode *node = f.self == SIZE_MAX ? &c->root : &c->scr[f.self].v;
     node->kids = kids;
     node->n = (uint32_t)n;
     c->nscr = f.first;
     return DRACEL_OK;
 }
 
-static dracel_status yaml_error(ld *c, const yaml_parser_t *p, const char *buf, size_t len)
+static dracel_status yaml_error(dc_ld *c, const yaml_parser_t *p, const char *buf, size_t len)
 {
     if (p->error == YAML_MEMORY_ERROR)
         return oom(c);
@@ -2628,7 +2631,7 @@ static dracel_status yaml_error(ld *c, const yaml_parser_t *p, const char *buf, 
     return fail(c, line, "YAML syntax error: %s", p->problem ? p->problem : "invalid input");
 }
 
-static dracel_status load_yaml(ld *c, const char *buf, size_t len)
+static dracel_status load_yaml(dc_ld *c, const char *buf, size_t len)
 {
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p))
@@ -2654,7 +2657,7 @@ static dracel_status load_yaml(ld *c, const char *buf, size_t len)
                 break;
             case YAML_DOCUMENT_START_EVENT:
                 memset(&c->root, 0, sizeof c->root);
-                c->root.t = T_NULL;
+                c->root.t = DC_TN_NULL;
                 c->nscr = c->nfr = 0;
                 break;
             case YAML_DOCUMENT_END_EVENT:
@@ -2693,7 +2696,7 @@ static dracel_status load_yaml(ld *c, const char *buf, size_t len)
  */
 
 /* buf[len] is '\0'. */
-static dracel_status load_text(ld *c, const char *buf, size_t len)
+static dracel_status load_text(dc_ld *c, const char *buf, size_t len)
 {
     if (len > c->max_bytes)
         return fail(c, 0, "%zu bytes, more than the limit of %zu", len, c->max_bytes);
@@ -2714,7 +2717,7 @@ static dracel_status load_text(ld *c, const char *buf, size_t len)
     return st;
 }
 
-static dracel_status set_file(ld *c, const char *name)
+static dracel_status set_file(dc_ld *c, const char *name)
 {
     c->file = name;
     char *p = dc_arena_strndup(&c->s->arena, name, strlen(name));
@@ -2725,7 +2728,7 @@ static dracel_status set_file(ld *c, const char *name)
 }
 
 /* read(2), not stdio: fopen allocates its FILE and buffer with malloc, past the hook. */
-static dracel_status load_file(ld *c, const char *path)
+static dracel_status load_file(dc_ld *c, const char *path)
 {
     c->file = path;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -2784,7 +2787,7 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static dracel_status load_dir(ld *c, const char *path)
+static dracel_status load_dir(dc_ld *c, const char *path)
 {
     DIR *d = opendir(path);
     if (!d)
@@ -2855,7 +2858,8 @@ void dc_slice_set_free(dc_slice_set *s)
     dc_arena_init(&s->arena, a);
 }
 
-static void ld_init(ld *c, dc_slice_set *s, const dc_slices_limits *lim, char *err, size_t errcap)
+static void ld_init(dc_ld *c, dc_slice_set *s, const dc_slices_limits *lim, char *err,
+                    size_t errcap)
 {
     memset(c, 0, sizeof *c);
     c->s = s;
@@ -2875,7 +2879,7 @@ static void ld_init(ld *c, dc_slice_set *s, const dc_slices_limits *lim, char *e
         err[0] = '\0';
 }
 
-static void ld_free(ld *c)
+static void ld_free(dc_ld *c)
 {
     dc_arena_free(&c->doc);
     dc_free(c->a, c->scr, c->capscr * sizeof *c->scr);
@@ -2886,7 +2890,7 @@ static void ld_free(ld *c)
 }
 
 /* A file, or (when dirs) a directory of files. */
-static dracel_status load_path(ld *c, const char *path, bool dirs)
+static dracel_status load_path(dc_ld *c, const char *path, bool dirs)
 {
     struct stat sb;
     if (stat(path, &sb) != 0)
@@ -2898,7 +2902,7 @@ static dracel_status load_path(ld *c, const char *path, bool dirs)
     return io_fail(c, path, "not a regular file or directory", EINVAL);
 }
 
-static dracel_status load_buffer(ld *c, const char *name, const char *buf, size_t len)
+static dracel_status load_buffer(dc_ld *c, const char *name, const char *buf, size_t len)
 {
     c->file = name ? name : "<input>";
     if (len > c->max_bytes)
@@ -2923,7 +2927,7 @@ dracel_status dc_slices_load(dc_slice_set *s, const char *path, const dc_slices_
         err[0] = '\0';
     if (!s || !path)
         return DRACEL_EINVAL;
-    ld c;
+    dc_ld c;
     ld_init(&c, s, lim, err, errcap);
     uint32_t n0 = s->n, nn0 = s->nnotes, nr0 = s->nrules;
     dracel_status st = load_path(&c, path, true);
@@ -2944,7 +2948,7 @@ dracel_status dc_slices_load_buffer(dc_slice_set *s, const char *name, const cha
         err[0] = '\0';
     if (!s || (!buf && len))
         return DRACEL_EINVAL;
-    ld c;
+    dc_ld c;
     ld_init(&c, s, lim, err, errcap);
     uint32_t n0 = s->n, nn0 = s->nnotes, nr0 = s->nrules;
     dracel_status st = load_buffer(&c, name, buf, len);
@@ -2961,32 +2965,32 @@ dracel_status dc_slices_load_buffer(dc_slice_set *s, const char *name, const cha
  * For src/objects.c (ldint.h)
  */
 
-void dc_ld_init(ld *c, dc_slice_set *s, const dc_slices_limits *lim, char *err, size_t errcap)
+void dc_ld_init(dc_ld *c, dc_slice_set *s, const dc_slices_limits *lim, char *err, size_t errcap)
 {
     ld_init(c, s, lim, err, errcap);
 }
 
-void dc_ld_free(ld *c)
+void dc_ld_free(dc_ld *c)
 {
     ld_free(c);
 }
 
-dracel_status dc_ld_load_path(ld *c, const char *path, bool dirs)
+dracel_status dc_ld_load_path(dc_ld *c, const char *path, bool dirs)
 {
     return load_path(c, path, dirs);
 }
 
-dracel_status dc_ld_load_buffer(ld *c, const char *name, const char *buf, size_t len)
+dracel_status dc_ld_load_buffer(dc_ld *c, const char *name, const char *buf, size_t len)
 {
     return load_buffer(c, name, buf, len);
 }
 
-dracel_status dc_ld_room(ld *c, uint32_t line)
+dracel_status dc_ld_room(dc_ld *c, uint32_t line)
 {
     return room(c, line);
 }
 
-dracel_status dc_ld_fail(ld *c, uint32_t line, const char *fmt, ...)
+dracel_status dc_ld_fail(dc_ld *c, uint32_t line, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -2995,58 +2999,58 @@ dracel_status dc_ld_fail(ld *c, uint32_t line, const char *fmt, ...)
     return st;
 }
 
-dracel_status dc_ld_oom(ld *c)
+dracel_status dc_ld_oom(dc_ld *c)
 {
     return oom(c);
 }
 
-const char *dc_ld_qs(ld *c, int slot, const char *s, size_t n, bool quote)
+const char *dc_ld_qs(dc_ld *c, int slot, const char *s, size_t n, bool quote)
 {
     return qs(c, slot, s, n, quote);
 }
 
-const char *dc_ld_tname(const tnode *v)
+const char *dc_ld_tname(const dc_tnode *v)
 {
     return tname(v);
 }
 
-dracel_status dc_ld_bad_value(ld *c, const tnode *v, const char *why)
+dracel_status dc_ld_bad_value(dc_ld *c, const dc_tnode *v, const char *why)
 {
     return bad_value(c, v, why);
 }
 
-dracel_status dc_ld_want(ld *c, const tnode *v, int t)
+dracel_status dc_ld_want(dc_ld *c, const dc_tnode *v, int t)
 {
     return want(c, v, t);
 }
 
-dracel_status dc_ld_want_int(ld *c, const tnode *v, int64_t *out)
+dracel_status dc_ld_want_int(dc_ld *c, const dc_tnode *v, int64_t *out)
 {
     return want_int(c, v, out);
 }
 
-dracel_status dc_ld_fields(ld *c, const tnode *m, const char *const *names, unsigned nn,
-                           const tent **out)
+dracel_status dc_ld_fields(dc_ld *c, const dc_tnode *m, const char *const *names, unsigned nn,
+                           const dc_tent **out)
 {
     return fields(c, m, names, nn, out);
 }
 
-dracel_status dc_ld_req_str(ld *c, const tent *e, uint32_t mline, const tnode **v)
+dracel_status dc_ld_req_str(dc_ld *c, const dc_tent *e, uint32_t mline, const dc_tnode **v)
 {
     return req_str(c, e, mline, v);
 }
 
-dracel_status dc_ld_sdup(ld *c, const char *s, size_t n, const char **out)
+dracel_status dc_ld_sdup(dc_ld *c, const char *s, size_t n, const char **out)
 {
     return sdup(c, s, n, out);
 }
 
-void *dc_ld_szalloc(ld *c, size_t n, size_t elem)
+void *dc_ld_szalloc(dc_ld *c, size_t n, size_t elem)
 {
     return szalloc(c, n, elem);
 }
 
-bool dc_ld_str_is(const tnode *v, const char *s)
+bool dc_ld_str_is(const dc_tnode *v, const char *s)
 {
     return str_is(v, s);
 }
@@ -3086,28 +3090,28 @@ const char *dc_ld_pool_err(const char *s, size_t n)
     return pool_err(s, n);
 }
 
-dracel_status dc_ld_quantity(ld *c, const tnode *v, const char **out)
+dracel_status dc_ld_quantity(dc_ld *c, const dc_tnode *v, const char **out)
 {
     return quantity(c, v, out);
 }
 
-dracel_status dc_ld_node_selector(ld *c, const tnode *m, bool one_term,
+dracel_status dc_ld_node_selector(dc_ld *c, const dc_tnode *m, bool one_term,
                                   const dc_node_selector_in **out)
 {
     return node_selector(c, m, one_term, out);
 }
 
-dracel_status dc_ld_api_version(ld *c, const tnode *av)
+dracel_status dc_ld_api_version(dc_ld *c, const dc_tnode *av)
 {
     return api_version(c, av);
 }
 
-dracel_status dc_ld_slice(ld *c, const tnode *obj, const tent *meta, const tent *spec)
+dracel_status dc_ld_slice(dc_ld *c, const dc_tnode *obj, const dc_tent *meta, const dc_tent *spec)
 {
     return slice(c, obj, meta, spec);
 }
 
-dracel_status dc_ld_device_alone(ld *c, const tnode *m, dc_device_in *d)
+dracel_status dc_ld_device_alone(dc_ld *c, const dc_tnode *m, dc_device_in *d)
 {
     return device(c, m, DEV_ALONE, d);
 }

@@ -4,7 +4,7 @@
  * (dracel_tierpolicy_*, dracel_tierusage_* of dracel.h).
  *
  * The file is read with the object loader of src/slices.c (ldint.h): its tree has a line and a
- * start offset (tnode.off) for every value, from which each message takes its column:
+ * start offset (dc_tnode.off) for every value, from which each message takes its column:
  * "FILE:LINE:COL: field.path: what is wrong". Everything the policy keeps is copied into its
  * arena; the policy is immutable once loaded and any number of threads read it. A ledger
  * belongs to its caller (one writer).
@@ -192,8 +192,8 @@ static dracel_status vfail(rd *x, uint32_t line, uint32_t col, const char *fmt, 
 }
 
 /* A problem with value v (at its line and column). */
-static dracel_status fail(rd *x, const tnode *v, const char *fmt, ...) DC_PRINTF(3, 4);
-static dracel_status fail(rd *x, const tnode *v, const char *fmt, ...)
+static dracel_status fail(rd *x, const dc_tnode *v, const char *fmt, ...) DC_PRINTF(3, 4);
+static dracel_status fail(rd *x, const dc_tnode *v, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -206,7 +206,7 @@ static dracel_status fail(rd *x, const tnode *v, const char *fmt, ...)
 /* Where key e of a map is written: on its line, the first place the key's text stands as a
  * token (before the value when the value is on the same line); else the line's first
  * non-blank character. The loader keeps the key's line, not its column. */
-static uint32_t key_col(const rd *x, const tnode *m, const tent *e)
+static uint32_t key_col(const rd *x, const dc_tnode *m, const dc_tent *e)
 {
     /* keys given twice on one line: the how-manieth this one is */
     uint32_t skip = 0;
@@ -236,9 +236,9 @@ static uint32_t key_col(const rd *x, const tnode *m, const tent *e)
 }
 
 /* A problem with the key of entry e of map m (an unknown field, a key given twice). */
-static dracel_status fail_key(rd *x, const tnode *m, const tent *e, const char *fmt, ...)
+static dracel_status fail_key(rd *x, const dc_tnode *m, const dc_tent *e, const char *fmt, ...)
     DC_PRINTF(4, 5);
-static dracel_status fail_key(rd *x, const tnode *m, const tent *e, const char *fmt, ...)
+static dracel_status fail_key(rd *x, const dc_tnode *m, const dc_tent *e, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -277,7 +277,7 @@ static void pop(rd *x, size_t old)
 }
 
 /* Push a map key as a path segment: name for a plain field, [ "key" ] for a map's key. */
-static size_t push_key(rd *x, const tent *e)
+static size_t push_key(rd *x, const dc_tent *e)
 {
     char q[96];
     size_t n = 0;
@@ -294,7 +294,7 @@ static size_t push_key(rd *x, const tent *e)
     return push(x, "[\"%s\"%s]", q, n + 6 >= sizeof q ? "..." : "");
 }
 
-static const char *tname(const tnode *v)
+static const char *tname(const dc_tnode *v)
 {
     return dc_ld_tname(v);
 }
@@ -326,13 +326,13 @@ static const char *quoted(char *buf, size_t cap, const char *s, size_t n)
 
 /* The fields of map m: out[i] is the entry of names[i] (NULL when absent or null). Unknown
  * fields and fields given twice are errors, at the key. */
-static dracel_status fields(rd *x, const tnode *m, const char *const *names, unsigned nn,
-                            const tent **out)
+static dracel_status fields(rd *x, const dc_tnode *m, const char *const *names, unsigned nn,
+                            const dc_tent **out)
 {
     for (unsigned i = 0; i < nn; i++)
         out[i] = NULL;
     for (uint32_t k = 0; k < m->n; k++) {
-        const tent *e = &m->kids[k];
+        const dc_tent *e = &m->kids[k];
         char q[96];
         unsigned i = 0;
         while (i < nn && !(strlen(names[i]) == e->klen && memcmp(names[i], e->k, e->klen) == 0))
@@ -343,14 +343,14 @@ static dracel_status fields(rd *x, const tnode *m, const char *const *names, uns
             if (m->kids[j].klen == e->klen && memcmp(m->kids[j].k, e->k, e->klen) == 0)
                 return fail_key(x, m, e, "field %s given twice (first at line %u)",
                                 quoted(q, sizeof q, e->k, e->klen), (unsigned)m->kids[j].kline);
-        if (e->v.t != T_NULL)
+        if (e->v.t != DC_TN_NULL)
             out[i] = e;
     }
     return DRACEL_OK;
 }
 
 /* The value of field name of map m (which has it). */
-static const tnode *field_value(const tnode *m, const char *name)
+static const dc_tnode *field_value(const dc_tnode *m, const char *name)
 {
     for (uint32_t e = 0; e < m->n; e++)
         if (m->kids[e].klen == strlen(name) && memcmp(m->kids[e].k, name, m->kids[e].klen) == 0)
@@ -358,9 +358,9 @@ static const tnode *field_value(const tnode *m, const char *name)
     return NULL;
 }
 
-static dracel_status want_map(rd *x, const tnode *v)
+static dracel_status want_map(rd *x, const dc_tnode *v)
 {
-    return v->t == T_MAP ? DRACEL_OK : fail(x, v, "must be an object, not %s", tname(v));
+    return v->t == DC_TN_MAP ? DRACEL_OK : fail(x, v, "must be an object, not %s", tname(v));
 }
 
 static dracel_status sdup(rd *x, const char *s, size_t n, const char **out)
@@ -373,10 +373,10 @@ static dracel_status sdup(rd *x, const char *s, size_t n, const char **out)
 }
 
 /* A name checked by one of the loader's rules. */
-static dracel_status name_value(rd *x, const tnode *v, const char *(*rule)(const char *, size_t),
+static dracel_status name_value(rd *x, const dc_tnode *v, const char *(*rule)(const char *, size_t),
                                 const char **out)
 {
-    if (v->t != T_STR)
+    if (v->t != DC_TN_STR)
         return fail(x, v, "must be a string, not %s", tname(v));
     const char *why = rule(v->s, v->n);
     if (why) {
@@ -432,10 +432,10 @@ static int64_t parse_percent(const char *s, size_t n)
 }
 
 /* A count (an integer) or a percent ("12.5%"); `fair` too when fair_ok. */
-static dracel_status qty_value(rd *x, const tnode *v, bool fair_ok, qty *out)
+static dracel_status qty_value(rd *x, const dc_tnode *v, bool fair_ok, qty *out)
 {
     memset(out, 0, sizeof *out);
-    if (v->t == T_INT) {
+    if (v->t == DC_TN_INT) {
         if (!v->iok || v->i < 0 || v->i > (int64_t)DRACEL_TIERPOLICY_MAX_COUNT)
             return fail(x, v, "a count of devices must be from 0 to %u",
                         (unsigned)DRACEL_TIERPOLICY_MAX_COUNT);
@@ -448,7 +448,7 @@ static dracel_status qty_value(rd *x, const tnode *v, bool fair_ok, qty *out)
     const char *what = fair_ok ? "a count of devices, a percent of the tier's devices (\"50%\") "
                                  "or fair"
                                : "a count of devices or a percent of the tier's devices (\"10%\")";
-    if (v->t != T_STR)
+    if (v->t != DC_TN_STR)
         return fail(x, v, "must be %s, not %s", what, tname(v));
     if (fair_ok && v->n == 4 && memcmp(v->s, "fair", 4) == 0) {
         out->kind = Q_FAIR;
@@ -465,7 +465,7 @@ static dracel_status qty_value(rd *x, const tnode *v, bool fair_ok, qty *out)
     return sdup(x, v->s, v->n, &out->text);
 }
 
-static dracel_status tier_key(rd *x, const tnode *m, const tent *e, const char **out)
+static dracel_status tier_key(rd *x, const dc_tnode *m, const dc_tent *e, const char **out)
 {
     const char *why = key_err(e->k, e->klen);
     if (why) {
@@ -476,7 +476,7 @@ static dracel_status tier_key(rd *x, const tnode *m, const tent *e, const char *
 }
 
 /* caps: {KEY: count | percent | fair} */
-static dracel_status caps(rd *x, const tnode *m, rtenant *t)
+static dracel_status caps(rd *x, const dc_tnode *m, rtenant *t)
 {
     DC_TRY(want_map(x, m));
     if (m->n > DRACEL_TIERPOLICY_MAX_KEYS)
@@ -485,7 +485,7 @@ static dracel_status caps(rd *x, const tnode *m, rtenant *t)
     if (!t->caps)
         return oom(x);
     for (uint32_t k = 0; k < m->n; k++) {
-        const tent *e = &m->kids[k];
+        const dc_tent *e = &m->kids[k];
         char q[96];
         for (uint32_t j = 0; j < k; j++)
             if (m->kids[j].klen == e->klen && memcmp(m->kids[j].k, e->k, e->klen) == 0)
@@ -493,7 +493,7 @@ static dracel_status caps(rd *x, const tnode *m, rtenant *t)
                                 quoted(q, sizeof q, e->k, e->klen), (unsigned)m->kids[j].kline);
         DC_TRY(tier_key(x, m, e, &t->caps[k].key));
         size_t old = push_key(x, e);
-        if (e->v.t == T_NULL)
+        if (e->v.t == DC_TN_NULL)
             return fail(x, &e->v, "must be %s",
                         "a count of devices, a percent of the tier's devices (\"50%\") or fair");
         DC_TRY(qty_value(x, &e->v, true, &t->caps[k].q));
@@ -503,15 +503,15 @@ static dracel_status caps(rd *x, const tnode *m, rtenant *t)
     return DRACEL_OK;
 }
 
-static dracel_status weight(rd *x, const tnode *v, uint32_t *out)
+static dracel_status weight(rd *x, const dc_tnode *v, uint32_t *out)
 {
-    if (v->t != T_INT || !v->iok || v->i < 1 || v->i > (int64_t)DRACEL_TIERPOLICY_MAX_WEIGHT)
+    if (v->t != DC_TN_INT || !v->iok || v->i < 1 || v->i > (int64_t)DRACEL_TIERPOLICY_MAX_WEIGHT)
         return fail(x, v, "must be an integer from 1 to %u", (unsigned)DRACEL_TIERPOLICY_MAX_WEIGHT);
     *out = (uint32_t)v->i;
     return DRACEL_OK;
 }
 
-static dracel_status mode_value(rd *x, const tnode *v, int *out);
+static dracel_status mode_value(rd *x, const dc_tnode *v, int *out);
 
 typedef struct nsat {
     const char *ns;
@@ -531,7 +531,7 @@ static int cmp_nsat(const void *a, const void *b)
 
 /* A namespace belongs to one tenant, once: of all the namespaces of tenants (the list `list`),
  * sorted, the first one of the file that repeats an earlier one is the error. */
-static dracel_status ns_unique(rd *x, const tnode *list)
+static dracel_status ns_unique(rd *x, const dc_tnode *list)
 {
     size_t n = 0;
     for (uint32_t i = 0; i < x->ntenants; i++)
@@ -562,7 +562,7 @@ static dracel_status ns_unique(rd *x, const tnode *list)
     if (bad != SIZE_MAX) {
         const nsat *b = &v[bad], *o = &v[owner];
         push(x, "[%u].namespaces[%u]", (unsigned)b->tenant, (unsigned)b->k);
-        const tnode *nv = field_value(&list->kids[b->tenant].v, "namespaces");
+        const dc_tnode *nv = field_value(&list->kids[b->tenant].v, "namespaces");
         if (o->tenant == b->tenant)
             st = fail(x, &nv->kids[b->k].v, "namespace %s given twice", b->ns);
         else
@@ -574,10 +574,10 @@ static dracel_status ns_unique(rd *x, const tnode *list)
 }
 
 /* One entry of tenants[], or defaultTenant (dflt). */
-static dracel_status tenant_of_tree(rd *x, const tnode *m, rtenant *t, bool dflt)
+static dracel_status tenant_of_tree(rd *x, const dc_tnode *m, rtenant *t, bool dflt)
 {
     static const char *const F[] = {"name", "namespaces", "podLabel", "weight", "caps", "mode"};
-    const tent *f[6];
+    const dc_tent *f[6];
     DC_TRY(want_map(x, m));
     DC_TRY(fields(x, m, F, 6, f));
     memset(t, 0, sizeof *t);
@@ -602,9 +602,9 @@ static dracel_status tenant_of_tree(rd *x, const tnode *m, rtenant *t, bool dflt
     if (f[1] && f[2])
         return fail_key(x, m, f[2], "namespaces and podLabel: give one, not both");
     if (f[1]) {
-        const tnode *v = &f[1]->v;
+        const dc_tnode *v = &f[1]->v;
         old = push(x, ".namespaces");
-        if (v->t != T_SEQ)
+        if (v->t != DC_TN_SEQ)
             return fail(x, v, "must be a list of namespaces, not %s", tname(v));
         if (v->n == 0)
             return fail(x, v, "must name at least one namespace");
@@ -623,8 +623,8 @@ static dracel_status tenant_of_tree(rd *x, const tnode *m, rtenant *t, bool dflt
     }
     if (f[2]) {
         static const char *const L[] = {"key", "value"};
-        const tent *l[2];
-        const tnode *v = &f[2]->v;
+        const dc_tent *l[2];
+        const dc_tnode *v = &f[2]->v;
         old = push(x, ".podLabel");
         DC_TRY(want_map(x, v));
         DC_TRY(fields(x, v, L, 2, l));
@@ -658,7 +658,7 @@ static dracel_status tenant_of_tree(rd *x, const tnode *m, rtenant *t, bool dflt
     return DRACEL_OK;
 }
 
-static dracel_status tiers(rd *x, const tnode *m)
+static dracel_status tiers(rd *x, const dc_tnode *m)
 {
     DC_TRY(want_map(x, m));
     if (m->n > DRACEL_TIERPOLICY_MAX_KEYS)
@@ -667,7 +667,7 @@ static dracel_status tiers(rd *x, const tnode *m)
     if (!x->tiers)
         return oom(x);
     for (uint32_t k = 0; k < m->n; k++) {
-        const tent *e = &m->kids[k];
+        const dc_tent *e = &m->kids[k];
         char q[96];
         for (uint32_t j = 0; j < k; j++)
             if (m->kids[j].klen == e->klen && memcmp(m->kids[j].k, e->k, e->klen) == 0)
@@ -676,8 +676,8 @@ static dracel_status tiers(rd *x, const tnode *m)
         DC_TRY(tier_key(x, m, e, &x->tiers[k].key));
         size_t old = push_key(x, e);
         static const char *const F[] = {"idleReserve"};
-        const tent *f[1];
-        if (e->v.t == T_NULL)
+        const dc_tent *f[1];
+        if (e->v.t == DC_TN_NULL)
             return fail(x, &e->v, "must be an object ({idleReserve: ...})");
         DC_TRY(want_map(x, &e->v));
         DC_TRY(fields(x, &e->v, F, 1, f));
@@ -692,10 +692,10 @@ static dracel_status tiers(rd *x, const tnode *m)
     return DRACEL_OK;
 }
 
-static dracel_status metadata(rd *x, const tnode *m)
+static dracel_status metadata(rd *x, const dc_tnode *m)
 {
     static const char *const F[] = {"name", "labels", "annotations"};
-    const tent *f[3];
+    const dc_tent *f[3];
     DC_TRY(want_map(x, m));
     DC_TRY(fields(x, m, F, 3, f));
     if (f[0]) {
@@ -709,7 +709,7 @@ static dracel_status metadata(rd *x, const tnode *m)
         size_t old = push(x, ".%s", F[i]);
         DC_TRY(want_map(x, &f[i]->v));
         for (uint32_t k = 0; k < f[i]->v.n; k++)
-            if (f[i]->v.kids[k].v.t != T_STR) {
+            if (f[i]->v.kids[k].v.t != DC_TN_STR) {
                 push_key(x, &f[i]->v.kids[k]);
                 return fail(x, &f[i]->v.kids[k].v, "must be a string, not %s",
                             tname(&f[i]->v.kids[k].v));
@@ -719,10 +719,10 @@ static dracel_status metadata(rd *x, const tnode *m)
     return DRACEL_OK;
 }
 
-static dracel_status version_value(rd *x, const tnode *v)
+static dracel_status version_value(rd *x, const dc_tnode *v)
 {
     /* A number written without quotes (version: 3, version: 2026.12) is its text. */
-    if (v->t != T_STR && v->t != T_INT && v->t != T_FLOAT)
+    if (v->t != DC_TN_STR && v->t != DC_TN_INT && v->t != DC_TN_FLOAT)
         return fail(x, v, "must be a string, not %s", tname(v));
     if (v->n == 0)
         return fail(x, v, "must not be empty");
@@ -736,16 +736,16 @@ static dracel_status version_value(rd *x, const tnode *v)
     return sdup(x, v->s, v->n, &x->p->version);
 }
 
-static dracel_status mode_value(rd *x, const tnode *v, int *out)
+static dracel_status mode_value(rd *x, const dc_tnode *v, int *out)
 {
     /* YAML 1.1 reads a plain `off` as false, as Kubernetes' YAML decoder does: take it back. */
-    if (v->t == T_BOOL && v->plain && !v->b && v->n == 3 &&
+    if (v->t == DC_TN_BOOL && v->plain && !v->b && v->n == 3 &&
         (memcmp(v->s, "off", 3) == 0 || memcmp(v->s, "Off", 3) == 0 ||
          memcmp(v->s, "OFF", 3) == 0)) {
         *out = DRACEL_TIER_OFF;
         return DRACEL_OK;
     }
-    if (v->t == T_STR) {
+    if (v->t == DC_TN_STR) {
         static const char *const M[] = {"enforce", "shadow", "off"};
         for (int i = 0; i < 3; i++)
             if (strlen(M[i]) == v->n && memcmp(M[i], v->s, v->n) == 0) {
@@ -755,13 +755,14 @@ static dracel_status mode_value(rd *x, const tnode *v, int *out)
     }
     char q[96];
     return fail(x, v, "must be enforce, shadow or off, not %s",
-                v->t == T_STR || v->t == T_BOOL ? quoted(q, sizeof q, v->s, v->n) : tname(v));
+                v->t == DC_TN_STR || v->t == DC_TN_BOOL ? quoted(q, sizeof q, v->s, v->n)
+                                                        : tname(v));
 }
 
-static dracel_status document(ld *c, const tnode *root)
+static dracel_status document(dc_ld *c, const dc_tnode *root)
 {
     rd *x = c->doc_ctx;
-    if (root->t == T_NULL && !x->have_doc)
+    if (root->t == DC_TN_NULL && !x->have_doc)
         return DRACEL_OK; /* an empty document (a stream's leading "---") */
     if (x->have_doc)
         return fail(x, root, "one TierPolicy object a file (a second document starts here)");
@@ -770,26 +771,26 @@ static dracel_status document(ld *c, const tnode *root)
                                     "mode",       "idleReserve", "tiers",    "tenants",
                                     "defaultTenant"};
     enum { F_API, F_KIND, F_META, F_VERSION, F_MODE, F_RESERVE, F_TIERS, F_TENANTS, F_DEFAULT };
-    const tent *f[9];
-    if (root->t != T_MAP)
+    const dc_tent *f[9];
+    if (root->t != DC_TN_MAP)
         return fail(x, root, "a TierPolicy is an object, not %s", tname(root));
     DC_TRY(fields(x, root, F, 9, f));
     char q[96];
     if (!f[F_API])
         return fail(x, root, "apiVersion: required value (%s)", API_VERSION);
     if (!dc_ld_str_is(&f[F_API]->v, API_VERSION)) {
-        const tnode *v = &f[F_API]->v;
+        const dc_tnode *v = &f[F_API]->v;
         push(x, "apiVersion");
         return fail(x, v, "must be %s, not %s", API_VERSION,
-                    v->t == T_STR ? quoted(q, sizeof q, v->s, v->n) : tname(v));
+                    v->t == DC_TN_STR ? quoted(q, sizeof q, v->s, v->n) : tname(v));
     }
     if (!f[F_KIND])
         return fail(x, root, "kind: required value (%s)", KIND);
     if (!dc_ld_str_is(&f[F_KIND]->v, KIND)) {
-        const tnode *v = &f[F_KIND]->v;
+        const dc_tnode *v = &f[F_KIND]->v;
         push(x, "kind");
         return fail(x, v, "must be %s, not %s", KIND,
-                    v->t == T_STR ? quoted(q, sizeof q, v->s, v->n) : tname(v));
+                    v->t == DC_TN_STR ? quoted(q, sizeof q, v->s, v->n) : tname(v));
     }
     size_t old;
     if (f[F_META]) {
@@ -821,9 +822,9 @@ static dracel_status document(ld *c, const tnode *root)
         pop(x, old);
     }
     if (f[F_TENANTS]) {
-        const tnode *v = &f[F_TENANTS]->v;
+        const dc_tnode *v = &f[F_TENANTS]->v;
         old = push(x, "tenants");
-        if (v->t != T_SEQ)
+        if (v->t != DC_TN_SEQ)
             return fail(x, v, "must be a list of tenants, not %s", tname(v));
         if (v->n > DRACEL_TIERPOLICY_MAX_TENANTS)
             return fail(x, v, "more than %u tenants", (unsigned)DRACEL_TIERPOLICY_MAX_TENANTS);
@@ -1088,7 +1089,7 @@ static dracel_status load(const dracel_config *cfg, const char *name, const char
         dc_slice_set_init(&set, &p->alloc);
         dc_slices_limits lim;
         dc_slices_limits_default(&lim);
-        ld l;
+        dc_ld l;
         dc_ld_init(&l, &set, &lim, lerr, sizeof lerr);
         l.per_doc = document;
         l.doc_ctx = &x;
