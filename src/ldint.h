@@ -12,7 +12,8 @@
  * (KIND NAME while dc_ld.oname is set, the path while it is not empty). Everything a decoder keeps
  * is copied into the set's arena (dc_ld_sdup, dc_ld_szalloc); the tree goes with the document.
  *
- * Change with: src/slices.c, src/objects.c, src/json_val.c.
+ * Change with: src/slices.c, src/load/json.c, src/load/yaml.c, src/load/files.c, src/objects.c,
+ * src/json_val.c.
  */
 #ifndef DC_LDINT_H
 #define DC_LDINT_H
@@ -71,6 +72,12 @@ typedef struct dc_jtok {
     uint32_t off, len, line;
 } dc_jtok;
 
+/* An interned string of a load (names and values repeat across devices and files). */
+typedef struct dc_istr {
+    const char *s;
+    uint32_t n, h;
+} dc_istr;
+
 typedef struct dc_ld dc_ld;
 
 /* What to do with each document of a file (the root of a JSON file, each YAML document). */
@@ -115,7 +122,7 @@ struct dc_ld {
     uint32_t *jk;
     size_t njk, capjk;
     /* interned strings of this load (names and values repeat across devices and files) */
-    struct istr *it;
+    dc_istr *it;
     size_t nit, capit;
 };
 
@@ -146,6 +153,33 @@ static inline void dc_path_pop(dc_ld *c)
 {
     c->np--;
 }
+
+/* ---- Between the loader's files: src/slices.c (messages, numbers, decoding, the objects),
+ * src/load/json.c and src/load/yaml.c (text into the tree), src/load/files.c (buffers, files,
+ * directories, set-up). */
+
+#define DC_LD_HARD_DEPTH 1000u /* cJSON's compiled-in nesting limit */
+
+/* The 1-based line and column of byte off of buf. */
+uint32_t dc_ld_line_at(const char *buf, size_t len, size_t off);
+uint32_t dc_ld_col_at(const char *buf, size_t len, size_t off);
+/* A decimal int64 exactly as written (no sign for positive values, no leading zeros). */
+bool dc_ld_dec_i64(const char *s, size_t n, int64_t *out);
+/* Is s (n bytes) one of the NULL-terminated list? */
+bool dc_ld_eq_any(const char *s, size_t n, const char *const *list);
+/* A YAML plain scalar typed by YAML 1.1 resolution (null, bool, int, float or string). */
+dracel_status dc_ld_resolve_plain(dc_ld *c, dc_tnode *v) DC_WUR;
+/* *p grown through a to hold need elements (doubling); false when memory runs out. */
+bool dc_ld_grow(const dracel_alloc *a, void **p, size_t *cap, size_t need, size_t elem);
+/* A failed read of path: "PATH: WHAT: strerror(e)". */
+dracel_status dc_ld_io_fail(dc_ld *c, const char *path, const char *what, int e);
+/* One document's root value: an object of a kind to decode, a List of them, or skipped. */
+dracel_status dc_ld_dispatch(dc_ld *c, const dc_tnode *v, unsigned nest) DC_WUR;
+/* Past DC_SLICES_MAX_VALUES_PER_FILE values in one file. */
+dracel_status dc_ld_too_many_values(dc_ld *c, uint32_t line);
+/* A whole text in each format, its documents dispatched as they are read. */
+dracel_status dc_ld_load_json(dc_ld *c, const char *buf, size_t len) DC_WUR;
+dracel_status dc_ld_load_yaml(dc_ld *c, const char *buf, size_t len) DC_WUR;
 
 /* ---- Helpers of src/slices.c (see there) */
 

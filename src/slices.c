@@ -3,6 +3,9 @@
  *
  * Both formats are parsed into one small tree of our own (dc_tnode, in ldint.h), which a single
  * decoder turns into dc_slice_in records while applying Kubernetes' API validation:
+ * The text (src/load/files.c: buffers, files, directories) is parsed in src/load/json.c and
+ * src/load/yaml.c; this file holds the decoders, their messages and helpers, and the dispatch
+ * of each document's objects (dc_ld_dispatch):
  *   - JSON: a pre-scan of our own checks the whole JSON grammar (strict numbers, no "\u0000", no
  *     lone surrogates, no control characters; precise messages with lines), bounds the nesting
  *     depth and the number of values, and records for every value and every key, in document
@@ -37,22 +40,14 @@
 
 #include "ldint.h"
 
-#include <cjson/cJSON.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <yaml.h>
 
 #include "quantity.h"
 
-#define HARD_DEPTH 1000u                /* cJSON's compiled-in nesting limit */
 #define MAX_DEVICES 128u                /* ResourceSliceMaxDevices */
 #define MAX_DEVICES_ADV 64u             /* ...WithTaintsOrConsumesCounters */
 #define MAX_ATTRS_CAPS 32u              /* ResourceSliceMaxAttributesAndCapacitiesPerDevice */
@@ -68,11 +63,6 @@
 /* ---------------------------------------------------------------------------------------------
  * Loader state (the tree and struct dc_ld are in ldint.h)
  */
-
-typedef struct istr {
-    const char *s;
-    uint32_t n, h;
-} istr;
 
 #define INTERN_MAX 64 /* longer strings are copied, not interned */
 
@@ -188,7 +178,7 @@ static dracel_status oom(dc_ld *c)
     return DRACEL_ENOMEM;
 }
 
-static dracel_status io_fail(dc_ld *c, const char *path, const char *what, int e)
+dracel_status dc_ld_io_fail(dc_ld *c, const char *path, const char *what, int e)
 {
     if (e == ENOMEM)
         return oom(c); /* the system's memory (opendir's buffer, say): not the input's fault */
@@ -197,7 +187,7 @@ static dracel_status io_fail(dc_ld *c, const char *path, const char *what, int e
     return DRACEL_EINVAL;
 }
 
-static uint32_t line_at(const char *buf, size_t len, size_t off)
+uint32_t dc_ld_line_at(const char *buf, size_t len, size_t off)
 {
     uint32_t line = 1;
     if (off > len)
@@ -211,7 +201,7 @@ static uint32_t line_at(const char *buf, size_t len, size_t off)
 }
 
 /* The column (1-based, in code points) of byte off of buf, for ld.fail_col. */
-static uint32_t col_at(const char *buf, size_t len, size_t off)
+uint32_t dc_ld_col_at(const char *buf, size_t len, size_t off)
 {
     if (off > len)
         off = len;
@@ -432,7 +422,7 @@ static const char *label_value_err(const char *s, size_t n)
  */
 
 /* Exact int64 from a decimal token [-]digits (JSON grammar already checked). false: overflow. */
-static bool dec_i64(const char *s, size_t n, int64_t *out)
+bool dc_ld_dec_i64(const char *s, size_t n, int64_t *out)
 {
     bool neg = n && s[0] == '-';
     uint64_t v = 0;
@@ -567,7 +557,7 @@ static bool float_finite(const char *s)
     return !(errno == ERANGE && isinf(d));
 }
 
-static bool eq_any(const char *s, size_t n, const char *const *list)
+bool dc_ld_eq_any(const char *s, size_t n, const char *const *list)
 {
     for (; *list; list++)
         if (strncmp(*list, s, n) == 0 && (*list)[n] == '\0')
@@ -585,7 +575,7 @@ static const char *const Y_SPECIAL_FLOAT[] = {".nan", ".NaN", ".NAN", ".inf", ".
                                               "-.INF", NULL};
 
 /* Resolve a YAML plain scalar (text already in v->s, v->n) as goyaml.v2 does. */
-static dracel_status resolve_plain(dc_ld *c, dc_tnode *v)
+dracel_status dc_ld_resolve_plain(dc_ld *c, dc_tnode *v)
 {
     const char *s = v->s;
     size_t n = v->n;
@@ -597,17 +587,17 @@ static dracel_status resolve_plain(dc_ld *c, dc_tnode *v)
     }
     char h = s[0];
     if (n <= 5 && strchr("yYnNtTfFoO~", h)) { /* goyaml.v2's resolve table hint 'M' */
-        if (eq_any(s, n, Y_NULL)) {
+        if (dc_ld_eq_any(s, n, Y_NULL)) {
             v->t = DC_TN_NULL;
-        } else if (eq_any(s, n, Y_TRUE)) {
+        } else if (dc_ld_eq_any(s, n, Y_TRUE)) {
             v->t = DC_TN_BOOL;
             v->b = 1;
-        } else if (eq_any(s, n, Y_FALSE)) {
+        } else if (dc_ld_eq_any(s, n, Y_FALSE)) {
             v->t = DC_TN_BOOL;
         }
         return DRACEL_OK;
     }
-    if (n <= 5 && (h == '.' || h == '+' || h == '-') && eq_any(s, n, Y_SPECIAL_FLOAT)) {
+    if (n <= 5 && (h == '.' || h == '+' || h == '-') && dc_ld_eq_any(s, n, Y_SPECIAL_FLOAT)) {
         v->t = DC_TN_FLOAT;
         return DRACEL_OK;
     }
@@ -652,7 +642,7 @@ static dracel_status resolve_plain(dc_ld *c, dc_tnode *v)
  * Growable temporaries (through the set's allocator)
  */
 
-static bool grow(const dracel_alloc *a, void **p, size_t *cap, size_t need, size_t elem)
+bool dc_ld_grow(const dracel_alloc *a, void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return true;
@@ -753,9 +743,9 @@ static uint32_t hash_str(const char *s, size_t n)
 static bool intern_grow(dc_ld *c)
 {
     size_t nc = c->capit ? c->capit * 2 : 1024;
-    if (nc > SIZE_MAX / sizeof(istr))
+    if (nc > SIZE_MAX / sizeof(dc_istr))
         return false;
-    istr *t = dc_malloc(c->a, nc * sizeof *t);
+    dc_istr *t = dc_malloc(c->a, nc * sizeof *t);
     if (!t)
         return false;
     memset(t, 0, nc * sizeof *t);
@@ -796,7 +786,7 @@ static dracel_status sdup(dc_ld *c, const char *s, size_t n, const char **out)
     char *p = dc_arena_strndup(&c->s->arena, s, n);
     if (!p)
         return oom(c);
-    c->it[j] = (istr){p, (uint32_t)n, h};
+    c->it[j] = (dc_istr){p, (uint32_t)n, h};
     c->nit++;
     *out = p;
     return DRACEL_OK;
@@ -894,7 +884,7 @@ static dracel_status node_req(dc_ld *c, const dc_tnode *m, bool field, dc_node_r
     /* operator */
     dc_path_field(c, "operator");
     DC_TRY(req_str(c, f[1], m->line, &v));
-    if (!eq_any(v->s, v->n, OPS) ||
+    if (!dc_ld_eq_any(v->s, v->n, OPS) ||
         (field && !(strcmp(v->s, "In") == 0 || strcmp(v->s, "NotIn") == 0)))
         return bad_value(c, v, field ? "not a valid field selector operator (In or NotIn)"
                                      : "not a valid selector operator (In, NotIn, Exists, "
@@ -1470,7 +1460,7 @@ static dracel_status taint(dc_ld *c, const dc_tnode *m, dc_taint_in *t)
     }
     dc_path_field(c, "effect");
     DC_TRY(req_str(c, f[2], m->line, &x));
-    if (!eq_any(x->s, x->n, EFFECTS))
+    if (!dc_ld_eq_any(x->s, x->n, EFFECTS))
         return fail(c, x->line,
                     "unsupported value %s: supported values: \"NoExecute\", \"NoSchedule\", "
                     "\"None\"",
@@ -2077,7 +2067,7 @@ static unsigned kind_bit(const dc_tnode *kind)
     return 0;
 }
 
-static dracel_status object(dc_ld *c, const dc_tnode *v, unsigned nest)
+dracel_status dc_ld_dispatch(dc_ld *c, const dc_tnode *v, unsigned nest)
 {
     static const char *const OF[] = {"apiVersion", "kind", "metadata", "spec", "items"};
     const dc_tent *f[5];
@@ -2089,7 +2079,7 @@ static dracel_status object(dc_ld *c, const dc_tnode *v, unsigned nest)
         if (nest >= MAX_LIST_NEST)
             return fail(c, v->line, "lists nested more than %u deep", MAX_LIST_NEST);
         for (uint32_t i = 0; i < v->n; i++)
-            DC_TRY(object(c, &v->kids[i].v, nest + 1));
+            DC_TRY(dc_ld_dispatch(c, &v->kids[i].v, nest + 1));
         return DRACEL_OK;
     }
     if (v->t != DC_TN_MAP)
@@ -2121,7 +2111,7 @@ static dracel_status object(dc_ld *c, const dc_tnode *v, unsigned nest)
             return fail(c, v->line, "lists nested more than %u deep", MAX_LIST_NEST);
         const dc_tnode *items = &f[4]->v;
         for (uint32_t i = 0; i < items->n; i++)
-            DC_TRY(object(c, &items->kids[i].v, nest + 1));
+            DC_TRY(dc_ld_dispatch(c, &items->kids[i].v, nest + 1));
         return DRACEL_OK;
     }
     DC_TRY(room(c, v->line));
@@ -2154,836 +2144,8 @@ static dracel_status object(dc_ld *c, const dc_tnode *v, unsigned nest)
 }
 
 /* ---------------------------------------------------------------------------------------------
- * JSON
- */
-
-static dracel_status too_many_values(dc_ld *c, uint32_t line)
-{
-    return fail(c, line, "more than %u values in one file (the loader's limit; split the file)",
-                (unsigned)DC_SLICES_MAX_VALUES_PER_FILE);
-}
-
-static dracel_status jv_push(dc_ld *c, uint32_t off, uint32_t len, uint32_t line)
-{
-    if (c->njv >= DC_SLICES_MAX_VALUES_PER_FILE)
-        return too_many_values(c, line);
-    if (!grow(c->a, (void **)&c->jv, &c->capjv, c->njv + 1, sizeof *c->jv))
-        return oom(c);
-    c->jv[c->njv++] = (dc_jtok){off, len, line};
-    return DRACEL_OK;
-}
-
-static dracel_status jk_push(dc_ld *c, uint32_t line)
-{
-    if (!grow(c->a, (void **)&c->jk, &c->capjk, c->njk + 1, sizeof *c->jk))
-        return oom(c);
-    c->jk[c->njk++] = line;
-    return DRACEL_OK;
-}
-
-static bool is_hex(char ch)
-{
-    return (ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f');
-}
-
-/* JSON grammar states of the pre-scan */
-enum { J_VALUE, J_VALUE_OR_CLOSE, J_KEY, J_KEY_OR_CLOSE, J_COLON, J_COMMA_OR_CLOSE, J_END };
-
-#define JSON_MAX_NUMBER 63 /* cJSON copies at most 63 characters of a number */
-
-static dracel_status jsyntax(dc_ld *c, const char *p, size_t len, size_t i, uint32_t line,
-                             const char *what)
-{
-    c->fail_col = col_at(p, len, i);
-    return fail(c, line, "JSON syntax error: %s", what);
-}
-
-static unsigned hex4(const char *p)
-{
-    unsigned v = 0;
-    for (int k = 0; k < 4; k++) {
-        char ch = p[k];
-        v = v * 16 + (unsigned)(ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10);
-    }
-    return v;
-}
-
-/* The pre-scan (see the file comment): the whole JSON grammar, so that cJSON only ever sees valid
- * JSON, plus the side tables (value tokens and key lines in document order). */
-static dracel_status json_scan(dc_ld *c, const char *p, size_t len)
-{
-    size_t i = 0;
-    uint32_t line = 1, depth = 0;
-    int state = J_VALUE;
-    unsigned char stack[HARD_DEPTH + 1]; /* per depth: 1 object, 0 array */
-    while (i < len) {
-        char ch = p[i];
-        if (ch == '\n') {
-            line++;
-            i++;
-            continue;
-        }
-        if (ch == ' ' || ch == '\t' || ch == '\r') {
-            i++;
-            continue;
-        }
-        if (state == J_END)
-            return jsyntax(c, p, len, i, line, "unexpected data after the JSON value");
-        if (ch == '}' || ch == ']') {
-            bool obj = ch == '}';
-            if (!(state == J_COMMA_OR_CLOSE || (obj && state == J_KEY_OR_CLOSE) ||
-                  (!obj && state == J_VALUE_OR_CLOSE)) ||
-                depth == 0 || stack[depth] != obj)
-                return jsyntax(c, p, len, i, line, obj ? "unexpected '}'" : "unexpected ']'");
-            depth--;
-            state = depth ? J_COMMA_OR_CLOSE : J_END;
-            i++;
-            continue;
-        }
-        if (ch == ',') {
-            if (state != J_COMMA_OR_CLOSE)
-                return jsyntax(c, p, len, i, line, "unexpected ','");
-            state = stack[depth] ? J_KEY : J_VALUE;
-            i++;
-            continue;
-        }
-        if (ch == ':') {
-            if (state != J_COLON)
-                return jsyntax(c, p, len, i, line, "unexpected ':'");
-            state = J_VALUE;
-            i++;
-            continue;
-        }
-        bool key = state == J_KEY || state == J_KEY_OR_CLOSE;
-        if (state == J_COLON)
-            return jsyntax(c, p, len, i, line, "expected ':' after an object key");
-        if (state == J_COMMA_OR_CLOSE)
-            return jsyntax(c, p, len, i, line, stack[depth] ? "expected ',' or '}'" : "expected ',' or ']'");
-        if (key && ch != '"')
-            return jsyntax(c, p, len, i, line, "expected a string (an object key)");
-        /* a value (or a key) starts here */
-        if (ch == '{' || ch == '[') {
-            if (++depth > c->max_depth)
-                return fail(c, line, "nesting deeper than %u", c->max_depth);
-            stack[depth] = ch == '{';
-            DC_TRY(jv_push(c, (uint32_t)i, 1, line));
-            state = ch == '{' ? J_KEY_OR_CLOSE : J_VALUE_OR_CLOSE;
-            i++;
-            continue;
-        }
-        size_t st = i;
-        if (ch == '"') {
-            i++;
-            for (;;) {
-                if (i >= len)
-                    return jsyntax(c, p, len, i, line, "unterminated string");
-                unsigned char x = (unsigned char)p[i];
-                if (x == '"') {
-                    i++;
-                    break;
-                }
-                if (x < 0x20)
-                    return jsyntax(c, p, len, i, line, "control character in string");
-                if (x != '\\') {
-                    i++;
-                    continue;
-                }
-                char e = i + 1 < len ? p[i + 1] : '\0';
-                if (e != 'u') {
-                    if (!e || !strchr("\"\\/bfnrt", e))
-                        return jsyntax(c, p, len, i, line, "invalid escape in string");
-                    i += 2;
-                    continue;
-                }
-                if (i + 5 >= len || !is_hex(p[i + 2]) || !is_hex(p[i + 3]) || !is_hex(p[i + 4]) ||
-                    !is_hex(p[i + 5]))
-                    return jsyntax(c, p, len, i, line, "invalid \\u escape");
-                unsigned u = hex4(p + i + 2);
-                if (u == 0)
-                    return fail(c, line, "JSON string contains \\u0000 (not supported)");
-                if (u >= 0xDC00 && u <= 0xDFFF)
-                    return jsyntax(c, p, len, i, line, "invalid \\u escape (a lone low surrogate)");
-                i += 6;
-                if (u >= 0xD800 && u <= 0xDBFF) {
-                    if (i + 5 >= len || p[i] != '\\' || p[i + 1] != 'u' || !is_hex(p[i + 2]) ||
-                        !is_hex(p[i + 3]) || !is_hex(p[i + 4]) || !is_hex(p[i + 5]) ||
-                        hex4(p + i + 2) < 0xDC00 || hex4(p + i + 2) > 0xDFFF)
-                        return jsyntax(c, p, len, i, line, "invalid \\u escape (a lone high surrogate)");
-                    i += 6;
-                }
-            }
-            if (key) {
-                DC_TRY(jk_push(c, line));
-                state = J_COLON;
-                continue;
-            }
-        } else if (ch == 't' || ch == 'f' || ch == 'n') {
-            const char *lit = ch == 't' ? "true" : ch == 'f' ? "false" : "null";
-            size_t n = strlen(lit);
-            if (len - i < n || memcmp(p + i, lit, n) != 0) {
-                c->fail_col = col_at(p, len, i);
-                return fail(c, line, "JSON syntax error: unexpected %s",
-                            qs(c, 0, p + i, len - i < 8 ? len - i : 8, true));
-            }
-            i += n;
-        } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
-            if (p[i] == '-')
-                i++;
-            if (i < len && p[i] == '0') {
-                i++;
-            } else if (i < len && p[i] >= '1' && p[i] <= '9') {
-                while (i < len && p[i] >= '0' && p[i] <= '9')
-                    i++;
-            } else {
-                return jsyntax(c, p, len, i, line, "invalid number");
-            }
-            if (i < len && p[i] == '.') {
-                size_t d = ++i;
-                while (i < len && p[i] >= '0' && p[i] <= '9')
-                    i++;
-                if (i == d)
-                    return jsyntax(c, p, len, i, line, "invalid number");
-            }
-            if (i < len && (p[i] == 'e' || p[i] == 'E')) {
-                i++;
-                if (i < len && (p[i] == '+' || p[i] == '-'))
-                    i++;
-                size_t d = i;
-                while (i < len && p[i] >= '0' && p[i] <= '9')
-                    i++;
-                if (i == d)
-                    return jsyntax(c, p, len, i, line, "invalid number");
-            }
-            if (i < len && (p[i] == '.' || (p[i] >= '0' && p[i] <= '9')))
-                return jsyntax(c, p, len, i, line, "invalid number");
-            if (i - st > JSON_MAX_NUMBER)
-                return fail(c, line, "JSON number longer than %u characters (not supported)",
-                            JSON_MAX_NUMBER);
-        } else {
-            c->fail_col = col_at(p, len, i);
-            return fail(c, line, "JSON syntax error: unexpected %s", qs(c, 0, p + i, 1, true));
-        }
-        DC_TRY(jv_push(c, (uint32_t)st, (uint32_t)(i - st), line));
-        state = depth ? J_COMMA_OR_CLOSE : J_END;
-    }
-    if (state != J_END)
-        return jsyntax(c, p, len, i, line, "unexpected end of input");
-    return DRACEL_OK;
-}
-
-typedef struct jwalk {
-    const char *base;
-    size_t vi, ki;
-} jwalk;
-
-static dracel_status jconv(dc_ld *c, jwalk *w, const cJSON *x, dc_tnode *out)
-{
-    if (w->vi >= c->njv)
-        return fail(c, 0, "internal error: JSON token mismatch");
-    const dc_jtok *t = &c->jv[w->vi++];
-    memset(out, 0, sizeof *out);
-    out->line = t->line;
-    out->off = t->off;
-    char first = w->base[t->off];
-    switch (x->type & 0xFF) {
-    case cJSON_False:
-    case cJSON_True:
-        if (first != 't' && first != 'f')
-            break;
-        out->t = DC_TN_BOOL;
-        out->b = (x->type & 0xFF) == cJSON_True;
-        out->s = first == 't' ? "true" : "false";
-        out->n = (uint32_t)strlen(out->s);
-        return DRACEL_OK;
-    case cJSON_NULL:
-        if (first != 'n')
-            break;
-        out->t = DC_TN_NULL;
-        out->s = "null";
-        out->n = 4;
-        return DRACEL_OK;
-    case cJSON_Number: {
-        if (first != '-' && !(first >= '0' && first <= '9'))
-            break;
-        const char *z = w->base + t->off; /* the raw token (not NUL-terminated) */
-        out->s = z;
-        out->n = t->len;
-        if (memchr(z, '.', t->len) || memchr(z, 'e', t->len) || memchr(z, 'E', t->len)) {
-            out->t = DC_TN_FLOAT;
-        } else {
-            out->t = DC_TN_INT;
-            out->iok = dec_i64(z, t->len, &out->i);
-        }
-        return DRACEL_OK;
-    }
-    case cJSON_String:
-        if (first != '"' || !x->valuestring)
-            break;
-        out->t = DC_TN_STR;
-        out->s = x->valuestring;
-        out->n = (uint32_t)strlen(x->valuestring);
-        return DRACEL_OK;
-    case cJSON_Array:
-    case cJSON_Object: {
-        bool obj = (x->type & 0xFF) == cJSON_Object;
-        if (first != (obj ? '{' : '['))
-            break;
-        uint32_t n = 0;
-        for (const cJSON *k = x->child; k; k = k->next)
-            n++;
-        out->t = obj ? DC_TN_MAP : DC_TN_SEQ;
-        out->n = n;
-        if (n) {
-            out->kids = dc_arena_alloc(&c->doc, (size_t)n * sizeof *out->kids);
-            if (!out->kids)
-                return oom(c);
-        }
-        uint32_t i = 0;
-        for (const cJSON *k = x->child; k; k = k->next, i++) {
-            dc_tent *e = &out->kids[i];
-            e->k = NULL;
-            e->klen = e->kline = 0;
-            if (obj) {
-                if (!k->string || w->ki >= c->njk)
-                    return fail(c, 0, "internal error: JSON key mismatch");
-                e->k = k->string;
-                e->klen = (uint32_t)strlen(k->string);
-                e->kline = c->jk[w->ki++];
-            }
-            DC_TRY(jconv(c, w, k, &e->v));
-        }
-        return DRACEL_OK;
-    }
-    default:
-        break;
-    }
-    return fail(c, t->line, "internal error: JSON token mismatch");
-}
-
-/* The library's one piece of global state: see load_json. */
-static pthread_mutex_t cjson_parse_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* buf[len] is '\0'. */
-static dracel_status load_json(dc_ld *c, const char *buf, size_t len)
-{
-    size_t bad = dc_utf8_check((const unsigned char *)buf, len);
-    if (bad < len) {
-        c->fail_col = col_at(buf, len, bad);
-        return fail(c, line_at(buf, len, bad), buf[bad] ? "invalid UTF-8 in JSON text"
-                                                        : "NUL byte in JSON text");
-    }
-    c->njv = c->njk = 0;
-    DC_TRY(json_scan(c, buf, len));
-    /* Every cJSON_Parse* writes cJSON's one process-wide error pointer (global_error): two
-     * threads parsing at once race on it. This is the library's only call to cJSON's parser,
-     * so one lock here serialises them all (docs/api.md, "Threads"); the scan above, the tree
-     * and everything after run in parallel. */
-    pthread_mutex_lock(&cjson_parse_lock);
-    cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, NULL, 1);
-    pthread_mutex_unlock(&cjson_parse_lock);
-    if (!root) /* the text passed the full grammar check: cJSON ran out of memory */
-        return oom(c);
-    jwalk w = {buf, 0, 0};
-    dc_tnode tree;
-    dracel_status st = jconv(c, &w, root, &tree);
-    if (st == DRACEL_OK && (w.vi != c->njv || w.ki != c->njk))
-        st = fail(c, 0, "internal error: JSON token mismatch");
-    if (st == DRACEL_OK)
-        st = c->per_doc ? c->per_doc(c, &tree) : object(c, &tree, 0);
-    cJSON_Delete(root);
-    return st;
-}
-
-/* ---------------------------------------------------------------------------------------------
- * YAML
- */
-
-static const char *const Y_STR_TAGS[] = {"tag:yaml.org,2002:str", "!", NULL};
-
-/* Place a finished node at the current position of the builder. */
-static dracel_status y_place(dc_ld *c, const dc_tnode *v, size_t *where)
-{
-    if (c->nfr == 0) {
-        c->root = *v;
-        *where = SIZE_MAX;
-        return DRACEL_OK;
-    }
-    dc_yframe *f = &c->fr[c->nfr - 1];
-    if (f->map && !f->want_key) {
-        c->scr[c->nscr - 1].v = *v;
-        f->want_key = true;
-        *where = c->nscr - 1;
-        return DRACEL_OK;
-    }
-    if (!grow(c->a, (void **)&c->scr, &c->capscr, c->nscr + 1, sizeof *c->scr))
-        return oom(c);
-    dc_tent *e = &c->scr[c->nscr++];
-    e->k = NULL;
-    e->klen = e->kline = 0;
-    e->v = *v;
-    *where = c->nscr - 1;
-    return DRACEL_OK;
-}
-
-static dracel_status y_scalar(dc_ld *c, const yaml_event_t *ev)
-{
-    size_t len = ev->data.scalar.length;
-    const char *txt = (const char *)ev->data.scalar.value;
-    uint32_t line = (uint32_t)ev->start_mark.line + 1;
-    if (memchr(txt, '\0', len))
-        return fail(c, line, "YAML string contains a NUL character (not supported)");
-    char *s = dc_arena_strndup(&c->doc, txt, len);
-    if (!s)
-        return oom(c);
-    dc_tnode v;
-    memset(&v, 0, sizeof v);
-    v.t = DC_TN_STR;
-    v.line = line;
-    v.off = (uint32_t)ev->start_mark.index;
-    v.s = s;
-    v.n = (uint32_t)len;
-    const char *tag = (const char *)ev->data.scalar.tag;
-    if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !(tag && eq_any(tag, strlen(tag), Y_STR_TAGS)))
-        DC_TRY(resolve_plain(c, &v));
-    if (c->nfr && c->fr[c->nfr - 1].map && c->fr[c->nfr - 1].want_key) {
-        /* a key: as sigs.k8s.io/yaml turns it into a JSON object key */
-        const char *k = v.s;
-        char buf[32];
-        if (v.t == DC_TN_BOOL)
-            k = v.b ? "true" : "false";
-        else if (v.t == DC_TN_NULL)
-            k = "null";
-        else if (v.t == DC_TN_INT) {
-            if (v.iok)
-                snprintf(buf, sizeof buf, "%lld", (long long)v.i);
-            else
-                snprintf(buf, sizeof buf, "%llu", (unsigned long long)(uint64_t)v.i);
-            k = buf;
-        }
-        if (k != v.s && !(k = dc_arena_strndup(&c->doc, k, strlen(k))))
-            return oom(c);
-        if (!grow(c->a, (void **)&c->scr, &c->capscr, c->nscr + 1, sizeof *c->scr))
-            return oom(c);
-        dc_tent *e = &c->scr[c->nscr++];
-        memset(e, 0, sizeof *e);
-        e->k = k;
-        e->klen = (uint32_t)strlen(k);
-        e->kline = line;
-        c->fr[c->nfr - 1].want_key = false;
-        return DRACEL_OK;
-    }
-    size_t where;
-    return y_place(c, &v, &where);
-}
-
-static dracel_status y_open(dc_ld *c, const yaml_event_t *ev, bool map)
-{
-    uint32_t line = (uint32_t)ev->start_mark.line + 1;
-    if (c->nfr && c->fr[c->nfr - 1].map && c->fr[c->nfr - 1].want_key)
-        return fail(c, line, "YAML mapping keys must be scalars");
-    if (c->nfr + 1 > c->max_depth)
-        return fail(c, line, "nesting deeper than %u", c->max_depth);
-    dc_tnode v;
-    memset(&v, 0, sizeof v);
-    v.t = map ? DC_TN_MAP : DC_TN_SEQ;
-    v.line = line;
-    v.off = (uint32_t)ev->start_mark.index;
-    size_t where;
-    DC_TRY(y_place(c, &v, &where));
-    if (!grow(c->a, (void **)&c->fr, &c->capfr, c->nfr + 1, sizeof *c->fr))
-        return oom(c);
-    c->fr[c->nfr++] = (dc_yframe){where, c->nscr, map, true};
-    return DRACEL_OK;
-}
-
-static dracel_status y_close(dc_ld *c)
-{
-    if (c->nfr == 0)
-        return fail(c, 0, "internal error: unbalanced YAML events");
-    dc_yframe f = c->fr[--c->nfr];
-    size_t n = c->nscr - f.first;
-    dc_tent *kids = NULL;
-    if (n) {
-        kids = dc_arena_alloc(&c->doc, n * sizeof *kids);
-        if (!kids)
-            return oom(c);
-        memcpy(kids, c->scr + f.first, n * sizeof *kids);
-    }
-    dc_tnode *node = f.self == SIZE_MAX ? &c->root : &c->scr[f.self].v;
-    node->kids = kids;
-    node->n = (uint32_t)n;
-    c->nscr = f.first;
-    return DRACEL_OK;
-}
-
-static dracel_status yaml_error(dc_ld *c, const yaml_parser_t *p, const char *buf, size_t len)
-{
-    if (p->error == YAML_MEMORY_ERROR)
-        return oom(c);
-    uint32_t line = p->error == YAML_READER_ERROR ? line_at(buf, len, p->problem_offset)
-                                                  : (uint32_t)p->problem_mark.line + 1;
-    c->fail_col = p->error == YAML_READER_ERROR ? col_at(buf, len, p->problem_offset)
-                                                : (uint32_t)p->problem_mark.column + 1;
-    if (p->context)
-        return fail(c, line, "YAML syntax error: %s (%s at line %u)",
-                    p->problem ? p->problem : "invalid input", p->context,
-                    (unsigned)p->context_mark.line + 1);
-    return fail(c, line, "YAML syntax error: %s", p->problem ? p->problem : "invalid input");
-}
-
-static dracel_status load_yaml(dc_ld *c, const char *buf, size_t len)
-{
-    yaml_parser_t p;
-    if (!yaml_parser_initialize(&p))
-        return oom(c);
-    yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
-    dracel_status st = DRACEL_OK;
-    uint64_t values = 0;
-    bool done = false;
-    while (!done && st == DRACEL_OK) {
-        yaml_event_t ev;
-        if (!yaml_parser_parse(&p, &ev)) {
-            st = yaml_error(c, &p, buf, len);
-            break;
-        }
-        if ((ev.type == YAML_SCALAR_EVENT || ev.type == YAML_SEQUENCE_START_EVENT ||
-             ev.type == YAML_MAPPING_START_EVENT || ev.type == YAML_ALIAS_EVENT) &&
-            ++values > DC_SLICES_MAX_VALUES_PER_FILE) {
-            st = too_many_values(c, (uint32_t)ev.start_mark.line + 1);
-        } else {
-            switch (ev.type) {
-            case YAML_STREAM_END_EVENT:
-                done = true;
-                break;
-            case YAML_DOCUMENT_START_EVENT:
-                memset(&c->root, 0, sizeof c->root);
-                c->root.t = DC_TN_NULL;
-                c->nscr = c->nfr = 0;
-                break;
-            case YAML_DOCUMENT_END_EVENT:
-                st = c->per_doc ? c->per_doc(c, &c->root) : object(c, &c->root, 0);
-                dc_arena_reset(&c->doc);
-                break;
-            case YAML_ALIAS_EVENT:
-                st = fail(c, (uint32_t)ev.start_mark.line + 1,
-                          "YAML aliases are not supported");
-                break;
-            case YAML_SCALAR_EVENT:
-                st = y_scalar(c, &ev);
-                break;
-            case YAML_SEQUENCE_START_EVENT:
-                st = y_open(c, &ev, false);
-                break;
-            case YAML_MAPPING_START_EVENT:
-                st = y_open(c, &ev, true);
-                break;
-            case YAML_SEQUENCE_END_EVENT:
-            case YAML_MAPPING_END_EVENT:
-                st = y_close(c);
-                break;
-            default:
-                break;
-            }
-        }
-        yaml_event_delete(&ev);
-    }
-    yaml_parser_delete(&p);
-    return st;
-}
-
-/* ---------------------------------------------------------------------------------------------
- * Buffers, files, directories
- */
-
-/* buf[len] is '\0'. */
-static dracel_status load_text(dc_ld *c, const char *buf, size_t len)
-{
-    if (len > c->max_bytes)
-        return fail(c, 0, "%zu bytes, more than the limit of %zu", len, c->max_bytes);
-    size_t i = 0;
-    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
-        i = 3;
-    size_t j = i;
-    while (j < len && (buf[j] == ' ' || buf[j] == '\t' || buf[j] == '\r' || buf[j] == '\n'))
-        j++;
-    dracel_status st;
-    if (c->json_only || (j < len && (buf[j] == '{' || buf[j] == '['))) {
-        /* a BOM holds no newline: skipping it keeps the line numbers */
-        st = load_json(c, buf + i, len - i);
-    } else {
-        st = load_yaml(c, buf, len);
-    }
-    dc_arena_free(&c->doc);
-    return st;
-}
-
-static dracel_status set_file(dc_ld *c, const char *name)
-{
-    c->file = name;
-    char *p = dc_arena_strndup(&c->s->arena, name, strlen(name));
-    if (!p)
-        return oom(c);
-    c->file = p;
-    return DRACEL_OK;
-}
-
-/* read(2), not stdio: fopen allocates its FILE and buffer with malloc, past the hook. */
-static dracel_status load_file(dc_ld *c, const char *path)
-{
-    c->file = path;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return io_fail(c, path, "cannot open", errno);
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return io_fail(c, path, "cannot stat", e);
-    }
-    if (st.st_size < 0 || (uint64_t)st.st_size > c->max_bytes) {
-        close(fd);
-        return fail(c, 0, "%llu bytes, more than the limit of %zu",
-                    (unsigned long long)st.st_size, c->max_bytes);
-    }
-    size_t size = (size_t)st.st_size, cap = size + 1, got = 0;
-    char *buf = dc_malloc(c->a, cap);
-    if (!buf) {
-        close(fd);
-        return oom(c);
-    }
-    int rerr = 0;
-    while (got < size) {
-        ssize_t k = read(fd, buf + got, size - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            rerr = k < 0 ? errno : EIO; /* an error, or a file that shrank */
-            break;
-        }
-        got += (size_t)k;
-    }
-    close(fd);
-    if (rerr) {
-        dc_free(c->a, buf, cap);
-        return io_fail(c, path, "read error", rerr);
-    }
-    buf[got] = '\0';
-    dracel_status s = set_file(c, path);
-    if (s == DRACEL_OK)
-        s = load_text(c, buf, got);
-    dc_free(c->a, buf, cap);
-    return s;
-}
-
-static bool wanted_name(const char *n)
-{
-    size_t l = strlen(n);
-    return (l >= 5 && strcmp(n + l - 5, ".json") == 0) ||
-           (l >= 5 && strcmp(n + l - 5, ".yaml") == 0) || (l >= 4 && strcmp(n + l - 4, ".yml") == 0);
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static dracel_status load_dir(dc_ld *c, const char *path)
-{
-    DIR *d = opendir(path);
-    if (!d)
-        return io_fail(c, path, "cannot open directory", errno);
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    dracel_status st = DRACEL_OK;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (!wanted_name(de->d_name))
-            continue;
-        size_t l = strlen(de->d_name) + 1;
-        char *copy = dc_malloc(c->a, l);
-        if (!copy || !grow(c->a, (void **)&names, &cap, n + 1, sizeof *names)) {
-            dc_free(c->a, copy, l);
-            st = oom(c);
-            break;
-        }
-        memcpy(copy, de->d_name, l);
-        names[n++] = copy;
-    }
-    closedir(d);
-    if (st == DRACEL_OK && n > 1)
-        dc_sort(names, n, sizeof *names, cmp_names);
-    size_t plen = strlen(path);
-    bool slash = plen > 0 && path[plen - 1] == '/';
-    for (size_t i = 0; i < n && st == DRACEL_OK; i++) {
-        size_t fl = plen + (slash ? 0 : 1) + strlen(names[i]) + 1;
-        char *full = dc_malloc(c->a, fl);
-        if (!full) {
-            st = oom(c);
-            break;
-        }
-        snprintf(full, fl, "%s%s%s", path, slash ? "" : "/", names[i]);
-        struct stat sb;
-        if (stat(full, &sb) == 0 && S_ISREG(sb.st_mode))
-            st = load_file(c, full);
-        dc_free(c->a, full, fl);
-    }
-    for (size_t i = 0; i < n; i++)
-        dc_free(c->a, names[i], strlen(names[i]) + 1);
-    dc_free(c->a, names, cap * sizeof *names);
-    return st;
-}
-
-/* ---------------------------------------------------------------------------------------------
- * Public functions
- */
-
-void dc_slices_limits_default(dc_slices_limits *lim)
-{
-    lim->max_file_bytes = DC_SLICES_DEFAULT_MAX_FILE_BYTES;
-    lim->max_objects = DC_SLICES_DEFAULT_MAX_OBJECTS;
-    lim->max_depth = DC_SLICES_DEFAULT_MAX_DEPTH;
-}
-
-void dc_slice_set_init(dc_slice_set *s, const dracel_alloc *a)
-{
-    memset(s, 0, sizeof *s);
-    dc_arena_init(&s->arena, a ? a : &dc_default_alloc);
-}
-
-void dc_slice_set_free(dc_slice_set *s)
-{
-    const dracel_alloc *a = s->arena.alloc;
-    dc_arena_free(&s->arena);
-    memset(s, 0, sizeof *s);
-    dc_arena_init(&s->arena, a);
-}
-
-static void ld_init(dc_ld *c, dc_slice_set *s, const dc_slices_limits *lim, char *err,
-                    size_t errcap)
-{
-    memset(c, 0, sizeof *c);
-    c->s = s;
-    c->a = s->arena.alloc ? s->arena.alloc : &dc_default_alloc;
-    c->err = err;
-    c->errcap = err ? errcap : 0;
-    c->max_bytes = lim && lim->max_file_bytes ? lim->max_file_bytes
-                                               : DC_SLICES_DEFAULT_MAX_FILE_BYTES;
-    if (c->max_bytes > (size_t)UINT32_MAX - 1)
-        c->max_bytes = (size_t)UINT32_MAX - 1;
-    c->max_objects = lim && lim->max_objects ? lim->max_objects : DC_SLICES_DEFAULT_MAX_OBJECTS;
-    c->max_depth = lim && lim->max_depth ? lim->max_depth : DC_SLICES_DEFAULT_MAX_DEPTH;
-    if (c->max_depth > HARD_DEPTH)
-        c->max_depth = HARD_DEPTH;
-    dc_arena_init(&c->doc, c->a);
-    if (err && errcap)
-        err[0] = '\0';
-}
-
-static void ld_free(dc_ld *c)
-{
-    dc_arena_free(&c->doc);
-    dc_free(c->a, c->scr, c->capscr * sizeof *c->scr);
-    dc_free(c->a, c->fr, c->capfr * sizeof *c->fr);
-    dc_free(c->a, c->jv, c->capjv * sizeof *c->jv);
-    dc_free(c->a, c->jk, c->capjk * sizeof *c->jk);
-    dc_free(c->a, c->it, c->capit * sizeof *c->it);
-}
-
-/* A file, or (when dirs) a directory of files. */
-static dracel_status load_path(dc_ld *c, const char *path, bool dirs)
-{
-    struct stat sb;
-    if (stat(path, &sb) != 0)
-        return io_fail(c, path, "cannot open", errno);
-    if (S_ISDIR(sb.st_mode))
-        return dirs ? load_dir(c, path) : io_fail(c, path, "not a regular file", EISDIR);
-    if (S_ISREG(sb.st_mode))
-        return load_file(c, path);
-    return io_fail(c, path, "not a regular file or directory", EINVAL);
-}
-
-static dracel_status load_buffer(dc_ld *c, const char *name, const char *buf, size_t len)
-{
-    c->file = name ? name : "<input>";
-    if (len > c->max_bytes)
-        return fail(c, 0, "%zu bytes, more than the limit of %zu", len, c->max_bytes);
-    char *copy = dc_malloc(c->a, len + 1);
-    if (!copy)
-        return oom(c);
-    if (len)
-        memcpy(copy, buf, len);
-    copy[len] = '\0';
-    dracel_status st = set_file(c, c->file);
-    if (st == DRACEL_OK)
-        st = load_text(c, copy, len);
-    dc_free(c->a, copy, len + 1);
-    return st;
-}
-
-dracel_status dc_slices_load(dc_slice_set *s, const char *path, const dc_slices_limits *lim,
-                             char *err, size_t errcap)
-{
-    if (err && errcap)
-        err[0] = '\0';
-    if (!s || !path)
-        return DRACEL_EINVAL;
-    dc_ld c;
-    ld_init(&c, s, lim, err, errcap);
-    uint32_t n0 = s->n, nn0 = s->nnotes, nr0 = s->nrules;
-    dracel_status st = load_path(&c, path, true);
-    ld_free(&c);
-    if (st != DRACEL_OK) {
-        s->n = n0;
-        s->nnotes = nn0;
-        s->nrules = nr0;
-    }
-    return st;
-}
-
-dracel_status dc_slices_load_buffer(dc_slice_set *s, const char *name, const char *buf,
-                                    size_t len, const dc_slices_limits *lim, char *err,
-                                    size_t errcap)
-{
-    if (err && errcap)
-        err[0] = '\0';
-    if (!s || (!buf && len))
-        return DRACEL_EINVAL;
-    dc_ld c;
-    ld_init(&c, s, lim, err, errcap);
-    uint32_t n0 = s->n, nn0 = s->nnotes, nr0 = s->nrules;
-    dracel_status st = load_buffer(&c, name, buf, len);
-    ld_free(&c);
-    if (st != DRACEL_OK) {
-        s->n = n0;
-        s->nnotes = nn0;
-        s->nrules = nr0;
-    }
-    return st;
-}
-
-/* ---------------------------------------------------------------------------------------------
  * For src/objects.c (ldint.h)
  */
-
-void dc_ld_init(dc_ld *c, dc_slice_set *s, const dc_slices_limits *lim, char *err, size_t errcap)
-{
-    ld_init(c, s, lim, err, errcap);
-}
-
-void dc_ld_free(dc_ld *c)
-{
-    ld_free(c);
-}
-
-dracel_status dc_ld_load_path(dc_ld *c, const char *path, bool dirs)
-{
-    return load_path(c, path, dirs);
-}
-
-dracel_status dc_ld_load_buffer(dc_ld *c, const char *name, const char *buf, size_t len)
-{
-    return load_buffer(c, name, buf, len);
-}
 
 dracel_status dc_ld_room(dc_ld *c, uint32_t line)
 {

@@ -1,9 +1,10 @@
 /*
  * slices.h: ResourceSlice objects (resource.k8s.io/v1) as read from files, before they become a
- * device table. The loader (src/slices.c) reads JSON (cJSON, with exact int64 numbers) and YAML
- * (libyaml, with line numbers): one object, a `List` (`items`), a YAML stream of documents, or a
- * directory of such files (files sorted by name; objects of other kinds skipped with a note;
- * objects without apiVersion/kind but with a ResourceSlice-shaped `spec` accepted). It validates
+ * device table. The loader (src/slices.c, src/load/) reads JSON (cJSON, with exact int64
+ * numbers) and YAML (libyaml, with line numbers): one object, a `List` (`items`), a YAML
+ * stream of documents, or a directory of such files (files sorted by name; objects of other
+ * kinds skipped with a note; objects without apiVersion/kind but with a ResourceSlice-shaped
+ * `spec` accepted). It validates
  * what Kubernetes' API validation would reject for the fields dracel uses, with a message
  * naming the file, the line (YAML and JSON), the object and the field.
  *

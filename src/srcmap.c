@@ -3,8 +3,8 @@
  * position inside a CEL expression (a byte offset into the decoded text) can be shown at its
  * line and column in the file (lint.h, dc_srcmap).
  *
- * The loaders (src/slices.c) decode every scalar with libyaml or the JSON scanner and keep
- * where its node starts (dc_tnode.off). Here the scalar is decoded again from that point, by the
+ * The loaders (src/load/json.c, src/load/yaml.c) decode every scalar with libyaml or the JSON
+ * scanner and keep where its node starts (dc_tnode.off). Here the scalar is decoded again from that point, by the
  * rules of its style, recording the source offset of each byte produced: plain and quoted flow
  * scalars with YAML's line folding, double-quoted escapes, literal (|) and folded (>) block
  * scalars with their indentation and chomping, JSON strings with escapes. The decoding is
@@ -15,7 +15,7 @@
  * scan_block_scalar): folding keeps a single line break as a space and n empty lines as n line
  * breaks, trailing blanks before a break are dropped, an escaped line break joins lines.
  *
- * Change with: src/slices.c (what dc_tnode.off means), tests/unit/test_lint.c.
+ * Change with: src/load/json.c, src/load/yaml.c (what dc_tnode.off means), tests/unit/test_lint.c.
  */
 #include "lint.h"
 
