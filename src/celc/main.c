@@ -504,13 +504,6 @@ static int env_and_program(const options *o, dracel_env_kind kind, unsigned flag
     return rc;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Load a table, reporting notes and errors. Returns -1 on success, else an exit status. */
 static int load_table(const options *o, dracel_table **t)
 {
@@ -701,12 +694,12 @@ static int cmd_bench(int argc, char **argv)
         return rc;
     if (!o.slices)
         return usage_error(usage_bench, "%s", "bench needs --slices PATH");
-    double t0 = now_ms();
+    double t0 = celc_now_ms();
     dracel_table *t = NULL;
     rc = load_table(&o, &t);
     if (rc >= 0)
         return rc;
-    double load_ms = now_ms() - t0;
+    double load_ms = celc_now_ms() - t0;
     dracel_env *env;
     dracel_program *prog;
     rc = env_and_program(&o, DRACEL_ENV_DRA, 0, &env, &prog);
@@ -724,10 +717,10 @@ static int cmd_bench(int argc, char **argv)
         so.batch = (uint32_t)batch;
         uint32_t rows = dracel_table_rows(t);
         for (unsigned long k = 0; k < repeat && rc < 0; k++) {
-            double s0 = now_ms();
+            double s0 = celc_now_ms();
             if (dracel_select(b, env, &so, sel) != DRACEL_OK)
                 rc = celc_oom();
-            times[k] = (now_ms() - s0) * 1e6 / (rows ? rows : 1);
+            times[k] = (celc_now_ms() - s0) * 1e6 / (rows ? rows : 1);
         }
         if (rc < 0) {
             qsort(times, repeat, sizeof *times, cmp_double);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char celc_prog[] = "dra-celc";
 
@@ -32,6 +33,25 @@ void celc_out_discard(celc_out *o)
     free(o->data);
     o->f = NULL;
     o->data = NULL;
+}
+
+double celc_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int celc_load_status(dracel_status st, bool json, const char *file, const char *err)
+{
+    if (st == DRACEL_OK)
+        return -1;
+    if (st == DRACEL_ENOMEM)
+        return celc_oom();
+    if (st == DRACEL_EINPUT)
+        return celc_rejected(json, file, err);
+    fprintf(stderr, "%s: %s\n", celc_prog, err[0] ? err : "cannot read the input");
+    return EXIT_USAGE;
 }
 
 int celc_oom(void)

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "dracel.h"
+
 enum { EXIT_OK = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2 };
 
 extern const char celc_prog[];
@@ -59,5 +61,13 @@ bool celc_json_print(FILE *f, const cJSON *root);
  * the object could not be written).
  */
 int celc_rejected(bool json, const char *file, const char *msg);
+
+/** The status of a load of objects (dracel_objects_load and the like): -1 to go on, else the
+ *  exit status, the message printed (1 for a rejected input, with the JSON object under
+ *  @p json; 2 for memory or an unreadable input). */
+int celc_load_status(dracel_status st, bool json, const char *file, const char *err);
+
+/** Milliseconds of the monotonic clock. */
+double celc_now_ms(void);
 
 #endif

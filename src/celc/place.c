@@ -134,26 +134,6 @@ static long long parse_duration(const char *s)
     return (long long)total;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* The status of a load: -1 to go on, else the exit status (the message printed). */
-static int load_status(dracel_status st, bool json, const char *file, const char *err)
-{
-    if (st == DRACEL_OK)
-        return -1;
-    if (st == DRACEL_ENOMEM)
-        return celc_oom();
-    if (st == DRACEL_EINPUT)
-        return celc_rejected(json, file, err);
-    fprintf(stderr, "%s: %s\n", prog, err[0] ? err : "cannot read the input");
-    return EXIT_USAGE;
-}
-
 static void print_notes(const dracel_objects *o, size_t from, size_t to)
 {
     for (size_t i = from; i < to; i++)
@@ -236,7 +216,7 @@ int celc_allocate(int argc, char **argv)
 
     char err[2048];
     dracel_scenario *sc = NULL;
-    int rc = load_status(dracel_scenario_load(NULL, path, &sc, err, sizeof err), json, path, err);
+    int rc = celc_load_status(dracel_scenario_load(NULL, path, &sc, err, sizeof err), json, path, err);
     if (rc >= 0)
         return rc;
     const dracel_objects *objs = dracel_scenario_objects(sc);
@@ -416,9 +396,9 @@ static int run_explain(const explain_opts *eo, const dracel_objects *objs, const
     dracel_run *r = NULL;
     dracel_node *nodes = NULL;
     size_t nnodes = 0;
-    double t0 = now_ms();
+    double t0 = celc_now_ms();
     dracel_status st = dracel_policy_new(NULL, t, objs, objs, NULL, 0, &p, err, sizeof err);
-    double t1 = now_ms();
+    double t1 = celc_now_ms();
     if (st == DRACEL_OK)
         st = dracel_run_new(p, &r);
     /* The nodes: Node objects by name (whatever the order of the files), else the node names of
@@ -463,9 +443,9 @@ static int run_explain(const explain_opts *eo, const dracel_objects *objs, const
         size_t count = x.single ? 1 : nnodes;
         if (eo->json)
             fprintf(mem, "{\"policyVersion\":\"%s\",\"nodes\":[", dracel_policy_version(p));
-        double t2 = now_ms();
+        double t2 = celc_now_ms();
         st = dracel_allocate_nodes(r, x.single ? &one : nodes, count, &ao, each_node, &x);
-        double t3 = now_ms();
+        double t3 = celc_now_ms();
         if (x.failed)
             st = DRACEL_ENOMEM;
         if (eo->json)
@@ -584,17 +564,17 @@ int celc_explain(int argc, char **argv)
     int rc = dracel_objects_new(NULL, &objs) == DRACEL_OK ? -1 : celc_oom();
     /* In the order of the options' roles: claims, classes, slices, nodes. */
     if (rc < 0)
-        rc = load_status(dracel_objects_load(objs, eo.claim, DRACEL_OBJ_CLAIM, err, sizeof err),
+        rc = celc_load_status(dracel_objects_load(objs, eo.claim, DRACEL_OBJ_CLAIM, err, sizeof err),
                          eo.json, eo.claim, err);
     if (rc < 0)
-        rc = load_status(dracel_objects_load(objs, eo.classes, DRACEL_OBJ_CLASS, err, sizeof err),
+        rc = celc_load_status(dracel_objects_load(objs, eo.classes, DRACEL_OBJ_CLASS, err, sizeof err),
                          eo.json, eo.classes, err);
     if (rc < 0)
-        rc = load_status(dracel_table_load(NULL, eo.slices, &t, err, sizeof err), eo.json,
+        rc = celc_load_status(dracel_table_load(NULL, eo.slices, &t, err, sizeof err), eo.json,
                          eo.slices, err);
     notes_before_nodes = dracel_objects_notes(objs);
     if (rc < 0 && eo.nodes)
-        rc = load_status(dracel_objects_load(objs, eo.nodes, DRACEL_OBJ_NODE, err, sizeof err),
+        rc = celc_load_status(dracel_objects_load(objs, eo.nodes, DRACEL_OBJ_NODE, err, sizeof err),
                          eo.json, eo.nodes, err);
     if (rc < 0 && dracel_objects_count(objs, DRACEL_OBJ_CLAIM) == 0)
         rc = celc_rejected(eo.json, eo.claim, "no ResourceClaim or ResourceClaimTemplate in --claim");

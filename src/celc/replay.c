@@ -1354,25 +1354,6 @@ static int sim_report(sim *m, rep_policy *rp)
  * Loading
  */
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int load_status(dracel_status st, bool json, const char *file, const char *err)
-{
-    if (st == DRACEL_OK)
-        return -1;
-    if (st == DRACEL_ENOMEM)
-        return celc_oom();
-    if (st == DRACEL_EINPUT)
-        return celc_rejected(json, file, err);
-    fprintf(stderr, "%s: %s\n", prog, err[0] ? err : "cannot read the input");
-    return EXIT_USAGE;
-}
-
 static int cmp_node(const void *a, const void *b)
 {
     return strcmp(((const dracel_node *)a)->name, ((const dracel_node *)b)->name);
@@ -1716,7 +1697,7 @@ int celc_replay(int argc, char **argv)
     if (features && parse_features(features, &g.features) < 0)
         return usage_error(usage_replay, "%s", "bad --features");
     bool json = format == 1;
-    double t0 = now_ms();
+    double t0 = celc_now_ms();
     char err[2048];
     err[0] = '\0';
     int rc = -1;
@@ -1745,21 +1726,21 @@ int celc_replay(int argc, char **argv)
         rc = celc_rejected(json, path, err);
     dracel_tierpolicy *tp[2] = {NULL, NULL};
     for (size_t k = 0; rc < 0 && k < npols; k++)
-        rc = load_status(dracel_tierpolicy_load(&g.cfg, pols[k], &tp[k], err, sizeof err), json,
+        rc = celc_load_status(dracel_tierpolicy_load(&g.cfg, pols[k], &tp[k], err, sizeof err), json,
                          pols[k], err);
     if (rc < 0 && dracel_objects_new(&g.cfg, &g.classes) != DRACEL_OK)
         rc = celc_oom();
     if (rc < 0)
-        rc = load_status(dracel_objects_load(g.classes, classes, DRACEL_OBJ_CLASS, err,
+        rc = celc_load_status(dracel_objects_load(g.classes, classes, DRACEL_OBJ_CLASS, err,
                                              sizeof err), json, classes, err);
     if (rc < 0)
-        rc = load_status(dracel_table_load(&g.cfg, fleet, &g.t, err, sizeof err), json, fleet,
+        rc = celc_load_status(dracel_table_load(&g.cfg, fleet, &g.t, err, sizeof err), json, fleet,
                          err);
     if (rc < 0 && nodes) {
         if (dracel_objects_new(&g.cfg, &g.nodeobjs) != DRACEL_OK)
             rc = celc_oom();
         else
-            rc = load_status(dracel_objects_load(g.nodeobjs, nodes, DRACEL_OBJ_NODE, err,
+            rc = celc_load_status(dracel_objects_load(g.nodeobjs, nodes, DRACEL_OBJ_NODE, err,
                                                  sizeof err), json, nodes, err);
     }
     if (rc < 0) {
@@ -1777,7 +1758,7 @@ int celc_replay(int argc, char **argv)
     g.memo_cap = 1u << 18;
     if (rc < 0 && !(g.memo = xcalloc(g.memo_cap, sizeof *g.memo)))
         rc = celc_oom();
-    double t1 = now_ms();
+    double t1 = celc_now_ms();
     report *r = &g.rep;
     r->trace = path;
     r->fleet = fleet;
@@ -1789,13 +1770,13 @@ int celc_replay(int argc, char **argv)
     double tsim[2] = {0, 0};
     for (size_t k = 0; rc < 0 && k < npols; k++) {
         sim m;
-        double a = now_ms();
+        double a = celc_now_ms();
         if (sim_init(&m, &g, k, tp[k]) != 0 || sim_run(&m) != 0 ||
             sim_report(&m, &r->pol[k]) != 0)
             rc = celc_oom();
         else
             r->npol = k + 1;
-        tsim[k] = now_ms() - a;
+        tsim[k] = celc_now_ms() - a;
         sim_free(&m);
     }
     if (rc < 0) {
@@ -1818,7 +1799,7 @@ int celc_replay(int argc, char **argv)
                         (unsigned long long)r->pol[k].memo_hits);
             struct timespec cpu;
             clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
-            fprintf(stderr, ",\"total_ms\":%.1f,\"cpu_ms\":%.1f}\n", now_ms() - t0,
+            fprintf(stderr, ",\"total_ms\":%.1f,\"cpu_ms\":%.1f}\n", celc_now_ms() - t0,
                     cpu.tv_sec * 1e3 + cpu.tv_nsec / 1e6);
         }
     }
