@@ -5,7 +5,8 @@
 # request, lint). CORPUS, a directory that does not exist or is empty, gets a copy of the harness's
 # seeds (fuzz/corpus/HARNESS/), grows there for SECONDS with the dictionary and flags that
 # fuzz/smoke.sh uses, and is kept (fuzz/corpus/ holds chosen seeds only). libFuzzer's output
-# goes to fuzz-long-HARNESS.log, a finding to fuzz-artifacts/. At the end, one line:
+# goes to fuzz-long-HARNESS.log, a finding to fuzz-artifacts/HARNESS/ (a directory per harness:
+# two runs at once must not take each other's findings). At the end, one line:
 #
 #   fuzz_alloc 3600 s: 12345678 runs; seeds 15 files 22921 bytes; corpus 1234 files 456789
 #   bytes; cov 2345 ft 9876; found nothing
@@ -33,18 +34,19 @@ if [ -e "$corpus" ] && [ -n "$(ls -A "$corpus" 2>/dev/null)" ]; then
   echo "$0: $corpus is not empty (give a new directory: the seed sizes are counted from it)" >&2
   exit 2
 fi
-mkdir -p "$corpus" fuzz-artifacts || exit 2
+arts=fuzz-artifacts/$h
+mkdir -p "$corpus" "$arts" || exit 2
 cp "$top/fuzz/corpus/$h"/* "$corpus"/ || exit 2
 # size DIR: "FILES files BYTES bytes"
 size() { find "$1" -type f | { f=0; b=0; while IFS= read -r x; do f=$((f + 1)); b=$((b + $(wc -c <"$x"))); done; echo "$f files $b bytes"; }; }
 seeds=$(size "$corpus")
 log=fuzz-long-$h.log
-# artifacts: the files of fuzz-artifacts/, one a line
-artifacts() { for a in fuzz-artifacts/*; do [ -e "$a" ] && printf '%s\n' "${a#fuzz-artifacts/}"; done; }
+# artifacts: the files of $arts, one a line
+artifacts() { for a in "$arts"/*; do [ -e "$a" ] && printf '%s\n' "${a#"$arts"/}"; done; }
 before=$(artifacts)
 # shellcheck disable=SC2046
 "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -dict="$top/fuzz/$(fuzz_dict "$h")" \
-  $(fuzz_flags "$h") -print_final_stats=1 -artifact_prefix=fuzz-artifacts/ "$corpus" >"$log" 2>&1
+  $(fuzz_flags "$h") -print_final_stats=1 -artifact_prefix="$arts/" "$corpus" >"$log" 2>&1
 rc=$?
 runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log" | tail -n 1)
 [ -n "$runs" ] || runs=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
@@ -58,7 +60,7 @@ new=$(artifacts | while IFS= read -r a; do
 if [ "$rc" = 0 ] && [ -z "$new" ]; then
   found="found nothing"; status=0
 else
-  found="found${new:- nothing in fuzz-artifacts/} (libFuzzer exit $rc, see $log)"; status=1
+  found="found${new:- nothing in $arts/} (libFuzzer exit $rc, see $log)"; status=1
 fi
 echo "fuzz_$h $secs s: ${runs:-?} runs; seeds $seeds; corpus $(size "$corpus"); cov ${cov:-?} ft ${ft:-?}; $found"
 exit $status
