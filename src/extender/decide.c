@@ -875,6 +875,7 @@ typedef struct eval {
     dracel_node *nodes;          /* per input node (name NULL: unknown) */
     node_answer *ans;
     char pod_error[1024];
+    bool pod_error_set;          /* atomic: pod_error is claimed (the search's parts race) */
     unsigned fa;
     view *view;                  /* the snapshot's view (referenced): answers read from its
                                     memos are not referenced one by one */
@@ -930,13 +931,24 @@ static answer *allocated_answer(eval *e, const dracel_run *r, const dracel_run_i
                 continue;
             if (!dr.admin_access && dr.tier < ntiers)
                 per[dr.tier]++;
-            size_t len = strlen(dr.request) + strlen(dr.driver) + strlen(dr.pool) +
-                         strlen(dr.device) + 4;
-            if (!(v[k] = malloc(len))) {
+            /* "request=driver/pool/device", joined by hand: on the first pod of a claim this
+             * runs for every device of every node, where snprintf was a fifth of the time */
+            const char *part[4] = {dr.request, dr.driver, dr.pool, dr.device};
+            size_t plen[4], len = 0;
+            for (int j = 0; j < 4; j++)
+                len += (plen[j] = strlen(part[j])) + 1;
+            char *w = v[k] = malloc(len);
+            if (!w) {
                 ok = false;
                 break;
             }
-            snprintf(v[k++], len, "%s=%s/%s/%s", dr.request, dr.driver, dr.pool, dr.device);
+            for (int j = 0; j < 4; j++) {
+                memcpy(w, part[j], plen[j]);
+                w += plen[j];
+                *w++ = "=//"[j < 3 ? j : 0];
+            }
+            w[-1] = '\0';
+            k++;
         }
         if (v)
             qsort(v, k, sizeof *v, cmp_cstr);
@@ -1017,7 +1029,7 @@ static void set_answer(eval *e, size_t i, answer *a, bool owned)
         na->klass = "unschedulable";
     if (a->outcome < 0) {
         na->pod_error = true;
-        if (!e->pod_error[0])
+        if (!e->pod_error[0] && !__atomic_exchange_n(&e->pod_error_set, true, __ATOMIC_ACQ_REL))
             snprintf(e->pod_error, sizeof e->pod_error, "%s", na->reason ? na->reason : "error");
     }
 }
@@ -1161,6 +1173,85 @@ static void answer_fixed(eval *e, size_t i, verdict v, const char *klass, const 
 }
 
 /* Decide every input node of e->a. Returns 0, or -1 when memory ran out. */
+/* ---- The search of many nodes in parts, each on a thread (the request's own and threads of
+ * the request's, joined before it answers), as kube-scheduler filters nodes in parallel: the
+ * first pod of a claim of a new spec searches every node. Nodes are independent (a run each,
+ * the policy shared read-only; answers go to distinct slots, the locked cache and the atomic
+ * memo), so the answers are the same in any number of parts. */
+
+enum { PART_MIN = 256 };         /* nodes of a part at least: fewer are not worth a thread */
+
+typedef struct part {
+    miss m;                      /* a range of the request's misses */
+    double deadline;
+    dracel_status st;
+    pthread_t thread;
+    bool started;
+} part;
+
+static void *part_main(void *arg)
+{
+    part *p = arg;
+    p->st = run_misses(p->m.e, &p->m, p->deadline);
+    return NULL;
+}
+
+/* Answer the misses in up to cfg.search_threads parts; nodes left unanswered (the budget, or
+ * memory) keep no answer. Returns false when a part ran out of memory or failed. */
+static bool search(eval *e, const miss *all, double deadline)
+{
+    unsigned want = e->d->cfg.search_threads ? e->d->cfg.search_threads : 1;
+    size_t nparts = all->n / PART_MIN;
+    if (nparts > want)
+        nparts = want;
+    if (nparts < 1)
+        nparts = 1;
+    part small[8], *parts = nparts <= 8 ? small : calloc(nparts, sizeof *parts);
+    if (!parts) {
+        parts = small;
+        nparts = 1;
+    }
+    size_t at = 0;
+    for (size_t p = 0; p < nparts; p++) {
+        size_t len = all->n / nparts + (p < all->n % nparts);
+        miss m = *all;
+        m.idx += at;
+        m.vidx += at;
+        m.nodes += at;
+        m.k1 += at;
+        m.k2 += at;
+        m.n = len;
+        parts[p] = (part){.m = m, .deadline = deadline, .st = DRACEL_OK};
+        at += len;
+    }
+    /* Part 0 on this thread; a part whose thread cannot start runs here too. */
+    unsigned threads = 1;
+    for (size_t p = 1; p < nparts; p++)
+        threads += parts[p].started =
+            pthread_create(&parts[p].thread, NULL, part_main, &parts[p]) == 0;
+    part_main(&parts[0]);
+    for (size_t p = 1; p < nparts; p++)
+        if (parts[p].started)
+            pthread_join(parts[p].thread, NULL);
+        else
+            part_main(&parts[p]);
+    if (nparts > 1 && log_enabled(LOG_DEBUG))
+        log_line(LOG_DEBUG, "search in parts", "#nodes", (int64_t)all->n, "#parts",
+                 (int64_t)nparts, "#threads", (int64_t)threads, NULL);
+    bool ok = true;
+    for (size_t p = 0; p < nparts; p++) {
+        ok = ok && parts[p].st == DRACEL_OK && !parts[p].m.oom;
+        for (size_t k = 0; k < parts[p].m.n; k++) /* not reached: the budget or memory ran out */
+            if (!e->ans[parts[p].m.idx[k]].klass)
+                answer_fixed(e, parts[p].m.idx[k], V_FAIL, "budget",
+                             "not evaluated: the extender's time budget for the request ran out",
+                             false);
+    }
+    if (parts != small)
+        free(parts);
+    return ok;
+}
+
 static int evaluate(eval *e)
 {
     decider *d = e->d;
@@ -1283,13 +1374,8 @@ static int evaluate(eval *e)
         metrics_add(&m_cache, "result=\"hit\"", (double)hits);
     if (m.n) {
         metrics_add(&m_cache, "result=\"miss\"", (double)m.n);
-        if (run_misses(e, &m, deadline) != DRACEL_OK || m.oom)
+        if (!search(e, &m, deadline))
             rc = -1;
-        for (size_t k = 0; k < m.n; k++) /* not reached: the budget or memory ran out */
-            if (!e->ans[m.idx[k]].klass)
-                answer_fixed(e, m.idx[k], V_FAIL, "budget",
-                             "not evaluated: the extender's time budget for the request ran out",
-                             false);
     }
     free(pos);
 out:

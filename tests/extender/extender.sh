@@ -225,6 +225,64 @@ post "$url_a/explain?node=node-h100-b" "$tmp/pod.json"
 check "POST /explain with a Pod" \
   "$(is "$status:$(jq -r '.nodes[0].outcome' "$tmp/resp")" "200:allocated")"
 
+# ---- The search in parts: the first pod of a claim on 1,200 nodes, searched on 1 thread and
+# in 4 parts (--search-threads), gets the same answers, byte for byte, and dra-celc's. Nodes
+# differ (H100, A100 80Gi or 40Gi, L4, T4, none; some GPUs held) so that tiers and failures mix.
+mkdir -p "$tmp/many/fleet" "$tmp/many/claims"
+awk 'BEGIN {
+  split("H100 A100 A100 L4 T4", model, " "); split("80Gi 80Gi 40Gi 24Gi 16Gi", mem, " ")
+  printf "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": ["
+  for (i = 0; i < 1200; i++) {
+    m = i % 6; nd = m == 5 ? 0 : 1 + i % 3
+    printf "%s{\"apiVersion\": \"resource.k8s.io/v1\", \"kind\": \"ResourceSlice\", \"metadata\": {\"name\": \"n%04d-gpu\"}, \"spec\": {\"driver\": \"gpu.example.com\", \"nodeName\": \"n%04d\", \"pool\": {\"name\": \"n%04d\", \"generation\": 1, \"resourceSliceCount\": 1}, \"devices\": [", (i ? "," : ""), i, i, i
+    for (d = 0; d < nd; d++)
+      printf "%s{\"name\": \"gpu-%d\", \"attributes\": {\"model\": {\"string\": \"%s\"}}, \"capacity\": {\"memory\": {\"value\": \"%s\"}}}", (d ? "," : ""), d, model[m + 1], mem[m + 1]
+    printf "]}}"
+  }
+  print "]}" }' >"$tmp/many/fleet/slices.json"
+awk 'BEGIN { printf "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": ["
+  for (i = 0; i < 1200; i++) printf "%s{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n%04d\"}}", (i ? "," : ""), i
+  print "]}" }' >"$tmp/many/nodes.json"
+# every seventh node's first GPU is held by another claim
+awk 'BEGIN { for (i = 0; i < 1200; i += 7) printf "gpu.example.com/n%04d/gpu-0\n", i }' >"$tmp/many/busy.txt"
+{
+  awk '{ split($0, p, "/"); printf "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: busy-%s, namespace: default}\nspec:\n  devices:\n    requests:\n    - name: g\n      exactly: {deviceClassName: gpu.example.com}\nstatus:\n  allocation:\n    devices:\n      results:\n      - {request: g, driver: gpu.example.com, pool: %s, device: gpu-0}\n", p[2], p[2] }' "$tmp/many/busy.txt"
+} >"$tmp/many/claims/busy.yaml"
+cp "$tmp/trainer.yaml" "$tmp/many/claims/"
+awk -v pod="$(jq -c .Pod "$src/examples/extender/filter.json")" 'BEGIN {
+  printf "{\"Pod\":%s,\"Nodes\":null,\"NodeNames\":[", pod
+  for (i = 0; i < 1200; i++) printf "%s\"n%04d\"", (i ? "," : ""), i; print ",\"n9999\"]}" }' \
+  >"$tmp/many/filter.json"
+for t in 1 4; do
+  start many$t --objects "$tmp/many/fleet" --objects "$src/examples/classes" \
+    --objects "$tmp/many/nodes.json" --objects "$tmp/many/claims" --search-threads=$t \
+    --log-level debug
+  eval "u=\$url_many$t"
+  post "$u/filter" "$tmp/many/filter.json"; cp "$tmp/resp" "$tmp/many/filter$t.out"
+  post "$u/prioritize" "$tmp/many/filter.json"; cp "$tmp/resp" "$tmp/many/prio$t.out"
+  eval "kill \$pid_many$t"
+done
+check "search in parts: 4 parts of 300 nodes, on 4 threads" \
+  "$(grep -q '"msg":"search in parts","nodes":1200,"parts":4,"threads":4' "$tmp/many4.log"; echo $?)"
+check "...and none on one thread" "$(! grep -q 'search in parts' "$tmp/many1.log"; echo $?)"
+check "...filter's answer the same byte for byte" \
+  "$(cmp -s "$tmp/many/filter1.out" "$tmp/many/filter4.out"; echo $?)"
+check "...prioritize's the same" "$(cmp -s "$tmp/many/prio1.out" "$tmp/many/prio4.out"; echo $?)"
+"$celc" explain --claim "$tmp/trainer.yaml" --classes "$src/examples/classes" \
+  --slices "$tmp/many/fleet" --nodes "$tmp/many/nodes.json" --allocated "$tmp/many/busy.txt" \
+  2>/dev/null | grep '^n[0-9]' >"$tmp/many/celc.txt"
+expect=$(awk -F': ' '$2 ~ /^allocated/ { print $1 }' "$tmp/many/celc.txt" | sort | tr '\n' ' ')
+got=$(jq -r '.NodeNames[]' "$tmp/many/filter4.out" | sort | tr '\n' ' ')
+check "...the nodes that pass are dra-celc's ($(echo "$expect" | wc -w) of 1,200)" \
+  "$(is "$got" "$expect")"
+check "...the failures' reasons are dra-celc's lines" \
+  "$(is "$(jq -r '.FailedNodes | to_entries[] | .value' "$tmp/many/filter4.out" | sort)" \
+        "$(awk -F': ' '$2 !~ /^allocated/ { sub(/^[^:]*: /, ""); print }' "$tmp/many/celc.txt" | sort)")"
+check "...and the unknown node is unresolvable" \
+  "$(is "$(jq -c '.FailedAndUnresolvableNodes | keys' "$tmp/many/filter4.out")" '["n9999"]')"
+check "...tiers and failures mix: scores 10, 9, 8 and 0 all occur" \
+  "$(is "$(jq -c '[.[].Score] | unique' "$tmp/many/prio4.out")" '[0,8,9,10]')"
+
 # ---- Watching --objects: files written, replaced and removed change the answers.
 post "$url_a/filter" "$src/examples/extender/filter.json"
 before=$(jq -r '.NodeNames | length' "$tmp/resp")
