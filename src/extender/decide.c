@@ -903,89 +903,104 @@ static char *bounded(const char *s, size_t max)
     return r;
 }
 
-static int cmp_cstr(const void *a, const void *b)
+/* Sort k offsets into text by the strings there (insertion: a claim has at most 32 results). */
+static void sort_offsets(uint32_t *off, size_t k, const char *text)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    for (size_t i = 1; i < k; i++) {
+        uint32_t x = off[i];
+        size_t j = i;
+        for (; j > 0 && strcmp(text + off[j - 1], text + x) > 0; j--)
+            off[j] = off[j - 1];
+        off[j] = x;
+    }
 }
 
-/* An allocated run's answer, with what tier policies need of it (sig, devs). */
-static answer *allocated_answer(eval *e, const dracel_run *r, const dracel_run_info *info)
+/* Buffers a thread reuses from node to node (their first growth was a third of an answer). */
+typedef struct scratch {
+    jbuf sig, devs, ent;
+} scratch;
+
+/* An allocated run's answer, with what tier policies need of it (sig, devs). A node's devices
+ * are written into one buffer and sorted by offset: no allocation a device. */
+static answer *allocated_answer(eval *e, const dracel_run *r, const dracel_run_info *info,
+                                scratch *sc)
 {
-    jbuf sig, devs;
-    jb_init(&sig);
-    jb_init(&devs);
+    jbuf *sig = &sc->sig, *devs = &sc->devs, *ent = &sc->ent;
+    sig->len = devs->len = 0;
+    sig->oom = devs->oom = false;
     size_t nclaims = dracel_policy_claims(e->pol.p);
     size_t ntiers = dracel_policy_tiers(e->pol.p);
     uint32_t small[16], *per = ntiers <= 16 ? small : calloc(ntiers, sizeof *per);
+    uint32_t offs[64], *off = offs;
     bool ok = per != NULL;
     if (per)
         memset(per, 0, (ntiers <= 16 ? 16 : ntiers) * sizeof *per);
     for (size_t c = 0; ok && c < nclaims; c++) {
-        size_t n = dracel_run_results(r, c);
-        char **v = calloc(n ? n : 1, sizeof *v);
-        size_t k = 0;
-        ok = v != NULL;
-        for (size_t i = 0; ok && i < n; i++) {
+        size_t n = dracel_run_results(r, c), k = 0;
+        if (n > 64 && !(off = malloc(n * sizeof *off))) {
+            ok = false;
+            break;
+        }
+        ent->len = 0;
+        ent->oom = false;
+        for (size_t i = 0; i < n; i++) {
             dracel_device_result dr;
             if (dracel_run_result(r, c, i, &dr) != DRACEL_OK)
                 continue;
             if (!dr.admin_access && dr.tier < ntiers)
                 per[dr.tier]++;
-            /* "request=driver/pool/device", joined by hand: on the first pod of a claim this
-             * runs for every device of every node, where snprintf was a fifth of the time */
-            const char *part[4] = {dr.request, dr.driver, dr.pool, dr.device};
-            size_t plen[4], len = 0;
-            for (int j = 0; j < 4; j++)
-                len += (plen[j] = strlen(part[j])) + 1;
-            char *w = v[k] = malloc(len);
-            if (!w) {
-                ok = false;
-                break;
-            }
-            for (int j = 0; j < 4; j++) {
-                memcpy(w, part[j], plen[j]);
-                w += plen[j];
-                *w++ = "=//"[j < 3 ? j : 0];
-            }
-            w[-1] = '\0';
-            k++;
+            off[k++] = (uint32_t)ent->len; /* "request=driver/pool/device" */
+            jb_puts(ent, dr.request);
+            jb_putc(ent, '=');
+            jb_puts(ent, dr.driver);
+            jb_putc(ent, '/');
+            jb_puts(ent, dr.pool);
+            jb_putc(ent, '/');
+            jb_puts(ent, dr.device);
+            jb_putc(ent, '\0');
         }
-        if (v)
-            qsort(v, k, sizeof *v, cmp_cstr);
+        ok = !ent->oom;
+        if (ok)
+            sort_offsets(off, k, ent->data);
         if (c)
-            jb_putc(&devs, ';');
-        for (size_t i = 0; i < k; i++) {
+            jb_putc(devs, ';');
+        for (size_t i = 0; ok && i < k; i++) {
             if (i)
-                jb_putc(&devs, ',');
-            jb_puts(&devs, v[i]);
-            free(v[i]);
+                jb_putc(devs, ',');
+            jb_puts(devs, ent->data + off[i]);
         }
-        free(v);
+        if (off != offs) {
+            free(off);
+            off = offs;
+        }
     }
     for (size_t t = 0; ok && t < ntiers; t++)
-        if (per[t])
-            jb_printf(&sig, "%s%zu:%u", sig.len ? "," : "", t, (unsigned)per[t]);
+        if (per[t]) {
+            if (sig->len)
+                jb_putc(sig, ',');
+            jb_uint(sig, t);
+            jb_putc(sig, ':');
+            jb_uint(sig, per[t]);
+        }
     if (per != small)
         free(per);
-    jb_putc(&sig, '\0');
-    jb_putc(&devs, '\0');
+    jb_putc(sig, '\0');
+    jb_putc(devs, '\0');
     answer *a = NULL;
-    if (ok && !sig.oom && !devs.oom)
+    if (ok && !sig->oom && !devs->oom)
         a = answer_new(info->outcome, info->score, NULL, info->tiers ? info->tiers : "",
-                       sig.data, devs.data);
-    jb_free(&sig);
-    jb_free(&devs);
+                       sig->data, devs->data);
     return a;
 }
 
 /* The answer of a run on a node (one reference); NULL when memory runs out. */
-static answer *take(eval *e, const dracel_run *r, bool explained)
+static answer *take(eval *e, const dracel_run *r, bool explained, scratch *sc)
 {
     dracel_run_info info;
     if (dracel_run_get(r, &info) != DRACEL_OK)
         return NULL;
     if (info.outcome == DRACEL_ALLOCATED)
-        return allocated_answer(e, r, &info);
+        return allocated_answer(e, r, &info, sc);
     int outcome = info.outcome;
     if (info.outcome == DRACEL_ALLOCATION_ERROR && !info.node_local)
         outcome = -1; /* marks an error of the pod: reason is the message */
@@ -1052,12 +1067,13 @@ typedef struct miss {
     eval *e;
     bool explained;
     bool oom;                    /* an answer could not be made */
+    scratch sc;                  /* the thread's (each part has its own) */
 } miss;
 
 static int on_node(void *ctx, size_t i, const dracel_run *r)
 {
     miss *m = ctx;
-    answer *a = take(m->e, r, m->explained);
+    answer *a = take(m->e, r, m->explained, &m->sc);
     if (!a) {
         m->oom = true;
         return 1;
@@ -1215,6 +1231,7 @@ static bool search(eval *e, const miss *all, double deadline)
     for (size_t p = 0; p < nparts; p++) {
         size_t len = all->n / nparts + (p < all->n % nparts);
         miss m = *all;
+        memset(&m.sc, 0, sizeof m.sc);
         m.idx += at;
         m.vidx += at;
         m.nodes += at;
@@ -1241,6 +1258,9 @@ static bool search(eval *e, const miss *all, double deadline)
     bool ok = true;
     for (size_t p = 0; p < nparts; p++) {
         ok = ok && parts[p].st == DRACEL_OK && !parts[p].m.oom;
+        jb_free(&parts[p].m.sc.sig);
+        jb_free(&parts[p].m.sc.devs);
+        jb_free(&parts[p].m.sc.ent);
         for (size_t k = 0; k < parts[p].m.n; k++) /* not reached: the budget or memory ran out */
             if (!e->ans[parts[p].m.idx[k]].klass)
                 answer_fixed(e, parts[p].m.idx[k], V_FAIL, "budget",
@@ -1286,9 +1306,14 @@ static int evaluate(eval *e)
         e->fa = e->pol.fa;
     }
     view *v = e->view = a->nodes_form ? NULL : view_get(d, e->snap);
-    miss m = {malloc((n ? n : 1) * sizeof(size_t)), malloc((n ? n : 1) * sizeof(size_t)), NULL,
-              malloc((n ? n : 1) * sizeof(dracel_node)), malloc((n ? n : 1) * sizeof(uint64_t)),
-              malloc((n ? n : 1) * sizeof(uint64_t)), 0, e, false, false};
+    miss m;
+    memset(&m, 0, sizeof m);
+    m.idx = malloc((n ? n : 1) * sizeof(size_t));
+    m.vidx = malloc((n ? n : 1) * sizeof(size_t));
+    m.nodes = malloc((n ? n : 1) * sizeof(dracel_node));
+    m.k1 = malloc((n ? n : 1) * sizeof(uint64_t));
+    m.k2 = malloc((n ? n : 1) * sizeof(uint64_t));
+    m.e = e;
     int rc = 0;
     if (!m.idx || !m.vidx || !m.nodes || !m.k1 || !m.k2) {
         rc = -1;
