@@ -1118,6 +1118,19 @@ bool dracel_scenario_extended_claim(const dracel_scenario *s)
     return s && s->sc.extended_claim;
 }
 
+dracel_status dracel_scenario_request_mapping(const dracel_scenario *s, size_t i,
+                                              const char **container, const char **resource,
+                                              const char **request)
+{
+    if (!s || !container || !resource || !request || i >= s->sc.nmappings)
+        return DRACEL_EINVAL;
+    const dc_req_mapping *m = &s->sc.mappings[i];
+    *container = m->container;
+    *resource = m->resource;
+    *request = m->request;
+    return DRACEL_OK;
+}
+
 unsigned dracel_scenario_gates(const dracel_scenario *s, unsigned minor)
 {
     if (!s)

@@ -278,6 +278,11 @@ typedef struct dc_share_in {
     uint32_t ncaps;
 } dc_share_in;
 
+/* A container's use of a request of the special claim (v1.ContainerExtendedResourceRequest). */
+typedef struct dc_req_mapping {
+    const char *container, *resource, *request;
+} dc_req_mapping;
+
 typedef struct dc_scenario {
     unsigned release;       /* kubernetesVersion's minor version (default the newest, 37) */
     unsigned features;      /* dc_feature bits: the gates that are on (`features`, else the
@@ -292,6 +297,8 @@ typedef struct dc_scenario {
     const char *file;
     bool extended_claim;    /* the last claim is the special claim of the pod's extended
                                resources (DRAExtendedResource) */
+    dc_req_mapping *mappings; /* its request mappings, as the scheduler orders them */
+    uint32_t nmappings;
 } dc_scenario;
 
 /**
