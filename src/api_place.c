@@ -1,6 +1,6 @@
 /*
  * api_place.c: the public API of placement (include/dracel.h): object sets (src/objects.c),
- * devices in use, policies and runs (src/alloc.c), scenarios. The handles wrap the internal
+ * devices in use, policies and runs (src/alloc/), scenarios. The handles wrap the internal
  * structures and own a copy of the caller's allocator hook, so that nothing here depends on the
  * caller's config after the call that took it.
  *

@@ -7,10 +7,10 @@
  * API validation with "FILE:LINE: KIND NAME: FIELD.PATH: what is wrong" messages). What the API
  * server would reject is rejected here (DRACEL_EINPUT); what only the allocator checks (a class
  * that does not exist, an allocation mode it does not know, a feature that is off) is kept as
- * written and left to the allocator (src/alloc.c), which reports it as Kubernetes does.
+ * written and left to the allocator (src/alloc/), which reports it as Kubernetes does.
  *
  * Everything lives in the set's arena (dc_objects.slices.arena); strings are NUL-terminated.
- * Change with: src/objects.c, src/alloc.c, src/cluster.c (which copies and hashes these),
+ * Change with: src/objects.c, src/alloc/, src/cluster.c (which copies and hashes these),
  * tests/unit/test_objects.c, docs/allocation.md.
  */
 #ifndef DC_CLAIMS_H
