@@ -370,6 +370,11 @@ for bad in 8888 127.0.0.1 127.0.0.1: :8888 127.0.0.1:65536 127.0.0.1:-1 ::1:8888
   check "--listen '$bad': exit 2, named" \
     "$(is "$rc:$(head -n 1 "$tmp/err")" "2:dra-extender: --listen: invalid value '$bad'")"
 done
+for bad in 0 65 x; do
+  "$ext" --objects "$tmp/objs" --search-threads "$bad" >/dev/null 2>"$tmp/err"; rc=$?
+  check "--search-threads $bad (1 to 64): exit 2, named" \
+    "$(is "$rc:$(head -n 1 "$tmp/err")" "2:dra-extender: --search-threads: invalid value '$bad'")"
+done
 "$ext" --objects "$tmp/objs" --listen=not-an-address:0 >/dev/null 2>"$tmp/err"; rc=$?
 check "--listen=HOST:PORT with a name, not an address: exit 1, named" \
   "$([ $rc = 1 ] && grep -q "the listen address 'not-an-address' is not an IPv4 or IPv6" "$tmp/err"; echo $?)"
