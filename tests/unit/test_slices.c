@@ -545,7 +545,8 @@ static void test_yaml_resolution(void **state)
 
     CHECK_ERR("t.yaml", YHEAD "    attributes: {a: {int: ~, bool: null}}\n",
               "t.yaml:9: ResourceSlice s: spec.devices[0].attributes[\"a\"]: exactly one of "
-              "`int`, `bool`, `string` or `version` is required");
+              "`int`, `bool`, `string`, `version`, `ints`, `bools`, `strings` or `versions` is "
+              "required");
     CHECK_ERR("t.yaml", YHEAD "    attributes: {a: {string: 123}}\n",
               "t.yaml:9: ResourceSlice s: spec.devices[0].attributes[\"a\"].string: must be a "
               "string, not an integer (YAML 1.1 reads the plain scalar 123 as an integer; quote "
@@ -967,7 +968,17 @@ static void test_errors_devices(void **state)
         sprintf(big + strlen(big), "  - name: d%d\n", i);
     CHECK_ERR("t.yaml", big,
               PRE "7" S1 "spec.devices: 65 devices, more than 64 (the limit when a device has "
-                  "taints or consumesCounters)");
+                  "taints, consumesCounters or list-typed attributes)");
+    strcpy(big, DEVS "  - name: t\n    attributes: {numa: {ints: [0, 1]}}\n");
+    for (int i = 0; i < 64; i++)
+        sprintf(big + strlen(big), "  - name: d%d\n", i);
+    CHECK_ERR("t.yaml", big,
+              PRE "7" S1 "spec.devices: 65 devices, more than 64 (the limit when a device has "
+                  "taints, consumesCounters or list-typed attributes)");
+    strcpy(big, DEVS "  - name: t\n    attributes: {numa: {int: 0}}\n");
+    for (int i = 0; i < 64; i++)
+        sprintf(big + strlen(big), "  - name: d%d\n", i);
+    CHECK_OK("t.yaml", big);
     /* names */
     CHECK_ERR("t.yaml", DEVS "  - attributes: {}\n",
               PRE "8" S1 "spec.devices[0].name: required value");
@@ -1028,17 +1039,60 @@ static void test_errors_devices(void **state)
                        "      _x: {bool: false}\n");
     CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {}\n",
               PRE "10" S1 "spec.devices[0].attributes[\"a\"]: exactly one of `int`, `bool`, "
-                  "`string` or `version` is required");
+                  "`string`, `version`, `ints`, `bools`, `strings` or `versions` is required");
     CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a:\n        int: 1\n"
                         "        string: s\n        bool: true\n",
               PRE "11" S1 "spec.devices[0].attributes[\"a\"]: exactly one of `int`, `bool`, "
-                  "`string` or `version` is required, but `int`, `bool` and `string` are set");
-    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {ints: [1, 2]}\n",
-              PRE "10" S1 "spec.devices[0].attributes[\"a\"].ints: list-typed attributes (the "
-                  "alpha feature DRAListTypeAttributes) are not supported");
+                  "`string`, `version`, `ints`, `bools`, `strings` or `versions` is required, "
+                  "but `int`, `bool` and `string` are set");
+    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {int: 1, ints: [1]}\n",
+              PRE "10" S1 "spec.devices[0].attributes[\"a\"]: exactly one of `int`, `bool`, "
+                  "`string`, `version`, `ints`, `bools`, `strings` or `versions` is required, "
+                  "but `int` and `ints` are set");
+    /* List-typed attributes (DRAListTypeAttributes): non-empty lists of one kind. */
+    CHECK_OK("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {ints: [1, -2, 1]}\n"
+                       "      b: {bools: [true, false]}\n      c: {strings: [x, \"\"]}\n"
+                       "      d: {versions: [1.2.3, not-semver]}\n");
     CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {versions: []}\n",
-              PRE "10" S1 "spec.devices[0].attributes[\"a\"].versions: list-typed attributes "
-                  "(the alpha feature DRAListTypeAttributes) are not supported");
+              PRE "10" S1 "spec.devices[0].attributes[\"a\"].versions: must not be empty");
+    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {ints: 1}\n",
+              PRE "10" S1 "spec.devices[0].attributes[\"a\"].ints: must be a list, not an "
+                  "integer");
+    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {ints: [1, x]}\n",
+              PRE "10" S1 "spec.devices[0].attributes[\"a\"].ints[1]: must be an integer, not "
+                  "a string");
+    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {bools: [true, 1]}\n",
+              PRE "10" S1 "spec.devices[0].attributes[\"a\"].bools[1]: must be a boolean, not "
+                  "an integer");
+    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {strings: [a, "
+                        "a2345678901234567890123456789012345678901234567890123456789012345]}\n",
+              PRE "10" S1 "spec.devices[0].attributes[\"a\"].strings[1]: 65 bytes, more than 64");
+    {
+        /* 48 values per device, scalar ones counting one each. */
+        char lv[4096];
+        size_t o = (size_t)snprintf(lv, sizeof lv, DEVS "  - name: x\n    attributes:\n"
+                                                         "      s: {int: 1}\n      a: {ints: [");
+        for (int i = 0; i < 47; i++)
+            o += (size_t)snprintf(lv + o, sizeof lv - o, "%s%d", i ? ", " : "", i);
+        snprintf(lv + o, sizeof lv - o, "]}\n");
+        CHECK_OK("t.yaml", lv);
+        o = (size_t)snprintf(lv, sizeof lv, DEVS "  - name: x\n    attributes:\n"
+                                                  "      s: {int: 1}\n      t: {int: 2}\n"
+                                                  "      a: {ints: [");
+        for (int i = 0; i < 47; i++)
+            o += (size_t)snprintf(lv + o, sizeof lv - o, "%s%d", i ? ", " : "", i);
+        snprintf(lv + o, sizeof lv - o, "]}\n");
+        CHECK_ERR("t.yaml", lv,
+                  PRE "9" S1 "spec.devices[0].attributes: 49 attribute values, more than 48");
+        o = (size_t)snprintf(lv, sizeof lv, DEVS "  - name: x\n    attributes:\n"
+                                                  "      a: {strings: [");
+        for (int i = 0; i < 49; i++)
+            o += (size_t)snprintf(lv + o, sizeof lv - o, "%sv%d", i ? ", " : "", i);
+        snprintf(lv + o, sizeof lv - o, "]}\n");
+        CHECK_ERR("t.yaml", lv,
+                  PRE "10" S1 "spec.devices[0].attributes[\"a\"].strings: 49 values, more than "
+                      "48 (the values of one device)");
+    }
     CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {string: "
                         "a2345678901234567890123456789012345678901234567890123456789012345}\n",
               PRE "10" S1 "spec.devices[0].attributes[\"a\"].string: 65 bytes, more than 64");
