@@ -18,6 +18,7 @@
 #  3. The same with allocations arriving between requests: a claim allocated on another node
 #     every 100 ms (each a new snapshot), and the snapshots published meanwhile.
 #  4. RSS over a 60 s saturating run (BENCH_SECONDS to change), sampled every 5 s.
+#     BENCH_FIRST_ONLY=1 stops after section 1.
 #  5. The Nodes form (nodeCacheCapable: false): 5,000 full Node objects in the request.
 # The machine's cores and load are printed first: on a shared machine, latencies are the
 # machine's as much as the extender's (the CPU time per request is less sensitive to it).
@@ -177,6 +178,11 @@ done
 echo "   the first pod after a slice update (a new table: policy compiled again, 1 node computed): median $(echo "$new_slice" | median) ms of$new_slice"
 t=$(timed /filter "$work/names.json")
 echo "   then warm: $t ms (curl, one request)"
+# BENCH_FIRST_ONLY=1: section 1 alone (a change to the first pods, measured in a minute)
+if [ "${BENCH_FIRST_ONLY:-0}" = 1 ]; then
+  [ -e "$work/failed" ] && status=1
+  exit $status
+fi
 
 # 2. Constant rate and saturation.
 run_wrk() { # label path connections rate seconds

@@ -1,7 +1,7 @@
 /*
  * fuzz_alloc: libFuzzer harness for the allocate path: the scenario reader (src/objects.c, on
  * the loader of src/slices.c), the table builder, the policy (every selector compiled and run
- * on the vector VM) and the per-node search with its explanation and printers (src/alloc.c).
+ * on the vector VM) and the per-node search with its explanation and printers (src/alloc/).
  * Built with --enable-fuzzing. The input is one scenario file's bytes (JSON or YAML).
  *
  * Besides crashes and sanitizer reports, it traps on a broken contract: a status other than

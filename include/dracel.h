@@ -1170,6 +1170,14 @@ DRACEL_API unsigned dracel_scenario_gates(const dracel_scenario *s, unsigned min
  *  builds it only with DRAExtendedResource on, so a caller running with that gate off leaves
  *  it out of the policy (as `dra-celc allocate` does). */
 DRACEL_API bool dracel_scenario_extended_claim(const dracel_scenario *s);
+/** Request mapping @p i of that special claim, as the scheduler writes them into the pod's
+ *  `status.extendedResourceClaimStatus.requestMappings` (per resource, by name: the long-lived
+ *  containers' mappings, then the short-lived init containers'): container @p i uses request
+ *  *request for resource *resource. DRACEL_EINVAL past the last (none without the claim). */
+DRACEL_API dracel_status dracel_scenario_request_mapping(const dracel_scenario *s, size_t i,
+                                                         const char **container,
+                                                         const char **resource,
+                                                         const char **request);
 
 /* ---------------------------------------------------------------------------------------------
  * Cluster state and snapshots (docs/api.md, "Cluster state and snapshots")

@@ -19,8 +19,9 @@
  *     dc_alloc_node may run for many nodes, its memory kept between them.
  * Devices in use (dc_usage) are given per call: a usage is bound to one table and immutable.
  *
- * Change with: src/alloc.c, src/api_place.c (the public API), tests/alloc/,
- * tests/unit/test_place.c, docs/allocation.md, docs/api.md.
+ * Change with: src/alloc/ (the implementation; src/alloc/allocint.h names its files),
+ * src/api_place.c (the public API), tests/alloc/, tests/unit/test_place.c, docs/allocation.md,
+ * docs/api.md.
  */
 #ifndef DC_ALLOC_H
 #define DC_ALLOC_H

@@ -1,6 +1,6 @@
 /*
  * api_place.c: the public API of placement (include/dracel.h): object sets (src/objects.c),
- * devices in use, policies and runs (src/alloc.c), scenarios. The handles wrap the internal
+ * devices in use, policies and runs (src/alloc/), scenarios. The handles wrap the internal
  * structures and own a copy of the caller's allocator hook, so that nothing here depends on the
  * caller's config after the call that took it.
  *
@@ -1116,6 +1116,19 @@ unsigned dracel_scenario_kubernetes(const dracel_scenario *s)
 bool dracel_scenario_extended_claim(const dracel_scenario *s)
 {
     return s && s->sc.extended_claim;
+}
+
+dracel_status dracel_scenario_request_mapping(const dracel_scenario *s, size_t i,
+                                              const char **container, const char **resource,
+                                              const char **request)
+{
+    if (!s || !container || !resource || !request || i >= s->sc.nmappings)
+        return DRACEL_EINVAL;
+    const dc_req_mapping *m = &s->sc.mappings[i];
+    *container = m->container;
+    *resource = m->resource;
+    *request = m->request;
+    return DRACEL_OK;
 }
 
 unsigned dracel_scenario_gates(const dracel_scenario *s, unsigned minor)

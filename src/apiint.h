@@ -75,7 +75,7 @@ void dc_api_env_vars_done(const dracel_env *env, uint32_t n, dc_val *tmp);
 const dc_table *dc_api_table(const dracel_table *t);
 /** The allocator a table was made with (a copy held by the table). */
 const dracel_alloc *dc_api_table_alloc(const dracel_table *t);
-/** The placement index built with a table (src/alloc.c). */
+/** The placement index built with a table (src/alloc/pindex.c). */
 struct dc_pindex;
 const struct dc_pindex *dc_api_table_pindex(const dracel_table *t);
 /** The bound program behind a public one (tests: whether it has fused kernels). */

@@ -7,10 +7,10 @@
  * API validation with "FILE:LINE: KIND NAME: FIELD.PATH: what is wrong" messages). What the API
  * server would reject is rejected here (DRACEL_EINPUT); what only the allocator checks (a class
  * that does not exist, an allocation mode it does not know, a feature that is off) is kept as
- * written and left to the allocator (src/alloc.c), which reports it as Kubernetes does.
+ * written and left to the allocator (src/alloc/), which reports it as Kubernetes does.
  *
  * Everything lives in the set's arena (dc_objects.slices.arena); strings are NUL-terminated.
- * Change with: src/objects.c, src/alloc.c, src/cluster.c (which copies and hashes these),
+ * Change with: src/objects.c, src/alloc/, src/cluster.c (which copies and hashes these),
  * tests/unit/test_objects.c, docs/allocation.md.
  */
 #ifndef DC_CLAIMS_H
@@ -278,6 +278,11 @@ typedef struct dc_share_in {
     uint32_t ncaps;
 } dc_share_in;
 
+/* A container's use of a request of the special claim (v1.ContainerExtendedResourceRequest). */
+typedef struct dc_req_mapping {
+    const char *container, *resource, *request;
+} dc_req_mapping;
+
 typedef struct dc_scenario {
     unsigned release;       /* kubernetesVersion's minor version (default the newest, 37) */
     unsigned features;      /* dc_feature bits: the gates that are on (`features`, else the
@@ -292,6 +297,8 @@ typedef struct dc_scenario {
     const char *file;
     bool extended_claim;    /* the last claim is the special claim of the pod's extended
                                resources (DRAExtendedResource) */
+    dc_req_mapping *mappings; /* its request mappings, as the scheduler orders them */
+    uint32_t nmappings;
 } dc_scenario;
 
 /**

@@ -13,7 +13,7 @@
  * Feature bits are src/claims.h's DC_FEAT_* (one bit per gate); their names ("AdminAccess", or
  * the gate "DRAAdminAccess") are parsed here too.
  *
- * Change with: src/k8s.c, src/alloc.c (which reads the profile), include/dracel.h (the
+ * Change with: src/k8s.c, src/alloc/ (which reads the profile), include/dracel.h (the
  * DRACEL_FEATURE_* bits and DRACEL_KUBERNETES_*), tests/unit/test_k8s.c, docs/allocation.md.
  */
 #ifndef DC_K8S_H

@@ -1835,10 +1835,39 @@ static dracel_status push_slice(dc_ld *c, const dc_slice_in *sl)
     s->slices[s->n++] = *sl;
     return DRACEL_OK;
 }
+/* metadata: {name}: a DNS subdomain when given (else *name is left as it is); the object is
+ * named by it in later messages (c->oname), and by the text as given when it is invalid. */
+static dracel_status meta_name(dc_ld *c, const dc_tent *meta, const char **name)
+{
+    static const char *const MF[] = {"name"};
+    const dc_tent *f[1];
+    if (!meta)
+        return DRACEL_OK;
+    dc_path_field(c, "metadata");
+    DC_TRY(want(c, &meta->v, DC_TN_MAP));
+    DC_TRY(fields(c, &meta->v, MF, 1, f));
+    if (f[0]) {
+        dc_path_field(c, "name");
+        const dc_tnode *v = &f[0]->v;
+        DC_TRY(want(c, v, DC_TN_STR));
+        if (v->n) {
+            const char *why = subdomain_err(v->s, v->n);
+            if (why) {
+                c->oname = qs(c, 3, v->s, v->n, true); /* say which object, as given */
+                return bad_value(c, v, why);
+            }
+            DC_TRY(sdup(c, v->s, v->n, name));
+            c->oname = *name;
+        }
+        dc_path_pop(c);
+    }
+    dc_path_pop(c);
+    return DRACEL_OK;
+}
+
 
 static dracel_status slice(dc_ld *c, const dc_tnode *obj, const dc_tent *meta, const dc_tent *spec)
 {
-    static const char *const MF[] = {"name"};
     static const char *const SF[S_N] = {"driver",   "pool",  "nodeName",
                                         "nodeSelector", "allNodes", "perDeviceNodeSelection",
                                         "devices",  "sharedCounters"};
@@ -1853,27 +1882,7 @@ static dracel_status slice(dc_ld *c, const dc_tnode *obj, const dc_tent *meta, c
     c->np = 0;
     const dc_tnode *v;
     const char *why;
-    if (meta) {
-        const dc_tent *f[1];
-        dc_path_field(c, "metadata");
-        DC_TRY(want(c, &meta->v, DC_TN_MAP));
-        DC_TRY(fields(c, &meta->v, MF, 1, f));
-        if (f[0]) {
-            dc_path_field(c, "name");
-            v = &f[0]->v;
-            DC_TRY(want(c, v, DC_TN_STR));
-            if (v->n) {
-                if ((why = subdomain_err(v->s, v->n)) != NULL) {
-                    c->oname = qs(c, 3, v->s, v->n, true); /* say which object, as given */
-                    return bad_value(c, v, why);
-                }
-                DC_TRY(sdup(c, v->s, v->n, &sl.name));
-                c->oname = sl.name;
-            }
-            dc_path_pop(c);
-        }
-        dc_path_pop(c);
-    }
+    DC_TRY(meta_name(c, meta, &sl.name));
     dc_path_field(c, "spec");
     if (!spec)
         return fail(c, obj->line, "required value");
@@ -1948,7 +1957,6 @@ static dracel_status slice(dc_ld *c, const dc_tnode *obj, const dc_tent *meta, c
 dracel_status dc_ld_taint_rule(dc_ld *c, const dc_tnode *obj, const dc_tent *meta,
                                const dc_tent *spec)
 {
-    static const char *const MF[] = {"name"};
     static const char *const SF[] = {"deviceSelector", "taint"};
     static const char *const DF[] = {"driver", "pool", "device", "deviceClassName", "selectors"};
     dc_taint_rule_in r;
@@ -1961,27 +1969,7 @@ dracel_status dc_ld_taint_rule(dc_ld *c, const dc_tnode *obj, const dc_tent *met
     c->np = 0;
     const dc_tnode *v;
     const char *why;
-    if (meta) {
-        const dc_tent *f[1];
-        dc_path_field(c, "metadata");
-        DC_TRY(want(c, &meta->v, DC_TN_MAP));
-        DC_TRY(fields(c, &meta->v, MF, 1, f));
-        if (f[0]) {
-            dc_path_field(c, "name");
-            v = &f[0]->v;
-            DC_TRY(want(c, v, DC_TN_STR));
-            if (v->n) {
-                if ((why = subdomain_err(v->s, v->n)) != NULL) {
-                    c->oname = qs(c, 3, v->s, v->n, true);
-                    return bad_value(c, v, why);
-                }
-                DC_TRY(sdup(c, v->s, v->n, &r.name));
-                c->oname = r.name;
-            }
-            dc_path_pop(c);
-        }
-        dc_path_pop(c);
-    }
+    DC_TRY(meta_name(c, meta, &r.name));
     dc_path_field(c, "spec");
     if (!spec)
         return fail(c, obj->line, "required value");

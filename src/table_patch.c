@@ -22,10 +22,11 @@
  *   - the longest string, the pool states (judged per pool), the counter groups (numbered on).
  * Orders that show in no result may differ from a full build: distinct values and sids are in
  * order of first appearance in a full build, appended here. The placement index is patched
- * alongside (dc_pindex_patch in src/alloc.c) from the runs this records (dc_patch_delta).
+ * alongside (dc_pindex_patch in src/alloc/pindex.c) from the runs this records (dc_patch_delta).
  *
- * Change with: src/table_build.c (the builder), vm/table.h (what a table holds), src/alloc.c
- * (dc_pindex_patch), tests/unit/test_fleet.c (test_fleet_random), docs/columnar.md.
+ * Change with: src/table_build.c (the builder), vm/table.h (what a table holds),
+ * src/alloc/pindex.c (dc_pindex_patch), tests/unit/test_fleet.c (test_fleet_random),
+ * docs/columnar.md.
  */
 #include <stdlib.h>
 #include <string.h>

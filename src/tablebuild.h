@@ -45,7 +45,7 @@ typedef struct dc_patch_seg {
 } dc_patch_seg;
 
 /** How the new table was made of the old one (for what is built with a table: the placement
- *  index, src/alloc.c). */
+ *  index, src/alloc/pindex.c). */
 typedef struct dc_patch_delta {
     const dracel_alloc *alloc;
     dc_patch_seg *segs;

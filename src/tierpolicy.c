@@ -475,23 +475,40 @@ static dracel_status tier_key(rd *x, const dc_tnode *m, const dc_tent *e, const 
     return sdup(x, e->k, e->klen, out);
 }
 
-/* caps: {KEY: count | percent | fair} */
-static dracel_status caps(rd *x, const dc_tnode *m, rtenant *t)
+/* A map keyed by tiers (caps, tiers): at most DRACEL_TIERPOLICY_MAX_KEYS entries (`what`
+ * names them in the message); *out an array of one zeroed element of `size` bytes an entry. */
+static dracel_status key_map(rd *x, const dc_tnode *m, const char *what, size_t size, void **out)
 {
     DC_TRY(want_map(x, m));
     if (m->n > DRACEL_TIERPOLICY_MAX_KEYS)
-        return fail(x, m, "more than %u caps", (unsigned)DRACEL_TIERPOLICY_MAX_KEYS);
-    t->caps = dc_arena_zalloc(&x->p->arena, (m->n ? m->n : 1) * sizeof *t->caps);
-    if (!t->caps)
+        return fail(x, m, "more than %u %s", (unsigned)DRACEL_TIERPOLICY_MAX_KEYS, what);
+    if (!(*out = dc_arena_zalloc(&x->p->arena, (m->n ? m->n : 1) * size)))
         return oom(x);
+    return DRACEL_OK;
+}
+
+/* The key of entry k of such a map (`what`: one entry's name), refused when given before. */
+static dracel_status map_key(rd *x, const dc_tnode *m, uint32_t k, const char *what,
+                             const char **key)
+{
+    const dc_tent *e = &m->kids[k];
+    char q[96];
+    for (uint32_t j = 0; j < k; j++)
+        if (m->kids[j].klen == e->klen && memcmp(m->kids[j].k, e->k, e->klen) == 0)
+            return fail_key(x, m, e, "%s %s given twice (first at line %u)", what,
+                            quoted(q, sizeof q, e->k, e->klen), (unsigned)m->kids[j].kline);
+    return tier_key(x, m, e, key);
+}
+
+/* caps: {KEY: count | percent | fair} */
+static dracel_status caps(rd *x, const dc_tnode *m, rtenant *t)
+{
+    void *arr;
+    DC_TRY(key_map(x, m, "caps", sizeof *t->caps, &arr));
+    t->caps = arr;
     for (uint32_t k = 0; k < m->n; k++) {
         const dc_tent *e = &m->kids[k];
-        char q[96];
-        for (uint32_t j = 0; j < k; j++)
-            if (m->kids[j].klen == e->klen && memcmp(m->kids[j].k, e->k, e->klen) == 0)
-                return fail_key(x, m, e, "cap %s given twice (first at line %u)",
-                                quoted(q, sizeof q, e->k, e->klen), (unsigned)m->kids[j].kline);
-        DC_TRY(tier_key(x, m, e, &t->caps[k].key));
+        DC_TRY(map_key(x, m, k, "cap", &t->caps[k].key));
         size_t old = push_key(x, e);
         if (e->v.t == DC_TN_NULL)
             return fail(x, &e->v, "must be %s",
@@ -660,20 +677,12 @@ static dracel_status tenant_of_tree(rd *x, const dc_tnode *m, rtenant *t, bool d
 
 static dracel_status tiers(rd *x, const dc_tnode *m)
 {
-    DC_TRY(want_map(x, m));
-    if (m->n > DRACEL_TIERPOLICY_MAX_KEYS)
-        return fail(x, m, "more than %u tiers", (unsigned)DRACEL_TIERPOLICY_MAX_KEYS);
-    x->tiers = dc_arena_zalloc(&x->p->arena, (m->n ? m->n : 1) * sizeof *x->tiers);
-    if (!x->tiers)
-        return oom(x);
+    void *arr;
+    DC_TRY(key_map(x, m, "tiers", sizeof *x->tiers, &arr));
+    x->tiers = arr;
     for (uint32_t k = 0; k < m->n; k++) {
         const dc_tent *e = &m->kids[k];
-        char q[96];
-        for (uint32_t j = 0; j < k; j++)
-            if (m->kids[j].klen == e->klen && memcmp(m->kids[j].k, e->k, e->klen) == 0)
-                return fail_key(x, m, e, "tier %s given twice (first at line %u)",
-                                quoted(q, sizeof q, e->k, e->klen), (unsigned)m->kids[j].kline);
-        DC_TRY(tier_key(x, m, e, &x->tiers[k].key));
+        DC_TRY(map_key(x, m, k, "tier", &x->tiers[k].key));
         size_t old = push_key(x, e);
         static const char *const F[] = {"idleReserve"};
         const dc_tent *f[1];

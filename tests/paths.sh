@@ -2,7 +2,7 @@
 # tests/paths.sh: every path of the repository that a comment or a document names exists
 # (a file renamed or split leaves references behind: "vm/disasm.c", "src/table.c"). Scans the
 # sources, scripts, Makefile.am, configure.ac and every Markdown and man page for tokens such as
-# src/alloc.c, vm/opcodes.def or docs/api.md, and checks each against the source tree. Paths of
+# src/alloc/run.c, vm/opcodes.def or docs/api.md, and checks each against the source tree. Paths of
 # the build tree (generated files), of an installation and of other projects are listed in the
 # exceptions below. TAP output.
 set -u

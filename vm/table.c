@@ -4,6 +4,7 @@
  */
 #include "table.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "vm.h"
@@ -305,42 +306,76 @@ static const dc_foreign *find_row(const dc_foreign *v, uint32_t n, uint32_t row)
     return NULL;
 }
 
-/* The run of entries of `row` in a row-sorted side table (binary search for the first). */
-#define SIDE_RANGE(arr, count, field)                                        \
-    do {                                                                     \
-        uint32_t lo = 0, hi = (count);                                       \
-        while (lo < hi) {                                                    \
-            uint32_t mid = lo + (hi - lo) / 2;                               \
-            if ((arr)[mid].field < row)                                      \
-                lo = mid + 1;                                                \
-            else                                                             \
-                hi = mid;                                                    \
-        }                                                                    \
-        uint32_t end = lo;                                                   \
-        while (end < (count) && (arr)[end].field == row)                     \
-            end++;                                                           \
-        *n = end - lo;                                                       \
-        return *n ? &(arr)[lo] : NULL;                                       \
+/* The first entry of a row-sorted side table whose row (the uint32_t at offset off of each
+ * size-byte entry) is at least row. The allocator asks for a device's capacities, taints and
+ * counters many times on every node, and side tables are mostly as regular as fleets (k
+ * entries a device): the search starts where a uniform table would hold the row and gallops
+ * from there, two or three probes instead of the seventeen of a binary search over 100,000
+ * devices; an irregular table costs about twice a binary search. */
+static uint32_t side_first(const void *arr, size_t size, size_t off, uint32_t count,
+                           uint32_t rows, uint32_t row)
+{
+#define SIDE_AT(i) (*(const uint32_t *)((const char *)arr + (size_t)(i) * size + off))
+    if (!count)
+        return 0;
+    uint64_t g = rows ? (uint64_t)row * count / rows : 0;
+    uint32_t lo, hi;             /* the answer is in [lo, hi] */
+    if (g >= count)
+        g = count - 1;
+    if (SIDE_AT(g) < row) {
+        lo = (uint32_t)g + 1, hi = lo;
+        for (uint32_t step = 1; hi < count && SIDE_AT(hi) < row; step *= 2) {
+            lo = hi + 1;
+            hi = count - hi > step ? hi + step : count;
+        }
+    } else {
+        hi = (uint32_t)g, lo = hi;
+        for (uint32_t step = 1; lo > 0 && SIDE_AT(lo - 1) >= row; step *= 2) {
+            hi = lo - 1;
+            lo = lo > step ? lo - step : 0;
+        }
+    }
+    while (lo < hi) {            /* SIDE_AT(hi) >= row or hi == count; below lo all < row */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (SIDE_AT(mid) < row)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+#undef SIDE_AT
+}
+
+/* The run of entries of `row` in a row-sorted side table. */
+#define SIDE_RANGE(type, arr, count, field)                                             \
+    do {                                                                                \
+        uint32_t lo = side_first((arr), sizeof(type), offsetof(type, field), (count),    \
+                                 t->rows, row);                                         \
+        uint32_t end = lo;                                                              \
+        while (end < (count) && (arr)[end].field == row)                                \
+            end++;                                                                      \
+        *n = end - lo;                                                                  \
+        return *n ? &(arr)[lo] : NULL;                                                  \
     } while (0)
 
 const dc_ttaint *dc_table_taints(const dc_table *t, uint32_t row, uint32_t *n)
 {
-    SIDE_RANGE(t->taints, t->ntaints, row);
+    SIDE_RANGE(dc_ttaint, t->taints, t->ntaints, row);
 }
 
 const dc_tbind *dc_table_binds(const dc_table *t, uint32_t row, uint32_t *n)
 {
-    SIDE_RANGE(t->binds, t->nbinds, row);
+    SIDE_RANGE(dc_tbind, t->binds, t->nbinds, row);
 }
 
 const dc_tcap *dc_table_caps(const dc_table *t, uint32_t row, uint32_t *n)
 {
-    SIDE_RANGE(t->caps, t->ncaps, row);
+    SIDE_RANGE(dc_tcap, t->caps, t->ncaps, row);
 }
 
 const dc_tcounter *dc_table_consumes(const dc_table *t, uint32_t row, uint32_t *n)
 {
-    SIDE_RANGE(t->consumes, t->nconsumes, owner);
+    SIDE_RANGE(dc_tcounter, t->consumes, t->nconsumes, owner);
 }
 
 uint32_t dc_table_slice_of(const dc_table *t, uint32_t row)

@@ -142,6 +142,27 @@ static void print_notes(const dracel_objects *o, size_t from, size_t to)
 
 static int parse_features(const char *list, unsigned *out);
 
+/* {"requestMappings":[{"containerName","resourceName","requestName"}...]}, the pod status
+ * field the scheduler writes for the special claim (NULL when memory runs out; cJSON_free). */
+static char *mapping_json(const dracel_scenario *sc, size_t n)
+{
+    cJSON *st = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+    bool ok = st && arr && cJSON_AddItemToObject(st, "requestMappings", arr);
+    if (!ok)
+        cJSON_Delete(arr);
+    for (size_t i = 0; ok && i < n; i++) {
+        const char *c, *r, *q;
+        cJSON *m = cJSON_CreateObject();
+        ok = m && cJSON_AddItemToArray(arr, m) &&
+             dracel_scenario_request_mapping(sc, i, &c, &r, &q) == DRACEL_OK &&
+             celc_json_str(m, "containerName", c) && celc_json_str(m, "resourceName", r) &&
+             celc_json_str(m, "requestName", q);
+    }
+    char *text = ok ? cJSON_PrintUnformatted(st) : NULL;
+    cJSON_Delete(st);
+    return text;
+}
+
 /* --kubernetes-version, --features and --feature-gates: 0, or -1 (said why on stderr). */
 static int release_and_gates(const char *version, const char *features, const char *gates,
                              unsigned *release, unsigned *out)
@@ -273,10 +294,31 @@ int celc_allocate(int argc, char **argv)
             fprintf(stderr, "%s: %s\n", prog, info.message);
         celc_out o;
         celc_out_open(&o);
-        if (out && o.f)
+        /* allocated with the pod's special claim: the request mappings the scheduler writes
+         * into the pod's status, after the run's own fields */
+        size_t nmap = 0;
+        const char *mc, *mr, *mq;
+        while (!drop && info.outcome == DRACEL_ALLOCATED &&
+               dracel_scenario_request_mapping(sc, nmap, &mc, &mr, &mq) == DRACEL_OK)
+            nmap++;
+        size_t len = out ? strlen(out) : 0;
+        char *status = out && nmap && json ? mapping_json(sc, nmap) : NULL;
+        bool made = out && (!nmap || !json || (status && len && out[len - 1] == '}'));
+        if (made && o.f && status) {
+            fprintf(o.f, "%.*s,\"extendedResourceClaimStatus\":%s}\n", (int)(len - 1), out,
+                    status);
+        } else if (made && o.f) {
             fprintf(o.f, json ? "%s\n" : "%s", out);
-        else
+            if (nmap && !json)
+                fputs("pod status: extendedResourceClaimStatus.requestMappings\n", o.f);
+            for (size_t i = 0; i < nmap && !json; i++) {
+                dracel_scenario_request_mapping(sc, i, &mc, &mr, &mq);
+                fprintf(o.f, "  container %s: %s -> request %s\n", mc, mr, mq);
+            }
+        } else {
             celc_out_discard(&o);
+        }
+        cJSON_free(status);
         rc = celc_out_close(&o, error ? EXIT_REJECTED : EXIT_OK);
         dracel_free_string(NULL, out);
     }

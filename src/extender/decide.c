@@ -875,6 +875,7 @@ typedef struct eval {
     dracel_node *nodes;          /* per input node (name NULL: unknown) */
     node_answer *ans;
     char pod_error[1024];
+    bool pod_error_set;          /* atomic: pod_error is claimed (the search's parts race) */
     unsigned fa;
     view *view;                  /* the snapshot's view (referenced): answers read from its
                                     memos are not referenced one by one */
@@ -902,78 +903,104 @@ static char *bounded(const char *s, size_t max)
     return r;
 }
 
-static int cmp_cstr(const void *a, const void *b)
+/* Sort k offsets into text by the strings there (insertion: a claim has at most 32 results). */
+static void sort_offsets(uint32_t *off, size_t k, const char *text)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    for (size_t i = 1; i < k; i++) {
+        uint32_t x = off[i];
+        size_t j = i;
+        for (; j > 0 && strcmp(text + off[j - 1], text + x) > 0; j--)
+            off[j] = off[j - 1];
+        off[j] = x;
+    }
 }
 
-/* An allocated run's answer, with what tier policies need of it (sig, devs). */
-static answer *allocated_answer(eval *e, const dracel_run *r, const dracel_run_info *info)
+/* Buffers a thread reuses from node to node (their first growth was a third of an answer). */
+typedef struct scratch {
+    jbuf sig, devs, ent;
+} scratch;
+
+/* An allocated run's answer, with what tier policies need of it (sig, devs). A node's devices
+ * are written into one buffer and sorted by offset: no allocation a device. */
+static answer *allocated_answer(eval *e, const dracel_run *r, const dracel_run_info *info,
+                                scratch *sc)
 {
-    jbuf sig, devs;
-    jb_init(&sig);
-    jb_init(&devs);
+    jbuf *sig = &sc->sig, *devs = &sc->devs, *ent = &sc->ent;
+    sig->len = devs->len = 0;
+    sig->oom = devs->oom = false;
     size_t nclaims = dracel_policy_claims(e->pol.p);
     size_t ntiers = dracel_policy_tiers(e->pol.p);
     uint32_t small[16], *per = ntiers <= 16 ? small : calloc(ntiers, sizeof *per);
+    uint32_t offs[64], *off = offs;
     bool ok = per != NULL;
     if (per)
         memset(per, 0, (ntiers <= 16 ? 16 : ntiers) * sizeof *per);
     for (size_t c = 0; ok && c < nclaims; c++) {
-        size_t n = dracel_run_results(r, c);
-        char **v = calloc(n ? n : 1, sizeof *v);
-        size_t k = 0;
-        ok = v != NULL;
-        for (size_t i = 0; ok && i < n; i++) {
+        size_t n = dracel_run_results(r, c), k = 0;
+        if (n > 64 && !(off = malloc(n * sizeof *off))) {
+            ok = false;
+            break;
+        }
+        ent->len = 0;
+        ent->oom = false;
+        for (size_t i = 0; i < n; i++) {
             dracel_device_result dr;
             if (dracel_run_result(r, c, i, &dr) != DRACEL_OK)
                 continue;
             if (!dr.admin_access && dr.tier < ntiers)
                 per[dr.tier]++;
-            size_t len = strlen(dr.request) + strlen(dr.driver) + strlen(dr.pool) +
-                         strlen(dr.device) + 4;
-            if (!(v[k] = malloc(len))) {
-                ok = false;
-                break;
-            }
-            snprintf(v[k++], len, "%s=%s/%s/%s", dr.request, dr.driver, dr.pool, dr.device);
+            off[k++] = (uint32_t)ent->len; /* "request=driver/pool/device" */
+            jb_puts(ent, dr.request);
+            jb_putc(ent, '=');
+            jb_puts(ent, dr.driver);
+            jb_putc(ent, '/');
+            jb_puts(ent, dr.pool);
+            jb_putc(ent, '/');
+            jb_puts(ent, dr.device);
+            jb_putc(ent, '\0');
         }
-        if (v)
-            qsort(v, k, sizeof *v, cmp_cstr);
+        ok = !ent->oom;
+        if (ok)
+            sort_offsets(off, k, ent->data);
         if (c)
-            jb_putc(&devs, ';');
-        for (size_t i = 0; i < k; i++) {
+            jb_putc(devs, ';');
+        for (size_t i = 0; ok && i < k; i++) {
             if (i)
-                jb_putc(&devs, ',');
-            jb_puts(&devs, v[i]);
-            free(v[i]);
+                jb_putc(devs, ',');
+            jb_puts(devs, ent->data + off[i]);
         }
-        free(v);
+        if (off != offs) {
+            free(off);
+            off = offs;
+        }
     }
     for (size_t t = 0; ok && t < ntiers; t++)
-        if (per[t])
-            jb_printf(&sig, "%s%zu:%u", sig.len ? "," : "", t, (unsigned)per[t]);
+        if (per[t]) {
+            if (sig->len)
+                jb_putc(sig, ',');
+            jb_uint(sig, t);
+            jb_putc(sig, ':');
+            jb_uint(sig, per[t]);
+        }
     if (per != small)
         free(per);
-    jb_putc(&sig, '\0');
-    jb_putc(&devs, '\0');
+    jb_putc(sig, '\0');
+    jb_putc(devs, '\0');
     answer *a = NULL;
-    if (ok && !sig.oom && !devs.oom)
+    if (ok && !sig->oom && !devs->oom)
         a = answer_new(info->outcome, info->score, NULL, info->tiers ? info->tiers : "",
-                       sig.data, devs.data);
-    jb_free(&sig);
-    jb_free(&devs);
+                       sig->data, devs->data);
     return a;
 }
 
 /* The answer of a run on a node (one reference); NULL when memory runs out. */
-static answer *take(eval *e, const dracel_run *r, bool explained)
+static answer *take(eval *e, const dracel_run *r, bool explained, scratch *sc)
 {
     dracel_run_info info;
     if (dracel_run_get(r, &info) != DRACEL_OK)
         return NULL;
     if (info.outcome == DRACEL_ALLOCATED)
-        return allocated_answer(e, r, &info);
+        return allocated_answer(e, r, &info, sc);
     int outcome = info.outcome;
     if (info.outcome == DRACEL_ALLOCATION_ERROR && !info.node_local)
         outcome = -1; /* marks an error of the pod: reason is the message */
@@ -1017,7 +1044,7 @@ static void set_answer(eval *e, size_t i, answer *a, bool owned)
         na->klass = "unschedulable";
     if (a->outcome < 0) {
         na->pod_error = true;
-        if (!e->pod_error[0])
+        if (!e->pod_error[0] && !__atomic_exchange_n(&e->pod_error_set, true, __ATOMIC_ACQ_REL))
             snprintf(e->pod_error, sizeof e->pod_error, "%s", na->reason ? na->reason : "error");
     }
 }
@@ -1040,12 +1067,13 @@ typedef struct miss {
     eval *e;
     bool explained;
     bool oom;                    /* an answer could not be made */
+    scratch sc;                  /* the thread's (each part has its own) */
 } miss;
 
 static int on_node(void *ctx, size_t i, const dracel_run *r)
 {
     miss *m = ctx;
-    answer *a = take(m->e, r, m->explained);
+    answer *a = take(m->e, r, m->explained, &m->sc);
     if (!a) {
         m->oom = true;
         return 1;
@@ -1161,6 +1189,89 @@ static void answer_fixed(eval *e, size_t i, verdict v, const char *klass, const 
 }
 
 /* Decide every input node of e->a. Returns 0, or -1 when memory ran out. */
+/* ---- The search of many nodes in parts, each on a thread (the request's own and threads of
+ * the request's, joined before it answers), as kube-scheduler filters nodes in parallel: the
+ * first pod of a claim of a new spec searches every node. Nodes are independent (a run each,
+ * the policy shared read-only; answers go to distinct slots, the locked cache and the atomic
+ * memo), so the answers are the same in any number of parts. */
+
+enum { PART_MIN = 256 };         /* nodes of a part at least: fewer are not worth a thread */
+
+typedef struct part {
+    miss m;                      /* a range of the request's misses */
+    double deadline;
+    dracel_status st;
+    pthread_t thread;
+    bool started;
+} part;
+
+static void *part_main(void *arg)
+{
+    part *p = arg;
+    p->st = run_misses(p->m.e, &p->m, p->deadline);
+    return NULL;
+}
+
+/* Answer the misses in up to cfg.search_threads parts; nodes left unanswered (the budget, or
+ * memory) keep no answer. Returns false when a part ran out of memory or failed. */
+static bool search(eval *e, const miss *all, double deadline)
+{
+    unsigned want = e->d->cfg.search_threads ? e->d->cfg.search_threads : 1;
+    size_t nparts = all->n / PART_MIN;
+    if (nparts > want)
+        nparts = want;
+    if (nparts < 1)
+        nparts = 1;
+    part small[8], *parts = nparts <= 8 ? small : calloc(nparts, sizeof *parts);
+    if (!parts) {
+        parts = small;
+        nparts = 1;
+    }
+    size_t at = 0;
+    for (size_t p = 0; p < nparts; p++) {
+        size_t len = all->n / nparts + (p < all->n % nparts);
+        miss m = *all;
+        memset(&m.sc, 0, sizeof m.sc);
+        m.idx += at;
+        m.vidx += at;
+        m.nodes += at;
+        m.k1 += at;
+        m.k2 += at;
+        m.n = len;
+        parts[p] = (part){.m = m, .deadline = deadline, .st = DRACEL_OK};
+        at += len;
+    }
+    /* Part 0 on this thread; a part whose thread cannot start runs here too. */
+    unsigned threads = 1;
+    for (size_t p = 1; p < nparts; p++)
+        threads += parts[p].started =
+            pthread_create(&parts[p].thread, NULL, part_main, &parts[p]) == 0;
+    part_main(&parts[0]);
+    for (size_t p = 1; p < nparts; p++)
+        if (parts[p].started)
+            pthread_join(parts[p].thread, NULL);
+        else
+            part_main(&parts[p]);
+    if (nparts > 1 && log_enabled(LOG_DEBUG))
+        log_line(LOG_DEBUG, "search in parts", "#nodes", (int64_t)all->n, "#parts",
+                 (int64_t)nparts, "#threads", (int64_t)threads, NULL);
+    bool ok = true;
+    for (size_t p = 0; p < nparts; p++) {
+        ok = ok && parts[p].st == DRACEL_OK && !parts[p].m.oom;
+        jb_free(&parts[p].m.sc.sig);
+        jb_free(&parts[p].m.sc.devs);
+        jb_free(&parts[p].m.sc.ent);
+        for (size_t k = 0; k < parts[p].m.n; k++) /* not reached: the budget or memory ran out */
+            if (!e->ans[parts[p].m.idx[k]].klass)
+                answer_fixed(e, parts[p].m.idx[k], V_FAIL, "budget",
+                             "not evaluated: the extender's time budget for the request ran out",
+                             false);
+    }
+    if (parts != small)
+        free(parts);
+    return ok;
+}
+
 static int evaluate(eval *e)
 {
     decider *d = e->d;
@@ -1195,9 +1306,14 @@ static int evaluate(eval *e)
         e->fa = e->pol.fa;
     }
     view *v = e->view = a->nodes_form ? NULL : view_get(d, e->snap);
-    miss m = {malloc((n ? n : 1) * sizeof(size_t)), malloc((n ? n : 1) * sizeof(size_t)), NULL,
-              malloc((n ? n : 1) * sizeof(dracel_node)), malloc((n ? n : 1) * sizeof(uint64_t)),
-              malloc((n ? n : 1) * sizeof(uint64_t)), 0, e, false, false};
+    miss m;
+    memset(&m, 0, sizeof m);
+    m.idx = malloc((n ? n : 1) * sizeof(size_t));
+    m.vidx = malloc((n ? n : 1) * sizeof(size_t));
+    m.nodes = malloc((n ? n : 1) * sizeof(dracel_node));
+    m.k1 = malloc((n ? n : 1) * sizeof(uint64_t));
+    m.k2 = malloc((n ? n : 1) * sizeof(uint64_t));
+    m.e = e;
     int rc = 0;
     if (!m.idx || !m.vidx || !m.nodes || !m.k1 || !m.k2) {
         rc = -1;
@@ -1283,13 +1399,8 @@ static int evaluate(eval *e)
         metrics_add(&m_cache, "result=\"hit\"", (double)hits);
     if (m.n) {
         metrics_add(&m_cache, "result=\"miss\"", (double)m.n);
-        if (run_misses(e, &m, deadline) != DRACEL_OK || m.oom)
+        if (!search(e, &m, deadline))
             rc = -1;
-        for (size_t k = 0; k < m.n; k++) /* not reached: the budget or memory ran out */
-            if (!e->ans[m.idx[k]].klass)
-                answer_fixed(e, m.idx[k], V_FAIL, "budget",
-                             "not evaluated: the extender's time budget for the request ran out",
-                             false);
     }
     free(pos);
 out:

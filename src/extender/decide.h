@@ -32,6 +32,8 @@ typedef struct decide_config {
                                     filterTimeout; 0: none) */
     uint64_t budget_ms;          /* one request's computation at most: nodes left when it runs
                                     out are failed with that reason (0: none) */
+    unsigned search_threads;     /* a request's search of many nodes in parts, on this many
+                                    threads at most (0, 1: on the request's thread alone) */
     size_t cache_entries;        /* node answers kept (0: 262144) */
     size_t max_reason;           /* bytes of a failed node's reason (0: 256) */
     size_t recent_pods;          /* pods remembered for GET /explain?pod= (0: 1024) */

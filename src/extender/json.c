@@ -190,6 +190,18 @@ void jb_reserve(jbuf *b, size_t n)
     grow(b, n);
 }
 
+void jb_uint(jbuf *b, uint64_t v)
+{
+    char d[20];
+    int n = 0;
+    do
+        d[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    if (grow(b, (size_t)n))
+        while (n)
+            b->data[b->len++] = d[--n];
+}
+
 void jb_printf(jbuf *b, const char *fmt, ...)
 {
     va_list ap;

@@ -62,6 +62,8 @@ static const char usage_text[] =
     "Limits:\n"
     "  --threads N             HTTP threads (default 2)\n"
     "  --workers N             compute workers (default: the number of CPUs)\n"
+    "  --search-threads N      threads one request's search of many nodes uses at most\n"
+    "                          (default: the number of CPUs, at most 8; 1: the worker's own)\n"
     "  --queue N               requests waiting for a worker at most (default 4 x workers)\n"
     "  --queue-wait DURATION   a request waiting longer is answered 503 (default 1s)\n"
     "  --max-connections N     (default 512)\n"
@@ -265,6 +267,8 @@ static int parse_options(int argc, char **argv, options *o)
     o->prioritize_verb = "prioritize";
     o->decide.budget_ms = 4000;
     o->decide.node_timeout_ms = 10000;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o->decide.search_threads = cpus < 1 ? 1 : cpus > 8 ? 8 : (unsigned)cpus;
     o->cost_limit = 1000000;
     o->shutdown_grace_ms = 10000;
     o->log_level = LOG_INFO;
@@ -355,6 +359,8 @@ static int parse_options(int argc, char **argv, options *o)
             ok = parse_uint(v, 256, &n) && n > 0 && ((o->http.threads = (unsigned)n), true);
         else if (strcmp(a, "--workers") == 0)
             ok = parse_uint(v, 256, &n) && n > 0 && ((o->http.workers = (unsigned)n), true);
+        else if (strcmp(a, "--search-threads") == 0)
+            ok = parse_uint(v, 64, &n) && n > 0 && ((o->decide.search_threads = (unsigned)n), true);
         else if (strcmp(a, "--queue") == 0)
             ok = parse_uint(v, 100000, &n) && n > 0 && ((o->http.queue = (unsigned)n), true);
         else if (strcmp(a, "--queue-wait") == 0)

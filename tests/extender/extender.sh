@@ -11,64 +11,13 @@ celc=${DRA_CELC:-./dra-celc}
 case $ext in /*) ;; *) ext=$PWD/$ext ;; esac
 src=${top_srcdir:-.}
 tmp=$(mktemp -d)
-pids=
-# reap PID: wait for it at most 30 s, then SIGKILL it; its exit status. The watchdog is a
-# process of its own that ends once PID is gone (never killed: a subshell signalled right
-# after its fork can run this script's traps), its output away from the TAP driver's pipe.
-reap() {
-  sh -c 'i=0; while [ $i -lt 300 ] && kill -0 "$1"; do sleep 0.1; i=$((i + 1)); done
-         kill -KILL "$1"' dog "$1" >/dev/null 2>&1 &
-  wait "$1"
-}
-cleanup() {
-  for p in $pids; do kill "$p" 2>/dev/null; done
-  for p in $pids; do reap "$p" 2>/dev/null; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-n=0; failed=0
-check() { # name, condition result (0 ok)
-  n=$((n + 1))
-  if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; failed=$((failed + 1)); fi
-}
-is() { [ "$1" = "$2" ]; echo $?; }
+. "$src/tests/extender/common.sh"
 # jtrue EXPR [FILE]: does jq's EXPR give exactly true? (jq -e passes on empty input.)
 jtrue() { [ "$(jq -r "$@" 2>/dev/null)" = true ]; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-for tool in curl jq; do
-  command -v $tool >/dev/null 2>&1 || { echo "1..0 # SKIP $tool is not installed"; exit 0; }
-done
-
-# start NAME ARGS...: start dra-extender on a free loopback port; sets url_NAME, pid_NAME.
-start() {
-  name=$1; shift
-  rm -f "$tmp/$name.port"
-  "$ext" --listen=127.0.0.1:0 --port-file "$tmp/$name.port" "$@" 2>"$tmp/$name.log" &
-  p=$!
-  pids="$pids $p"
-  eval "pid_$name=$p"
-  i=0
-  while [ ! -s "$tmp/$name.port" ] && kill -0 "$p" 2>/dev/null && [ $i -lt 300 ]; do
-    sleep 0.1; i=$((i + 1))
-  done
-  port=$(cat "$tmp/$name.port" 2>/dev/null)
-  eval "url_$name=http://127.0.0.1:${port:-1}"
-  i=0
-  until curl -sf "http://127.0.0.1:${port:-1}/readyz" >/dev/null 2>&1 || [ $i -ge 300 ] ||
-        ! kill -0 "$p" 2>/dev/null; do
-    sleep 0.1; i=$((i + 1))
-  done
-}
 # post URL FILE: the body and the status into $tmp/resp, $status
 post() {
   status=$(curl -s -o "$tmp/resp" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
            --data-binary @"$2" "$1")
-}
-# wait_for CMD...: retry for up to 10 s
-wait_for() {
-  i=0
-  until "$@" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
-  "$@"
 }
 
 # ---- The sample cluster (README): fleet, class, nodes, claims.
@@ -224,6 +173,64 @@ jq -c .Pod "$src/examples/extender/filter.json" >"$tmp/pod.json"
 post "$url_a/explain?node=node-h100-b" "$tmp/pod.json"
 check "POST /explain with a Pod" \
   "$(is "$status:$(jq -r '.nodes[0].outcome' "$tmp/resp")" "200:allocated")"
+
+# ---- The search in parts: the first pod of a claim on 1,200 nodes, searched on 1 thread and
+# in 4 parts (--search-threads), gets the same answers, byte for byte, and dra-celc's. Nodes
+# differ (H100, A100 80Gi or 40Gi, L4, T4, none; some GPUs held) so that tiers and failures mix.
+mkdir -p "$tmp/many/fleet" "$tmp/many/claims"
+awk 'BEGIN {
+  split("H100 A100 A100 L4 T4", model, " "); split("80Gi 80Gi 40Gi 24Gi 16Gi", mem, " ")
+  printf "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": ["
+  for (i = 0; i < 1200; i++) {
+    m = i % 6; nd = m == 5 ? 0 : 1 + i % 3
+    printf "%s{\"apiVersion\": \"resource.k8s.io/v1\", \"kind\": \"ResourceSlice\", \"metadata\": {\"name\": \"n%04d-gpu\"}, \"spec\": {\"driver\": \"gpu.example.com\", \"nodeName\": \"n%04d\", \"pool\": {\"name\": \"n%04d\", \"generation\": 1, \"resourceSliceCount\": 1}, \"devices\": [", (i ? "," : ""), i, i, i
+    for (d = 0; d < nd; d++)
+      printf "%s{\"name\": \"gpu-%d\", \"attributes\": {\"model\": {\"string\": \"%s\"}}, \"capacity\": {\"memory\": {\"value\": \"%s\"}}}", (d ? "," : ""), d, model[m + 1], mem[m + 1]
+    printf "]}}"
+  }
+  print "]}" }' >"$tmp/many/fleet/slices.json"
+awk 'BEGIN { printf "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": ["
+  for (i = 0; i < 1200; i++) printf "%s{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n%04d\"}}", (i ? "," : ""), i
+  print "]}" }' >"$tmp/many/nodes.json"
+# every seventh node's first GPU is held by another claim
+awk 'BEGIN { for (i = 0; i < 1200; i += 7) printf "gpu.example.com/n%04d/gpu-0\n", i }' >"$tmp/many/busy.txt"
+{
+  awk '{ split($0, p, "/"); printf "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: busy-%s, namespace: default}\nspec:\n  devices:\n    requests:\n    - name: g\n      exactly: {deviceClassName: gpu.example.com}\nstatus:\n  allocation:\n    devices:\n      results:\n      - {request: g, driver: gpu.example.com, pool: %s, device: gpu-0}\n", p[2], p[2] }' "$tmp/many/busy.txt"
+} >"$tmp/many/claims/busy.yaml"
+cp "$tmp/trainer.yaml" "$tmp/many/claims/"
+awk -v pod="$(jq -c .Pod "$src/examples/extender/filter.json")" 'BEGIN {
+  printf "{\"Pod\":%s,\"Nodes\":null,\"NodeNames\":[", pod
+  for (i = 0; i < 1200; i++) printf "%s\"n%04d\"", (i ? "," : ""), i; print ",\"n9999\"]}" }' \
+  >"$tmp/many/filter.json"
+for t in 1 4; do
+  start many$t --objects "$tmp/many/fleet" --objects "$src/examples/classes" \
+    --objects "$tmp/many/nodes.json" --objects "$tmp/many/claims" --search-threads=$t \
+    --log-level debug
+  eval "u=\$url_many$t"
+  post "$u/filter" "$tmp/many/filter.json"; cp "$tmp/resp" "$tmp/many/filter$t.out"
+  post "$u/prioritize" "$tmp/many/filter.json"; cp "$tmp/resp" "$tmp/many/prio$t.out"
+  eval "kill \$pid_many$t"
+done
+check "search in parts: 4 parts of 300 nodes, on 4 threads" \
+  "$(grep -q '"msg":"search in parts","nodes":1200,"parts":4,"threads":4' "$tmp/many4.log"; echo $?)"
+check "...and none on one thread" "$(! grep -q 'search in parts' "$tmp/many1.log"; echo $?)"
+check "...filter's answer the same byte for byte" \
+  "$(cmp -s "$tmp/many/filter1.out" "$tmp/many/filter4.out"; echo $?)"
+check "...prioritize's the same" "$(cmp -s "$tmp/many/prio1.out" "$tmp/many/prio4.out"; echo $?)"
+"$celc" explain --claim "$tmp/trainer.yaml" --classes "$src/examples/classes" \
+  --slices "$tmp/many/fleet" --nodes "$tmp/many/nodes.json" --allocated "$tmp/many/busy.txt" \
+  2>/dev/null | grep '^n[0-9]' >"$tmp/many/celc.txt"
+expect=$(awk -F': ' '$2 ~ /^allocated/ { print $1 }' "$tmp/many/celc.txt" | sort | tr '\n' ' ')
+got=$(jq -r '.NodeNames[]' "$tmp/many/filter4.out" | sort | tr '\n' ' ')
+check "...the nodes that pass are dra-celc's ($(echo "$expect" | wc -w) of 1,200)" \
+  "$(is "$got" "$expect")"
+check "...the failures' reasons are dra-celc's lines" \
+  "$(is "$(jq -r '.FailedNodes | to_entries[] | .value' "$tmp/many/filter4.out" | sort)" \
+        "$(awk -F': ' '$2 !~ /^allocated/ { sub(/^[^:]*: /, ""); print }' "$tmp/many/celc.txt" | sort)")"
+check "...and the unknown node is unresolvable" \
+  "$(is "$(jq -c '.FailedAndUnresolvableNodes | keys' "$tmp/many/filter4.out")" '["n9999"]')"
+check "...tiers and failures mix: scores 10, 9, 8 and 0 all occur" \
+  "$(is "$(jq -c '[.[].Score] | unique' "$tmp/many/prio4.out")" '[0,8,9,10]')"
 
 # ---- Watching --objects: files written, replaced and removed change the answers.
 post "$url_a/filter" "$src/examples/extender/filter.json"

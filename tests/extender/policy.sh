@@ -14,55 +14,7 @@ case $ext in /*) ;; *) ext=$PWD/$ext ;; esac
 src=${top_srcdir:-.}
 fx=$src/tests/extender/policy
 tmp=$(mktemp -d)
-pids=
-reap() {
-  sh -c 'i=0; while [ $i -lt 300 ] && kill -0 "$1"; do sleep 0.1; i=$((i + 1)); done
-         kill -KILL "$1"' dog "$1" >/dev/null 2>&1 &
-  wait "$1"
-}
-cleanup() {
-  for p in $pids; do kill "$p" 2>/dev/null; done
-  for p in $pids; do reap "$p" 2>/dev/null; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-n=0; failed=0
-check() { # name, condition result (0 ok)
-  n=$((n + 1))
-  if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; failed=$((failed + 1)); fi
-}
-is() { [ "$1" = "$2" ]; r=$?; [ $r = 0 ] || echo "#   got '$1', expected '$2'" >&2; echo $r; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-for tool in curl jq; do
-  command -v $tool >/dev/null 2>&1 || { echo "1..0 # SKIP $tool is not installed"; exit 0; }
-done
-
-# start NAME ARGS...: dra-extender on a free loopback port; sets url_NAME, pid_NAME.
-start() {
-  name=$1; shift
-  rm -f "$tmp/$name.port"
-  "$ext" --listen=127.0.0.1:0 --port-file "$tmp/$name.port" "$@" 2>"$tmp/$name.log" &
-  p=$!
-  pids="$pids $p"
-  eval "pid_$name=$p"
-  i=0
-  while [ ! -s "$tmp/$name.port" ] && kill -0 "$p" 2>/dev/null && [ $i -lt 300 ]; do
-    sleep 0.1; i=$((i + 1))
-  done
-  port=$(cat "$tmp/$name.port" 2>/dev/null)
-  eval "url_$name=http://127.0.0.1:${port:-1}"
-  i=0
-  until curl -sf "http://127.0.0.1:${port:-1}/readyz" >/dev/null 2>&1 || [ $i -ge 300 ] ||
-        ! kill -0 "$p" 2>/dev/null; do
-    sleep 0.1; i=$((i + 1))
-  done
-}
-# wait_for CMD...: retry for up to 10 s
-wait_for() {
-  i=0
-  until "$@" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
-  "$@"
-}
+. "$src/tests/extender/common.sh"
 # claim NS NAME [NODE DEVICE]: a ResourceClaim asking for an H100, else an A100; allocated
 # (request gpu/h100 or gpu/a100 by the node) when NODE and DEVICE are given.
 claim() {

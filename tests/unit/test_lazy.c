@@ -1,6 +1,6 @@
 /*
  * test_lazy.c: selectors with comprehensions are evaluated lazily, device by device, by the
- * runs (src/alloc.c); the others over the whole table by the policy. Both must give the same
+ * runs (src/alloc/run.c); the others over the whole table by the policy. Both must give the same
  * answers: every allocation scenario of tests/alloc/ is run twice, once as written and once with
  * every selector X rewritten as `[0].all(_lz, X)` (the same value and the same errors, but a
  * comprehension, so lazy), and the outcomes, the allocations and the explanation's counts must

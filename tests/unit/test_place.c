@@ -1112,6 +1112,14 @@ static void test_extended_claim(void **state)
     assert_true(dracel_scenario_extended_claim(sc));
     const dracel_objects *o = dracel_scenario_objects(sc);
     assert_int_equal(dracel_objects_count(o, DRACEL_OBJ_CLAIM), 2);
+    /* its one request mapping, then none */
+    const char *c, *res, *req;
+    assert_int_equal(dracel_scenario_request_mapping(sc, 0, &c, &res, &req), DRACEL_OK);
+    assert_string_equal(c, "a");
+    assert_string_equal(res, "example.com/gpu");
+    assert_string_equal(req, "container-0-request-0");
+    assert_int_equal(dracel_scenario_request_mapping(sc, 1, &c, &res, &req), DRACEL_EINVAL);
+    assert_int_equal(dracel_scenario_request_mapping(sc, 0, NULL, &res, &req), DRACEL_EINVAL);
     dracel_scenario_free(sc);
     /* a node with device-plugin capacity for it: no special claim */
     char text[sizeof EXTENDED + 64];
@@ -1121,8 +1129,10 @@ static void test_extended_claim(void **state)
                                                  sizeof err), DRACEL_OK);
     assert_false(dracel_scenario_extended_claim(sc));
     assert_int_equal(dracel_objects_count(dracel_scenario_objects(sc), DRACEL_OBJ_CLAIM), 1);
+    assert_int_equal(dracel_scenario_request_mapping(sc, 0, &c, &res, &req), DRACEL_EINVAL);
     dracel_scenario_free(sc);
     assert_false(dracel_scenario_extended_claim(NULL));
+    assert_int_equal(dracel_scenario_request_mapping(NULL, 0, &c, &res, &req), DRACEL_EINVAL);
 }
 
 /* ---------------------------------------------------------------------------------------------

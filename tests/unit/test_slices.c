@@ -1659,6 +1659,59 @@ static uint32_t rng(void)
 
 /* Random bytes, random tokens, every prefix and random mutations of the data files: any status
  * but a crash, a leak (ASan) or an error without a message. */
+/* A row's side-table entries (dc_table_caps, dc_table_taints) against a linear scan, on tables
+ * regular (k entries a row, where the search's first guess is right), irregular (0 to 7 a
+ * row), and skewed (every entry on the first or the last rows, the guess far off). */
+static void test_side_tables(void **state)
+{
+    (void)state;
+    enum { ROWS = 3000 };
+    dc_tcap *caps = calloc(ROWS * 8, sizeof *caps);
+    dc_ttaint *taints = calloc(ROWS * 8, sizeof *taints);
+    assert_non_null(caps);
+    assert_non_null(taints);
+    uint64_t seed = 12345;
+    for (int shape = 0; shape < 5; shape++) {
+        uint32_t n = 0;
+        for (uint32_t r = 0; r < ROWS; r++) {
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            uint32_t k = shape == 0 ? 2 : shape == 1 ? (uint32_t)(seed >> 61)
+                       : shape == 2 ? (r < 40 ? 7 : 0) : shape == 3 ? (r >= ROWS - 3 ? 5 : 0)
+                       : (r % 97 == 0);
+            for (uint32_t j = 0; j < k; j++, n++) {
+                caps[n] = (dc_tcap){.row = r};
+                taints[n] = (dc_ttaint){.row = r};
+            }
+        }
+        dc_table t;
+        memset(&t, 0, sizeof t);
+        t.rows = ROWS;
+        t.caps = caps;
+        t.ncaps = n;
+        t.taints = taints;
+        t.ntaints = n;
+        for (uint32_t r = 0; r <= ROWS; r++) { /* ROWS: past the end, none */
+            uint32_t first = 0, cnt = 0;
+            while (first < n && caps[first].row < r)
+                first++;
+            while (first + cnt < n && caps[first + cnt].row == r)
+                cnt++;
+            uint32_t got = 99;
+            const dc_tcap *c = dc_table_caps(&t, r, &got);
+            assert_int_equal(got, cnt);
+            if (cnt)
+                assert_ptr_equal(c, caps + first);
+            else
+                assert_null(c);
+            const dc_ttaint *tt = dc_table_taints(&t, r, &got);
+            assert_int_equal(got, cnt);
+            assert_true(cnt ? tt == taints + first : tt == NULL);
+        }
+    }
+    free(caps);
+    free(taints);
+}
+
 static void test_fuzz(void **state)
 {
     (void)state;
@@ -2083,6 +2136,7 @@ int main(void)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_rollback_and_io),
         cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_side_tables),
         cmocka_unit_test(test_fuzz),
         cmocka_unit_test(test_alloc_failures),
         cmocka_unit_test(test_alloc_failures_shifted),

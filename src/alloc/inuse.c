@@ -1,0 +1,241 @@
+/*
+ * alloc/inuse.c: devices in use (dc_usage): given per call, bound to one table, immutable; the
+ * shared counters' values left after them, the capacity their shared allocations consume, and
+ * the usage's hashes and counts for callers.
+ *
+ * Change with: src/alloc/allocint.h (struct dc_usage), src/alloc/search.c (its reader).
+ */
+#include "allocint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What the devices of @p bits (and of @p shared, a device counted once) consume, taken from
+ * the shared counters' values (@p avail, one per t->shared). A counter that would go below the
+ * most negative quantity stays as it was. */
+static void take_counters(const dc_table *t, const dc_pindex *x, const uint64_t *bits,
+                          const uint64_t *shared, dc_qty *avail)
+{
+    for (uint32_t j = 0; j < t->nconsumes; j++) {
+        const dc_tcounter *c = &t->consumes[j];
+        if (x->cons_k[j] == UINT32_MAX ||
+            !(dc_bit(bits, c->owner) || (shared && dc_bit(shared, c->owner))))
+            continue;
+        dc_qty out;
+        if (!dc_qty_sub(&avail[x->cons_k[j]], &c->value->q, &out))
+            avail[x->cons_k[j]] = out;
+    }
+}
+
+dracel_status dc_usage_new(const dracel_table *tt, const dracel_alloc *a, const dc_device_id *ids,
+                           uint32_t n, dc_usage **out)
+{
+    *out = NULL;
+    const dc_table *t = dc_api_table(tt);
+    const dc_pindex *x = dc_api_table_pindex(tt);
+    dc_usage *u = dc_malloc(a, sizeof *u);
+    if (!u)
+        return DRACEL_ENOMEM;
+    memset(u, 0, sizeof *u);
+    u->a = a;
+    u->tt = tt;
+    size_t words = DC_BITS_WORDS(t->rows) + 1;
+    u->bits = dc_malloc(a, words * sizeof *u->bits);
+    u->avail = dc_malloc(a, (t->nshared + 1) * sizeof *u->avail);
+    if (!u->bits || !u->avail) {
+        dc_usage_free(u);
+        return DRACEL_ENOMEM;
+    }
+    memset(u->bits, 0, words * sizeof *u->bits);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t r = dc_al_device_row(t, &ids[i]);
+        if (r != UINT32_MAX && !dc_bit(u->bits, r)) {
+            dc_bit_set(u->bits, r);
+            u->found++;
+        }
+    }
+    for (uint32_t i = 0; i < t->nshared; i++)
+        u->avail[i] = t->shared[i].value->q;
+    take_counters(t, x, u->bits, NULL, u->avail);
+    *out = u;
+    return DRACEL_OK;
+}
+
+static int cmp_ushare(const void *a, const void *b)
+{
+    const dc_ushare *x = a, *y = b;
+    if (x->row != y->row)
+        return x->row < y->row ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+dracel_status dc_usage_new_shared(const dracel_table *tt, const dracel_alloc *a,
+                                  const dc_device_id *ids, uint32_t n, const dc_share_in *shares,
+                                  uint32_t nshares, dc_usage **out)
+{
+    DC_TRY(dc_usage_new(tt, a, ids, n, out));
+    if (!nshares)
+        return DRACEL_OK;
+    dc_usage *u = *out;
+    const dc_table *t = dc_api_table(tt);
+    size_t words = DC_BITS_WORDS(t->rows) + 1, names = 0, ncaps = 0;
+    for (uint32_t i = 0; i < nshares; i++)
+        for (uint32_t k = 0; k < shares[i].ncaps; k++) {
+            names += strlen(shares[i].caps[k].name) + 1;
+            ncaps++;
+        }
+    u->shared = dc_malloc(a, words * sizeof *u->shared);
+    u->capshares = (uint32_t)ncaps + 1;
+    u->shares = dc_malloc(a, u->capshares * sizeof *u->shares);
+    u->names = dc_malloc(a, names + 1);
+    u->names_len = names + 1;
+    if (!u->shared || !u->shares || !u->names) {
+        dc_usage_free(u);
+        *out = NULL;
+        return DRACEL_ENOMEM;
+    }
+    memset(u->shared, 0, words * sizeof *u->shared);
+    char *np = u->names;
+    for (uint32_t i = 0; i < nshares; i++) {
+        uint32_t row = dc_al_device_row(t, &shares[i].id);
+        for (uint32_t k = 0; k < shares[i].ncaps; k++) {
+            const char *qt = shares[i].caps[k].value;
+            dc_qty q;
+            if (dc_qty_parse(qt, strlen(qt), &q)) {
+                dc_usage_free(u);
+                *out = NULL;
+                return DRACEL_EINPUT;
+            }
+            if (row == UINT32_MAX)
+                continue; /* not in the table: counts for nothing */
+            size_t ln = strlen(shares[i].caps[k].name);
+            memcpy(np, shares[i].caps[k].name, ln + 1);
+            u->shares[u->nshares++] = (dc_ushare){row, np, q};
+            np += ln + 1;
+        }
+        if (row != UINT32_MAX)
+            dc_bit_set(u->shared, row);
+    }
+    if (u->nshares > 1)
+        dc_sort(u->shares, u->nshares, sizeof *u->shares, cmp_ushare);
+    /* one entry per (row, name): the shares' sum */
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < u->nshares; i++) {
+        if (m && u->shares[m - 1].row == u->shares[i].row &&
+            strcmp(u->shares[m - 1].name, u->shares[i].name) == 0) {
+            dc_qty sum;
+            if (!dc_qty_add(&u->shares[m - 1].q, &u->shares[i].q, &sum))
+                u->shares[m - 1].q = sum;
+            continue;
+        }
+        u->shares[m++] = u->shares[i];
+    }
+    u->nshares = m;
+    for (uint32_t i = 0; i < t->nshared; i++)
+        u->avail[i] = t->shared[i].value->q;
+    take_counters(t, dc_api_table_pindex(tt), u->bits, u->shared, u->avail);
+    return DRACEL_OK;
+}
+
+dracel_status dc_usage_derive(const dc_usage *prev, const dracel_alloc *a,
+                              const dc_device_id *set, uint32_t nset, const dc_device_id *clear,
+                              uint32_t nclear, dc_usage **out)
+{
+    *out = NULL;
+    const dc_table *t = dc_api_table(prev->tt);
+    const dc_pindex *x = dc_api_table_pindex(prev->tt);
+    dc_usage *u = dc_malloc(a, sizeof *u);
+    if (!u)
+        return DRACEL_ENOMEM;
+    memset(u, 0, sizeof *u);
+    u->a = a;
+    u->tt = prev->tt;
+    size_t words = DC_BITS_WORDS(t->rows) + 1;
+    u->bits = dc_malloc(a, words * sizeof *u->bits);
+    u->avail = dc_malloc(a, (t->nshared + 1) * sizeof *u->avail);
+    if (!u->bits || !u->avail) {
+        dc_usage_free(u);
+        return DRACEL_ENOMEM;
+    }
+    memcpy(u->bits, prev->bits, words * sizeof *u->bits);
+    u->found = prev->found;
+    for (uint32_t i = 0; i < nclear; i++) {
+        uint32_t r = dc_al_device_row(t, &clear[i]);
+        if (r != UINT32_MAX && dc_bit(u->bits, r)) {
+            u->bits[r / 64] &= ~(1ull << (r % 64));
+            u->found--;
+        }
+    }
+    for (uint32_t i = 0; i < nset; i++) {
+        uint32_t r = dc_al_device_row(t, &set[i]);
+        if (r != UINT32_MAX && !dc_bit(u->bits, r)) {
+            dc_bit_set(u->bits, r);
+            u->found++;
+        }
+    }
+    for (uint32_t i = 0; i < t->nshared; i++)
+        u->avail[i] = t->shared[i].value->q;
+    take_counters(t, x, u->bits, NULL, u->avail);
+    *out = u;
+    return DRACEL_OK;
+}
+
+void dc_usage_free(dc_usage *u)
+{
+    if (!u)
+        return;
+    const dc_table *t = dc_api_table(u->tt);
+    dc_free(u->a, u->bits, (DC_BITS_WORDS(t->rows) + 1) * sizeof *u->bits);
+    dc_free(u->a, u->avail, (t->nshared + 1) * sizeof *u->avail);
+    dc_free(u->a, u->shared, (DC_BITS_WORDS(t->rows) + 1) * sizeof *u->shared);
+    dc_free(u->a, u->shares, u->capshares * sizeof *u->shares);
+    dc_free(u->a, u->names, u->names_len);
+    dc_free(u->a, u, sizeof *u);
+}
+
+uint32_t dc_usage_found(const dc_usage *u)
+{
+    return u ? u->found : 0;
+}
+
+const dracel_table *dc_usage_table(const dc_usage *u)
+{
+    return u ? u->tt : NULL;
+}
+
+uint64_t dc_usage_pool_hash(const dc_usage *u, uint32_t pool)
+{
+    const dc_table *t = dc_api_table(u->tt);
+    if (pool >= t->npools)
+        return 0;
+    const dc_tpool *p = &t->pools[pool];
+    uint64_t h = 0x2545F4914F6CDD1DULL;
+    bool any = false;
+    for (uint32_t r = p->first_row; r < p->first_row + p->rows; r++) {
+        if (!dc_bit(u->bits, r))
+            continue;
+        const dc_str *name = dc_dict_str(t->dict, t->device_name[r]);
+        uint64_t x = 1469598103934665603ULL;
+        for (uint32_t k = 0; k < name->len; k++)
+            x = (x ^ (unsigned char)name->data[k]) * 1099511628211ULL;
+        x ^= name->len;
+        h = (h ^ (x * 0x9E3779B97F4A7C15ULL)) * 0xC2B2AE3D27D4EB4FULL;
+        h ^= h >> 29;
+        any = true;
+    }
+    if (!any)
+        return 0;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return h ? h : 1;
+}
+
+uint32_t dc_usage_count_in(const dc_usage *u, const uint64_t *bits)
+{
+    const dc_table *t = dc_api_table(u->tt);
+    uint32_t n = 0;
+    for (size_t w = 0; w < DC_BITS_WORDS(t->rows); w++)
+        n += (uint32_t)__builtin_popcountll(u->bits[w] & bits[w]);
+    return n;
+}

@@ -1,0 +1,58 @@
+# tests/extender/common.sh: what extender.sh and policy.sh share, sourced after they set ext
+# (the dra-extender to start) and tmp (a directory of their own): TAP output (check, is,
+# skip), dra-extender started on a free loopback port (start), bounded waits (wait_for, reap)
+# and the clean-up of every process started. Every wait is bounded.
+# shellcheck shell=sh
+pids=
+# reap PID: wait for it at most 30 s, then SIGKILL it; its exit status. The watchdog is a
+# process of its own that ends once PID is gone (never killed: a subshell signalled right
+# after its fork can run the script's traps), its output away from the TAP driver's pipe.
+reap() {
+  sh -c 'i=0; while [ $i -lt 300 ] && kill -0 "$1"; do sleep 0.1; i=$((i + 1)); done
+         kill -KILL "$1"' dog "$1" >/dev/null 2>&1 &
+  wait "$1"
+}
+cleanup() {
+  for p in $pids; do kill "$p" 2>/dev/null; done
+  for p in $pids; do reap "$p" 2>/dev/null; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+n=0; failed=0
+check() { # name, condition result (0 ok)
+  n=$((n + 1))
+  if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; failed=$((failed + 1)); fi
+}
+# is A B: 0 when equal, else 1 and what differs on stderr (the test's log)
+is() { [ "$1" = "$2" ]; r=$?; [ $r = 0 ] || echo "#   got '$1', expected '$2'" >&2; echo $r; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+for tool in curl jq; do
+  command -v $tool >/dev/null 2>&1 || { echo "1..0 # SKIP $tool is not installed"; exit 0; }
+done
+
+# start NAME ARGS...: dra-extender on a free loopback port; sets url_NAME, pid_NAME.
+start() {
+  name=$1; shift
+  rm -f "$tmp/$name.port"
+  "$ext" --listen=127.0.0.1:0 --port-file "$tmp/$name.port" "$@" 2>"$tmp/$name.log" &
+  p=$!
+  pids="$pids $p"
+  eval "pid_$name=$p"
+  i=0
+  while [ ! -s "$tmp/$name.port" ] && kill -0 "$p" 2>/dev/null && [ $i -lt 300 ]; do
+    sleep 0.1; i=$((i + 1))
+  done
+  port=$(cat "$tmp/$name.port" 2>/dev/null)
+  eval "url_$name=http://127.0.0.1:${port:-1}"
+  i=0
+  until curl -sf "http://127.0.0.1:${port:-1}/readyz" >/dev/null 2>&1 || [ $i -ge 300 ] ||
+        ! kill -0 "$p" 2>/dev/null; do
+    sleep 0.1; i=$((i + 1))
+  done
+}
+# wait_for CMD...: retry for up to 10 s
+wait_for() {
+  i=0
+  until "$@" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+  "$@"
+}
