@@ -80,7 +80,7 @@ sweep "allocate --explain --format json" allocate "$src/tests/data/alloc/order-a
 sweep "allocate" allocate "$src/tests/alloc/37-first-available-backtrack-lower-tier.yaml"
 sweep "allocate --explain, All mode" allocate "$src/tests/alloc/26-all-mode.yaml" --explain
 sweep "allocate --format json, a pod's request mappings" allocate \
-  "$src/tests/alloc/130-extended-resource-mappings.yaml" --format json
+  "$src/tests/alloc/138-extended-resource-mappings.yaml" --format json
 sweep "explain" explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" \
   --nodes "$ex/nodes.yaml" --allocated "$ex/allocated.txt"
 sweep "explain --format json --node" explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" \

@@ -11,16 +11,19 @@ else
 fi
 tmp=${TMPDIR:-/tmp}/dracel-includes.$$
 trap 'rm -rf "$tmp"' EXIT INT TERM
-mkdir -p "$tmp/src/prog" "$tmp/vm"
+mkdir -p "$tmp/src/prog" "$tmp/src/alloc" "$tmp/vm"
 : >"$tmp/vm/vm.h"
+: >"$tmp/src/alloc/allocint.h"
 : >"$tmp/src/alloc.h"
 : >"$tmp/src/prog/own.h"
 printf '%s\n' '#include "dracel.h"' '#include "own.h"' '#include <stdio.h>' \
-  '#include "../alloc.h"' '# include <vm.h>' >"$tmp/src/prog/main.c"
+  '#include "../alloc.h"' '# include <vm.h>' '#include <allocint.h>' >"$tmp/src/prog/main.c"
 out=$(sh "$top/scripts/check-includes" "$tmp" src/prog 2>&1); rc=$?
 if [ $rc = 1 ] && printf '%s\n' "$out" | grep -q 'main.c:4: includes "../alloc.h"' &&
-   printf '%s\n' "$out" | grep -q 'main.c:5: includes <vm.h>' && [ "$(printf '%s\n' "$out" | wc -l)" = 2 ]; then
-  echo "ok 2 - a program including an internal header (by path, or with <>) is caught"
+   printf '%s\n' "$out" | grep -q 'main.c:5: includes <vm.h>' &&
+   printf '%s\n' "$out" | grep -q 'main.c:6: includes <allocint.h>' &&
+   [ "$(printf '%s\n' "$out" | wc -l)" = 3 ]; then
+  echo "ok 2 - a program including an internal header (by path, or with <>, one of a folder's too) is caught"
 else
   echo "not ok 2 - the include check missed a violation (status $rc):"
   printf '%s\n' "$out" | sed 's/^/#   /'
