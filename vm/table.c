@@ -441,8 +441,12 @@ void dc_tcol_get_run(const dc_table *t, const dc_tcol *col, uint32_t row0, uint3
             case DC_COL_VERSION:
             case DC_COL_QUANTITY: out[i] = col->distinct[col->v.vid[row]]; break;
             }
-        } else if (lo < col->nforeign && col->foreign[lo].row == row) {
-            out[i] = col->foreign[lo++].v; /* a row is present or foreign, never both */
+            continue;
+        }
+        while (lo < col->nforeign && col->foreign[lo].row < row)
+            lo++; /* (never: a row is present or foreign, not both) */
+        if (lo < col->nforeign && col->foreign[lo].row == row) {
+            out[i] = col->foreign[lo++].v;
         } else {
             got[i] = false;
         }

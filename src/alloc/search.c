@@ -712,7 +712,8 @@ dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node)
             if (p->cons[k]->match_attribute && r->k8s.list_attrs) {
                 r->cs[k].isect = dc_al_sz(r, (size_t)(DC_ALLOC_MAX_RESULTS + 1) * LIST_MAX_VALUES *
                                            sizeof *r->cs[k].isect);
-                r->cs[k].isect_n = dc_al_sz(r, (DC_ALLOC_MAX_RESULTS + 1) * sizeof *r->cs[k].isect_n);
+                r->cs[k].isect_n = dc_al_sz(r, (DC_ALLOC_MAX_RESULTS + 1) *
+                                                   sizeof *r->cs[k].isect_n);
                 if (!r->cs[k].isect || !r->cs[k].isect_n)
                     goto nomem;
             }
