@@ -13,8 +13,11 @@
  *   kubernetes apiserver pkg/cel/library lists.go (isSorted sum min max indexOf lastIndexOf),
  *     regex.go (find findAll), quantity.go, semverlib.go (version 1)
  *
+ * In the DRA environment only: `includes` (dra_includes_dyn_dyn, the DRA compiler's own).
+ *
  * Not declared on purpose: timestamp and duration (and their accessors), the URL, IP, CIDR,
- * format, authorizer and JSON-patch libraries, `includes`: src/check.c reports them as
+ * format, authorizer and JSON-patch libraries, and `includes` outside the DRA environment (the
+ * lists library's version 1, Kubernetes 1.37's base environment): src/check.c reports them as
  * unsupported features. Quantity's mul/div/divInt are not in a released Kubernetes yet.
  *
  * Invariant: the dotted names here (optional.of, sets.contains, lists.range, strings.quote) are
@@ -272,5 +275,11 @@ dracel_status dc_decls_install(dc_env *env)
         const decl_row *r = &rows[i];
         DC_TRY(dc_env_add_overload(env, r->fn, r->id, r->member == M, r->params, r->result));
     }
+    /* The DRA compiler's `<dyn>.includes(<dyn>)` (kubernetes/dynamic-resource-allocation
+     * cel/compile.go, 1.36 and 1.37): declared for DRAListTypeAttributes, and in the
+     * stored-expressions environment whatever the gate (it ignores FeatureEnabled). */
+    if (env->kind == DC_ENV_DRA)
+        DC_TRY(dc_env_add_overload(env, "includes", "dra_includes_dyn_dyn", true, "dyn, dyn",
+                                   "bool"));
     return DRACEL_OK;
 }

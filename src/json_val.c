@@ -349,6 +349,53 @@ static bool group_map(dc_ectx *e, const grouping *g, dc_val *out)
 /* What `device` reads: {driver, attributes, capacity, allowMultipleAllocations}, or the error
  * of a device Kubernetes cannot present to CEL (a version attribute that is not semver: every
  * attribute is converted before a selector runs, hidden ones too). false on ENOMEM. */
+/* One version as the CEL layer converts it; a bad one sets *bad (the device's fault, the first
+ * one only) and gives its error. false on ENOMEM. */
+static bool version_value(dc_ectx *e, const dc_attr_in *a, const char *s, uint32_t n, dc_val *bad,
+                          dc_val *out)
+{
+    dc_val v = dc_semver_value(e, s, n, false);
+    if (v.k == DC_K_ERROR) {
+        if (e->oom)
+            return false;
+        v = dc_error(e, "parse semantic version: %s", v.u.e->msg);
+        if (v.k == DC_K_ERROR && bad->k != DC_K_ERROR)
+            *bad = dc_error(e, "attribute %s: %s", a->name, v.u.e->msg);
+        if (e->oom)
+            return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* A list attribute (DRAListTypeAttributes) as a CEL list. false on ENOMEM. */
+static bool list_value(dc_ectx *e, const dc_attr_in *a, dc_val *bad, dc_val *out)
+{
+    dc_list *l = dc_list_new(e, a->n);
+    if (!l)
+        return false;
+    for (uint32_t i = 0; i < a->n; i++) {
+        switch (a->kind) {
+        case DC_ATTR_INTS: l->v[i] = dc_int(a->is[i]); break;
+        case DC_ATTR_BOOLS: l->v[i] = dc_bool(a->bs[i]); break;
+        case DC_ATTR_STRINGS: {
+            dc_str *s = dc_str_new(e, a->ss[i], a->slens[i]);
+            if (!s)
+                return false;
+            l->v[i] = dc_strval(s);
+            break;
+        }
+        default:
+            if (!version_value(e, a, a->ss[i], a->slens[i], bad, &l->v[i]))
+                return false;
+            break;
+        }
+    }
+    out->k = DC_K_LIST;
+    out->u.l = l;
+    return true;
+}
+
 static bool device_value(dc_ectx *e, const dc_device_in *d, const char *driver, dc_val *out)
 {
     grouping gr, *g = &gr;
@@ -367,17 +414,13 @@ static bool device_value(dc_ectx *e, const dc_device_in *d, const char *driver, 
             v = dc_strval(s);
             break;
         }
+        case DC_ATTR_VERSION:
+            if (!version_value(e, a, a->s, a->slen, &bad, &v))
+                return false;
+            break;
         default:
-            v = dc_semver_value(e, a->s, a->slen, false);
-            if (v.k == DC_K_ERROR) {
-                if (e->oom)
-                    return false;
-                v = dc_error(e, "parse semantic version: %s", v.u.e->msg);
-                if (v.k == DC_K_ERROR && bad.k != DC_K_ERROR)
-                    bad = dc_error(e, "attribute %s: %s", a->name, v.u.e->msg);
-                if (e->oom)
-                    return false;
-            }
+            if (!list_value(e, a, &bad, &v))
+                return false;
             break;
         }
         if (!dc_device_attr_hidden(d, k, driver) && !group_put(e, g, a->name, driver, v))

@@ -112,15 +112,27 @@ dc_val dc_lib_list_index_of(dc_ectx *c, dc_val list, dc_val item, bool last)
     return dc_int(-1);
 }
 
+/* The DRA compiler's includes (kubernetes/dynamic-resource-allocation cel/compile.go
+ * includesFunc): a list includes a value equal to the argument, a scalar is equal to it. It
+ * reads at most ResourceSliceMaxAttributeValuesPerDevice elements: a list whose first 48 do not
+ * match and that has more is an error (a match among the first 48 is true however long the
+ * list). Its run-time cost is the lists library's for includes (Kubernetes 1.37's
+ * CostEstimator.CallCost: one traversal of the receiver). */
+#define INCLUDES_MAX 48u
+
 static dc_val fn_includes(dc_ectx *c, const dc_val *a, uint32_t n)
 {
     (void)n;
+    CHARGE(c, dc_lib_traversal_cost(a[0]));
     if (is_list(a[0])) {
         const dc_list *l = a[0].u.l;
-        CHARGE(c, l->n);
-        for (uint32_t i = 0; i < l->n; i++)
+        for (uint32_t i = 0; i < l->n; i++) {
+            if (i >= INCLUDES_MAX)
+                return dc_error(c, "'includes' function cannot be applied to lists longer than "
+                                   "%u values", INCLUDES_MAX);
             if (equal(c, l->v[i], a[1]))
                 return dc_bool(true);
+        }
         return dc_bool(false);
     }
     return dc_bool(equal(c, a[0], a[1]));

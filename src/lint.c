@@ -119,6 +119,9 @@ static const char *const SUMMARY[DC_LR__COUNT][2] = {
     [DC_LR_ANNOTATION] = {"A lint-disable annotation or comment names an unknown rule.",
                           "The value of dracel.dev/lint-disable is a comma-separated list of "
                           "rule ids, or `all`."},
+    [DC_LR_GATED] = {"The selector calls a function only a feature gate declares.",
+                     "includes() is declared for new or changed selectors only when the API "
+                     "server has DRAListTypeAttributes on; stored selectors keep working."},
 };
 
 int dc_lint_rule_find(const char *s, size_t n)

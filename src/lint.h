@@ -64,7 +64,8 @@ uint32_t *dc_srcmap(dc_arena *a, const char *text, size_t len, size_t start, boo
     X(REGEX_CONST, "regex-not-constant", WARNING)                                               \
     X(CLASS_REQUIRED, "class-required", ERROR)                                                  \
     X(CLASS_UNKNOWN, "unknown-class", ERROR)                                                    \
-    X(ANNOTATION, "lint-annotation", WARNING)
+    X(ANNOTATION, "lint-annotation", WARNING)                                                   \
+    X(GATED, "gated-function", WARNING)
 
 typedef enum dc_lint_rule {
 #define DC_LR_ENUM(id, name, sev) DC_LR_##id,

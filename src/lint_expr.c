@@ -1499,6 +1499,13 @@ static void tree_rules(lx *c, const dc_ast *e)
         regex_rules(c, e);
     if (n == 3 && (e->flags & DC_ASTF_MEMBER) && streq(fn, "findAll"))
         regex_rules(c, e);
+    if (n == 2 && (e->flags & DC_ASTF_MEMBER) && streq(fn, "includes"))
+        find(c, DC_LR_GATED, DRACEL_SEV_WARNING, e->span,
+             "enable DRAListTypeAttributes on the API server, or write `x in list` for a list "
+             "and `x == value` for a scalar",
+             "includes() exists for new or changed selectors only where the API server has the "
+             "alpha gate DRAListTypeAttributes on (Kubernetes 1.36 and 1.37: its new-expressions "
+             "environment); the scheduler evaluates it whatever the gate");
     bool cmp = op_of(fn) >= 0 || streq(fn, "_!=_");
     if (cmp && n == 2) {
         for (int side = 0; side < 2; side++) {

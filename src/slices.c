@@ -49,7 +49,7 @@
 #include "quantity.h"
 
 #define MAX_DEVICES 128u                /* ResourceSliceMaxDevices */
-#define MAX_DEVICES_ADV 64u             /* ...WithTaintsOrConsumesCounters */
+#define MAX_DEVICES_ADV 64u             /* ResourceSliceMaxDevicesWithAdvancedFeatures */
 #define MAX_ATTRS_CAPS 32u              /* ResourceSliceMaxAttributesAndCapacitiesPerDevice */
 #define MAX_TAINTS 16u                  /* DeviceTaintsMaxLength */
 #define MAX_CONSUMES 2u                 /* ResourceSliceMaxDeviceCounterConsumptionsPerDevice */
@@ -1083,6 +1083,61 @@ static dracel_status node_scope(dc_ld *c, const dc_tnode *m, const dc_tent *nn, 
  * Devices
  */
 
+/* One value of a list attribute (kind: its element kind), at index i of the list a. */
+static dracel_status list_value(dc_ld *c, const dc_tnode *x, dc_attr_kind kind, dc_attr_in *a,
+                                uint32_t i)
+{
+    dc_path_index(c, i);
+    switch (kind) {
+    case DC_ATTR_INT:
+        DC_TRY(want_int(c, x, (int64_t *)&a->is[i]));
+        break;
+    case DC_ATTR_BOOL:
+        DC_TRY(want(c, x, DC_TN_BOOL));
+        ((bool *)a->bs)[i] = x->b;
+        break;
+    default:
+        DC_TRY(want(c, x, DC_TN_STR));
+        if (x->n > MAX_VALUE_LEN)
+            return fail(c, x->line, "%u bytes, more than %u", (unsigned)x->n, MAX_VALUE_LEN);
+        DC_TRY(sdup(c, x->s, x->n, (const char **)&a->ss[i]));
+        ((uint32_t *)a->slens)[i] = x->n;
+        break;
+    }
+    dc_path_pop(c);
+    return DRACEL_OK;
+}
+
+/* A list attribute (`ints`, `bools`, `strings`, `versions`): a non-empty list of values of
+ * one kind (kubernetes/api resource/v1 DeviceAttribute). */
+static dracel_status list_attribute(dc_ld *c, const dc_tent *f, dc_attr_kind kind, dc_attr_in *a)
+{
+    const dc_tnode *v = &f->v;
+    DC_TRY(want(c, v, DC_TN_SEQ));
+    if (v->n == 0)
+        return fail(c, v->line, "must not be empty");
+    if (v->n > DC_ATTR_MAX_VALUES)
+        return fail(c, v->line, "%u values, more than %u (the values of one device)",
+                    (unsigned)v->n, DC_ATTR_MAX_VALUES);
+    a->kind = (dc_attr_kind)(kind + DC_ATTR_INTS);
+    a->n = v->n;
+    switch (kind) {
+    case DC_ATTR_INT: a->is = szalloc(c, v->n, sizeof *a->is); break;
+    case DC_ATTR_BOOL: a->bs = szalloc(c, v->n, sizeof *a->bs); break;
+    default:
+        a->ss = szalloc(c, v->n, sizeof *a->ss);
+        a->slens = szalloc(c, v->n, sizeof *a->slens);
+        if (!a->slens)
+            return oom(c);
+        break;
+    }
+    if (!a->is && !a->bs && !a->ss)
+        return oom(c);
+    for (uint32_t i = 0; i < v->n; i++)
+        DC_TRY(list_value(c, &v->kids[i].v, kind, a, i));
+    return DRACEL_OK;
+}
+
 static dracel_status attribute(dc_ld *c, const dc_tent *e, dc_attr_in *a)
 {
     static const char *const AF[] = {"int", "bool", "string", "version",
@@ -1101,43 +1156,39 @@ static dracel_status attribute(dc_ld *c, const dc_tent *e, dc_attr_in *a)
         DC_TRY(want(c, v, DC_TN_MAP));
         DC_TRY(fields(c, v, AF, 8, f));
     }
-    for (int j = 4; j < 8; j++) {
-        if (f[j]) {
-            dc_path_field(c, AF[j]);
-            return fail(c, f[j]->kline,
-                        "list-typed attributes (the alpha feature DRAListTypeAttributes) are not "
-                        "supported");
-        }
-    }
-    const char *set[4];
+    const char *set[8];
     unsigned k = 0;
-    for (int j = 0; j < 4; j++)
-        if (f[j])
+    int which = -1;
+    for (int j = 0; j < 8; j++)
+        if (f[j]) {
             set[k++] = AF[j];
+            which = j;
+        }
     if (k != 1) {
-        char names[96];
+        char names[160];
         join_names(names, sizeof names, set, k);
         if (k == 0)
             return fail(c, v->line,
-                        "exactly one of `int`, `bool`, `string` or `version` is required");
+                        "exactly one of `int`, `bool`, `string`, `version`, `ints`, `bools`, "
+                        "`strings` or `versions` is required");
         return fail(c, v->line,
-                    "exactly one of `int`, `bool`, `string` or `version` is required, but %s are "
-                    "set",
+                    "exactly one of `int`, `bool`, `string`, `version`, `ints`, `bools`, "
+                    "`strings` or `versions` is required, but %s are set",
                     names);
     }
-    if (f[0]) {
-        dc_path_field(c, "int");
+    dc_path_field(c, AF[which]);
+    if (which >= 4) {
+        DC_TRY(list_attribute(c, f[which], (dc_attr_kind)(which - 4), a));
+    } else if (which == 0) {
         a->kind = DC_ATTR_INT;
         DC_TRY(want_int(c, &f[0]->v, &a->i));
-    } else if (f[1]) {
-        dc_path_field(c, "bool");
+    } else if (which == 1) {
         a->kind = DC_ATTR_BOOL;
         DC_TRY(want(c, &f[1]->v, DC_TN_BOOL));
         a->b = f[1]->v.b;
     } else {
-        const dc_tnode *x = f[2] ? &f[2]->v : &f[3]->v;
-        dc_path_field(c, f[2] ? "string" : "version");
-        a->kind = f[2] ? DC_ATTR_STRING : DC_ATTR_VERSION;
+        const dc_tnode *x = &f[which]->v;
+        a->kind = which == 2 ? DC_ATTR_STRING : DC_ATTR_VERSION;
         DC_TRY(want(c, x, DC_TN_STR));
         if (x->n > MAX_VALUE_LEN)
             return fail(c, x->line, "%u bytes, more than %u", (unsigned)x->n, MAX_VALUE_LEN);
@@ -1550,8 +1601,14 @@ static dracel_status device(dc_ld *c, const dc_tnode *m, int mode, dc_device_in 
         if (!d->attrs)
             return oom(c);
         d->nattrs = na;
-        for (uint32_t i = 0; i < na; i++)
+        uint64_t values = 0;
+        for (uint32_t i = 0; i < na; i++) {
             DC_TRY(attribute(c, &am->kids[i], &d->attrs[i]));
+            values += DC_ATTR_IS_LIST(d->attrs[i].kind) ? d->attrs[i].n : 1;
+        }
+        if (values > DC_ATTR_MAX_VALUES)
+            return fail(c, f[D_ATTRS]->kline, "%llu attribute values, more than %u",
+                        (unsigned long long)values, DC_ATTR_MAX_VALUES);
         dc_path_pop(c);
     }
     if (nc) {
@@ -1698,6 +1755,24 @@ static bool nonempty_seq_field(const dc_tnode *m, const char *name)
     return false;
 }
 
+/* Whether a device (a tree node) has a list-typed attribute. */
+static bool has_list_attribute(const dc_tnode *m)
+{
+    static const char *const LF[] = {"ints", "bools", "strings", "versions"};
+    if (m->t != DC_TN_MAP)
+        return false;
+    for (uint32_t i = 0; i < m->n; i++) {
+        const dc_tnode *am = &m->kids[i].v;
+        if (m->kids[i].klen != 10 || memcmp(m->kids[i].k, "attributes", 10) || am->t != DC_TN_MAP)
+            continue;
+        for (uint32_t k = 0; k < am->n; k++)
+            for (int j = 0; j < 4; j++)
+                if (nonempty_seq_field(&am->kids[k].v, LF[j]))
+                    return true;
+    }
+    return false;
+}
+
 static dracel_status devices(dc_ld *c, const dc_tent *e, dc_slice_in *sl)
 {
     const dc_tnode *v = &e->v;
@@ -1707,10 +1782,11 @@ static dracel_status devices(dc_ld *c, const dc_tent *e, dc_slice_in *sl)
     if (v->n > MAX_DEVICES_ADV) {
         for (uint32_t i = 0; i < v->n; i++)
             if (nonempty_seq_field(&v->kids[i].v, "taints") ||
-                nonempty_seq_field(&v->kids[i].v, "consumesCounters"))
+                nonempty_seq_field(&v->kids[i].v, "consumesCounters") ||
+                has_list_attribute(&v->kids[i].v))
                 return fail(c, e->kline,
-                            "%u devices, more than %u (the limit when a device has taints or "
-                            "consumesCounters)",
+                            "%u devices, more than %u (the limit when a device has taints, "
+                            "consumesCounters or list-typed attributes)",
                             (unsigned)v->n, MAX_DEVICES_ADV);
     }
     sl->devices = szalloc(c, v->n, sizeof *sl->devices);

@@ -20,8 +20,18 @@ typedef enum dc_attr_kind {
     DC_ATTR_INT,
     DC_ATTR_BOOL,
     DC_ATTR_STRING,
-    DC_ATTR_VERSION
+    DC_ATTR_VERSION,
+    /* List-typed attributes (DRAListTypeAttributes, KEP-5491): `ints`, `bools`, `strings`,
+     * `versions`, each a non-empty list. */
+    DC_ATTR_INTS,
+    DC_ATTR_BOOLS,
+    DC_ATTR_STRINGS,
+    DC_ATTR_VERSIONS
 } dc_attr_kind;
+
+#define DC_ATTR_IS_LIST(k) ((k) >= DC_ATTR_INTS)
+/* The element kind of a list kind (DC_ATTR_INTS -> DC_ATTR_INT, ...). */
+#define DC_ATTR_ELEM(k) ((dc_attr_kind)((k) - DC_ATTR_INTS))
 
 typedef struct dc_attr_in {
     const char *name;       /* the QualifiedName as written: "model" or "dom.example.com/id" */
@@ -30,7 +40,18 @@ typedef struct dc_attr_in {
     bool b;                 /* BOOL */
     const char *s;          /* STRING, VERSION: the text */
     uint32_t slen;
+    /* The lists (n values, at least 1): INTS in is, BOOLS in bs, STRINGS and VERSIONS in ss
+     * with their lengths in slens. */
+    uint32_t n;
+    const int64_t *is;
+    const bool *bs;
+    const char *const *ss;
+    const uint32_t *slens;
 } dc_attr_in;
+
+/* The values of one device's attributes, scalar ones counting one each
+ * (ResourceSliceMaxAttributeValuesPerDevice). */
+#define DC_ATTR_MAX_VALUES 48u
 
 /* A capacity's requestPolicy (DRAConsumableCapacity): how a request for it is rounded and
  * checked. Quantity texts, validated; NULL when absent. */

@@ -34,6 +34,7 @@
 #define MEMO_FAULT 3u
 #define MEMO_SELECTOR 4u
 #define MEMO_POLICY 5u
+#define MEMO_LIST 6u
 #define MEMO_KEY(tag, x) (((uint64_t)(tag) << 56) | ((uint64_t)(x) & 0x00FFFFFFFFFFFFFFULL))
 
 /* ---- Hashing (pool versions, memo keys): 64-bit, strings by content, never by id. */
@@ -124,6 +125,21 @@ static void vh_counters(vhash *v, const dc_counter_set_in *sets, uint32_t n)
     }
 }
 
+/* The values of a list attribute. */
+static void vh_list(vhash *v, const dc_attr_in *a)
+{
+    vh_u64(v, a->n);
+    for (uint32_t i = 0; i < a->n; i++)
+        switch (a->kind) {
+        case DC_ATTR_INTS: vh_u64(v, (uint64_t)a->is[i]); break;
+        case DC_ATTR_BOOLS: vh_u64(v, a->bs[i]); break;
+        default:
+            vh_u64(v, a->slens[i]);
+            vh_bytes(v, a->ss[i], a->slens[i]);
+            break;
+        }
+}
+
 /* Everything of a device an allocation can read, in published order. */
 static void vh_device(vhash *v, const dc_device_in *d)
 {
@@ -136,7 +152,8 @@ static void vh_device(vhash *v, const dc_device_in *d)
         switch (a->kind) {
         case DC_ATTR_INT: vh_u64(v, (uint64_t)a->i); break;
         case DC_ATTR_BOOL: vh_u64(v, a->b); break;
-        default: vh_bytes(v, a->s, a->slen); break;
+        case DC_ATTR_STRING: case DC_ATTR_VERSION: vh_bytes(v, a->s, a->slen); break;
+        default: vh_list(v, a); break;
         }
     }
     for (uint32_t k = 0; k < d->ncaps; k++) {
@@ -314,9 +331,12 @@ static uint32_t column_of(dc_tb *b, const char *name, const char *driver, bool c
     return dc_tb_column(b, d, i, capacity, create);
 }
 
-static dc_colkind attr_kind(dc_attr_kind k)
+/* The kind a value counts for in pass 1 (DC_TB_KIND_LIST for lists). */
+static int attr_kind(dc_attr_kind k)
 {
     switch (k) {
+    case DC_ATTR_INTS: case DC_ATTR_BOOLS: case DC_ATTR_STRINGS: case DC_ATTR_VERSIONS:
+        return DC_TB_KIND_LIST;
     case DC_ATTR_INT: return DC_COL_INT;
     case DC_ATTR_BOOL: return DC_COL_BOOL;
     case DC_ATTR_STRING: return DC_COL_STRING;
@@ -488,6 +508,108 @@ static const dc_err *fault_of(dc_tb *b, const char *name, const char *why)
     }
     dc_arena_free(&tmp);
     return b->oom ? NULL : e;
+}
+
+/* Whether list l (in the store) holds the values of list attribute a. */
+static bool same_list(const dc_tb *b, const dc_list *l, const dc_attr_in *a)
+{
+    (void)b;
+    if (l->n != a->n)
+        return false;
+    for (uint32_t i = 0; i < a->n; i++) {
+        const dc_val *x = &l->v[i];
+        switch (a->kind) {
+        case DC_ATTR_INTS:
+            if (x->k != DC_K_INT || x->u.i != a->is[i])
+                return false;
+            break;
+        case DC_ATTR_BOOLS:
+            if (x->k != DC_K_BOOL || x->u.b != a->bs[i])
+                return false;
+            break;
+        case DC_ATTR_STRINGS:
+            if (x->k != DC_K_STRING || x->u.s->len != a->slens[i] ||
+                memcmp(x->u.s->data, a->ss[i], a->slens[i]))
+                return false;
+            break;
+        default:
+            if (x->k != DC_K_SEMVER || x->u.sv->text->len != a->slens[i] ||
+                memcmp(x->u.sv->text->data, a->ss[i], a->slens[i]))
+                return false;
+            break;
+        }
+    }
+    return true;
+}
+
+/* The CEL value of list attribute @p a: a list in the store (one per distinct content), whose
+ * strings and versions are the dictionary's. A version that is not semver: false with the
+ * parse error in b->msg (the device gets a fault, as for a scalar version); false on ENOMEM
+ * (b->oom). @p maxlen: raised to the longest string or version. */
+static bool list_of(dc_tb *b, const dc_attr_in *a, uint32_t *maxlen, dc_val *out)
+{
+    vhash v = {0};
+    vh_u64(&v, a->kind);
+    vh_list(&v, a);
+    uint64_t key = MEMO_KEY(MEMO_LIST, vh_final(&v));
+    const dc_list *m = dc_dict_memo_get(b->dict, key);
+    if (a->kind == DC_ATTR_STRINGS || a->kind == DC_ATTR_VERSIONS)
+        for (uint32_t i = 0; i < a->n; i++)
+            if (a->slens[i] > *maxlen)
+                *maxlen = a->slens[i];
+    if (m && same_list(b, m, a)) {
+        out->k = DC_K_LIST;
+        out->u.l = m;
+        return true;
+    }
+    dc_list *l = store_zalloc(b, sizeof *l + (size_t)a->n * sizeof(dc_val));
+    if (!l)
+        return false;
+    l->n = a->n;
+    for (uint32_t i = 0; i < a->n; i++) {
+        switch (a->kind) {
+        case DC_ATTR_INTS: l->v[i] = dc_int(a->is[i]); break;
+        case DC_ATTR_BOOLS: l->v[i] = dc_bool(a->bs[i]); break;
+        case DC_ATTR_STRINGS: {
+            uint32_t sid = dc_tb_intern(b, a->ss[i], a->slens[i]);
+            if (b->oom)
+                return false;
+            l->v[i] = dc_strval(dc_dict_str(b->dict, sid));
+            break;
+        }
+        default: {
+            uint32_t tid = dc_tb_intern(b, a->ss[i], a->slens[i]);
+            bool bad;
+            const dc_semverobj *o = b->oom ? NULL : semver_of(b, tid, &bad);
+            if (!o)
+                return false; /* b->msg holds the parse error unless b->oom */
+            l->v[i].k = DC_K_SEMVER;
+            l->v[i].u.sv = o;
+            break;
+        }
+        }
+    }
+    if (!m && !dc_dict_memo_put(b->dict, key, l)) { /* a colliding hash keeps the first */
+        b->oom = true;
+        return false;
+    }
+    out->k = DC_K_LIST;
+    out->u.l = l;
+    return true;
+}
+
+/* A version of list attribute a that is not semver: its parse error in b->msg. */
+static bool bad_version_in(dc_tb *b, const dc_attr_in *a)
+{
+    for (uint32_t i = 0; i < a->n; i++) {
+        dc_semver sv;
+        dc_semver_error se;
+        if (dc_semver_parse_ex(a->ss[i], a->slens[i], false, &sv, &se)) {
+            dc_semver_error_format(&se, b->msg, sizeof b->msg);
+            return true;
+        }
+    }
+    return false;
 }
 
 /* ---- Pass 1. */
@@ -841,6 +963,8 @@ static void put_value(dc_tb *b, dc_tpool *pool, uint32_t row, const dc_slice_in 
         if (!cap && at->kind == DC_ATTR_VERSION && dc_semver_parse_ex(at->s, at->slen, false, &sv, &se)) {
             dc_semver_error_format(&se, b->msg, sizeof b->msg);
             add_fault(b, row, at->name, b->msg);
+        } else if (!cap && at->kind == DC_ATTR_VERSIONS && bad_version_in(b, at)) {
+            add_fault(b, row, at->name, b->msg);
         }
         return;
     }
@@ -872,7 +996,15 @@ static void put_value(dc_tb *b, dc_tpool *pool, uint32_t row, const dc_slice_in 
         return;
     }
     const dc_attr_in *at = &dev->attrs[k];
-    dc_colkind kind = attr_kind(at->kind);
+    if (DC_ATTR_IS_LIST(at->kind)) {
+        /* Always a boxed value: scalar columns keep their fast paths. */
+        if (list_of(b, at, &pool->max_strlen, &v))
+            add_foreign(b, c, row, v);
+        else if (!b->oom)
+            add_fault(b, row, at->name, b->msg);
+        return;
+    }
+    dc_colkind kind = (dc_colkind)attr_kind(at->kind);
     switch (at->kind) {
     case DC_ATTR_INT:
         v = dc_int(at->i);

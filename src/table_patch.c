@@ -285,7 +285,7 @@ static void lay_out_columns(patch *P)
         if (i < o->ncols) {
             const dc_tb_col *bc = &b->cols[i];
             uint32_t added = 0;
-            for (int k = 0; k < 5; k++)
+            for (int k = 0; k < DC_TB_KINDS; k++)
                 added += bc->kinds[k];
             if (o->cols[i].nvalues == P->removed[i] && !added) {
                 i++; /* no value left: the column goes */
@@ -618,6 +618,7 @@ static bool outnumbered(const dc_tb_col *bc)
         case DC_K_BOOL: n[DC_COL_BOOL]++; break;
         case DC_K_STRING: n[DC_COL_STRING]++; break;
         case DC_K_SEMVER: n[DC_COL_VERSION]++; break;
+        case DC_K_LIST: break; /* list attributes are never a column's kind */
         default: n[DC_COL_QUANTITY]++; break;
         }
     uint32_t own = bc->nvalues - bc->nforeign;

@@ -75,11 +75,16 @@ typedef struct dc_tb_key {
     uint32_t col;                /* builder column + 1; 0: empty slot */
 } dc_tb_key;
 
+/* The kinds counted per column: the five dc_colkind values, then lists (always foreign). */
+#define DC_TB_KIND_LIST 5
+#define DC_TB_KINDS 6
+
 /* A column while it is built. */
 typedef struct dc_tb_col {
     uint32_t domain, id;         /* dictionary ids */
     bool capacity;
-    uint32_t kinds[5];           /* pass 1: values seen per dc_colkind */
+    uint32_t kinds[DC_TB_KINDS]; /* pass 1: values seen per dc_colkind, then list values
+                                    (DC_TB_KIND_LIST: never the column's kind) */
     uint32_t col;                /* its index in t->cols once laid out */
     dc_foreign *foreign;         /* table arena */
     uint32_t nforeign, capforeign;

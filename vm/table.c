@@ -419,6 +419,40 @@ bool dc_tcol_get(const dc_table *t, const dc_tcol *col, uint32_t row, dc_ectx *c
     return false;
 }
 
+void dc_tcol_get_run(const dc_table *t, const dc_tcol *col, uint32_t row0, uint32_t n,
+                     dc_val *out, bool *got)
+{
+    uint32_t lo = 0, hi = col->nforeign;
+    while (lo < hi) { /* the first foreign row at or after row0 */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (col->foreign[mid].row < row0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t row = row0 + i;
+        got[i] = true;
+        if (dc_bit(col->present, row)) {
+            switch (col->kind) {
+            case DC_COL_STRING: out[i] = dc_strval(dc_dict_str(t->dict, col->v.sid[row])); break;
+            case DC_COL_INT: out[i] = dc_int(col->v.i[row]); break;
+            case DC_COL_BOOL: out[i] = dc_bool(dc_bit(col->v.bits, row)); break;
+            case DC_COL_VERSION:
+            case DC_COL_QUANTITY: out[i] = col->distinct[col->v.vid[row]]; break;
+            }
+            continue;
+        }
+        while (lo < col->nforeign && col->foreign[lo].row < row)
+            lo++; /* (never: a row is present or foreign, not both) */
+        if (lo < col->nforeign && col->foreign[lo].row == row) {
+            out[i] = col->foreign[lo++].v;
+        } else {
+            got[i] = false;
+        }
+    }
+}
+
 /* The device as a map: driver, attributes (domain -> id -> value; missing domains are empty
  * maps), capacity, allowMultipleAllocations. Built on demand, only for programs that use the
  * device as a whole (a dynamic key, `in`, size(), a macro over domains). */

@@ -303,6 +303,11 @@ const dc_tcol *dc_table_col(const dc_table *t, bool capacity, const char *domain
                             const char *id, size_t in);
 /** The value of a column at a row, boxed (allocated in c when needed), or false when absent. */
 bool dc_tcol_get(const dc_table *t, const dc_tcol *col, uint32_t row, dc_ectx *c, dc_val *out);
+/** Rows [row0, row0 + n) of a column, boxed, into out[0..n): false in got[i] for a row without
+ *  a value (out[i] unset). One search for the run's first foreign row, then a merge: what the
+ *  vector VM reads a column of several kinds (or of lists) with. */
+void dc_tcol_get_run(const dc_table *t, const dc_tcol *col, uint32_t row0, uint32_t n,
+                     dc_val *out, bool *got);
 /** The device at a row as the map `device` reads as in CEL (for whole-map uses). */
 dc_val dc_table_device(const dc_table *t, uint32_t row, dc_ectx *c);
 void dc_table_free(dc_table *t);

@@ -94,6 +94,7 @@ typedef struct vm {
     uint32_t row0, n;
     uint64_t *active, *tmpmask;
     uint8_t *lstate;      /* W * 64: each lane's memo state in memo_run (its tail zero) */
+    bool *got;            /* W * 64: a boxed column read, which lanes have a value */
     bool oom;
     bool redo;            /* the batch hit the evaluation memory limit: run its rows again one
                              by one on the scalar VM, whose limit is per row */
@@ -314,10 +315,11 @@ static void load_column(vm *m, uint32_t pc, vreg *res)
         return;
     }
     if (tc->nforeign) {
-        /* Values of several kinds in this column: box them. */
+        /* Values of several kinds in this column (or lists): box them. */
         res->kind = VK_BOX;
+        dc_tcol_get_run(m->t, tc, m->row0, m->n, res->box, m->got);
         for (uint32_t l = 0; l < m->n; l++)
-            if (!dc_tcol_get(m->t, tc, m->row0 + l, m->lane, &res->box[l]))
+            if (!m->got[l])
                 set_err(res, l, m->absent[col]);
         return;
     }
@@ -409,8 +411,9 @@ static void load_column_default(vm *m, uint32_t pc, vreg *res)
                   (tc->kind == DC_COL_BOOL && def->k == DC_K_BOOL));
     if (!typed) {
         res->kind = VK_BOX;
+        dc_tcol_get_run(m->t, tc, r0, n, res->box, m->got);
         for (uint32_t l = 0; l < n; l++)
-            if (!dc_tcol_get(m->t, tc, r0 + l, m->lane, &res->box[l]))
+            if (!m->got[l])
                 res->box[l] = *def;
         return;
     }
@@ -1174,9 +1177,10 @@ dracel_status dc_vvm_batches(const dc_bound *b, const dc_val *vars, const dc_vop
     m.active = dc_ealloc(m.run, m.W * sizeof(uint64_t));
     m.tmpmask = dc_ealloc(m.run, m.W * sizeof(uint64_t));
     m.lstate = dc_ealloc(m.run, m.W * 64);
+    m.got = dc_ealloc(m.run, m.W * 64 * sizeof *m.got);
     if (!m.args || !m.pend || !m.has_pend || !m.memo || !m.memo_kind || !m.absent ||
         !m.memo_sig || !m.memo_size || !m.memo_all || !m.memo_seen || !m.active ||
-        !m.tmpmask || !m.lstate || !alloc_regs(&m))
+        !m.tmpmask || !m.lstate || !m.got || !alloc_regs(&m))
         return DRACEL_ENOMEM;
     memset(m.pend, 0, p->ncode * sizeof *m.pend);
     memset(m.memo, 0, p->ncode * sizeof *m.memo);

@@ -162,6 +162,11 @@ typedef struct dc_cstate {
     dc_val *vals;               /* distinct: per request of the claim, the value of the last
                                    device it added (Kubernetes keys its map by request name) */
     bool *has;
+    /* match over sets (list-typed attributes, with ListTypeAttributes): the intersection after
+     * each device added, 48 values a level (search.c: LIST_MAX_VALUES), DC_ALLOC_MAX_RESULTS
+     * + 1 levels */
+    dc_val *isect;
+    uint32_t *isect_n;
 } dc_cstate;
 
 typedef struct dc_pstat {       /* explanation, per dc_preq */

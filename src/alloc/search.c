@@ -208,6 +208,69 @@ static bool attr_eq(dc_val a, dc_val b)
     }
 }
 
+/* ---- List-typed attributes in constraints (DRAListTypeAttributes), when the scheduler passes
+ * ListTypeAttributes to the experimental copy: a value is a set, a scalar a set of one; values
+ * of different kinds never meet. matchAttribute keeps the running intersection of the devices'
+ * sets, one level per device added (so that taking a device back restores the one before it,
+ * kubernetes PR 140326); distinctAttribute wants each device's set disjoint from those kept. */
+
+#define LIST_MAX_VALUES 48u /* ResourceSliceMaxAttributeValuesPerDevice: a set's size */
+
+/* The elements of a value seen as a set: a list's, or the value alone. */
+static const dc_val *set_elems(const dc_val *v, uint32_t *n)
+{
+    if (v->k == DC_K_LIST) {
+        *n = v->u.l->n;
+        return v->u.l->v;
+    }
+    *n = 1;
+    return v;
+}
+
+static bool set_has(const dc_val *x, uint32_t n, dc_val v)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (attr_eq(x[i], v))
+            return true;
+    return false;
+}
+
+/* Whether the sets of a and b meet. */
+static bool sets_meet(const dc_val *a, const dc_val *b)
+{
+    uint32_t na, nb;
+    const dc_val *x = set_elems(a, &na), *y = set_elems(b, &nb);
+    for (uint32_t i = 0; i < na; i++)
+        if (set_has(y, nb, x[i]))
+            return true;
+    return false;
+}
+
+/* matchAttribute over sets: level s->n of the intersections becomes level s->n - 1 met with
+ * v's set. false (nothing pushed) when that is empty. */
+static bool match_push(dc_cstate *s, const dc_val *v)
+{
+    if (s->n > DC_ALLOC_MAX_RESULTS)
+        return false; /* never reached: a claim holds at most 32 devices, plus one tried */
+    uint32_t nv;
+    const dc_val *y = set_elems(v, &nv);
+    dc_val *out = s->isect + (size_t)s->n * LIST_MAX_VALUES;
+    uint32_t k = 0;
+    if (s->n == 0) {
+        for (uint32_t i = 0; i < nv && k < LIST_MAX_VALUES; i++)
+            out[k++] = y[i];
+    } else {
+        const dc_val *prev = s->isect + (size_t)(s->n - 1) * LIST_MAX_VALUES;
+        for (uint32_t i = 0; i < s->isect_n[s->n - 1]; i++)
+            if (set_has(y, nv, prev[i]))
+                out[k++] = prev[i];
+        if (k == 0)
+            return false;
+    }
+    s->isect_n[s->n] = k;
+    return true;
+}
+
 static bool cons_applies(const dc_constraint_in *c, const dc_preq *q)
 {
     if (!c->nrequests)
@@ -231,6 +294,12 @@ static bool cons_add(dc_alloc_run *r, uint32_t k, const dc_preq *q, uint32_t row
     if (c->match_attribute) {
         if (!attribute(r, c->match_attribute, row, &v))
             return false;
+        if (r->k8s.list_attrs) {
+            if (!match_push(s, &v))
+                return false;
+            s->n++;
+            return true;
+        }
         if (s->n == 0) {
             s->v = v;
             s->n = 1;
@@ -247,9 +316,12 @@ static bool cons_add(dc_alloc_run *r, uint32_t k, const dc_preq *q, uint32_t row
     if (!attribute(r, c->distinct_attribute, row, &v))
         return false;
     if (s->n) {
+        /* With ListTypeAttributes the sets must be disjoint; without it a list matches no case
+         * of the scalar comparison, which refuses it as soon as one value is kept. */
         const dc_pclaim *pc = &r->p->claims[q->ci];
         for (uint32_t i = 0; i < pc->in->nreqs; i++)
-            if (s->has[i] && attr_eq(s->vals[i], v))
+            if (s->has[i] && (r->k8s.list_attrs ? sets_meet(&s->vals[i], &v)
+                                                : v.k == DC_K_LIST || attr_eq(s->vals[i], v)))
                 return false;
     }
     s->vals[q->ri] = v;
@@ -637,6 +709,14 @@ dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node)
     for (uint32_t c = 0; c < p->nclaims; c++) {
         const dc_pclaim *pc = &p->claims[c];
         for (uint32_t k = pc->cons_first; k < pc->cons_first + pc->in->ncons; k++) {
+            if (p->cons[k]->match_attribute && r->k8s.list_attrs) {
+                r->cs[k].isect = dc_al_sz(r, (size_t)(DC_ALLOC_MAX_RESULTS + 1) * LIST_MAX_VALUES *
+                                           sizeof *r->cs[k].isect);
+                r->cs[k].isect_n = dc_al_sz(r, (DC_ALLOC_MAX_RESULTS + 1) *
+                                                   sizeof *r->cs[k].isect_n);
+                if (!r->cs[k].isect || !r->cs[k].isect_n)
+                    goto nomem;
+            }
             if (!p->cons[k]->distinct_attribute)
                 continue;
             r->cs[k].vals = dc_al_sz(r, pc->in->nreqs * sizeof *r->cs[k].vals);

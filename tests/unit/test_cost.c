@@ -182,9 +182,12 @@ static int setup(void **state)
     e->dra_incl = dc_env_new(NULL, DC_ENV_DRA);
     if (!e->plain || !e->dra || !e->dra_incl)
         return -1;
-    /* Kubernetes 1.36's DRAListTypeAttributes function, as compile.go declares it. */
-    if (dc_env_add_overload(e->dra_incl, "includes", "dra_includes_dyn_dyn", true, "dyn, dyn",
-                            "bool") != DRACEL_OK)
+    /* Kubernetes' DRAListTypeAttributes function, declared by the DRA environment as
+     * compile.go declares it (1.36, 1.37): declaring it again is refused (a library overload
+     * is never replaced). */
+    if (!dc_env_fun(e->dra_incl, "includes") ||
+        dc_env_add_overload(e->dra_incl, "includes", "dra_includes_dyn_dyn", true, "dyn, dyn",
+                            "bool") == DRACEL_OK)
         return -1;
     *state = e;
     return 0;

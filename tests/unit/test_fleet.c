@@ -486,7 +486,24 @@ static void attribute(sbuf *b, bool *first, const char *name, int kind)
     case 0: sb_printf(b, "{\"int\":%d}", (int)rnd(6) - 1); break;
     case 1: sb_printf(b, "{\"bool\":%s}", rnd(2) ? "true" : "false"); break;
     case 2: sb_printf(b, "{\"string\":\"%s\"}", MODELS[rnd(4)]); break;
-    default: sb_printf(b, "{\"version\":\"%s\"}", VERSIONS[rnd(5)]); break;
+    case 3: sb_printf(b, "{\"version\":\"%s\"}", VERSIONS[rnd(5)]); break;
+    default: {
+        /* list-typed (DRAListTypeAttributes): boxed values in any column */
+        static const char *const LK[] = {"ints", "bools", "strings", "versions"};
+        uint32_t n = 1 + rnd(3);
+        sb_printf(b, "{\"%s\":[", LK[kind - 4]);
+        for (uint32_t i = 0; i < n; i++) {
+            const char *sep = i ? "," : "";
+            switch (kind) {
+            case 4: sb_printf(b, "%s%d", sep, (int)rnd(4)); break;
+            case 5: sb_printf(b, "%s%s", sep, rnd(2) ? "true" : "false"); break;
+            case 6: sb_printf(b, "%s\"%s\"", sep, MODELS[rnd(4)]); break;
+            default: sb_printf(b, "%s\"%s\"", sep, VERSIONS[rnd(5)]); break;
+            }
+        }
+        sb_printf(b, "]}");
+        break;
+    }
     }
 }
 
@@ -518,11 +535,11 @@ static void device(sbuf *b, const char *drv, int name, bool per_device)
         first = false;
     }
     if (rnd(10) < 3)
-        attribute(b, &first, "mixed", (int)rnd(4)); /* one name, values of several kinds */
+        attribute(b, &first, "mixed", (int)rnd(8)); /* one name, values of several kinds */
     if (rnd(20) == 0) {
         char n[32];
         snprintf(n, sizeof n, "a%d", extra_names++ % 40); /* new columns, some coming back */
-        attribute(b, &first, n, (int)rnd(4));
+        attribute(b, &first, n, (int)rnd(8));
     }
     if (rnd(12) == 0) {
         /* a bare name hidden by the same name qualified with the driver's domain */
@@ -688,6 +705,8 @@ static const char *const SELECTORS[] = {
     "device.attributes[\"x.example.com\"].serial.startsWith(\"s1\")",
     "device.attributes[\"gpu.example.com\"].mixed == 1",
     "device.attributes[\"nic.example.com\"].?mixed.orValue(\"\") == \"A\"",
+    "device.attributes[\"gpu.example.com\"].?mixed.orValue(0).includes(1)",
+    "device.attributes[\"nic.example.com\"].?mixed.orValue([]).includes(\"A\")",
     "has(device.attributes[\"gpu.example.com\"].tier) && "
     "device.attributes[\"gpu.example.com\"].tier == \"B\"",
     "size(device.attributes[\"gpu.example.com\"]) > 3",

@@ -1062,6 +1062,21 @@ static char *device_json(const dc_slice_in *s, const dc_device_in *d)
         case DC_ATTR_BOOL: cJSON_AddBoolToObject(v, "bool", a->b); break;
         case DC_ATTR_STRING: cJSON_AddStringToObject(v, "string", a->s); break;
         case DC_ATTR_VERSION: cJSON_AddStringToObject(v, "version", a->s); break;
+        default: {
+            static const char *const LK[] = {"ints", "bools", "strings", "versions"};
+            cJSON *l = cJSON_AddArrayToObject(v, LK[a->kind - DC_ATTR_INTS]);
+            for (uint32_t k = 0; k < a->n; k++) {
+                if (a->kind == DC_ATTR_INTS) {
+                    snprintf(num, sizeof num, "%lld", (long long)a->is[k]);
+                    cJSON_AddItemToArray(l, cJSON_CreateRaw(num));
+                } else if (a->kind == DC_ATTR_BOOLS) {
+                    cJSON_AddItemToArray(l, cJSON_CreateBool(a->bs[k]));
+                } else {
+                    cJSON_AddItemToArray(l, cJSON_CreateString(a->ss[k]));
+                }
+            }
+            break;
+        }
         }
     }
     cJSON *caps = cJSON_AddObjectToObject(o, "capacity");

@@ -545,7 +545,8 @@ static void test_yaml_resolution(void **state)
 
     CHECK_ERR("t.yaml", YHEAD "    attributes: {a: {int: ~, bool: null}}\n",
               "t.yaml:9: ResourceSlice s: spec.devices[0].attributes[\"a\"]: exactly one of "
-              "`int`, `bool`, `string` or `version` is required");
+              "`int`, `bool`, `string`, `version`, `ints`, `bools`, `strings` or `versions` is "
+              "required");
     CHECK_ERR("t.yaml", YHEAD "    attributes: {a: {string: 123}}\n",
               "t.yaml:9: ResourceSlice s: spec.devices[0].attributes[\"a\"].string: must be a "
               "string, not an integer (YAML 1.1 reads the plain scalar 123 as an integer; quote "
@@ -967,7 +968,17 @@ static void test_errors_devices(void **state)
         sprintf(big + strlen(big), "  - name: d%d\n", i);
     CHECK_ERR("t.yaml", big,
               PRE "7" S1 "spec.devices: 65 devices, more than 64 (the limit when a device has "
-                  "taints or consumesCounters)");
+                  "taints, consumesCounters or list-typed attributes)");
+    strcpy(big, DEVS "  - name: t\n    attributes: {numa: {ints: [0, 1]}}\n");
+    for (int i = 0; i < 64; i++)
+        sprintf(big + strlen(big), "  - name: d%d\n", i);
+    CHECK_ERR("t.yaml", big,
+              PRE "7" S1 "spec.devices: 65 devices, more than 64 (the limit when a device has "
+                  "taints, consumesCounters or list-typed attributes)");
+    strcpy(big, DEVS "  - name: t\n    attributes: {numa: {int: 0}}\n");
+    for (int i = 0; i < 64; i++)
+        sprintf(big + strlen(big), "  - name: d%d\n", i);
+    CHECK_OK("t.yaml", big);
     /* names */
     CHECK_ERR("t.yaml", DEVS "  - attributes: {}\n",
               PRE "8" S1 "spec.devices[0].name: required value");
@@ -1028,17 +1039,60 @@ static void test_errors_devices(void **state)
                        "      _x: {bool: false}\n");
     CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {}\n",
               PRE "10" S1 "spec.devices[0].attributes[\"a\"]: exactly one of `int`, `bool`, "
-                  "`string` or `version` is required");
+                  "`string`, `version`, `ints`, `bools`, `strings` or `versions` is required");
     CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a:\n        int: 1\n"
                         "        string: s\n        bool: true\n",
               PRE "11" S1 "spec.devices[0].attributes[\"a\"]: exactly one of `int`, `bool`, "
-                  "`string` or `version` is required, but `int`, `bool` and `string` are set");
-    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {ints: [1, 2]}\n",
-              PRE "10" S1 "spec.devices[0].attributes[\"a\"].ints: list-typed attributes (the "
-                  "alpha feature DRAListTypeAttributes) are not supported");
+                  "`string`, `version`, `ints`, `bools`, `strings` or `versions` is required, "
+                  "but `int`, `bool` and `string` are set");
+    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {int: 1, ints: [1]}\n",
+              PRE "10" S1 "spec.devices[0].attributes[\"a\"]: exactly one of `int`, `bool`, "
+                  "`string`, `version`, `ints`, `bools`, `strings` or `versions` is required, "
+                  "but `int` and `ints` are set");
+    /* List-typed attributes (DRAListTypeAttributes): non-empty lists of one kind. */
+    CHECK_OK("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {ints: [1, -2, 1]}\n"
+                       "      b: {bools: [true, false]}\n      c: {strings: [x, \"\"]}\n"
+                       "      d: {versions: [1.2.3, not-semver]}\n");
     CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {versions: []}\n",
-              PRE "10" S1 "spec.devices[0].attributes[\"a\"].versions: list-typed attributes "
-                  "(the alpha feature DRAListTypeAttributes) are not supported");
+              PRE "10" S1 "spec.devices[0].attributes[\"a\"].versions: must not be empty");
+    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {ints: 1}\n",
+              PRE "10" S1 "spec.devices[0].attributes[\"a\"].ints: must be a list, not an "
+                  "integer");
+    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {ints: [1, x]}\n",
+              PRE "10" S1 "spec.devices[0].attributes[\"a\"].ints[1]: must be an integer, not "
+                  "a string");
+    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {bools: [true, 1]}\n",
+              PRE "10" S1 "spec.devices[0].attributes[\"a\"].bools[1]: must be a boolean, not "
+                  "an integer");
+    CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {strings: [a, "
+                        "a2345678901234567890123456789012345678901234567890123456789012345]}\n",
+              PRE "10" S1 "spec.devices[0].attributes[\"a\"].strings[1]: 65 bytes, more than 64");
+    {
+        /* 48 values per device, scalar ones counting one each. */
+        char lv[4096];
+        size_t o = (size_t)snprintf(lv, sizeof lv, DEVS "  - name: x\n    attributes:\n"
+                                                         "      s: {int: 1}\n      a: {ints: [");
+        for (int i = 0; i < 47; i++)
+            o += (size_t)snprintf(lv + o, sizeof lv - o, "%s%d", i ? ", " : "", i);
+        snprintf(lv + o, sizeof lv - o, "]}\n");
+        CHECK_OK("t.yaml", lv);
+        o = (size_t)snprintf(lv, sizeof lv, DEVS "  - name: x\n    attributes:\n"
+                                                  "      s: {int: 1}\n      t: {int: 2}\n"
+                                                  "      a: {ints: [");
+        for (int i = 0; i < 47; i++)
+            o += (size_t)snprintf(lv + o, sizeof lv - o, "%s%d", i ? ", " : "", i);
+        snprintf(lv + o, sizeof lv - o, "]}\n");
+        CHECK_ERR("t.yaml", lv,
+                  PRE "9" S1 "spec.devices[0].attributes: 49 attribute values, more than 48");
+        o = (size_t)snprintf(lv, sizeof lv, DEVS "  - name: x\n    attributes:\n"
+                                                  "      a: {strings: [");
+        for (int i = 0; i < 49; i++)
+            o += (size_t)snprintf(lv + o, sizeof lv - o, "%sv%d", i ? ", " : "", i);
+        snprintf(lv + o, sizeof lv - o, "]}\n");
+        CHECK_ERR("t.yaml", lv,
+                  PRE "10" S1 "spec.devices[0].attributes[\"a\"].strings: 49 values, more than "
+                      "48 (the values of one device)");
+    }
     CHECK_ERR("t.yaml", DEVS "  - name: x\n    attributes:\n      a: {string: "
                         "a2345678901234567890123456789012345678901234567890123456789012345}\n",
               PRE "10" S1 "spec.devices[0].attributes[\"a\"].string: 65 bytes, more than 64");
@@ -1730,6 +1784,70 @@ static void same_id(const dc_table *t, uint32_t id, const char *want)
     assert_memory_equal(s->data, want, s->len);
 }
 
+/* List-typed attributes in a table: always boxed (the column keeps its scalar kind), one list
+ * object per distinct content, and a version list that is not semver faults its device. */
+static void test_table_lists(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+        "spec:\n  driver: gpu.example.com\n  nodeName: node-1\n"
+        "  pool: {name: p, generation: 1, resourceSliceCount: 1}\n  devices:\n"
+        "  - {name: d0, attributes: {numa: {int: 0}, fw: {versions: [1.0.0, 2.0.0]}}}\n"
+        "  - {name: d1, attributes: {numa: {ints: [0, 1]}, fw: {versions: [1.0.0, 2.0.0]}}}\n"
+        "  - {name: d2, attributes: {numa: {int: 1}, tags: {strings: [a, b]}}}\n"
+        "  - {name: d3, attributes: {numa: {ints: [0, 1]}, fw: {versions: [1.0.0, v2]}}}\n";
+    dc_slice_set s;
+    dc_slice_set_init(&s, NULL);
+    assert_int_equal(dc_slices_load_buffer(&s, "t.yaml", doc, strlen(doc), NULL, err, sizeof err),
+                     DRACEL_OK);
+    assert_int_equal(s.slices[0].devices[1].attrs[0].kind, DC_ATTR_INTS);
+    assert_int_equal(s.slices[0].devices[1].attrs[0].n, 2);
+    assert_int_equal(s.slices[0].devices[1].attrs[0].is[1], 1);
+    assert_string_equal(s.slices[0].devices[2].attrs[1].ss[1], "b");
+    dc_table *t = NULL;
+    assert_int_equal(dc_table_build(&s, NULL, NULL, &t, err, sizeof err), DRACEL_OK);
+    dc_slice_set_free(&s);
+
+    const dc_tcol *numa = dc_table_col(t, false, "gpu.example.com", 15, "numa", 4);
+    assert_non_null(numa);
+    assert_int_equal(numa->kind, DC_COL_INT); /* the scalars keep their typed storage */
+    assert_int_equal(numa->nforeign, 2);
+    dc_val a, b, x;
+    assert_true(dc_tcol_get(t, numa, row_of(t, "d1"), NULL, &a));
+    assert_true(dc_tcol_get(t, numa, row_of(t, "d3"), NULL, &b));
+    assert_int_equal(a.k, DC_K_LIST);
+    assert_int_equal(a.u.l->n, 2);
+    assert_int_equal(a.u.l->v[1].u.i, 1);
+    assert_ptr_equal(a.u.l, b.u.l); /* one object per distinct list */
+    assert_true(dc_tcol_get(t, numa, row_of(t, "d2"), NULL, &x));
+    assert_int_equal(x.k, DC_K_INT);
+    /* a run of rows reads the same as row by row */
+    dc_val run[4];
+    bool got[4];
+    dc_tcol_get_run(t, numa, 0, 4, run, got);
+    for (uint32_t r = 0; r < 4; r++) {
+        assert_true(got[r] && dc_tcol_get(t, numa, r, NULL, &x));
+        assert_int_equal(run[r].k, x.k);
+    }
+    const dc_tcol *tags = dc_table_col(t, false, "gpu.example.com", 15, "tags", 4);
+    assert_non_null(tags);
+    dc_tcol_get_run(t, tags, 0, 4, run, got);
+    assert_false(got[row_of(t, "d0")]);
+    assert_true(got[row_of(t, "d2")]);
+    assert_int_equal(run[row_of(t, "d2")].u.l->v[0].k, DC_K_STRING);
+    const dc_tcol *fw = dc_table_col(t, false, "gpu.example.com", 15, "fw", 2);
+    assert_true(dc_tcol_get(t, fw, row_of(t, "d0"), NULL, &x));
+    assert_int_equal(x.u.l->v[1].k, DC_K_SEMVER);
+    /* d3's v2 is no semver: the device cannot be presented to CEL */
+    assert_null(dc_table_fault(t, row_of(t, "d0")));
+    const dc_val *f = dc_table_fault(t, row_of(t, "d3"));
+    assert_non_null(f);
+    assert_string_equal(f->u.e->msg, "attribute fw: parse semantic version: No Major.Minor.Patch "
+                                     "elements found");
+    dc_table_free(t);
+}
+
 static void test_table_side(void **state)
 {
     (void)state;
@@ -1996,6 +2114,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic_content),
         cmocka_unit_test(test_table_side),
+        cmocka_unit_test(test_table_lists),
         cmocka_unit_test(test_json_yaml_same),
         cmocka_unit_test(test_line_numbers),
         cmocka_unit_test(test_directory),
