@@ -685,6 +685,21 @@ static view *view_get(decider *d, dracel_snapshot *snap)
     return nv;
 }
 
+/* A new snapshot's view, made on the publisher thread when it is published: the first request
+ * on it (the first pod after an allocation, a slice update, a new claim) finds the nodes'
+ * names indexed and the unchanged nodes' keys and answers carried over. */
+static void on_publish(void *ctx, dracel_snapshot *snap)
+{
+    decider *d = ctx;
+    double t0 = ext_now();
+    view *v = view_get(d, snap);
+    if (v)
+        view_unref(d, v);
+    if (v && log_enabled(LOG_DEBUG))
+        log_line(LOG_DEBUG, "view made", "#snapshot", (int64_t)dracel_snapshot_id(snap), "#nodes",
+                 (int64_t)dracel_snapshot_nodes(snap), "%ms", (ext_now() - t0) * 1e3, NULL);
+}
+
 /* ---- Policies. */
 
 static void box_release(decider *d, polbox *b)
@@ -2389,6 +2404,7 @@ decider *decider_new(const decide_config *cfg, store *st, char *err, size_t errc
         metrics_declare(&m_caprej);
         metrics_declare(&m_choice);
     }
+    store_set_hook(st, on_publish, d);
     return d;
 }
 
@@ -2396,6 +2412,7 @@ void decider_free(decider *d)
 {
     if (!d)
         return;
+    store_set_hook(d->st, NULL, NULL); /* no view made for us after this */
     for (int i = 0; i < SHARDS; i++) {
         shard *s = &d->shards[i];
         if (s->slots)

@@ -49,6 +49,9 @@ struct store {
                                      a snapshot holds that much */
     bool stop;
     pthread_t publisher;
+    pthread_mutex_t hlock;        /* the hook, held while it runs */
+    void (*hook)(void *ctx, dracel_snapshot *snap);
+    void *hook_ctx;
 };
 
 static void count(const char *op, dracel_status st)
@@ -174,7 +177,24 @@ static dracel_status publish(store *s, char *err, size_t errcap)
     dracel_snapshot_unref(old);
     log_line(LOG_DEBUG, "snapshot published", "#id", (int64_t)dracel_snapshot_id(snap),
              "%build_ms", (t1 - t0) * 1e3, NULL);
+    /* What readers of this snapshot will need, made now rather than by the first request. The
+     * reference keeps snap alive though a newer one may replace it meanwhile. */
+    pthread_mutex_lock(&s->hlock);
+    if (s->hook) {
+        dracel_snapshot *ref = dracel_snapshot_ref(snap);
+        s->hook(s->hook_ctx, ref);
+        dracel_snapshot_unref(ref);
+    }
+    pthread_mutex_unlock(&s->hlock);
     return DRACEL_OK;
+}
+
+void store_set_hook(store *s, void (*fn)(void *ctx, dracel_snapshot *snap), void *ctx)
+{
+    pthread_mutex_lock(&s->hlock);
+    s->hook = fn;
+    s->hook_ctx = ctx;
+    pthread_mutex_unlock(&s->hlock);
 }
 
 static void *publisher_main(void *arg)
@@ -238,6 +258,7 @@ store *store_new(const store_config *cfg, char *err, size_t errcap)
         dracel_config_init(&s->lib);
     pthread_mutex_init(&s->wlock, NULL);
     pthread_mutex_init(&s->plock, NULL);
+    pthread_mutex_init(&s->hlock, NULL);
     pthread_cond_init(&s->cond, NULL);
     pthread_cond_init(&s->done, NULL);
     dracel_status st = dracel_cluster_new(&s->lib, &s->c);
@@ -270,6 +291,7 @@ void store_free(store *s)
     dracel_cluster_free(s->c);
     pthread_mutex_destroy(&s->wlock);
     pthread_mutex_destroy(&s->plock);
+    pthread_mutex_destroy(&s->hlock);
     pthread_cond_destroy(&s->cond);
     pthread_cond_destroy(&s->done);
     free(s);

@@ -46,6 +46,11 @@ void store_source_synced(store *s);
  *  it. */
 dracel_status store_flush(store *s, char *err, size_t errcap);
 
+/** Call @p fn on the publisher thread with each snapshot once it is published (NULL: none).
+ *  Setting waits for a call in progress, so that after store_set_hook(s, NULL, NULL) ctx is
+ *  no longer used. */
+void store_set_hook(store *s, void (*fn)(void *ctx, dracel_snapshot *snap), void *ctx);
+
 /* ---- Readers. */
 
 /** The current snapshot, referenced (release with dracel_snapshot_unref), or NULL before the
