@@ -1707,10 +1707,11 @@ static const dc_class_in *class_for(const dc_objects *o, const char *res)
 }
 
 /* createResourceRequestAndMappings: container i's request of res, after what the requests in
- * reuse[0..nreuse) (NULL entries skipped) already give it; NULL when it needs none. */
+ * reuse[0..nreuse) (NULL entries skipped) already give it; NULL when it needs none. Its
+ * mappings (to each reused request, then to its own) are appended to sc->mappings. */
 static dracel_status ext_request(dc_ld *c, const scn_ctr *ctr, uint32_t i, const char *res,
                                  const char *cls, dc_request_in *const *reuse, uint32_t nreuse,
-                                 dc_request_in **out, dc_req_mapping *maps, uint32_t *nmaps)
+                                 dc_request_in **out, dc_scenario *sc, uint32_t *capmaps)
 {
     *out = NULL;
     uint32_t ridx = 0;
@@ -1727,7 +1728,8 @@ static dracel_status ext_request(dc_ld *c, const scn_ctr *ctr, uint32_t i, const
     for (uint32_t k = 0; k < nreuse; k++)
         if (reuse[k]) { /* the container uses that request: mapped to it */
             sum += reuse[k]->subs[0].count;
-            maps[(*nmaps)++] = (dc_req_mapping){ctr->name, res, reuse[k]->name};
+            dc_req_mapping m = {ctr->name, res, reuse[k]->name};
+            DC_TRY(push(c, (void **)&sc->mappings, &sc->nmappings, capmaps, sizeof m, &m));
             if (sum >= want)
                 return DRACEL_OK;
         }
@@ -1742,7 +1744,8 @@ static dracel_status ext_request(dc_ld *c, const scn_ctr *ctr, uint32_t i, const
     s->count = want - sum;
     q->subs = s;
     q->nsubs = 1;
-    maps[(*nmaps)++] = (dc_req_mapping){ctr->name, res, q->name};
+    dc_req_mapping m = {ctr->name, res, q->name};
+    DC_TRY(push(c, (void **)&sc->mappings, &sc->nmappings, capmaps, sizeof m, &m));
     *out = q;
     return DRACEL_OK;
 }
@@ -1838,38 +1841,37 @@ static dracel_status scn_pod(dc_ld *c, const dc_tent *e, const dc_tent *alloc, d
     dc_sort(res, nres, sizeof *res, str_cmp);
     dc_request_in **lon = dc_ld_szalloc(c, nc, sizeof *lon);
     dc_request_in *all = dc_ld_szalloc(c, (size_t)nc * nres, sizeof *all);
-    /* the request mappings the scheduler writes into the pod's status: a container maps to
-     * each request it uses (its own, and for a short-lived one those it reuses) */
-    dc_req_mapping *maps = dc_ld_szalloc(c, (size_t)nres * nc * (nc + 1), sizeof *maps);
-    if (!lon || !all || !maps)
+    if (!lon || !all)
         return dc_ld_oom(c);
-    uint32_t nreq = 0, nmaps = 0;
+    /* sc->mappings: the request mappings the scheduler writes into the pod's status, a
+     * container's to each request it uses (its own; for a short-lived one, those it reuses) */
+    uint32_t nreq = 0, capmaps = 0;
     for (uint32_t j = 0; j < nres; j++) {
         const char *cls = class_for(o, res[j])->name;
         memset(lon, 0, nc * sizeof *lon);
         for (uint32_t i = 0; i < nc; i++)
             if (!ctr[i].short_lived)
-                DC_TRY(ext_request(c, &ctr[i], i, res[j], cls, NULL, 0, &lon[i], maps, &nmaps));
+                DC_TRY(ext_request(c, &ctr[i], i, res[j], cls, NULL, 0, &lon[i], sc, &capmaps));
         /* a short-lived init container first uses what the long-lived ones after it get;
          * the largest of their own requests serves them all, and their mappings to the
          * others' own requests name it instead */
         dc_request_in *max = NULL;
-        uint32_t short_first = nmaps, nown = 0;
+        uint32_t short_first = sc->nmappings, nown = 0;
         for (uint32_t i = 0; i < nc; i++) {
             dc_request_in *q;
             if (!ctr[i].short_lived)
                 continue;
-            DC_TRY(ext_request(c, &ctr[i], i, res[j], cls, lon + i, nc - i, &q, maps, &nmaps));
+            DC_TRY(ext_request(c, &ctr[i], i, res[j], cls, lon + i, nc - i, &q, sc, &capmaps));
             nown += q != NULL;
             if (q && (!max || max->subs[0].count < q->subs[0].count))
                 max = q;
         }
-        for (uint32_t k = short_first; max && nown > 1 && k < nmaps; k++) {
+        for (uint32_t k = short_first; max && nown > 1 && k < sc->nmappings; k++) {
             bool reused = false; /* a long-lived container's request, else a short-lived one's */
             for (uint32_t i = 0; i < nc && !reused; i++)
-                reused = lon[i] && strcmp(lon[i]->name, maps[k].request) == 0;
+                reused = lon[i] && strcmp(lon[i]->name, sc->mappings[k].request) == 0;
             if (!reused)
-                maps[k].request = max->name;
+                sc->mappings[k].request = max->name;
         }
         if (max)
             all[nreq++] = *max;
@@ -1888,8 +1890,6 @@ static dracel_status scn_pod(dc_ld *c, const dc_tent *e, const dc_tent *alloc, d
     cl.reqs = all;
     cl.nreqs = nreq;
     sc->extended_claim = true;
-    sc->mappings = maps;
-    sc->nmappings = nmaps;
     return push(c, (void **)&o->claims, &o->nclaims, &o->capclaims, sizeof cl, &cl);
 }
 

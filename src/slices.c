@@ -1835,36 +1835,44 @@ static dracel_status push_slice(dc_ld *c, const dc_slice_in *sl)
     s->slices[s->n++] = *sl;
     return DRACEL_OK;
 }
-/* metadata: {name}: a DNS subdomain when given (else *name is left as it is); the object is
- * named by it in later messages (c->oname), and by the text as given when it is invalid. */
-static dracel_status meta_name(dc_ld *c, const dc_tent *meta, const char **name)
+/* The start of a cluster-scoped object of `kind` (a ResourceSlice, a DeviceTaintRule): its
+ * metadata: {name}, a DNS subdomain when given (else *name is left as it is), which names the
+ * object in later messages (c->oname; the text as given when it is invalid); then its spec,
+ * required, entered in the path. */
+static dracel_status object_start(dc_ld *c, const char *kind, const dc_tnode *obj,
+                                  const dc_tent *meta, const dc_tent *spec, const char **name)
 {
     static const char *const MF[] = {"name"};
-    const dc_tent *f[1];
-    if (!meta)
-        return DRACEL_OK;
-    dc_path_field(c, "metadata");
-    DC_TRY(want(c, &meta->v, DC_TN_MAP));
-    DC_TRY(fields(c, &meta->v, MF, 1, f));
-    if (f[0]) {
-        dc_path_field(c, "name");
-        const dc_tnode *v = &f[0]->v;
-        DC_TRY(want(c, v, DC_TN_STR));
-        if (v->n) {
-            const char *why = subdomain_err(v->s, v->n);
-            if (why) {
-                c->oname = qs(c, 3, v->s, v->n, true); /* say which object, as given */
-                return bad_value(c, v, why);
+    c->okind = kind;
+    c->oname = DC_LD_UNNAMED;
+    c->np = 0;
+    if (meta) {
+        const dc_tent *f[1];
+        dc_path_field(c, "metadata");
+        DC_TRY(want(c, &meta->v, DC_TN_MAP));
+        DC_TRY(fields(c, &meta->v, MF, 1, f));
+        if (f[0]) {
+            dc_path_field(c, "name");
+            const dc_tnode *v = &f[0]->v;
+            DC_TRY(want(c, v, DC_TN_STR));
+            if (v->n) {
+                const char *why = subdomain_err(v->s, v->n);
+                if (why) {
+                    c->oname = qs(c, 3, v->s, v->n, true); /* say which object, as given */
+                    return bad_value(c, v, why);
+                }
+                DC_TRY(sdup(c, v->s, v->n, name));
+                c->oname = *name;
             }
-            DC_TRY(sdup(c, v->s, v->n, name));
-            c->oname = *name;
+            dc_path_pop(c);
         }
         dc_path_pop(c);
     }
-    dc_path_pop(c);
+    dc_path_field(c, "spec");
+    if (!spec)
+        return fail(c, obj->line, "required value");
     return DRACEL_OK;
 }
-
 
 static dracel_status slice(dc_ld *c, const dc_tnode *obj, const dc_tent *meta, const dc_tent *spec)
 {
@@ -1877,15 +1885,9 @@ static dracel_status slice(dc_ld *c, const dc_tnode *obj, const dc_tent *meta, c
     sl.file = c->file;
     sl.line = obj->line;
     sl.name = "";
-    c->okind = "ResourceSlice";
-    c->oname = DC_LD_UNNAMED;
-    c->np = 0;
     const dc_tnode *v;
     const char *why;
-    DC_TRY(meta_name(c, meta, &sl.name));
-    dc_path_field(c, "spec");
-    if (!spec)
-        return fail(c, obj->line, "required value");
+    DC_TRY(object_start(c, "ResourceSlice", obj, meta, spec, &sl.name));
     const dc_tnode *sp = &spec->v;
     const dc_tent *f[S_N];
     DC_TRY(want(c, sp, DC_TN_MAP));
@@ -1964,15 +1966,9 @@ dracel_status dc_ld_taint_rule(dc_ld *c, const dc_tnode *obj, const dc_tent *met
     r.file = c->file;
     r.line = obj->line;
     r.name = "";
-    c->okind = "DeviceTaintRule";
-    c->oname = DC_LD_UNNAMED;
-    c->np = 0;
     const dc_tnode *v;
     const char *why;
-    DC_TRY(meta_name(c, meta, &r.name));
-    dc_path_field(c, "spec");
-    if (!spec)
-        return fail(c, obj->line, "required value");
+    DC_TRY(object_start(c, "DeviceTaintRule", obj, meta, spec, &r.name));
     const dc_tent *f[2];
     DC_TRY(want(c, &spec->v, DC_TN_MAP));
     DC_TRY(fields(c, &spec->v, SF, 2, f));

@@ -27,26 +27,29 @@ static void take_counters(const dc_table *t, const dc_pindex *x, const uint64_t 
     }
 }
 
-dracel_status dc_usage_new(const dracel_table *tt, const dracel_alloc *a, const dc_device_id *ids,
-                           uint32_t n, dc_usage **out)
+/* A usage of tt's table, its bitmap and counter values allocated (not filled); NULL when memory
+ * runs out. */
+static dc_usage *usage_alloc(const dracel_table *tt, const dracel_alloc *a)
 {
-    *out = NULL;
     const dc_table *t = dc_api_table(tt);
-    const dc_pindex *x = dc_api_table_pindex(tt);
     dc_usage *u = dc_malloc(a, sizeof *u);
     if (!u)
-        return DRACEL_ENOMEM;
+        return NULL;
     memset(u, 0, sizeof *u);
     u->a = a;
     u->tt = tt;
-    size_t words = DC_BITS_WORDS(t->rows) + 1;
-    u->bits = dc_malloc(a, words * sizeof *u->bits);
+    u->bits = dc_malloc(a, (DC_BITS_WORDS(t->rows) + 1) * sizeof *u->bits);
     u->avail = dc_malloc(a, (t->nshared + 1) * sizeof *u->avail);
     if (!u->bits || !u->avail) {
         dc_usage_free(u);
-        return DRACEL_ENOMEM;
+        return NULL;
     }
-    memset(u->bits, 0, words * sizeof *u->bits);
+    return u;
+}
+
+/* Mark the devices of ids in use (IDs the table does not have count for nothing). */
+static void usage_mark(dc_usage *u, const dc_table *t, const dc_device_id *ids, uint32_t n)
+{
     for (uint32_t i = 0; i < n; i++) {
         uint32_t r = dc_al_device_row(t, &ids[i]);
         if (r != UINT32_MAX && !dc_bit(u->bits, r)) {
@@ -54,10 +57,27 @@ dracel_status dc_usage_new(const dracel_table *tt, const dracel_alloc *a, const 
             u->found++;
         }
     }
+}
+
+/* The shared counters' values left once the devices in use (and the shared ones) consumed. */
+static void usage_counters(dc_usage *u)
+{
+    const dc_table *t = dc_api_table(u->tt);
     for (uint32_t i = 0; i < t->nshared; i++)
         u->avail[i] = t->shared[i].value->q;
-    take_counters(t, x, u->bits, NULL, u->avail);
-    *out = u;
+    take_counters(t, dc_api_table_pindex(u->tt), u->bits, u->shared, u->avail);
+}
+
+dracel_status dc_usage_new(const dracel_table *tt, const dracel_alloc *a, const dc_device_id *ids,
+                           uint32_t n, dc_usage **out)
+{
+    const dc_table *t = dc_api_table(tt);
+    dc_usage *u = *out = usage_alloc(tt, a);
+    if (!u)
+        return DRACEL_ENOMEM;
+    memset(u->bits, 0, (DC_BITS_WORDS(t->rows) + 1) * sizeof *u->bits);
+    usage_mark(u, t, ids, n);
+    usage_counters(u);
     return DRACEL_OK;
 }
 
@@ -131,9 +151,7 @@ dracel_status dc_usage_new_shared(const dracel_table *tt, const dracel_alloc *a,
         u->shares[m++] = u->shares[i];
     }
     u->nshares = m;
-    for (uint32_t i = 0; i < t->nshared; i++)
-        u->avail[i] = t->shared[i].value->q;
-    take_counters(t, dc_api_table_pindex(tt), u->bits, u->shared, u->avail);
+    usage_counters(u);
     return DRACEL_OK;
 }
 
@@ -141,23 +159,13 @@ dracel_status dc_usage_derive(const dc_usage *prev, const dracel_alloc *a,
                               const dc_device_id *set, uint32_t nset, const dc_device_id *clear,
                               uint32_t nclear, dc_usage **out)
 {
-    *out = NULL;
+    /* prev has no shares: only dc_usage_new_shared makes them, and snapshots derive from
+     * dc_usage_new's usages */
     const dc_table *t = dc_api_table(prev->tt);
-    const dc_pindex *x = dc_api_table_pindex(prev->tt);
-    dc_usage *u = dc_malloc(a, sizeof *u);
+    dc_usage *u = *out = usage_alloc(prev->tt, a);
     if (!u)
         return DRACEL_ENOMEM;
-    memset(u, 0, sizeof *u);
-    u->a = a;
-    u->tt = prev->tt;
-    size_t words = DC_BITS_WORDS(t->rows) + 1;
-    u->bits = dc_malloc(a, words * sizeof *u->bits);
-    u->avail = dc_malloc(a, (t->nshared + 1) * sizeof *u->avail);
-    if (!u->bits || !u->avail) {
-        dc_usage_free(u);
-        return DRACEL_ENOMEM;
-    }
-    memcpy(u->bits, prev->bits, words * sizeof *u->bits);
+    memcpy(u->bits, prev->bits, (DC_BITS_WORDS(t->rows) + 1) * sizeof *u->bits);
     u->found = prev->found;
     for (uint32_t i = 0; i < nclear; i++) {
         uint32_t r = dc_al_device_row(t, &clear[i]);
@@ -166,17 +174,8 @@ dracel_status dc_usage_derive(const dc_usage *prev, const dracel_alloc *a,
             u->found--;
         }
     }
-    for (uint32_t i = 0; i < nset; i++) {
-        uint32_t r = dc_al_device_row(t, &set[i]);
-        if (r != UINT32_MAX && !dc_bit(u->bits, r)) {
-            dc_bit_set(u->bits, r);
-            u->found++;
-        }
-    }
-    for (uint32_t i = 0; i < t->nshared; i++)
-        u->avail[i] = t->shared[i].value->q;
-    take_counters(t, x, u->bits, NULL, u->avail);
-    *out = u;
+    usage_mark(u, t, set, nset);
+    usage_counters(u);
     return DRACEL_OK;
 }
 

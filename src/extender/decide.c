@@ -1258,9 +1258,10 @@ static bool search(eval *e, const miss *all, double deadline)
     }
     /* Part 0 on this thread; a part whose thread cannot start runs here too. */
     unsigned threads = 1;
-    for (size_t p = 1; p < nparts; p++)
-        threads += parts[p].started =
-            pthread_create(&parts[p].thread, NULL, part_main, &parts[p]) == 0;
+    for (size_t p = 1; p < nparts; p++) {
+        parts[p].started = pthread_create(&parts[p].thread, NULL, part_main, &parts[p]) == 0;
+        threads += parts[p].started;
+    }
     part_main(&parts[0]);
     for (size_t p = 1; p < nparts; p++)
         if (parts[p].started)

@@ -913,20 +913,27 @@ static const char SHARED[] =
     "      - name: r\n"
     "        exactly: {deviceClassName: shared, capacity: {requests: {zmem: 2Gi, cores: \"1\"}}}\n";
 
+/* A scenario's policy of all its claims, a run of it, and its node. */
+static void scenario_run(const char *text, size_t len, dracel_scenario **sc, dracel_policy **p,
+                         dracel_run **r, dracel_node *node)
+{
+    assert_int_equal(dracel_scenario_load_buffer(NULL, "s.yaml", text, len, sc, err, sizeof err),
+                     DRACEL_OK);
+    const dracel_objects *o = dracel_scenario_objects(*sc);
+    assert_int_equal(dracel_policy_new(NULL, dracel_scenario_table(*sc), o, o, NULL, 0, p, err,
+                                       sizeof err), DRACEL_OK);
+    assert_int_equal(dracel_run_new(*p, r), DRACEL_OK);
+    dracel_scenario_node(*sc, node);
+}
+
 static void test_consumable(void **state)
 {
     (void)state;
     dracel_scenario *sc;
-    assert_int_equal(dracel_scenario_load_buffer(NULL, "s.yaml", SHARED, sizeof SHARED - 1, &sc,
-                                                 err, sizeof err), DRACEL_OK);
-    const dracel_objects *o = dracel_scenario_objects(sc);
     dracel_policy *p;
-    assert_int_equal(dracel_policy_new(NULL, dracel_scenario_table(sc), o, o, NULL, 0, &p, err,
-                                       sizeof err), DRACEL_OK);
     dracel_run *r;
-    assert_int_equal(dracel_run_new(p, &r), DRACEL_OK);
     dracel_node node;
-    dracel_scenario_node(sc, &node);
+    scenario_run(SHARED, sizeof SHARED - 1, &sc, &p, &r, &node);
     /* shares in use: 7Gi of zmem taken, 3 of 4 cores: the request for 2Gi no longer fits */
     static const char *const n1[] = {"zmem", "cores"}, *const q1[] = {"6Gi", "1"};
     static const char *const n2[] = {"zmem", "cores"}, *const q2[] = {"1Gi", "2"};
@@ -1027,16 +1034,10 @@ static void test_binding(void **state)
 {
     (void)state;
     dracel_scenario *sc;
-    assert_int_equal(dracel_scenario_load_buffer(NULL, "s.yaml", BINDING, sizeof BINDING - 1, &sc,
-                                                 err, sizeof err), DRACEL_OK);
-    const dracel_objects *o = dracel_scenario_objects(sc);
     dracel_policy *p;
-    assert_int_equal(dracel_policy_new(NULL, dracel_scenario_table(sc), o, o, NULL, 0, &p, err,
-                                       sizeof err), DRACEL_OK);
     dracel_run *r;
-    assert_int_equal(dracel_run_new(p, &r), DRACEL_OK);
     dracel_node node;
-    dracel_scenario_node(sc, &node);
+    scenario_run(BINDING, sizeof BINDING - 1, &sc, &p, &r, &node);
     dracel_allocate_opts ao;
     dracel_allocate_opts_init(&ao);
     ao.kubernetes = 36;
