@@ -1329,6 +1329,86 @@ DRACEL_API dracel_status dracel_snapshot_policy_new(const dracel_config *cfg,
                                                     size_t errcap);
 
 /* ---------------------------------------------------------------------------------------------
+ * Extended resources backed by DRA (docs/api.md, "Extended resources"; DRAExtendedResource)
+ *
+ * A pod asking for an extended resource in its containers' resources gets, on a node whose
+ * allocatable has none of it, the special claim kube-scheduler builds for it (one request a
+ * container and resource, the class that names the resource; docs/allocation.md). The gate is
+ * the caller's to check: with DRAExtendedResource off there is no such claim.
+ */
+
+/** A resource and its quantity as Kubernetes writes resource lists ("example.com/gpu": "2"). */
+typedef struct dracel_resource {
+    const char *name, *quantity;
+} dracel_resource;
+/** A container of a pod, as the scheduler reads it for extended resources. */
+typedef struct dracel_container {
+    const char *name;                    /**< required */
+    bool init;                           /**< one of spec.initContainers */
+    const char *restart_policy;          /**< restartPolicy, or NULL ("Always": a sidecar) */
+    const dracel_resource *requests;     /**< resources.requests */
+    size_t nrequests;
+    const dracel_resource *limits;       /**< resources.limits (a request defaults to its limit) */
+    size_t nlimits;
+} dracel_container;
+/** A pod's containers and their resource requests, copied. Immutable and reference counted:
+ *  shared by threads without locks. Opaque. */
+typedef struct dracel_pod dracel_pod;
+/**
+ * The pod of namespace @p ns (NULL: none) with containers @p c[0..n) (init containers first,
+ * in their order, then the others, as the pod spec lists them). A container without a name, a
+ * quantity that does not parse or is negative is rejected input (DRACEL_EINPUT, with
+ * "container main: resources.requests[example.com/gpu]: must be a non-negative quantity" in
+ * @p err); DRACEL_ENOMEM. Of a resource named twice in one list the first counts.
+ */
+DRACEL_API dracel_status dracel_pod_new(const dracel_config *cfg, const char *ns,
+                                        const dracel_container *c, size_t n, dracel_pod **out,
+                                        char *err, size_t errcap);
+/** One more reference to @p p (any thread); @return @p p. */
+DRACEL_API dracel_pod *dracel_pod_ref(dracel_pod *p);
+/** Release a reference (any thread; NULL is fine); the last one frees the pod. */
+DRACEL_API void dracel_pod_free(dracel_pod *p);
+/**
+ * The resources of @p p that need DRA on a node whose allocatable is @p alloc[0..nalloc): an
+ * extended resource name (a domain outside kubernetes.io, not "requests.") or an implicit one
+ * (deviceclass.resource.kubernetes.io/CLASS) that a container asks for more than 0 of, that a
+ * class of @p classes backs (dracel_snapshot_classes), and that @p alloc has none of (absent
+ * or 0: what device plugins provide is theirs). Sorted by name into @p out[0..cap) (NULL when
+ * @p cap is 0); strings live as long as the pod.
+ * @return how many there are (may exceed @p cap); 0 for a NULL @p p or @p classes.
+ */
+DRACEL_API size_t dracel_pod_extended(const dracel_pod *p, const dracel_objects *classes,
+                                      const dracel_resource *alloc, size_t nalloc,
+                                      const char **out, size_t cap);
+/** A hash of what the special claim of @p p for @p res[0..nres) holds (the namespace, the
+ *  containers' names, kinds and counts of those resources): equal for pods that get the same
+ *  claim from the same classes (a key for caching its policy). */
+DRACEL_API uint64_t dracel_pod_hash(const dracel_pod *p, const char *const *res, size_t nres);
+/** The allocatable of node @p i of a snapshot (status.allocatable, sorted by name; quantities
+ *  as written): how many, *out pointing into the snapshot (NULL when none). */
+DRACEL_API size_t dracel_snapshot_node_allocatable(const dracel_snapshot *s, size_t i,
+                                                   const dracel_resource **out);
+/** The same for node @p i of a set (dracel_objects_node). */
+DRACEL_API size_t dracel_objects_node_allocatable(const dracel_objects *o, size_t i,
+                                                  const dracel_resource **out);
+/**
+ * dracel_snapshot_policy_new for claims @p claims[0..n) and, after them, the special claim of
+ * @p pod for the resources @p res[0..nres) (dracel_pod_extended on the node; each must have a
+ * class in the snapshot), named "<extended-resources>" in the pod's namespace: for each
+ * resource and container a request "container-I-request-J" of exactly the container's quantity
+ * of that class, as kube-scheduler builds it (docs/allocation.md). @p nres 0: no special claim
+ * (@p pod may be NULL), as dracel_snapshot_policy_new.
+ * @return DRACEL_OK, DRACEL_ENOMEM, DRACEL_EINVAL (an index out of range, a resource no class
+ * backs).
+ */
+DRACEL_API dracel_status dracel_snapshot_pod_policy_new(const dracel_config *cfg,
+                                                        dracel_snapshot *s, const size_t *claims,
+                                                        size_t n, const dracel_pod *pod,
+                                                        const char *const *res, size_t nres,
+                                                        dracel_policy **out, char *err,
+                                                        size_t errcap);
+
+/* ---------------------------------------------------------------------------------------------
  * Lint: the selector bugs that block scheduling, found in manifests (docs/lint.md)
  *
  * A lint reads DeviceClasses, ResourceClaims and ResourceClaimTemplates from files (one

@@ -16,6 +16,7 @@
 #ifndef DC_CLAIMS_H
 #define DC_CLAIMS_H
 
+#include "quantity.h"
 #include "slices.h"
 
 /* A CEL selector ({cel: {expression}}). expr is NULL when the selector has no `cel` (an unknown
@@ -138,11 +139,15 @@ typedef struct dc_label_in {
     const char *key, *value;
 } dc_label_in;
 
-/* A Node: its name and labels (sorted by key). */
+/* A Node: its name and labels (sorted by key), and what status.allocatable (a scenario's
+ * node.allocatable) has more than 0 of: the resources device plugins provide, names sorted,
+ * values the quantities as written. */
 typedef struct dc_node_in {
     const char *name;
     dc_label_in *labels;
     uint32_t nlabels;
+    dc_label_in *alloc;
+    uint32_t nalloc;
     const char *file;
     uint32_t line;
 } dc_node_in;
@@ -312,5 +317,34 @@ dracel_status dc_scenario_load(dc_objects *o, dc_scenario *sc, const char *path,
 dracel_status dc_scenario_load_buffer(dc_objects *o, dc_scenario *sc, const char *name,
                                       const char *buf, size_t len, const dc_slices_limits *lim,
                                       char *err, size_t errcap) DC_WUR;
+
+/* ---- Extended resources backed by DRA (DRAExtendedResource): the pod's containers as the
+ * scheduler's DynamicResources plugin reads them (src/objects.c builds the special claim). */
+
+/* A container's request of one resource (requests, defaulted from limits). */
+typedef struct dc_creq_in {
+    const char *name;
+    dc_qty q;
+} dc_creq_in;
+
+typedef struct dc_ctr_in {
+    const char *name;
+    bool short_lived;       /* an init container that is not a sidecar (restartPolicy Always) */
+    dc_creq_in *reqs;       /* sorted by name, as the scheduler sorts them for request indices */
+    uint32_t nreqs;
+} dc_ctr_in;
+
+/* The class the scheduler maps resource res to (its ExtendedResourceCache): for the implicit
+ * name deviceclass.resource.kubernetes.io/CLASS the class CLASS; else the newest class naming
+ * it as extendedResourceName, the lower name on a tie; NULL when none. */
+const dc_class_in *dc_ext_class(const dc_objects *classes, const char *res);
+/* Does a node's allocatable (sorted by name, as dc_node_in.alloc) have more than 0 of res? */
+bool dc_ext_allocatable(const dc_label_in *alloc, uint32_t nalloc, const char *res);
+/* The distinct resources of ctr[0..nc) that need DRA: an extended name (or an implicit one)
+ * some container asks for more than 0 of, that a class of classes backs, and (alloc not NULL)
+ * that the node's allocatable has none of; sorted by name into out (room for the sum of the
+ * containers' nreqs). Returns how many. */
+uint32_t dc_ext_resources(const dc_objects *classes, const dc_ctr_in *ctr, uint32_t nc,
+                          const dc_label_in *alloc, uint32_t nalloc, const char **out);
 
 #endif

@@ -1890,6 +1890,38 @@ bool dracel_snapshot_claim_fits(const dracel_snapshot *s, size_t i, const dracel
     return dc_node_selector_match(cl->node_selector, &n, sorted);
 }
 
+/* A policy of the snapshot's claims (all of them when claims is NULL) and, when extra is not
+ * NULL, that claim after them. */
+static dracel_status snap_policy(const dracel_config *cfg, dracel_snapshot *s,
+                                 const size_t *claims, size_t n, const dc_claim_in *extra,
+                                 dracel_policy **out, char *err, size_t errcap)
+{
+    size_t total = claims ? n : s->claims->n;
+    for (size_t i = 0; claims && i < n; i++)
+        if (claims[i] >= s->claims->n) {
+            set_err(err, errcap, "a claim index is out of range");
+            return DRACEL_EINVAL;
+        }
+    if (total >= UINT32_MAX)
+        return DRACEL_EINVAL;
+    dracel_config conf;
+    DC_TRY(dc_config_read(cfg, &conf));
+    const dracel_alloc *a = dc_alloc_of(&conf);
+    const dc_claim_in **list = dc_malloc(a, (total + 1) * sizeof *list);
+    if (!list)
+        return oom(err, errcap);
+    for (size_t i = 0; i < total; i++)
+        list[i] = claim_at(s, claims ? claims[i] : i);
+    if (extra)
+        list[total] = extra;
+    dracel_status st = dc_api_policy_make(&conf, s->table->t, &s->classes->objs.o, list,
+                                          total + (extra != NULL), out, err, errcap);
+    dc_free(a, list, (total + 1) * sizeof *list);
+    if (st == DRACEL_OK)
+        (*out)->snap = dracel_snapshot_ref(s);
+    return st;
+}
+
 dracel_status dracel_snapshot_policy_new(const dracel_config *cfg, dracel_snapshot *s,
                                          const size_t *claims, size_t n, dracel_policy **out,
                                          char *err, size_t errcap)
@@ -1900,26 +1932,44 @@ dracel_status dracel_snapshot_policy_new(const dracel_config *cfg, dracel_snapsh
     *out = NULL;
     if (!s || (!claims && n))
         return DRACEL_EINVAL;
-    size_t total = claims ? n : s->claims->n;
-    for (size_t i = 0; claims && i < n; i++)
-        if (claims[i] >= s->claims->n) {
-            set_err(err, errcap, "a claim index is out of range");
-            return DRACEL_EINVAL;
-        }
-    if (total > UINT32_MAX)
+    return snap_policy(cfg, s, claims, n, NULL, out, err, errcap);
+}
+
+dracel_status dracel_snapshot_pod_policy_new(const dracel_config *cfg, dracel_snapshot *s,
+                                             const size_t *claims, size_t n,
+                                             const dracel_pod *pod, const char *const *res,
+                                             size_t nres, dracel_policy **out, char *err,
+                                             size_t errcap)
+{
+    set_err(err, errcap, "");
+    if (!out)
         return DRACEL_EINVAL;
+    *out = NULL;
+    if (!s || (!claims && n) || (nres && (!pod || !res)))
+        return DRACEL_EINVAL;
+    if (!nres)
+        return snap_policy(cfg, s, claims, n, NULL, out, err, errcap);
     dracel_config conf;
     DC_TRY(dc_config_read(cfg, &conf));
-    const dracel_alloc *a = dc_alloc_of(&conf);
-    const dc_claim_in **list = dc_malloc(a, (total + 1) * sizeof *list);
-    if (!list)
-        return oom(err, errcap);
-    for (size_t i = 0; i < total; i++)
-        list[i] = claim_at(s, claims ? claims[i] : i);
-    dracel_status st = dc_api_policy_make(&conf, s->table->t, &s->classes->objs.o, list, total,
-                                          out, err, errcap);
-    dc_free(a, list, (total + 1) * sizeof *list);
+    dc_objects tmp;
+    dc_objects_init(&tmp, dc_alloc_of(&conf));
+    dc_claim_in cl;
+    dracel_status st = dc_api_pod_claim(pod, &s->classes->objs.o, res, nres, &tmp, &cl, err,
+                                        errcap);
     if (st == DRACEL_OK)
-        (*out)->snap = dracel_snapshot_ref(s);
+        st = snap_policy(cfg, s, claims, n, &cl, out, err, errcap);
+    dc_objects_free(&tmp);
     return st;
+}
+
+size_t dracel_snapshot_node_allocatable(const dracel_snapshot *s, size_t i,
+                                        const dracel_resource **out)
+{
+    if (out)
+        *out = NULL;
+    if (!s || !out || i >= s->nodes->n)
+        return 0;
+    const dc_node_in *n = &pvec_item(s->nodes, (uint32_t)i)->u.node;
+    *out = (const dracel_resource *)n->alloc; /* the same layout as dc_label_in */
+    return n->nalloc;
 }

@@ -250,4 +250,20 @@ dracel_status dc_ld_device_alone(dc_ld *c, const dc_tnode *m, dc_device_in *d) D
 dracel_status dc_ld_object(dc_ld *c, const dc_tnode *obj, unsigned kbit, const dc_tnode *kind,
                            const dc_tent *const *f) DC_WUR;
 
+/* ---- The special claim of a pod's extended resources (src/objects.c) */
+
+typedef struct dc_ext_claim_out {
+    dc_request_in *reqs;        /* sorted by name */
+    uint32_t nreqs;
+    dc_req_mapping *maps;       /* as the scheduler orders them */
+    uint32_t nmaps, capmaps;
+} dc_ext_claim_out;
+
+/* The requests of the special claim for res[0..nres) (dc_ext_resources) that the scheduler's
+ * createRequestsAndMappings builds from the containers ctr[0..nc), and their request mappings,
+ * in c's set's arena. */
+dracel_status dc_ext_claim(dc_ld *c, const dc_objects *classes, const dc_ctr_in *ctr,
+                           uint32_t nc, const char *const *res, uint32_t nres,
+                           dc_ext_claim_out *out) DC_WUR;
+
 #endif

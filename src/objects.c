@@ -164,6 +164,40 @@ static dracel_status labels(dc_ld *c, const dc_tent *e, dc_label_in **out, uint3
     return DRACEL_OK;
 }
 
+/* An allocatable map (path pushed): {RESOURCE: QUANTITY}, sorted by name (dc_node_in.alloc);
+ * a name given twice is an error. */
+static dracel_status allocatable(dc_ld *c, const dc_tent *e, dc_label_in **out, uint32_t *nout)
+{
+    const dc_tnode *m = &e->v;
+    DC_TRY(dc_ld_want(c, m, DC_TN_MAP));
+    if (m->n == 0)
+        return DRACEL_OK;
+    dc_label_in *al = dc_ld_szalloc(c, m->n, sizeof *al);
+    klabel *ord = dc_arena_alloc(&c->doc, (size_t)m->n * sizeof *ord);
+    if (!al || !ord)
+        return dc_ld_oom(c);
+    for (uint32_t i = 0; i < m->n; i++) {
+        const dc_tent *x = &m->kids[i];
+        dc_path_key(c, x->k, x->klen);
+        if ((x->v.t != DC_TN_STR && x->v.t != DC_TN_INT) || !dc_qty_is_valid(x->v.s, x->v.n))
+            return dc_ld_bad_value(c, &x->v, "must be a quantity");
+        dc_path_pop(c);
+        ord[i] = (klabel){x, i};
+    }
+    dc_sort(ord, m->n, sizeof *ord, cmp_klabel);
+    for (uint32_t i = 0; i < m->n; i++) {
+        const dc_tent *x = ord[i].e;
+        if (i && strcmp(ord[i - 1].e->k, x->k) == 0)
+            return dc_ld_fail(c, x->kline, "duplicate key %s",
+                              dc_ld_qs(c, 0, x->k, x->klen, true));
+        DC_TRY(dc_ld_sdup(c, x->k, x->klen, &al[i].key));
+        DC_TRY(dc_ld_sdup(c, x->v.s, x->v.n, &al[i].value));
+    }
+    *out = al;
+    *nout = m->n;
+    return DRACEL_OK;
+}
+
 /* The metadata of an object of kind `kind` (entry e, NULL when absent): starts the object's
  * messages (kind and name). name: "" when absent unless required; ns and lab may be NULL when
  * not wanted. */
@@ -1271,6 +1305,20 @@ static dracel_status node_obj(dc_ld *c, const dc_tnode *obj, const dc_tent *meta
         dc_path_pop(c);
         dc_path_pop(c);
     }
+    static const char *const OF[] = {"status"}, *const SF[] = {"allocatable"};
+    const dc_tent *st[1], *al[1] = {NULL};
+    DC_TRY(dc_ld_fields(c, obj, OF, 1, st));
+    if (st[0]) {
+        dc_path_field(c, "status");
+        DC_TRY(dc_ld_want(c, &st[0]->v, DC_TN_MAP));
+        DC_TRY(dc_ld_fields(c, &st[0]->v, SF, 1, al));
+        if (al[0]) {
+            dc_path_field(c, "allocatable");
+            DC_TRY(allocatable(c, al[0], &nd.alloc, &nd.nalloc));
+            dc_path_pop(c);
+        }
+        dc_path_pop(c);
+    }
     c->oname = NULL;
     dc_objects *o = c->o;
     return push(c, (void **)&o->nodes, &o->nnodes, &o->capnodes, sizeof nd, &nd);
@@ -1387,14 +1435,14 @@ static dracel_status scn_features(dc_ld *c, const dc_tent *e, unsigned release, 
 
 static dracel_status scn_node(dc_ld *c, const dc_tnode *root, const dc_tent *e, dc_node_in *nd)
 {
-    static const char *const NF[] = {"name", "labels"};
-    const dc_tent *f[2];
+    static const char *const NF[] = {"name", "labels", "allocatable"};
+    const dc_tent *f[3];
     const dc_tnode *v;
     dc_path_field(c, "node");
     if (!e)
         return dc_ld_fail(c, root->line, "required value");
     DC_TRY(dc_ld_want(c, &e->v, DC_TN_MAP));
-    DC_TRY(dc_ld_fields(c, &e->v, NF, 2, f));
+    DC_TRY(dc_ld_fields(c, &e->v, NF, 3, f));
     nd->file = c->file;
     nd->line = e->v.line;
     dc_path_field(c, "name");
@@ -1407,6 +1455,11 @@ static dracel_status scn_node(dc_ld *c, const dc_tnode *root, const dc_tent *e, 
     if (f[1]) {
         dc_path_field(c, "labels");
         DC_TRY(labels(c, f[1], &nd->labels, &nd->nlabels));
+        dc_path_pop(c);
+    }
+    if (f[2]) { /* the node's allocatable: {RESOURCE: QUANTITY} (device plugins' capacity) */
+        dc_path_field(c, "allocatable");
+        DC_TRY(allocatable(c, f[2], &nd->alloc, &nd->nalloc));
         dc_path_pop(c);
     }
     dc_path_pop(c);
@@ -1577,27 +1630,15 @@ static dracel_status scn_rules(dc_ld *c, const dc_tent *e)
 
 /* ---- The pod of a scenario: extended resources backed by DRA (DRAExtendedResource) */
 
-/* A container's request of one resource (requests, defaulted from limits). */
-typedef struct scn_req {
-    const char *name;
-    dc_qty q;
-} scn_req;
-
-typedef struct scn_ctr {
-    const char *name;
-    bool short_lived;       /* an init container that is not a sidecar (restartPolicy Always) */
-    scn_req *reqs;          /* sorted by name, as the scheduler sorts them for request indices */
-    uint32_t nreqs;
-} scn_ctr;
-
 static int req_cmp(const void *a, const void *b)
 {
-    return strcmp(((const scn_req *)a)->name, ((const scn_req *)b)->name);
+    return strcmp(((const dc_creq_in *)a)->name, ((const dc_creq_in *)b)->name);
 }
 
 /* One resource list (requests or limits) of a container into r[*n] (limits only add names the
  * requests lack: the API server's defaulting). */
-static dracel_status scn_rlist(dc_ld *c, const dc_tent *e, scn_req *r, uint32_t *n, bool limits)
+static dracel_status scn_rlist(dc_ld *c, const dc_tent *e, dc_creq_in *r, uint32_t *n,
+                               bool limits)
 {
     DC_TRY(dc_ld_want(c, &e->v, DC_TN_MAP));
     for (uint32_t i = 0; i < e->v.n; i++) {
@@ -1617,13 +1658,13 @@ static dracel_status scn_rlist(dc_ld *c, const dc_tent *e, scn_req *r, uint32_t 
         dc_qty q;
         if (dc_qty_parse(k->v.s, k->v.n, &q) || dc_qty_sign(&q) < 0)
             return dc_ld_bad_value(c, &k->v, "must be a non-negative quantity");
-        r[(*n)++] = (scn_req){nm, q};
+        r[(*n)++] = (dc_creq_in){nm, q};
         dc_path_pop(c);
     }
     return DRACEL_OK;
 }
 
-static dracel_status scn_containers(dc_ld *c, const dc_tent *e, bool init, scn_ctr *out,
+static dracel_status scn_containers(dc_ld *c, const dc_tent *e, bool init, dc_ctr_in *out,
                                     uint32_t *n)
 {
     static const char *const CF[] = {"name", "restartPolicy", "resources"};
@@ -1633,7 +1674,7 @@ static dracel_status scn_containers(dc_ld *c, const dc_tent *e, bool init, scn_c
     for (uint32_t i = 0; i < e->v.n; i++) {
         const dc_tnode *v = &e->v.kids[i].v;
         const dc_tent *f[3], *g[2] = {NULL, NULL};
-        scn_ctr *x = &out[(*n)++];
+        dc_ctr_in *x = &out[(*n)++];
         dc_path_index(c, i);
         DC_TRY(dc_ld_want(c, v, DC_TN_MAP));
         DC_TRY(dc_ld_fields(c, v, CF, 3, f));
@@ -1684,9 +1725,7 @@ static bool dra_extended_name(const char *s)
     return extended_name_err(s, strlen(s)) == NULL;
 }
 
-/* The class the scheduler maps a resource to (ExtendedResourceCache): the implicit name's
- * class; else the newest class naming it as extendedResourceName, the lower name on a tie. */
-static const dc_class_in *class_for(const dc_objects *o, const char *res)
+const dc_class_in *dc_ext_class(const dc_objects *o, const char *res)
 {
     const dc_class_in *best = NULL;
     bool implicit = strncmp(res, IMPLICIT, sizeof IMPLICIT - 1) == 0;
@@ -1706,16 +1745,51 @@ static const dc_class_in *class_for(const dc_objects *o, const char *res)
     return best;
 }
 
+bool dc_ext_allocatable(const dc_label_in *alloc, uint32_t nalloc, const char *res)
+{
+    for (uint32_t j = 0; j < nalloc; j++) {
+        dc_qty q;
+        if (strcmp(alloc[j].key, res) == 0)
+            return !dc_qty_parse(alloc[j].value, strlen(alloc[j].value), &q) &&
+                   dc_qty_sign(&q) != 0;
+    }
+    return false;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+uint32_t dc_ext_resources(const dc_objects *classes, const dc_ctr_in *ctr, uint32_t nc,
+                          const dc_label_in *alloc, uint32_t nalloc, const char **res)
+{
+    uint32_t nres = 0;
+    for (uint32_t i = 0; i < nc; i++)
+        for (uint32_t k = 0; k < ctr[i].nreqs; k++) {
+            const dc_creq_in *r = &ctr[i].reqs[k];
+            bool seen = false;
+            for (uint32_t j = 0; j < nres && !seen; j++)
+                seen = strcmp(res[j], r->name) == 0;
+            if (!seen && dc_qty_sign(&r->q) != 0 && dra_extended_name(r->name) &&
+                dc_ext_class(classes, r->name) && !dc_ext_allocatable(alloc, nalloc, r->name))
+                res[nres++] = r->name;
+        }
+    if (nres)
+        dc_sort(res, nres, sizeof *res, str_cmp);
+    return nres;
+}
+
 /* createResourceRequestAndMappings: container i's request of res, after what the requests in
  * reuse[0..nreuse) (NULL entries skipped) already give it; NULL when it needs none. Its
- * mappings (to each reused request, then to its own) are appended to sc->mappings. */
-static dracel_status ext_request(dc_ld *c, const scn_ctr *ctr, uint32_t i, const char *res,
+ * mappings (to each reused request, then to its own) are appended to x->maps. */
+static dracel_status ext_request(dc_ld *c, const dc_ctr_in *ctr, uint32_t i, const char *res,
                                  const char *cls, dc_request_in *const *reuse, uint32_t nreuse,
-                                 dc_request_in **out, dc_scenario *sc, uint32_t *capmaps)
+                                 dc_request_in **out, dc_ext_claim_out *x)
 {
     *out = NULL;
     uint32_t ridx = 0;
-    const scn_req *r = NULL;
+    const dc_creq_in *r = NULL;
     for (uint32_t k = 0; k < ctr->nreqs && !r; k++)
         if (strcmp(ctr->reqs[k].name, res) == 0) {
             r = &ctr->reqs[k];
@@ -1729,7 +1803,7 @@ static dracel_status ext_request(dc_ld *c, const scn_ctr *ctr, uint32_t i, const
         if (reuse[k]) { /* the container uses that request: mapped to it */
             sum += reuse[k]->subs[0].count;
             dc_req_mapping m = {ctr->name, res, reuse[k]->name};
-            DC_TRY(push(c, (void **)&sc->mappings, &sc->nmappings, capmaps, sizeof m, &m));
+            DC_TRY(push(c, (void **)&x->maps, &x->nmaps, &x->capmaps, sizeof m, &m));
             if (sum >= want)
                 return DRACEL_OK;
         }
@@ -1745,7 +1819,7 @@ static dracel_status ext_request(dc_ld *c, const scn_ctr *ctr, uint32_t i, const
     q->subs = s;
     q->nsubs = 1;
     dc_req_mapping m = {ctr->name, res, q->name};
-    DC_TRY(push(c, (void **)&sc->mappings, &sc->nmappings, capmaps, sizeof m, &m));
+    DC_TRY(push(c, (void **)&x->maps, &x->nmaps, &x->capmaps, sizeof m, &m));
     *out = q;
     return DRACEL_OK;
 }
@@ -1755,19 +1829,69 @@ static int request_cmp(const void *a, const void *b)
     return strcmp(((const dc_request_in *)a)->name, ((const dc_request_in *)b)->name);
 }
 
-static int str_cmp(const void *a, const void *b)
+dracel_status dc_ext_claim(dc_ld *c, const dc_objects *classes, const dc_ctr_in *ctr,
+                           uint32_t nc, const char *const *res, uint32_t nres,
+                           dc_ext_claim_out *x)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+    memset(x, 0, sizeof *x);
+    if (!nres)
+        return DRACEL_OK;
+    dc_request_in **lon = dc_ld_szalloc(c, nc, sizeof *lon);
+    dc_request_in *all = dc_ld_szalloc(c, (size_t)nc * nres, sizeof *all);
+    if (!lon || !all)
+        return dc_ld_oom(c);
+    /* x->maps: the request mappings the scheduler writes into the pod's status, a container's
+     * to each request it uses (its own; for a short-lived one, those it reuses) */
+    uint32_t nreq = 0;
+    for (uint32_t j = 0; j < nres; j++) {
+        const dc_class_in *k = dc_ext_class(classes, res[j]);
+        if (!k)
+            continue;
+        const char *cls = k->name;
+        memset(lon, 0, nc * sizeof *lon);
+        for (uint32_t i = 0; i < nc; i++)
+            if (!ctr[i].short_lived)
+                DC_TRY(ext_request(c, &ctr[i], i, res[j], cls, NULL, 0, &lon[i], x));
+        /* a short-lived init container first uses what the long-lived ones after it get;
+         * the largest of their own requests serves them all, and their mappings to the
+         * others' own requests name it instead */
+        dc_request_in *max = NULL;
+        uint32_t short_first = x->nmaps, nown = 0;
+        for (uint32_t i = 0; i < nc; i++) {
+            dc_request_in *q;
+            if (!ctr[i].short_lived)
+                continue;
+            DC_TRY(ext_request(c, &ctr[i], i, res[j], cls, lon + i, nc - i, &q, x));
+            nown += q != NULL;
+            if (q && (!max || max->subs[0].count < q->subs[0].count))
+                max = q;
+        }
+        for (uint32_t m = short_first; max && nown > 1 && m < x->nmaps; m++) {
+            bool reused = false; /* a long-lived container's request, else a short-lived one's */
+            for (uint32_t i = 0; i < nc && !reused; i++)
+                reused = lon[i] && strcmp(lon[i]->name, x->maps[m].request) == 0;
+            if (!reused)
+                x->maps[m].request = max->name;
+        }
+        if (max)
+            all[nreq++] = *max;
+        for (uint32_t i = 0; i < nc; i++)
+            if (lon[i])
+                all[nreq++] = *lon[i];
+    }
+    dc_sort(all, nreq, sizeof *all, request_cmp);
+    x->reqs = all;
+    x->nreqs = nreq;
+    return DRACEL_OK;
 }
 
 /*
- * pod: {metadata: {name, namespace}, spec: {initContainers, containers}}, and the node's
- * allocatable: the special claim the scheduler's DynamicResources
- * plugin builds for the node (filterExtendedResources, createRequestsAndMappings), appended
- * after the scenario's claims. A resource counts when it is an extended resource the pod
- * requests, a class backs it and the node has no allocatable of it (device plugins).
+ * pod: {metadata: {name, namespace}, spec: {initContainers, containers}}, on the scenario's
+ * node (its allocatable): the special claim the scheduler's DynamicResources plugin builds for
+ * the node (filterExtendedResources, createRequestsAndMappings), appended after the scenario's
+ * claims (dc_ext_resources says which resources count).
  */
-static dracel_status scn_pod(dc_ld *c, const dc_tent *e, const dc_tent *alloc, dc_scenario *sc)
+static dracel_status scn_pod(dc_ld *c, const dc_tent *e, dc_scenario *sc)
 {
     static const char *const PF[] = {"metadata", "spec"};
     static const char *const MF[] = {"name", "namespace"};
@@ -1799,7 +1923,7 @@ static dracel_status scn_pod(dc_ld *c, const dc_tent *e, const dc_tent *alloc, d
         for (int k = 0; k < 2; k++)
             cap += s[k] && s[k]->v.t == DC_TN_SEQ ? s[k]->v.n : 0;
     }
-    scn_ctr *ctr = dc_ld_szalloc(c, cap, sizeof *ctr);
+    dc_ctr_in *ctr = dc_ld_szalloc(c, cap, sizeof *ctr);
     if (cap && !ctr)
         return dc_ld_oom(c);
     for (int k = 0; k < 2; k++)
@@ -1808,78 +1932,21 @@ static dracel_status scn_pod(dc_ld *c, const dc_tent *e, const dc_tent *alloc, d
     if (f[1])
         dc_path_pop(c);
     dc_path_pop(c);
-    /* the resources that need DRA on this node, sorted (whatever the gates: the caller drops
-     * the claim when DRAExtendedResource is off) */
+    /* the resources that need DRA on this node (whatever the gates: the caller drops the
+     * claim when DRAExtendedResource is off) */
     uint32_t nall = 0;
     for (uint32_t i = 0; i < nc; i++)
         nall += ctr[i].nreqs;
     const char **res = dc_ld_szalloc(c, nall, sizeof *res);
     if (nall && !res)
         return dc_ld_oom(c);
-    uint32_t nres = 0;
-    for (uint32_t i = 0; i < nc; i++)
-        for (uint32_t k = 0; k < ctr[i].nreqs; k++) {
-            const scn_req *r = &ctr[i].reqs[k];
-            bool seen = false;
-            for (uint32_t j = 0; j < nres && !seen; j++)
-                seen = strcmp(res[j], r->name) == 0;
-            if (seen || dc_qty_sign(&r->q) == 0 || !dra_extended_name(r->name) ||
-                !class_for(o, r->name))
-                continue;
-            bool has_alloc = false;
-            for (uint32_t j = 0; alloc && j < alloc->v.n && !has_alloc; j++) {
-                const dc_tent *a = &alloc->v.kids[j];
-                dc_qty q;
-                has_alloc = strlen(r->name) == a->klen && memcmp(a->k, r->name, a->klen) == 0 &&
-                            !dc_qty_parse(a->v.s, a->v.n, &q) && dc_qty_sign(&q) != 0;
-            }
-            if (!has_alloc)
-                res[nres++] = r->name;
-        }
+    uint32_t nres = dc_ext_resources(o, ctr, nc, sc->node.alloc, sc->node.nalloc, res);
     if (!nres)
         return DRACEL_OK;
-    dc_sort(res, nres, sizeof *res, str_cmp);
-    dc_request_in **lon = dc_ld_szalloc(c, nc, sizeof *lon);
-    dc_request_in *all = dc_ld_szalloc(c, (size_t)nc * nres, sizeof *all);
-    if (!lon || !all)
-        return dc_ld_oom(c);
-    /* sc->mappings: the request mappings the scheduler writes into the pod's status, a
-     * container's to each request it uses (its own; for a short-lived one, those it reuses) */
-    uint32_t nreq = 0, capmaps = 0;
-    for (uint32_t j = 0; j < nres; j++) {
-        const char *cls = class_for(o, res[j])->name;
-        memset(lon, 0, nc * sizeof *lon);
-        for (uint32_t i = 0; i < nc; i++)
-            if (!ctr[i].short_lived)
-                DC_TRY(ext_request(c, &ctr[i], i, res[j], cls, NULL, 0, &lon[i], sc, &capmaps));
-        /* a short-lived init container first uses what the long-lived ones after it get;
-         * the largest of their own requests serves them all, and their mappings to the
-         * others' own requests name it instead */
-        dc_request_in *max = NULL;
-        uint32_t short_first = sc->nmappings, nown = 0;
-        for (uint32_t i = 0; i < nc; i++) {
-            dc_request_in *q;
-            if (!ctr[i].short_lived)
-                continue;
-            DC_TRY(ext_request(c, &ctr[i], i, res[j], cls, lon + i, nc - i, &q, sc, &capmaps));
-            nown += q != NULL;
-            if (q && (!max || max->subs[0].count < q->subs[0].count))
-                max = q;
-        }
-        for (uint32_t k = short_first; max && nown > 1 && k < sc->nmappings; k++) {
-            bool reused = false; /* a long-lived container's request, else a short-lived one's */
-            for (uint32_t i = 0; i < nc && !reused; i++)
-                reused = lon[i] && strcmp(lon[i]->name, sc->mappings[k].request) == 0;
-            if (!reused)
-                sc->mappings[k].request = max->name;
-        }
-        if (max)
-            all[nreq++] = *max;
-        for (uint32_t i = 0; i < nc; i++)
-            if (lon[i])
-                all[nreq++] = *lon[i];
-    }
-    dc_sort(all, nreq, sizeof *all, request_cmp);
+    dc_ext_claim_out x;
+    DC_TRY(dc_ext_claim(c, o, ctr, nc, res, nres, &x));
+    sc->mappings = x.maps;
+    sc->nmappings = x.nmaps;
     dc_claim_in cl;
     memset(&cl, 0, sizeof cl);
     cl.name = "<extended-resources>";
@@ -1887,8 +1954,8 @@ static dracel_status scn_pod(dc_ld *c, const dc_tent *e, const dc_tent *alloc, d
     cl.kind = "ResourceClaim";
     cl.file = c->file;
     cl.line = e->v.line;
-    cl.reqs = all;
-    cl.nreqs = nreq;
+    cl.reqs = x.reqs;
+    cl.nreqs = x.nreqs;
     sc->extended_claim = true;
     return push(c, (void **)&o->claims, &o->nclaims, &o->capclaims, sizeof cl, &cl);
 }
@@ -1954,24 +2021,7 @@ static dracel_status scenario_doc(dc_ld *c, const dc_tnode *root)
     DC_TRY(scn_list(c, f[SC_CLAIMS], SF[SC_CLAIMS], DC_OBJ_CLAIM));
     if (!f[SC_POD])
         return DRACEL_OK;
-    /* the node's allocatable: {RESOURCE: QUANTITY} (device plugins' capacity) */
-    static const char *const AF[] = {"allocatable"};
-    const dc_tent *al[1];
-    DC_TRY(dc_ld_fields(c, &f[SC_NODE]->v, AF, 1, al));
-    if (al[0]) {
-        c->np = 0;
-        dc_path_field(c, "node");
-        dc_path_field(c, "allocatable");
-        DC_TRY(dc_ld_want(c, &al[0]->v, DC_TN_MAP));
-        for (uint32_t i = 0; i < al[0]->v.n; i++) {
-            const dc_tent *a = &al[0]->v.kids[i];
-            dc_path_key(c, a->k, a->klen);
-            if ((a->v.t != DC_TN_STR && a->v.t != DC_TN_INT) || !dc_qty_is_valid(a->v.s, a->v.n))
-                return dc_ld_bad_value(c, &a->v, "must be a quantity");
-            dc_path_pop(c);
-        }
-    }
-    return scn_pod(c, f[SC_POD], al[0], sc);
+    return scn_pod(c, f[SC_POD], sc);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -2338,6 +2388,7 @@ dracel_status dc_class_copy(dc_arena *a, const dc_class_in *src, dc_class_in *ds
     *dst = *src;
     dst->name = cp_str(&c, src->name);
     dst->file = cp_str(&c, src->file);
+    dst->extended_resource_name = cp_str(&c, src->extended_resource_name);
     dst->sels = cp_sels(&c, src->sels, src->nsels);
     dst->config = cp_mem(&c, src->config, src->nconfig * sizeof *src->config);
     for (uint32_t i = 0; dst->config && i < src->nconfig; i++)
@@ -2440,6 +2491,11 @@ dracel_status dc_node_copy(dc_arena *a, const dc_node_in *src, dc_node_in *dst)
     for (uint32_t i = 0; dst->labels && i < src->nlabels; i++) {
         dst->labels[i].key = cp_str(&c, dst->labels[i].key);
         dst->labels[i].value = cp_str(&c, dst->labels[i].value);
+    }
+    dst->alloc = cp_mem(&c, src->alloc, src->nalloc * sizeof *src->alloc);
+    for (uint32_t i = 0; dst->alloc && i < src->nalloc; i++) {
+        dst->alloc[i].key = cp_str(&c, dst->alloc[i].key);
+        dst->alloc[i].value = cp_str(&c, dst->alloc[i].value);
     }
     return c.oom ? DRACEL_ENOMEM : DRACEL_OK;
 }
@@ -2581,6 +2637,9 @@ uint64_t dc_class_version(const dc_class_in *cl)
     dc_hash_int(&h, cl->nsels);
     dc_hash_int(&h, cl->nconfig);
     dc_hash_class_spec(&h, cl);
+    /* what extended resources read of it */
+    dc_hash_str(&h, cl->extended_resource_name);
+    dc_hash_int(&h, cl->created);
     return h.h;
 }
 
@@ -2591,6 +2650,11 @@ uint64_t dc_node_version(const dc_node_in *n)
     for (uint32_t i = 0; i < n->nlabels; i++) {
         dc_hash_str(&h, n->labels[i].key);
         dc_hash_str(&h, n->labels[i].value);
+    }
+    dc_hash_int(&h, n->nalloc);
+    for (uint32_t i = 0; i < n->nalloc; i++) {
+        dc_hash_str(&h, n->alloc[i].key);
+        dc_hash_str(&h, n->alloc[i].value);
     }
     return h.h;
 }

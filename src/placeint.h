@@ -1,9 +1,10 @@
 /*
  * placeint.h: the insides of the public placement handles (dracel_objects, dracel_usage,
- * dracel_policy), shared by src/api_place.c, which implements them, and src/cluster.c, whose
- * snapshots hold a set of classes, a usage and make policies.
+ * dracel_policy), shared by src/api_place.c, which implements them, src/cluster.c, whose
+ * snapshots hold a set of classes, a usage and make policies, and src/api_pod.c (a pod's special
+ * claim).
  *
- * Change with: src/api_place.c, src/cluster.c.
+ * Change with: src/api_place.c, src/cluster.c, src/api_pod.c.
  */
 #ifndef DC_PLACEINT_H
 #define DC_PLACEINT_H
@@ -40,5 +41,12 @@ dracel_status dc_api_policy_make(const dracel_config *cfg, const dracel_table *t
 dracel_status dc_api_usage_derive(const dracel_usage *prev, const dracel_device_id *set,
                                   size_t nset, const dracel_device_id *clear, size_t nclear,
                                   dracel_usage **out) DC_WUR;
+
+/** The special claim of @p p for the resources @p res[0..nres) (dracel_pod_extended), built in
+ *  @p tmp's arena (an empty set the caller frees after the policy is made, src/api_pod.c).
+ *  DRACEL_EINVAL when a resource has no class in @p classes. */
+dracel_status dc_api_pod_claim(const dracel_pod *p, const dc_objects *classes,
+                               const char *const *res, size_t nres, dc_objects *tmp,
+                               dc_claim_in *out, char *err, size_t errcap) DC_WUR;
 
 #endif

@@ -164,23 +164,122 @@ static size_t count(rd *r, js_span v)
 static void read_labels(rd *r, js_span labels, const char *pre, size_t item,
                         dracel_label **out, size_t *nout);
 
+/* A resource list ({"example.com/gpu": "2"}: quantities as strings, or JSON numbers, which
+ * Go's Quantity decoder takes too) at w into *out, *nout; the library checks the quantities.
+ * Duplicate keys: the last wins (Go's map decoding). */
+static void read_resources(rd *r, js_span v, where w, dracel_resource **out, size_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    if (!present(r, v))
+        return;
+    js_iter it;
+    if (!js_is_object(r->s, v) || js_object_begin_valid(r->s, v, &it) != 0) {
+        fail_at(r, w, "expected an object");
+        return;
+    }
+    size_t cnt = 0;
+    js_span k, x;
+    for (js_iter c = it; js_object_next(r->s, &c, &k, &x) == 1;)
+        cnt++;
+    dracel_resource *l = *out = mem_alloc(r->m, (cnt ? cnt : 1) * sizeof *l);
+    if (!l) {
+        r->oom = true;
+        return;
+    }
+    while (js_object_next(r->s, &it, &k, &x) == 1) {
+        char *name = mem_alloc(r->m, k.len + 1), *q;
+        size_t kl;
+        if (!name) {
+            r->oom = true;
+            return;
+        }
+        if (js_string(r->s, k, name, &kl) != 0 || strlen(name) != kl) {
+            fail_at(r, w, "a resource name holds a NUL character");
+            return;
+        }
+        char c0 = x.len ? r->s[x.off] : 0;
+        if (c0 == '-' || (c0 >= '0' && c0 <= '9')) { /* a JSON number: its text */
+            if (!(q = mem_alloc(r->m, x.len + 1))) {
+                r->oom = true;
+                return;
+            }
+            memcpy(q, r->s + x.off, x.len);
+            q[x.len] = '\0';
+        } else if (!js_is_string(r->s, x)) {
+            char msg[320];
+            snprintf(msg, sizeof msg, "%.200s: expected a quantity (a string or a number)",
+                     name);
+            fail_at(r, w, msg);
+            return;
+        } else if (!(q = (char *)string(r, x, w))) {
+            return;
+        }
+        size_t i = 0;
+        while (i < *nout && strcmp(l[i].name, name) != 0)
+            i++;
+        l[i].name = name;
+        l[i].quantity = q;
+        if (i == *nout)
+            (*nout)++;
+    }
+}
+
+/* spec.initContainers (init) or spec.containers: each container's name, restartPolicy and
+ * resources, appended to out->containers. */
+static void read_containers(rd *r, js_span v, bool init, ext_pod *out, size_t cap)
+{
+    static const char *const ck[] = {"name", "restartPolicy", "resources"};
+    static const char *const rk[] = {"requests", "limits"};
+    const char *at_s = init ? "Pod.spec.initContainers" : "Pod.spec.containers";
+    if (!present(r, v))
+        return;
+    js_iter it;
+    if (!array(r, v, at(at_s), &it))
+        return;
+    js_span c, cv[3], rv[2];
+    for (size_t i = 0; out->ncontainers < cap && js_array_next(r->s, &it, &c) == 1; i++) {
+        if (!js_is_object(r->s, c) || !object(r, c, at_i(at_s, i, ""), ck, 3, cv) ||
+            !object(r, cv[2], at_i(at_s, i, ".resources"), rk, 2, rv))
+            return;
+        dracel_container *x = &out->containers[out->ncontainers++];
+        memset(x, 0, sizeof *x);
+        x->init = init;
+        x->name = string(r, cv[0], at_i(at_s, i, ".name"));
+        x->restart_policy = string(r, cv[1], at_i(at_s, i, ".restartPolicy"));
+        if (r->failed || r->oom)
+            return;
+        if (!x->name || !x->name[0]) {
+            fail_at(r, at_i(at_s, i, ".name"), "required");
+            return;
+        }
+        dracel_resource *req, *lim;
+        read_resources(r, rv[0], at_i(at_s, i, ".resources.requests"), &req, &x->nrequests);
+        read_resources(r, rv[1], at_i(at_s, i, ".resources.limits"), &lim, &x->nlimits);
+        x->requests = req;
+        x->limits = lim;
+        if (r->failed || r->oom)
+            return;
+    }
+}
+
 static void read_pod(rd *r, js_span pod, ext_pod *out)
 {
     memset(out, 0, sizeof *out);
     static const char *const pk[] = {"metadata", "spec", "status"};
     static const char *const mk[] = {"name", "namespace", "uid", "labels"};
-    static const char *const sk[] = {"resourceClaims"};
+    static const char *const sk[] = {"resourceClaims", "initContainers", "containers"};
     static const char *const stk[] = {"resourceClaimStatuses"};
     static const char *const ck[] = {"name", "resourceClaimName", "resourceClaimTemplateName"};
     static const char *const ek[] = {"name", "resourceClaimName"};
-    js_span pv[3], mv[4], sv[1], stv[1];
+    js_span pv[3], mv[4], sv[3], stv[1];
     if (!js_is_object(r->s, pod)) {
         fail(r, "Pod: expected an object");
         return;
     }
     if (!object(r, pod, at("Pod"), pk, 3, pv) ||
         !object(r, pv[0], at("Pod.metadata"), mk, 4, mv) ||
-        !object(r, pv[1], at("Pod.spec"), sk, 1, sv) ||
+        !object(r, pv[1], at("Pod.spec"), sk, 3, sv) ||
         !object(r, pv[2], at("Pod.status"), stk, 1, stv))
         return;
     out->name = string(r, mv[0], at("Pod.metadata.name"));
@@ -193,6 +292,39 @@ static void read_pod(rd *r, js_span pod, ext_pod *out)
         out->ns = "default"; /* what the API server defaults an unset namespace to */
     if (!out->name)
         out->name = "";
+    size_t nctr = (present(r, sv[1]) && js_is_array(r->s, sv[1]) ? count(r, sv[1]) : 0) +
+                  (present(r, sv[2]) && js_is_array(r->s, sv[2]) ? count(r, sv[2]) : 0);
+    if (nctr && !(out->containers = mem_alloc(r->m, nctr * sizeof *out->containers))) {
+        r->oom = true;
+        return;
+    }
+    read_containers(r, sv[1], true, out, nctr);
+    read_containers(r, sv[2], false, out, nctr);
+    if (r->failed || r->oom)
+        return;
+    /* Extended resources have a domain ("example.com/gpu"): pods asking only for cpu, memory
+     * and the like need no copy of their containers. */
+    bool domain = false;
+    for (size_t i = 0; i < out->ncontainers && !domain; i++) {
+        const dracel_container *x = &out->containers[i];
+        for (size_t k = 0; k < x->nrequests && !domain; k++)
+            domain = strchr(x->requests[k].name, '/') != NULL;
+        for (size_t k = 0; k < x->nlimits && !domain; k++)
+            domain = strchr(x->limits[k].name, '/') != NULL;
+    }
+    if (domain) {
+        char why[512];
+        dracel_status st = dracel_pod_new(NULL, out->ns, out->containers, out->ncontainers,
+                                          &out->xres, why, sizeof why);
+        if (st == DRACEL_ENOMEM) {
+            r->oom = true;
+            return;
+        }
+        if (st != DRACEL_OK) {
+            fail(r, "Pod.spec: %s", why);
+            return;
+        }
+    }
     if (!present(r, sv[0]))
         return;
     js_iter it;
@@ -313,8 +445,9 @@ static void read_labels(rd *r, js_span labels, const char *pre, size_t item,
 static void read_nodes(rd *r, js_span nodes, ext_args *a, const ext_limits *lim)
 {
     static const char *const lk[] = {"items"};
-    static const char *const ik[] = {"metadata"};
+    static const char *const ik[] = {"metadata", "status"};
     static const char *const mk[] = {"name", "labels"};
+    static const char *const sk[] = {"allocatable"};
     static const char items_at[] = "Nodes.items";
     js_span lv[1];
     if (!object(r, nodes, at("Nodes"), lk, 1, lv) || !present(r, lv[0]))
@@ -324,10 +457,10 @@ static void read_nodes(rd *r, js_span nodes, ext_args *a, const ext_limits *lim)
         return;
     /* Not counted first (a walk of tens of MB): the array grows as the items come. */
     size_t cap = 0;
-    js_span item, iv[1], mv[2];
+    js_span item, iv[2], mv[2], sv[1];
     for (size_t i = 0;; i++) {
         js_iter before = it;
-        int got = js_array_next_object_fold(r->s, &it, ik, 1, iv, &item);
+        int got = js_array_next_object_fold(r->s, &it, ik, 2, iv, &item);
         if (got == 0)
             break;
         if (got < 0) {
@@ -368,6 +501,10 @@ static void read_nodes(rd *r, js_span nodes, ext_args *a, const ext_limits *lim)
             return;
         }
         read_labels(r, mv[1], items_at, i, &nd->labels, &nd->nlabels);
+        if (r->failed || r->oom || !object(r, iv[1], at_i(items_at, i, ".status"), sk, 1, sv))
+            return;
+        read_resources(r, sv[0], at_i(items_at, i, ".status.allocatable"), &nd->alloc,
+                       &nd->nalloc);
         if (r->failed || r->oom)
             return;
     }
@@ -430,6 +567,7 @@ static bool valid(rd *r, const char *body, size_t len, unsigned depth, js_span *
 static int finish(rd *r, mem *m, ext_args *out)
 {
     if (r->oom || r->failed) {
+        dracel_pod_free(out->pod.xres);
         mem_free(m);
         memset(out, 0, sizeof *out);
         if (r->oom)
@@ -509,6 +647,7 @@ int ext_pod_parse(const char *body, size_t len, const ext_limits *lim, ext_args 
 
 void ext_args_free(ext_args *a)
 {
+    dracel_pod_free(a->pod.xres);
     if (a->mem) {
         mem_free(a->mem);
         free(a->mem);

@@ -32,12 +32,20 @@ typedef struct ext_pod {
     size_t nlabels;
     pod_claim *claims;
     size_t nclaims;
+    dracel_container *containers; /* spec.initContainers, then spec.containers (extended
+                                     resources backed by DRA read their resources) */
+    size_t ncontainers;
+    dracel_pod *xres;            /* those containers, when a resource of theirs has a domain
+                                    (an extended resource may be among them), else NULL; owned
+                                    by the args */
 } ext_pod;
 
 typedef struct ext_node {
     const char *name;
     dracel_label *labels;        /* Nodes form: its labels; NodeNames form: none (NULL) */
     size_t nlabels;
+    dracel_resource *alloc;      /* Nodes form: status.allocatable; NodeNames form: none */
+    size_t nalloc;
     size_t start, end;           /* Nodes form: the item's exact text in the body */
 } ext_node;
 

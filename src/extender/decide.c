@@ -212,6 +212,7 @@ typedef struct recent {
     pod_claim *claims;
     size_t nclaims;
     char *strings;               /* the claims' strings */
+    dracel_pod *xres;            /* its containers' resources (a reference), or NULL */
 } recent;
 
 struct decider {
@@ -748,7 +749,8 @@ static void pol_release(decider *d, pol_ref *r)
 /* The policy of claims (snapshot indexes, in the pod's order) for snap: from the cache, or
  * compiled and cached (the least recently used entry goes). */
 static dracel_status policy_get(decider *d, dracel_snapshot *snap, const size_t *claims,
-                                size_t n, pol_ref *out, char *err, size_t errcap)
+                                size_t n, const dracel_pod *xp, const char *const *res,
+                                size_t nres, pol_ref *out, char *err, size_t errcap)
 {
     hasher h;
     hs_init(&h);
@@ -759,6 +761,11 @@ static dracel_status policy_get(decider *d, dracel_snapshot *snap, const size_t 
         hs_u64(&h, cs.version);
         hs_str(&h, cs.ns);
         hs_str(&h, cs.name);
+    }
+    if (nres) { /* the special claim of the pod's extended resources */
+        hs_str(&h, "<extended-resources>");
+        hs_u64(&h, nres);
+        hs_u64(&h, dracel_pod_hash(xp, res, nres));
     }
     const dracel_table *table = dracel_snapshot_table(snap);
     const dracel_objects *classes = dracel_snapshot_classes(snap);
@@ -780,7 +787,8 @@ static dracel_status policy_get(decider *d, dracel_snapshot *snap, const size_t 
     polbox *b = calloc(1, sizeof *b);
     if (!b)
         return DRACEL_ENOMEM;
-    dracel_status st = dracel_snapshot_policy_new(d->cfg.cfg, snap, claims, n, &b->p, err, errcap);
+    dracel_status st = dracel_snapshot_pod_policy_new(d->cfg.cfg, snap, claims, n, xp, res, nres,
+                                                      &b->p, err, errcap);
     if (st != DRACEL_OK) {
         free(b);
         return st;
@@ -896,6 +904,17 @@ typedef struct eval {
                                     memos are not referenced one by one */
     char **cap_reasons;          /* the reasons of nodes rejected for a cap (owned) */
     size_t ncap_reasons;
+    /* Extended resources backed by DRA: the pod's resources that need DRA on some node
+     * (xr[0..nxr), sorted); the nodes in groups by those they need DRA for on each (a mask
+     * of xr), each group with its policy (the pending claims, then the special claim; none
+     * when both are empty). pol is the first group's with a policy (the caps' and the log's
+     * default; not released itself). */
+    const char *xr[64];
+    size_t nxr;
+    uint32_t *group;             /* per input node (NULL: one group) */
+    pol_ref *gpol;
+    uint64_t *gmask;
+    size_t ngroups;
 } eval;
 
 /* Bound a reason to max bytes at a UTF-8 boundary; returns a malloc'd copy. */
@@ -1288,6 +1307,131 @@ static bool search(eval *e, const miss *all, double deadline)
     return ok;
 }
 
+/* ---- Extended resources backed by DRA (DRAExtendedResource): which of the pod's resources
+ * each node needs DRA for (those its allocatable has none of: device plugins serve the rest). */
+
+enum { XRES = 64 };
+
+/* The pod's resources a class of snap backs (the gate on) into xr[0..XRES): how many (past
+ * XRES: more than XRES). */
+static size_t xres_list(const decider *d, dracel_snapshot *snap, const ext_pod *pod,
+                        const char **xr)
+{
+    if (!pod->xres || !(d->cfg.features & DRACEL_FEATURE_EXTENDED_RESOURCE))
+        return 0;
+    return dracel_pod_extended(pod->xres, dracel_snapshot_classes(snap), NULL, 0, xr, XRES);
+}
+
+/* The resources of xr[0..nxr) a node with allocatable alloc needs DRA for, as a mask. */
+static uint64_t xres_mask(dracel_snapshot *snap, const ext_pod *pod, const char *const *xr,
+                          size_t nxr, const dracel_resource *alloc, size_t nalloc)
+{
+    uint64_t all = nxr == 64 ? ~0ull : (1ull << nxr) - 1;
+    bool named = false; /* does the allocatable name any of them at all? (seldom) */
+    for (size_t k = 0; k < nalloc && !named; k++)
+        for (size_t j = 0; j < nxr && !named; j++)
+            named = strcmp(alloc[k].name, xr[j]) == 0;
+    if (!named)
+        return all;
+    const char *need[XRES];
+    size_t n = dracel_pod_extended(pod->xres, dracel_snapshot_classes(snap), alloc, nalloc,
+                                   need, XRES);
+    uint64_t m = 0;
+    for (size_t i = 0; i < n && i < XRES; i++)
+        for (size_t j = 0; j < nxr; j++)
+            if (strcmp(need[i], xr[j]) == 0)
+                m |= 1ull << j;
+    return m;
+}
+
+/* The names of the resources of mask, in order. */
+static size_t xres_of(const char *const *xr, size_t nxr, uint64_t mask, const char **out)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < nxr; j++)
+        if (mask >> j & 1)
+            out[n++] = xr[j];
+    return n;
+}
+
+/* e->xr. -1 past XRES of them. */
+static int pod_xres(eval *e)
+{
+    size_t n = xres_list(e->d, e->snap, &e->a->pod, e->xr);
+    e->nxr = n > XRES ? 0 : n;
+    return n > XRES ? -1 : 0;
+}
+
+/* The allocatable of input node i: its object's (Nodes form), else the snapshot's Node's. */
+static size_t input_alloc(const eval *e, size_t i, const dracel_resource **out)
+{
+    const ext_node *en = &e->a->nodes[i];
+    size_t idx;
+    if (e->a->nodes_form) {
+        *out = en->alloc;
+        return en->nalloc;
+    }
+    *out = NULL;
+    if (dracel_snapshot_node_find(e->snap, en->name, &idx) != DRACEL_OK)
+        return 0;
+    return dracel_snapshot_node_allocatable(e->snap, idx, out);
+}
+
+/* e->group, e->gmask: the nodes grouped by their masks, in order of first appearance (one
+ * group, mask 0, without extended resources). Returns false when memory runs out. */
+static bool group_nodes(eval *e)
+{
+    size_t n = e->a->nnodes;
+    e->gpol = calloc(1, sizeof *e->gpol);
+    e->gmask = calloc(1, sizeof *e->gmask);
+    if (!e->gpol || !e->gmask)
+        return false;
+    e->ngroups = 1;
+    if (!e->nxr)
+        return true;
+    e->group = calloc(n ? n : 1, sizeof *e->group);
+    if (!e->group)
+        return false;
+    size_t cap = 1;
+    for (size_t i = 0; i < n; i++) {
+        const dracel_resource *al;
+        size_t nal = input_alloc(e, i, &al);
+        uint64_t m = xres_mask(e->snap, &e->a->pod, e->xr, e->nxr, al, nal);
+        size_t g = 0;
+        while (g < e->ngroups && e->gmask[g] != m)
+            g++;
+        if (i == 0) {
+            e->gmask[0] = m;
+            g = 0;
+        } else if (g == e->ngroups) {
+            if (g == cap) {
+                size_t nc = 2 * cap;
+                pol_ref *np = realloc(e->gpol, nc * sizeof *np);
+                if (np)
+                    e->gpol = np;
+                uint64_t *nm = np ? realloc(e->gmask, nc * sizeof *nm) : NULL;
+                if (!nm)
+                    return false;
+                e->gmask = nm;
+                cap = nc;
+            }
+            memset(&e->gpol[g], 0, sizeof e->gpol[g]);
+            e->gmask[e->ngroups++] = m;
+        }
+        e->group[i] = (uint32_t)g;
+    }
+    return true;
+}
+
+/* The policy of node i (NULL: nothing to allocate there). */
+static const pol_ref *node_pol(const eval *e, size_t i)
+{
+    if (!e->gpol)
+        return NULL;
+    const pol_ref *r = &e->gpol[e->group ? e->group[i] : 0];
+    return r->p ? r : NULL;
+}
+
 static int evaluate(eval *e)
 {
     decider *d = e->d;
@@ -1297,30 +1441,24 @@ static int evaluate(eval *e)
     e->ans = calloc(n ? n : 1, sizeof *e->ans);
     if (!e->nodes || !e->ans || !resolve(e->snap, &a->pod, &e->pl))
         return -1;
+    if (!e->pl.fail[0] && pod_xres(e) < 0) {
+        snprintf(e->pl.fail, sizeof e->pl.fail,
+                 "the pod asks for more than %d extended resources backed by DRA", XRES);
+        e->pl.fail_class = "error";
+    }
     if (e->pl.fail[0]) {
         for (size_t i = 0; i < n; i++)
             answer_fixed(e, i, V_FAIL, e->pl.fail_class, e->pl.fail, false);
         return 0;
     }
-    if (!e->pl.nalloc && !e->pl.npending) {
+    if (!e->pl.nalloc && !e->pl.npending && !e->nxr) {
         for (size_t i = 0; i < n; i++)
             answer_fixed(e, i, V_PASS, "no_claims", NULL, false);
         return 0;
     }
+    if (!group_nodes(e))
+        return -1;
     double deadline = d->cfg.budget_ms ? ext_now() + d->cfg.budget_ms / 1e3 : 0;
-    char err[768];
-    if (e->pl.npending) {
-        dracel_status st = policy_get(d, e->snap, e->pl.pending, e->pl.npending, &e->pol, err,
-                                      sizeof err);
-        if (st != DRACEL_OK) {
-            snprintf(e->pod_error, sizeof e->pod_error, "cannot compile the pod's claims: %s",
-                     st == DRACEL_ENOMEM ? "out of memory" : err);
-            for (size_t i = 0; i < n; i++)
-                answer_fixed(e, i, V_FAIL, "error", e->pod_error, false);
-            return st == DRACEL_ENOMEM ? -1 : 0;
-        }
-        e->fa = e->pol.fa;
-    }
     view *v = e->view = a->nodes_form ? NULL : view_get(d, e->snap);
     miss m;
     memset(&m, 0, sizeof m);
@@ -1331,95 +1469,133 @@ static int evaluate(eval *e)
     m.k2 = malloc((n ? n : 1) * sizeof(uint64_t));
     m.e = e;
     int rc = 0;
+    size_t *pos = NULL;
     if (!m.idx || !m.vidx || !m.nodes || !m.k1 || !m.k2) {
         rc = -1;
         goto out;
     }
-    /* The policy's part of every key. */
-    hasher ph;
-    hs_init(&ph);
-    hs_str(&ph, e->pol.p ? e->pol.version : "");
-    hs_u64(&ph, d->cfg.features);
-    hs_u64(&ph, d->cfg.kubernetes);
-    hs_u64(&ph, d->cfg.node_timeout_ms);
-    memo *mm = m.mm = v && e->pol.p ? memo_get(d, v, ph.a, ph.b) : NULL;
-    /* with a memo, every position at once (view_find_all); else one by one */
-    size_t *pos = mm && v->index ? malloc((n ? n : 1) * sizeof *pos) : NULL;
-    if (pos)
-        view_find_all(v, a->nodes, n, pos);
-    size_t hits = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t k1 = 0, k2 = 0;
-        size_t vi = SIZE_MAX;
-        /* The usual request: its answer in the memo, found by name alone (no node, no key:
-         * the least memory a node can cost). */
-        if (pos && pos[i] != SIZE_MAX) {
-            vi = pos[i];
-            answer *c = e->pl.nalloc ? NULL : memo_read(mm, vi);
+    for (size_t g = 0; g < e->ngroups; g++) {
+        const char *res[XRES];
+        size_t nres = xres_of(e->xr, e->nxr, e->gmask[g], res);
+        memset(&e->pol, 0, sizeof e->pol);
+        if (e->pl.npending || nres) {
+            char err[768];
+            dracel_status st = policy_get(d, e->snap, e->pl.pending, e->pl.npending,
+                                          a->pod.xres, res, nres, &e->gpol[g], err, sizeof err);
+            if (st != DRACEL_OK) {
+                snprintf(e->pod_error, sizeof e->pod_error, "cannot compile the pod's claims: %s",
+                         st == DRACEL_ENOMEM ? "out of memory" : err);
+                for (size_t i = 0; i < n; i++)
+                    if (!e->group || e->group[i] == g)
+                        answer_fixed(e, i, V_FAIL, "error", e->pod_error, false);
+                if (st == DRACEL_ENOMEM) {
+                    rc = -1;
+                    goto out;
+                }
+                continue;
+            }
+            e->pol = e->gpol[g];
+            e->fa = e->pol.fa;
+        }
+        /* The policy's part of every key. */
+        hasher ph;
+        hs_init(&ph);
+        hs_str(&ph, e->pol.p ? e->pol.version : "");
+        hs_u64(&ph, d->cfg.features);
+        hs_u64(&ph, d->cfg.kubernetes);
+        hs_u64(&ph, d->cfg.node_timeout_ms);
+        memo *mm = m.mm = v && e->pol.p ? memo_get(d, v, ph.a, ph.b) : NULL;
+        /* with a memo, every position at once (view_find_all); else one by one */
+        if (mm && v->index && !pos && (pos = malloc((n ? n : 1) * sizeof *pos)))
+            view_find_all(v, a->nodes, n, pos);
+        size_t hits = 0;
+        m.n = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (e->group && e->group[i] != g)
+                continue;
+            uint64_t k1 = 0, k2 = 0;
+            size_t vi = SIZE_MAX;
+            /* The usual request: its answer in the memo, found by name alone (no node, no
+             * key: the least memory a node can cost). */
+            if (mm && pos && pos[i] != SIZE_MAX) {
+                vi = pos[i];
+                answer *c = e->pl.nalloc ? NULL : memo_read(mm, vi);
+                if (c) {
+                    set_answer(e, i, c, false);
+                    hits++;
+                    continue;
+                }
+            }
+            const dracel_node *node = input_node(e, i, v, &k1, &k2, &vi);
+            if (!node) {
+                char why[512];
+                snprintf(why, sizeof why, "node %s is not in the extender's cache (yet)",
+                         a->nodes[i].name);
+                answer_fixed(e, i, V_UNRESOLVABLE, "unknown_node", why, true);
+                continue;
+            }
+            /* Claims already allocated: their node selectors must admit the node. */
+            bool fits = true;
+            for (size_t c = 0; c < e->pl.nalloc && fits; c++)
+                if (!dracel_snapshot_claim_fits(e->snap, e->pl.alloc[c], node)) {
+                    dracel_claim_status cs;
+                    char why[512];
+                    if (dracel_snapshot_claim(e->snap, e->pl.alloc[c], &cs) == DRACEL_OK)
+                        snprintf(why, sizeof why,
+                                 "resourceclaim %s/%s not available on the node",
+                                 cs.ns ? cs.ns : "", cs.name);
+                    else
+                        snprintf(why, sizeof why, "resourceclaim not available on the node");
+                    answer_fixed(e, i, V_FAIL, "claim_unavailable", why, true);
+                    fits = false;
+                }
+            if (!fits)
+                continue;
+            if (!e->pol.p) { /* claims all allocated, or device plugins serve the node */
+                answer_fixed(e, i, V_PASS, e->pl.nalloc ? "allocated" : "no_claims", NULL,
+                             false);
+                continue;
+            }
+            answer *c = mm && vi != SIZE_MAX ? memo_read(mm, vi) : NULL;
             if (c) {
                 set_answer(e, i, c, false);
                 hits++;
                 continue;
             }
-        }
-        const dracel_node *node = input_node(e, i, v, &k1, &k2, &vi);
-        if (!node) {
-            char why[512];
-            snprintf(why, sizeof why, "node %s is not in the extender's cache (yet)",
-                     a->nodes[i].name);
-            answer_fixed(e, i, V_UNRESOLVABLE, "unknown_node", why, true);
-            continue;
-        }
-        /* Claims already allocated: their node selectors must admit the node. */
-        bool fits = true;
-        for (size_t c = 0; c < e->pl.nalloc && fits; c++)
-            if (!dracel_snapshot_claim_fits(e->snap, e->pl.alloc[c], node)) {
-                dracel_claim_status cs;
-                char why[512];
-                if (dracel_snapshot_claim(e->snap, e->pl.alloc[c], &cs) == DRACEL_OK)
-                    snprintf(why, sizeof why, "resourceclaim %s/%s not available on the node",
-                             cs.ns ? cs.ns : "", cs.name);
-                else
-                    snprintf(why, sizeof why, "resourceclaim not available on the node");
-                answer_fixed(e, i, V_FAIL, "claim_unavailable", why, true);
-                fits = false;
+            uint64_t key1 = mix(ph.a ^ k1) ^ k2, key2 = mix(ph.b + k2) ^ k1;
+            if ((c = cache_get(d, key1, key2))) {
+                if (mm && vi != SIZE_MAX)
+                    memo_put(mm, vi, c);
+                set_answer(e, i, c, true);
+                hits++;
+                continue;
             }
-        if (!fits)
-            continue;
-        if (!e->pol.p) {
-            answer_fixed(e, i, V_PASS, "allocated", NULL, false);
-            continue;
+            m.idx[m.n] = i;
+            m.vidx[m.n] = vi;
+            m.nodes[m.n] = *node;
+            m.k1[m.n] = key1;
+            m.k2[m.n] = key2;
+            m.n++;
         }
-        answer *c = mm && vi != SIZE_MAX ? memo_read(mm, vi) : NULL;
-        if (c) {
-            set_answer(e, i, c, false);
-            hits++;
-            continue;
+        if (hits)
+            metrics_add(&m_cache, "result=\"hit\"", (double)hits);
+        if (m.n) {
+            metrics_add(&m_cache, "result=\"miss\"", (double)m.n);
+            if (!search(e, &m, deadline)) {
+                rc = -1;
+                break;
+            }
         }
-        uint64_t key1 = mix(ph.a ^ k1) ^ k2, key2 = mix(ph.b + k2) ^ k1;
-        if ((c = cache_get(d, key1, key2))) {
-            if (mm && vi != SIZE_MAX)
-                memo_put(mm, vi, c);
-            set_answer(e, i, c, true);
-            hits++;
-            continue;
-        }
-        m.idx[m.n] = i;
-        m.vidx[m.n] = vi;
-        m.nodes[m.n] = *node;
-        m.k1[m.n] = key1;
-        m.k2[m.n] = key2;
-        m.n++;
     }
-    if (hits)
-        metrics_add(&m_cache, "result=\"hit\"", (double)hits);
-    if (m.n) {
-        metrics_add(&m_cache, "result=\"miss\"", (double)m.n);
-        if (!search(e, &m, deadline))
-            rc = -1;
-    }
-    free(pos);
+    /* the caps' and the log's policy: the first group's that has one */
+    memset(&e->pol, 0, sizeof e->pol);
+    for (size_t g = 0; g < e->ngroups && !e->pol.p; g++)
+        if (e->gpol[g].p) {
+            e->pol = e->gpol[g];
+            e->fa = e->pol.fa;
+        }
 out:
+    free(pos);
     free(m.idx);
     free(m.vidx);
     free(m.nodes);
@@ -1441,7 +1617,12 @@ static void eval_free(eval *e)
         free(e->cap_reasons[i]);
     free(e->cap_reasons);
     plan_free(&e->pl);
-    pol_release(e->d, &e->pol);
+    for (size_t g = 0; g < e->ngroups; g++)
+        pol_release(e->d, &e->gpol[g]);
+    free(e->gpol);
+    free(e->gmask);
+    free(e->group);
+    memset(&e->pol, 0, sizeof e->pol); /* one of gpol */
     view_unref(e->d, e->view);
     dracel_snapshot_unref(e->snap);
 }
@@ -1539,6 +1720,7 @@ static const metric_family m_choice = {
 
 typedef struct sgroup {
     const char *sig, *tiers;
+    const pol_ref *pol;          /* the policy whose tiers sig numbers */
     size_t nodes;                /* passing nodes with it, before the caps */
     int verdict;                 /* 0 allowed, 1 borrowing, 2 over the cap (not enforced),
                                     3 rejected */
@@ -1593,17 +1775,17 @@ static void sig_takes(const dracel_tierpolicy *tp, const dracel_policy *pl, cons
 /* dracel_tierpolicy_key_size, remembered for the placement policy and snapshot (fair's lock
  * held). The policies are named by their addresses and versions (claims and classes; the tier
  * policy's hash): an address reused by another policy has another version. */
-static void key_size(decider *d, const dracel_tierpolicy *tp, const eval *e, size_t k,
-                     uint64_t *size, uint64_t *free_devices)
+static void key_size(decider *d, const dracel_tierpolicy *tp, const eval *e,
+                     const pol_ref *pol, size_t k, uint64_t *size, uint64_t *free_devices)
 {
     uint64_t snap = dracel_snapshot_id(e->snap);
     hasher h;
     hs_init(&h);
-    hs_str(&h, e->pol.version);
+    hs_str(&h, pol->version);
     hs_u64(&h, dracel_tierpolicy_hash(tp)); /* a freed policy's address may be reused */
     for (unsigned i = 0; i < d->nksz; i++) {
         const struct ksize *c = &d->ksz[i];
-        if (c->pl == e->pol.p && c->pl_hash == h.a && c->snap == snap && c->tp == tp &&
+        if (c->pl == pol->p && c->pl_hash == h.a && c->snap == snap && c->tp == tp &&
             c->key == k) {
             *size = c->size;
             *free_devices = c->free;
@@ -1611,12 +1793,12 @@ static void key_size(decider *d, const dracel_tierpolicy *tp, const eval *e, siz
         }
     }
     *size = *free_devices = 0;
-    if (dracel_tierpolicy_key_size(tp, e->pol.p, k, dracel_snapshot_usage(e->snap), size,
+    if (dracel_tierpolicy_key_size(tp, pol->p, k, dracel_snapshot_usage(e->snap), size,
                                    free_devices) == DRACEL_ENOMEM)
         return; /* not remembered */
     unsigned at = d->nksz < 32 ? d->nksz++ : d->next_ksz;
     d->next_ksz = (at + 1) % 32;
-    d->ksz[at] = (struct ksize){e->pol.p, h.a, snap, tp, k, *size, *free_devices};
+    d->ksz[at] = (struct ksize){pol->p, h.a, snap, tp, k, *size, *free_devices};
 }
 
 static char *cap_reason(eval *e, const char *r)
@@ -1684,10 +1866,12 @@ static void apply_caps(eval *e, fdec *fd, bool filter)
     size_t cap_g = 0;
     for (size_t i = 0; i < a->nnodes; i++) {
         node_answer *na = &e->ans[i];
-        if (na->v != V_PASS || !na->sig)
+        const pol_ref *np = node_pol(e, i);
+        if (na->v != V_PASS || !na->sig || !np)
             continue;
         size_t j = 0;
-        while (j < fd->ng && fd->g[j].sig != na->sig && strcmp(fd->g[j].sig, na->sig) != 0)
+        while (j < fd->ng && (fd->g[j].pol->p != np->p ||
+                              (fd->g[j].sig != na->sig && strcmp(fd->g[j].sig, na->sig) != 0)))
             j++;
         if (j == fd->ng) {
             if (fd->ng == cap_g) {
@@ -1702,14 +1886,15 @@ static void apply_caps(eval *e, fdec *fd, bool filter)
             memset(g, 0, sizeof *g);
             g->sig = na->sig;
             g->tiers = na->tiers;
-            sig_takes(tp, e->pol.p, na->sig, g);
+            g->pol = np;
+            sig_takes(tp, np->p, na->sig, g);
             for (size_t t = 0; fd->mode != DRACEL_TIER_OFF && size && freed && known &&
                                t < g->ntakes && g->verdict < 2;
                  t++) {
                 size_t k = g->takes[t].key;
                 if (!known[k]) {
                     uint64_t sz = 0, fr = 0;
-                    key_size(d, tp, e, k, &sz, &fr);
+                    key_size(d, tp, e, g->pol, k, &sz, &fr);
                     uint64_t fl = fair_in_flight(f, k);
                     size[k] = sz;
                     freed[k] = fr > fl ? fr - fl : 0;
@@ -1755,7 +1940,8 @@ static void apply_caps(eval *e, fdec *fd, bool filter)
     }
     if (fd->best != SIZE_MAX)
         for (size_t j = 0; j < fd->ng; j++)
-            if (e->ans[fd->best].sig &&
+            if (e->ans[fd->best].sig && node_pol(e, fd->best) &&
+                fd->g[j].pol->p == node_pol(e, fd->best)->p &&
                 (fd->g[j].sig == e->ans[fd->best].sig ||
                  strcmp(fd->g[j].sig, e->ans[fd->best].sig) == 0))
                 best_g = j;
@@ -1966,6 +2152,7 @@ static void recent_free(recent *r)
     free(r->name);
     free(r->claims);
     free(r->strings);
+    dracel_pod_free(r->xres);
     memset(r, 0, sizeof *r);
 }
 
@@ -1977,7 +2164,7 @@ static void remember(decider *d, const ext_pod *pod)
                  (pod->claims[i].claim ? strlen(pod->claims[i].claim) + 1 : 0);
     recent r = {strdup(pod->ns), strdup(pod->name),
                 calloc(pod->nclaims ? pod->nclaims : 1, sizeof(pod_claim)), pod->nclaims,
-                malloc(bytes ? bytes : 1)};
+                malloc(bytes ? bytes : 1), dracel_pod_ref(pod->xres)};
     if (!r.ns || !r.name || !r.claims || !r.strings) {
         recent_free(&r);
         return;
@@ -2161,34 +2348,54 @@ static int explain(decider *d, dracel_snapshot *snap, const ext_pod *pod, const 
     if (table_nodes)
         n = dracel_table_nodes(t);
     dracel_node *nodes = calloc(n ? n : 1, sizeof *nodes);
+    uint64_t *masks = calloc(n ? n : 1, sizeof *masks); /* extended resources: see evaluate */
+    const char *xr[XRES], *res[XRES];
+    size_t nxr = xres_list(d, snap, pod, xr);
+    if (nxr > XRES && !pl.fail[0])
+        snprintf(pl.fail, sizeof pl.fail,
+                 "the pod asks for more than %d extended resources backed by DRA", XRES);
     size_t k = 0;
-    for (size_t i = 0; nodes && i < n; i++) {
+    for (size_t i = 0; nodes && masks && i < n; i++) {
         dracel_node nd = {NULL, NULL, 0};
+        const dracel_resource *al = NULL;
+        size_t nal = 0, idx;
         if (a && a->nodes_form) {
             nd.name = a->nodes[i].name;
             nd.labels = a->nodes[i].labels;
             nd.nlabels = a->nodes[i].nlabels;
+            al = a->nodes[i].alloc;
+            nal = a->nodes[i].nalloc;
         } else if (a) {
-            size_t idx;
             if (dracel_snapshot_node_find(snap, a->nodes[i].name, &idx) != DRACEL_OK ||
                 dracel_snapshot_node(snap, idx, &nd) != DRACEL_OK)
                 nd.name = a->nodes[i].name;
+            else
+                nal = dracel_snapshot_node_allocatable(snap, idx, &al);
         } else if (table_nodes) {
             nd.name = dracel_table_node(t, i);
         } else if (dracel_snapshot_node(snap, i, &nd) != DRACEL_OK) {
             continue;
+        } else {
+            nal = dracel_snapshot_node_allocatable(snap, i, &al);
         }
         if (only && strcmp(nd.name, only) != 0)
             continue;
+        masks[k] = nxr <= XRES ? xres_mask(snap, pod, xr, nxr, al, nal) : 0;
         nodes[k++] = nd;
     }
+    if (nxr > XRES)
+        nxr = 0;
     pol_ref pol = {NULL, NULL, 0, NULL};
+    uint64_t pol_mask = k && masks ? masks[0] : 0; /* what pol was made for */
+    bool pol_ok = true;                             /* pol is pol_mask's */
     char err[1024] = "";
     dracel_status st = DRACEL_OK;
-    if (!nodes)
+    size_t nres = xres_of(xr, nxr, pol_mask, res);
+    if (!nodes || !masks)
         st = DRACEL_ENOMEM;
-    else if (!pl.fail[0] && pl.npending)
-        st = policy_get(d, snap, pl.pending, pl.npending, &pol, err, sizeof err);
+    else if (!pl.fail[0] && (pl.npending || nres))
+        st = policy_get(d, snap, pl.pending, pl.npending, pod->xres, res, nres, &pol, err,
+                        sizeof err);
     if (!text) {
         jb_puts(out, "{\"pod\":");
         char pn[600];
@@ -2221,6 +2428,37 @@ static int explain(decider *d, dracel_snapshot *snap, const ext_pod *pod, const 
     for (size_t i = 0; st == DRACEL_OK && !pl.fail[0] && i < k; i++) {
         const dracel_node *nd = &nodes[i];
         const char *blocked = NULL;
+        if (!pol_ok || masks[i] != pol_mask) { /* other extended resources than the last's */
+            dracel_run_free(run);
+            run = NULL;
+            pol_release(d, &pol);
+            pol_mask = masks[i];
+            pol_ok = true;
+            nres = xres_of(xr, nxr, pol_mask, res);
+            if (pl.npending || nres)
+                st = policy_get(d, snap, pl.pending, pl.npending, pod->xres, res, nres, &pol,
+                                err, sizeof err);
+            if (st == DRACEL_OK && pol.p)
+                st = dracel_run_new(pol.p, &run);
+            if (st != DRACEL_OK && st != DRACEL_ENOMEM) { /* this node's claims do not compile */
+                char msg[1100];
+                snprintf(msg, sizeof msg, "cannot compile the pod's claims: %s", err);
+                if (text) {
+                    jb_printf(out, "%s: error: %s\n", nd->name, msg);
+                } else {
+                    jb_puts(out, i ? ",{\"node\":" : "{\"node\":");
+                    jb_cstr(out, nd->name);
+                    jb_puts(out, ",\"outcome\":\"error\",\"message\":");
+                    jb_cstr(out, msg);
+                    jb_putc(out, '}');
+                }
+                st = DRACEL_OK;
+                pol_ok = false; /* tried again for the next node */
+                continue;
+            }
+            if (st != DRACEL_OK)
+                break;
+        }
         char why[512];
         for (size_t c = 0; c < pl.nalloc && !blocked; c++)
             if (!dracel_snapshot_claim_fits(snap, pl.alloc[c], nd)) {
@@ -2236,7 +2474,10 @@ static int explain(decider *d, dracel_snapshot *snap, const ext_pod *pod, const 
             const char *what = blocked ? "unschedulable" : "allocated";
             if (text)
                 jb_printf(out, "%s: %s%s%s\n", nd->name, what, blocked ? ": " : "",
-                          blocked ? blocked : " (every claim already allocated)");
+                          blocked         ? blocked
+                          : pl.nalloc     ? " (every claim already allocated)"
+                                          : " (nothing to allocate: no claims, device plugins "
+                                            "serve the extended resources)");
             else {
                 jb_puts(out, i ? ",{\"node\":" : "{\"node\":");
                 jb_cstr(out, nd->name);
@@ -2284,6 +2525,7 @@ static int explain(decider *d, dracel_snapshot *snap, const ext_pod *pod, const 
     dracel_run_free(run);
     pol_release(d, &pol);
     free(nodes);
+    free(masks);
     plan_free(&pl);
     dracel_snapshot_unref(snap);
     return out->oom || st == DRACEL_ENOMEM ? oom(out) : 200;
@@ -2316,6 +2558,7 @@ int decide_explain_recent(decider *d, const char *ns, const char *name, const ch
             for (size_t k = 0; k < r->nclaims; k++)
                 bytes += strlen(r->claims[k].entry) + 1 +
                          (r->claims[k].claim ? strlen(r->claims[k].claim) + 1 : 0);
+            copy.xres = dracel_pod_ref(r->xres);
             copy.claims = calloc(r->nclaims ? r->nclaims : 1, sizeof *copy.claims);
             copy.strings = malloc(bytes ? bytes : 1);
             copy.nclaims = r->nclaims;
@@ -2344,15 +2587,19 @@ int decide_explain_recent(decider *d, const char *ns, const char *name, const ch
         return 404;
     }
     if (!copy.claims || !copy.strings) {
-        free(copy.claims);
-        free(copy.strings);
+        recent_free(&copy);
         dracel_snapshot_unref(snap);
         return oom(out);
     }
-    ext_pod pod = {ns, name, NULL, NULL, 0, copy.claims, copy.nclaims};
+    ext_pod pod;
+    memset(&pod, 0, sizeof pod);
+    pod.ns = ns;
+    pod.name = name;
+    pod.claims = copy.claims;
+    pod.nclaims = copy.nclaims;
+    pod.xres = copy.xres;
     int rc = explain(d, snap, &pod, NULL, node, text, out);
-    free(copy.claims);
-    free(copy.strings);
+    recent_free(&copy);
     return rc;
 }
 

@@ -268,8 +268,8 @@ static void test_limits(void **state)
     dc_buf_free(&b);
 
     /* the call's budget over four nodes: the first spends it, the others are skipped */
-    dc_node_in nodes[4] = {{"n0", NULL, 0, NULL, 0}, {"n1", NULL, 0, NULL, 0},
-                           {"n2", NULL, 0, NULL, 0}, {"n3", NULL, 0, NULL, 0}};
+    dc_node_in nodes[4] = {{.name = "n0"}, {.name = "n1"},
+                           {.name = "n2"}, {.name = "n3"}};
     dc_alloc_run_free(r);
     assert_int_equal(dc_alloc_run_new(p, &r), DRACEL_OK);
     ao.timeout_ms = 0;
