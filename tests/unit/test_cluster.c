@@ -1223,6 +1223,120 @@ static int compare_scenario(const char *path)
     return ok;
 }
 
+/* Extended resources backed by DRA: a pod's containers (dracel_pod), the nodes' allocatable,
+ * the special claim in a snapshot's policy, as a scenario builds it
+ * (tests/alloc/128-extended-resource-init-containers.yaml). */
+static const char EXT_OBJECTS[] =
+    "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+    "metadata: {name: gpu, creationTimestamp: '2026-01-01T00:00:00Z'}\n"
+    "spec:\n  extendedResourceName: example.com/gpu\n"
+    "  selectors: [{cel: {expression: 'device.attributes[\"dra.example.com\"].kind == \"gpu\"'}}]\n"
+    "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+    "metadata: {name: old, creationTimestamp: '2025-01-01T00:00:00Z'}\n"
+    "spec: {extendedResourceName: example.com/gpu}\n"
+    "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s1}\n"
+    "spec:\n  driver: dra.example.com\n  nodeName: n1\n"
+    "  pool: {name: n1, generation: 1, resourceSliceCount: 1}\n"
+    "  devices:\n  - {name: gpu-0, attributes: {kind: {string: gpu}}}\n"
+    "  - {name: gpu-1, attributes: {kind: {string: gpu}}}\n"
+    "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+    "status: {allocatable: {cpu: '8', example.com/gpu: '0'}}\n"
+    "---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n"
+    "status: {allocatable: {example.com/gpu: '2', cpu: '8'}}\n";
+
+static void test_extended(void **state)
+{
+    (void)state;
+    dracel_cluster *c;
+    assert_int_equal(dracel_cluster_new(NULL, &c), DRACEL_OK);
+    apply(c, "ext.yaml", EXT_OBJECTS, ALL);
+    dracel_snapshot *s = snap(c);
+    size_t n1, n2;
+    assert_int_equal(dracel_snapshot_node_find(s, "n1", &n1), DRACEL_OK);
+    assert_int_equal(dracel_snapshot_node_find(s, "n2", &n2), DRACEL_OK);
+    const dracel_resource *a1, *a2;
+    assert_int_equal(dracel_snapshot_node_allocatable(s, n1, &a1), 2);
+    assert_int_equal(dracel_snapshot_node_allocatable(s, n2, &a2), 2);
+    assert_string_equal(a2[0].name, "cpu"); /* sorted by name */
+    assert_string_equal(a2[1].quantity, "2");
+    /* an init container (2, a limit) and a container (1, after cpu) */
+    const dracel_resource lim[] = {{"example.com/gpu", "2"}};
+    const dracel_resource req[] = {{"example.com/gpu", "1"}, {"cpu", "500m"},
+                                   {"example.com/none", "1"}};
+    dracel_container ctr[] = {{"init", true, NULL, NULL, 0, lim, 1},
+                              {"main", false, NULL, req, 3, NULL, 0}};
+    dracel_pod *p, *q;
+    assert_int_equal(dracel_pod_new(NULL, "team", ctr, 2, &p, err, sizeof err), DRACEL_OK);
+    const char *res[4];
+    const dracel_objects *cl = dracel_snapshot_classes(s);
+    assert_int_equal(dracel_pod_extended(p, cl, NULL, 0, res, 4), 1); /* none backs "none" */
+    assert_string_equal(res[0], "example.com/gpu");
+    assert_int_equal(dracel_pod_extended(p, cl, a1, 2, res, 4), 1);   /* 0: not a plugin's */
+    assert_int_equal(dracel_pod_extended(p, cl, a2, 2, res, 4), 0);   /* its device plugin's */
+    assert_int_equal(dracel_pod_extended(p, cl, NULL, 0, NULL, 0), 1);
+    /* the policy: the init container asks for what main's request does not give it */
+    dracel_policy *pl;
+    assert_int_equal(dracel_snapshot_pod_policy_new(NULL, s, NULL, 0, p, res, 1, &pl, err,
+                                                    sizeof err),
+                     DRACEL_OK);
+    assert_int_equal(dracel_policy_claims(pl), 1);
+    assert_int_equal(dracel_policy_tiers(pl), 2);
+    dracel_tier_info ti;
+    assert_int_equal(dracel_policy_tier(pl, 0, &ti), DRACEL_OK);
+    assert_string_equal(ti.name, "container-0-request-0");
+    assert_string_equal(ti.device_class, "gpu"); /* the newer of the two classes */
+    assert_int_equal(dracel_policy_tier(pl, 1, &ti), DRACEL_OK);
+    assert_string_equal(ti.name, "container-1-request-1");
+    dracel_node nd;
+    assert_int_equal(dracel_snapshot_node(s, n1, &nd), DRACEL_OK);
+    char *out = answers_on(pl, &nd, 1, NULL, DRACEL_FEATURES_DEFAULT);
+    assert_non_null(strstr(out, "\"outcome\":\"allocated\""));
+    assert_non_null(strstr(out, "\"request\":\"container-0-request-0\""));
+    assert_non_null(strstr(out, "\"request\":\"container-1-request-1\""));
+    free(out);
+    dracel_policy_free(pl);
+    /* the hash: equal for an equal pod, not for another count */
+    assert_int_equal(dracel_pod_new(NULL, "team", ctr, 2, &q, err, sizeof err), DRACEL_OK);
+    assert_true(dracel_pod_hash(p, res, 1) == dracel_pod_hash(q, res, 1));
+    dracel_pod_free(q);
+    const dracel_resource lim3[] = {{"example.com/gpu", "3"}};
+    ctr[0].limits = lim3;
+    assert_int_equal(dracel_pod_new(NULL, "team", ctr, 2, &q, err, sizeof err), DRACEL_OK);
+    assert_true(dracel_pod_hash(p, res, 1) != dracel_pod_hash(q, res, 1));
+    dracel_pod_free(q);
+    /* references */
+    assert_ptr_equal(dracel_pod_ref(p), p);
+    dracel_pod_free(p);
+    /* a resource no class backs */
+    const char *none[] = {"example.com/none"};
+    assert_int_equal(dracel_snapshot_pod_policy_new(NULL, s, NULL, 0, p, none, 1, &pl, err,
+                                                    sizeof err),
+                     DRACEL_EINVAL);
+    assert_null(pl);
+    assert_string_equal(err, "no DeviceClass backs the extended resource example.com/none");
+    dracel_pod_free(p);
+    /* rejected containers */
+    const dracel_resource bad[] = {{"example.com/gpu", "-1"}};
+    dracel_container b1[] = {{"main", false, NULL, bad, 1, NULL, 0}};
+    assert_int_equal(dracel_pod_new(NULL, NULL, b1, 1, &p, err, sizeof err), DRACEL_EINPUT);
+    assert_null(p);
+    assert_string_equal(err, "container main: resources.requests[example.com/gpu]: must be a "
+                             "non-negative quantity");
+    dracel_container b2[] = {{"", false, NULL, NULL, 0, NULL, 0}};
+    assert_int_equal(dracel_pod_new(NULL, NULL, b2, 1, &p, err, sizeof err), DRACEL_EINPUT);
+    assert_string_equal(err, "containers[0]: name: required value");
+    /* a Node whose allocatable is not quantities */
+    static const char BADNODE[] = "apiVersion: v1\nkind: Node\nmetadata: {name: n9}\n"
+                                  "status: {allocatable: {cpu: lots}}\n";
+    assert_int_equal(dracel_cluster_apply(c, "bad.yaml", BADNODE, strlen(BADNODE), ALL, err,
+                                          sizeof err),
+                     DRACEL_EINPUT);
+    assert_non_null(strstr(err, "status.allocatable"));
+    assert_non_null(strstr(err, "must be a quantity"));
+    dracel_snapshot_unref(s);
+    dracel_cluster_free(c);
+}
+
 static int cmp_name(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -1565,11 +1679,30 @@ static char *run_sequence(const dracel_alloc *a, long *failures)
         st = dracel_snapshot_policy_new(&cfg, s, &ix, 1, &p, err, sizeof err);
     }
     assert_int_equal(st, DRACEL_OK);
+    /* a pod's special claim (the implicit name of the class) in a policy of it */
+    const dracel_resource rq[] = {{"deviceclass.resource.kubernetes.io/gpu.example.com", "1"}};
+    const dracel_container ctr[] = {{"main", false, NULL, rq, 1, NULL, 0}};
+    dracel_pod *pod = NULL;
+    dracel_policy *pp = NULL;
+    const char *res[1];
+    while ((st = dracel_pod_new(&cfg, "default", ctr, 1, &pod, err, sizeof err)) == DRACEL_ENOMEM)
+        q.failures++;
+    assert_int_equal(st, DRACEL_OK);
+    size_t nres = dracel_pod_extended(pod, dracel_snapshot_classes(s), NULL, 0, res, 1);
+    assert_int_equal(nres, 1);
+    while ((st = dracel_snapshot_pod_policy_new(&cfg, s, NULL, 0, pod, res, 1, &pp, err,
+                                                sizeof err)) == DRACEL_ENOMEM)
+        q.failures++;
+    assert_int_equal(st, DRACEL_OK);
+    dracel_pod_free(pod);
     for (int k = 0; k < q.nsnaps; k++)
         dracel_snapshot_unref(q.snaps[k]);
     dracel_cluster_free(q.c); /* the policy holds the last snapshot */
     len += (size_t)snprintf(out + len, (1 << 16) - len, "policy %s\n", dracel_policy_version(p));
+    len += (size_t)snprintf(out + len, (1 << 16) - len, "pod policy %s, %zu tiers\n",
+                            dracel_policy_version(pp), dracel_policy_tiers(pp));
     dracel_policy_free(p);
+    dracel_policy_free(pp);
     free(c1);
     free(c2);
     free(c3);
@@ -1617,6 +1750,7 @@ int main(void)
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_claim_fits),
         cmocka_unit_test(test_policy),
+        cmocka_unit_test(test_extended),
         cmocka_unit_test(test_scenarios),
         cmocka_unit_test(test_data),
         cmocka_unit_test(test_threads),
