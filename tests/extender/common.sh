@@ -1,7 +1,7 @@
-# tests/extender/common.sh: what extender.sh and policy.sh share, sourced after they set ext
-# (the dra-extender to start) and tmp (a directory of their own): TAP output (check, is,
-# skip), dra-extender started on a free loopback port (start), bounded waits (wait_for, reap)
-# and the clean-up of every process started. Every wait is bounded.
+# tests/extender/common.sh: what extender.sh, policy.sh and extres.sh share, sourced after they
+# set ext (the dra-extender to start) and tmp (a directory of their own): TAP output (check,
+# is, skip), requests (post), dra-extender started on a free loopback port (start), bounded
+# waits (wait_for, reap) and the clean-up of every process started. Every wait is bounded.
 # shellcheck shell=sh
 pids=
 # reap PID: wait for it at most 30 s, then SIGKILL it; its exit status. The watchdog is a
@@ -30,6 +30,11 @@ for tool in curl jq; do
   command -v $tool >/dev/null 2>&1 || { echo "1..0 # SKIP $tool is not installed"; exit 0; }
 done
 
+# post URL FILE [OUT]: POST FILE as JSON; the body into OUT ($tmp/resp), the status in $status
+post() {
+  status=$(curl -s -o "${3:-$tmp/resp}" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+           --data-binary @"$2" "$1")
+}
 # start NAME ARGS...: dra-extender on a free loopback port; sets url_NAME, pid_NAME.
 start() {
   name=$1; shift

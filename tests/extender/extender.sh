@@ -14,11 +14,6 @@ tmp=$(mktemp -d)
 . "$src/tests/extender/common.sh"
 # jtrue EXPR [FILE]: does jq's EXPR give exactly true? (jq -e passes on empty input.)
 jtrue() { [ "$(jq -r "$@" 2>/dev/null)" = true ]; }
-# post URL FILE: the body and the status into $tmp/resp, $status
-post() {
-  status=$(curl -s -o "$tmp/resp" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
-           --data-binary @"$2" "$1")
-}
 
 # ---- The sample cluster (README): fleet, class, nodes, claims.
 mkdir -p "$tmp/objs"

@@ -14,10 +14,6 @@ case $ext in /*) ;; *) ext=$PWD/$ext ;; esac
 src=${top_srcdir:-.}
 tmp=$(mktemp -d)
 . "$src/tests/extender/common.sh"
-post() {
-  status=$(curl -s -o "$tmp/resp" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
-           --data-binary @"$2" "$1")
-}
 
 # ---- The cluster: a class naming example.com/gpu; n1 with 2 GPUs, n2 with 2 GPUs and a
 # device plugin's example.com/gpu, n3 without devices, n4 with one GPU and a NIC.
