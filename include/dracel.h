@@ -1364,6 +1364,16 @@ typedef struct dracel_pod dracel_pod;
 DRACEL_API dracel_status dracel_pod_new(const dracel_config *cfg, const char *ns,
                                         const dracel_container *c, size_t n, dracel_pod **out,
                                         char *err, size_t errcap);
+/** A Pod object read from a file (JSON or YAML, one object; `kind: Pod` and `apiVersion: v1`
+ *  when given): metadata.namespace and spec.initContainers and spec.containers (name,
+ *  restartPolicy, resources.requests and limits); the rest is ignored. Rejected input:
+ *  DRACEL_EINPUT with "FILE:LINE: ..." in @p err. */
+DRACEL_API dracel_status dracel_pod_load(const dracel_config *cfg, const char *path,
+                                         dracel_pod **out, char *err, size_t errcap);
+/** The same from a buffer; @p name stands for the file in messages. */
+DRACEL_API dracel_status dracel_pod_load_buffer(const dracel_config *cfg, const char *name,
+                                                const char *buf, size_t len, dracel_pod **out,
+                                                char *err, size_t errcap);
 /** One more reference to @p p (any thread); @return @p p. */
 DRACEL_API dracel_pod *dracel_pod_ref(dracel_pod *p);
 /** Release a reference (any thread; NULL is fine); the last one frees the pod. */
@@ -1380,6 +1390,16 @@ DRACEL_API void dracel_pod_free(dracel_pod *p);
 DRACEL_API size_t dracel_pod_extended(const dracel_pod *p, const dracel_objects *classes,
                                       const dracel_resource *alloc, size_t nalloc,
                                       const char **out, size_t cap);
+/** dracel_policy_new for claims @p claim_index[0..nclaims) of @p claims (as it takes them)
+ *  and, after them, the special claim of @p pod for @p res[0..nres) (as
+ *  dracel_snapshot_pod_policy_new builds it, with @p classes). @p nres 0: dracel_policy_new. */
+DRACEL_API dracel_status dracel_policy_new_pod(const dracel_config *cfg, const dracel_table *t,
+                                               const dracel_objects *classes,
+                                               const dracel_objects *claims,
+                                               const size_t *claim_index, size_t nclaims,
+                                               const dracel_pod *pod, const char *const *res,
+                                               size_t nres, dracel_policy **out, char *err,
+                                               size_t errcap);
 /** A hash of what the special claim of @p p for @p res[0..nres) holds (the namespace, the
  *  containers' names, kinds and counts of those resources): equal for pods that get the same
  *  claim from the same classes (a key for caching its policy). */

@@ -146,6 +146,105 @@ fail:
     return st;
 }
 
+static dracel_status pod_load(const dracel_config *cfg, const char *path, const char *name,
+                              const char *buf, size_t len, dracel_pod **out, char *err,
+                              size_t errcap)
+{
+    set_err(err, errcap, "");
+    if (!out)
+        return DRACEL_EINVAL;
+    *out = NULL;
+    if ((!path && !buf && len) || len > SIZE_MAX / 2)
+        return DRACEL_EINVAL;
+    dracel_config conf;
+    DC_TRY(dc_config_read(cfg, &conf));
+    dracel_pod *p = dc_malloc(dc_alloc_of(&conf), sizeof *p);
+    if (!p) {
+        set_err(err, errcap, "out of memory");
+        return DRACEL_ENOMEM;
+    }
+    memset(p, 0, sizeof *p);
+    dc_api_objects_init(&p->objs, &conf);
+    p->refs = 1;
+    dc_pod_in in;
+    dracel_status st = dc_pod_load(&p->objs.o, path, name ? name : "<buffer>", buf, len, &in, err,
+                                   errcap);
+    if (st != DRACEL_OK) {
+        dracel_pod_free(p);
+        return st;
+    }
+    p->ns = in.ns;
+    p->ctr = in.ctr;
+    p->nc = in.nc;
+    for (uint32_t i = 0; i < p->nc; i++)
+        p->nreqs += p->ctr[i].nreqs;
+    *out = p;
+    return DRACEL_OK;
+}
+
+dracel_status dracel_pod_load(const dracel_config *cfg, const char *path, dracel_pod **out,
+                              char *err, size_t errcap)
+{
+    if (!path) {
+        set_err(err, errcap, "");
+        return DRACEL_EINVAL;
+    }
+    return pod_load(cfg, path, NULL, NULL, 0, out, err, errcap);
+}
+
+dracel_status dracel_pod_load_buffer(const dracel_config *cfg, const char *name, const char *buf,
+                                     size_t len, dracel_pod **out, char *err, size_t errcap)
+{
+    return pod_load(cfg, NULL, name, buf, len, out, err, errcap);
+}
+
+dracel_status dracel_policy_new_pod(const dracel_config *cfg, const dracel_table *t,
+                                    const dracel_objects *classes, const dracel_objects *claims,
+                                    const size_t *claim_index, size_t nclaims,
+                                    const dracel_pod *pod, const char *const *res, size_t nres,
+                                    dracel_policy **out, char *err, size_t errcap)
+{
+    set_err(err, errcap, "");
+    if (!out)
+        return DRACEL_EINVAL;
+    *out = NULL;
+    if (!nres)
+        return dracel_policy_new(cfg, t, classes, claims, claim_index, nclaims, out, err,
+                                 errcap);
+    if (!t || !classes || !pod || !res || (claim_index && !claims) || (!claim_index && nclaims))
+        return DRACEL_EINVAL;
+    size_t avail = claims ? claims->o.nclaims : 0;
+    size_t n = claim_index ? nclaims : avail;
+    for (size_t i = 0; claim_index && i < nclaims; i++)
+        if (claim_index[i] >= avail) {
+            set_err(err, errcap, "a claim index is out of range");
+            return DRACEL_EINVAL;
+        }
+    if (n >= UINT32_MAX)
+        return DRACEL_EINVAL;
+    dracel_config c;
+    DC_TRY(dc_config_read(cfg, &c));
+    const dracel_alloc *a = dc_alloc_of(&c);
+    const dc_claim_in **list = dc_malloc(a, (n + 1) * sizeof *list);
+    if (!list) {
+        set_err(err, errcap, "out of memory");
+        return DRACEL_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        list[i] = &claims->o.claims[claim_index ? claim_index[i] : i];
+    dc_objects tmp;
+    dc_objects_init(&tmp, a);
+    dc_claim_in cl;
+    dracel_status st = dc_api_pod_claim(pod, &classes->o, res, nres, &tmp, &cl, err, errcap);
+    if (st == DRACEL_OK) {
+        list[n] = &cl;
+        st = dc_api_policy_make(&c, t, &classes->o, list, n + 1, out, err, errcap);
+    }
+    dc_objects_free(&tmp);
+    dc_free(a, list, (n + 1) * sizeof *list);
+    return st;
+}
+
 size_t dracel_pod_extended(const dracel_pod *p, const dracel_objects *classes,
                            const dracel_resource *alloc, size_t nalloc, const char **out,
                            size_t cap)

@@ -347,4 +347,16 @@ bool dc_ext_allocatable(const dc_label_in *alloc, uint32_t nalloc, const char *r
 uint32_t dc_ext_resources(const dc_objects *classes, const dc_ctr_in *ctr, uint32_t nc,
                           const dc_label_in *alloc, uint32_t nalloc, const char **out);
 
+/* A Pod object read for its extended resources: metadata.namespace (NULL when none) and its
+ * containers (init containers first). */
+typedef struct dc_pod_in {
+    const char *ns;
+    dc_ctr_in *ctr;
+    uint32_t nc;
+} dc_pod_in;
+/* Read one Pod (JSON or YAML: kind Pod and apiVersion v1 when given) from path, else from
+ * buf (name in messages) into o's arena. DRACEL_EINPUT with "FILE:LINE: ..." in err. */
+dracel_status dc_pod_load(dc_objects *o, const char *path, const char *name, const char *buf,
+                          size_t len, dc_pod_in *out, char *err, size_t errcap) DC_WUR;
+
 #endif

@@ -1891,31 +1891,32 @@ dracel_status dc_ext_claim(dc_ld *c, const dc_objects *classes, const dc_ctr_in 
  * the node (filterExtendedResources, createRequestsAndMappings), appended after the scenario's
  * claims (dc_ext_resources says which resources count).
  */
-static dracel_status scn_pod(dc_ld *c, const dc_tent *e, dc_scenario *sc)
+/* A pod's metadata.namespace and containers (v: the pod, its path pushed): *ns (NULL when
+ * none), *ctr[0..*nc) in c's set's arena, init containers first. */
+static dracel_status pod_spec(dc_ld *c, const dc_tnode *v, const char **ns, dc_ctr_in **ctr,
+                              uint32_t *nc)
 {
     static const char *const PF[] = {"metadata", "spec"};
     static const char *const MF[] = {"name", "namespace"};
     static const char *const SF[] = {"initContainers", "containers"};
     const dc_tent *f[2], *m[2] = {NULL, NULL}, *s[2] = {NULL, NULL};
-    dc_objects *o = c->o;
-    c->oname = NULL;
-    c->np = 0;
-    dc_path_field(c, "pod");
-    DC_TRY(dc_ld_want(c, &e->v, DC_TN_MAP));
-    DC_TRY(dc_ld_fields(c, &e->v, PF, 2, f));
-    const char *ns = NULL;
+    *ns = NULL;
+    *ctr = NULL;
+    *nc = 0;
+    DC_TRY(dc_ld_want(c, v, DC_TN_MAP));
+    DC_TRY(dc_ld_fields(c, v, PF, 2, f));
     if (f[0]) {
         dc_path_field(c, "metadata");
         DC_TRY(dc_ld_want(c, &f[0]->v, DC_TN_MAP));
         DC_TRY(dc_ld_fields(c, &f[0]->v, MF, 2, m));
         if (m[1]) {
             dc_path_field(c, "namespace");
-            DC_TRY(opt_str(c, m[1], &ns));
+            DC_TRY(opt_str(c, m[1], ns));
             dc_path_pop(c);
         }
         dc_path_pop(c);
     }
-    uint32_t cap = 0, nc = 0;
+    uint32_t cap = 0;
     if (f[1]) {
         dc_path_field(c, "spec");
         DC_TRY(dc_ld_want(c, &f[1]->v, DC_TN_MAP));
@@ -1923,14 +1924,27 @@ static dracel_status scn_pod(dc_ld *c, const dc_tent *e, dc_scenario *sc)
         for (int k = 0; k < 2; k++)
             cap += s[k] && s[k]->v.t == DC_TN_SEQ ? s[k]->v.n : 0;
     }
-    dc_ctr_in *ctr = dc_ld_szalloc(c, cap, sizeof *ctr);
-    if (cap && !ctr)
+    *ctr = dc_ld_szalloc(c, cap, sizeof **ctr);
+    if (cap && !*ctr)
         return dc_ld_oom(c);
     for (int k = 0; k < 2; k++)
         if (s[k])
-            DC_TRY(scn_containers(c, s[k], k == 0, ctr, &nc));
+            DC_TRY(scn_containers(c, s[k], k == 0, *ctr, nc));
     if (f[1])
         dc_path_pop(c);
+    return DRACEL_OK;
+}
+
+static dracel_status scn_pod(dc_ld *c, const dc_tent *e, dc_scenario *sc)
+{
+    dc_objects *o = c->o;
+    c->oname = NULL;
+    c->np = 0;
+    dc_path_field(c, "pod");
+    const char *ns;
+    dc_ctr_in *ctr;
+    uint32_t nc;
+    DC_TRY(pod_spec(c, &e->v, &ns, &ctr, &nc));
     dc_path_pop(c);
     /* the resources that need DRA on this node (whatever the gates: the caller drops the
      * claim when DRAExtendedResource is off) */
@@ -2022,6 +2036,67 @@ static dracel_status scenario_doc(dc_ld *c, const dc_tnode *root)
     if (!f[SC_POD])
         return DRACEL_OK;
     return scn_pod(c, f[SC_POD], sc);
+}
+
+/* ---- A Pod object (dracel_pod_load): its namespace and containers, for the special claim
+ * of its extended resources. */
+
+typedef struct pod_ctx {
+    dc_pod_in *out;
+    bool seen;
+} pod_ctx;
+
+static dracel_status pod_doc(dc_ld *c, const dc_tnode *root)
+{
+    static const char *const F[] = {"apiVersion", "kind"};
+    pod_ctx *x = c->doc_ctx;
+    const dc_tent *f[2];
+    c->oname = NULL;
+    c->np = 0;
+    if (root->t == DC_TN_NULL) /* an empty YAML document */
+        return DRACEL_OK;
+    if (x->seen)
+        return dc_ld_fail(c, root->line, "a pod file is one Pod, not a stream of documents");
+    x->seen = true;
+    if (root->t != DC_TN_MAP)
+        return dc_ld_fail(c, root->line, "expected a Pod object, found %s", dc_ld_tname(root));
+    DC_TRY(dc_ld_fields(c, root, F, 2, f));
+    if (f[1]) {
+        dc_path_field(c, "kind");
+        DC_TRY(dc_ld_want(c, &f[1]->v, DC_TN_STR));
+        if (!dc_ld_str_is(&f[1]->v, "Pod"))
+            return dc_ld_bad_value(c, &f[1]->v, "expected a Pod");
+        dc_path_pop(c);
+    }
+    if (f[0]) {
+        dc_path_field(c, "apiVersion");
+        DC_TRY(dc_ld_want(c, &f[0]->v, DC_TN_STR));
+        if (!dc_ld_str_is(&f[0]->v, "v1"))
+            return dc_ld_bad_value(c, &f[0]->v, "is not supported (v1)");
+        dc_path_pop(c);
+    }
+    c->okind = "Pod";
+    return pod_spec(c, root, &x->out->ns, &x->out->ctr, &x->out->nc);
+}
+
+dracel_status dc_pod_load(dc_objects *o, const char *path, const char *name, const char *buf,
+                          size_t len, dc_pod_in *out, char *err, size_t errcap)
+{
+    memset(out, 0, sizeof *out);
+    if (err && errcap)
+        err[0] = '\0';
+    dc_ld c;
+    pod_ctx x = {out, false};
+    dc_ld_init(&c, &o->slices, NULL, err, errcap);
+    c.o = o;
+    c.per_doc = pod_doc;
+    c.doc_ctx = &x;
+    dracel_status st = path ? dc_ld_load_path(&c, path, false)
+                            : dc_ld_load_buffer(&c, name, buf ? buf : "", len);
+    if (st == DRACEL_OK && !x.seen)
+        st = dc_ld_fail(&c, 0, "no Pod (expected one object)");
+    dc_ld_free(&c);
+    return st;
 }
 
 /* ---------------------------------------------------------------------------------------------

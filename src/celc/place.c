@@ -51,8 +51,8 @@ static void usage_allocate(FILE *f)
 static void usage_explain(FILE *f)
 {
     fprintf(f,
-            "usage: %s explain --claim PATH --classes PATH --slices PATH [--nodes PATH]\n"
-            "                [--allocated FILE] [--node NAME] [--kubernetes-version V]\n"
+            "usage: %s explain --claim PATH|--pod PATH --classes PATH --slices PATH [--nodes PATH]\n"
+            "                [--allocated FILE] [--node NAME] [--pod PATH] [--kubernetes-version V]\n"
             "                [--features LIST] [--feature-gates NAME=BOOL,...] [--verbose]\n"
             "                [--format text|json] [--timeout DURATION] [--budget DURATION]\n"
             "                [--stats] [--no-explain]\n"
@@ -60,12 +60,15 @@ static void usage_explain(FILE *f)
             "For every node (or one), the tier the claims would get there and why.\n"
             "\n"
             "  --claim PATH       ResourceClaims or ResourceClaimTemplates (one pod's, in order)\n"
+            "                     (optional with --pod)\n"
             "  --classes PATH     DeviceClasses (file or directory)\n"
             "  --slices PATH      ResourceSlices (file or directory)\n"
             "  --nodes PATH       Node objects (names and labels); default: the nodes the slices\n"
             "                     name\n"
             "  --allocated FILE   device IDs already allocated, driver/pool/device, one a line\n"
             "  --node NAME        only this node (its full explanation)\n"
+            "  --pod PATH         a Pod: its extended resources backed by DRA get the claim the\n"
+            "                     scheduler builds, on nodes whose allocatable has none of them\n"
             "  --kubernetes-version V  the release reproduced: 1.34, 1.35, 1.36 or 1.37 (default)\n"
             "  --features LIST    the gates that are on, comma-separated (AdminAccess or\n"
             "                     DRAAdminAccess...; 'none'); default: the release's defaults\n"
@@ -372,6 +375,7 @@ static int parse_features(const char *list, unsigned *out)
 
 typedef struct explain_opts {
     const char *claim, *classes, *slices, *nodes, *allocated, *node, *features, *version, *gates;
+    const char *pod;
     bool verbose, json, stats, fast;
     long long timeout, budget;
 } explain_opts;
@@ -382,6 +386,7 @@ typedef struct explain_out {
     FILE *f;
     bool single, full, failed;
     unsigned allocated, errors, skipped;
+    size_t printed;              /* nodes printed (JSON: the commas between them) */
 } explain_out;
 
 static void summary_line(explain_out *x, const dracel_run *r)
@@ -398,6 +403,7 @@ static void summary_line(explain_out *x, const dracel_run *r)
 static int each_node(void *ctx, size_t i, const dracel_run *r)
 {
     explain_out *x = ctx;
+    (void)i;
     dracel_run_info info;
     dracel_run_get(r, &info);
     x->allocated += info.outcome == DRACEL_ALLOCATED;
@@ -409,7 +415,7 @@ static int each_node(void *ctx, size_t i, const dracel_run *r)
             x->failed = true;
             return 1;
         }
-        fprintf(x->f, "%s%s", i ? "," : "", s);
+        fprintf(x->f, "%s%s", x->printed ? "," : "", s);
         dracel_free_string(NULL, s);
     } else {
         summary_line(x, r);
@@ -422,6 +428,7 @@ static int each_node(void *ctx, size_t i, const dracel_run *r)
             dracel_free_string(NULL, s);
         }
     }
+    x->printed++;
     return x->failed;
 }
 
@@ -430,19 +437,94 @@ static int cmp_node(const void *a, const void *b)
     return strcmp(((const dracel_node *)a)->name, ((const dracel_node *)b)->name);
 }
 
+/* A node and the extended resources of --pod it needs DRA for (a mask of the pod's). */
+typedef struct xnode {
+    dracel_node n;
+    uint64_t mask;
+} xnode;
+
+static int cmp_xnode(const void *a, const void *b)
+{
+    return cmp_node(&((const xnode *)a)->n, &((const xnode *)b)->n);
+}
+
+/* The policies of explain: one for each set of extended resources the nodes need DRA for
+ * (one in all without --pod), made as they are first needed. */
+enum { XPOLICIES = 64 };
+typedef struct xpolicies {
+    const dracel_objects *objs;
+    const dracel_table *t;
+    const dracel_pod *pod;
+    const char *res[64];         /* the pod's resources that need DRA on some node */
+    size_t nres;
+    uint64_t mask[XPOLICIES];
+    dracel_policy *p[XPOLICIES];
+    dracel_run *r[XPOLICIES];
+    size_t n;
+} xpolicies;
+
+static dracel_status xpolicy(xpolicies *x, uint64_t mask, size_t *out, char *err, size_t errcap)
+{
+    for (size_t k = 0; k < x->n; k++)
+        if (x->mask[k] == mask) {
+            *out = k;
+            return DRACEL_OK;
+        }
+    if (x->n == XPOLICIES) {
+        snprintf(err, errcap, "the nodes need DRA for more than %d sets of --pod's extended "
+                 "resources", XPOLICIES);
+        return DRACEL_EINPUT;
+    }
+    const char *res[64];
+    size_t nres = 0;
+    for (size_t j = 0; j < x->nres; j++)
+        if (mask >> j & 1)
+            res[nres++] = x->res[j];
+    size_t k = x->n;
+    dracel_status st = dracel_policy_new_pod(NULL, x->t, x->objs, x->objs, NULL, 0, x->pod, res,
+                                             nres, &x->p[k], err, errcap);
+    if (st == DRACEL_OK && (st = dracel_run_new(x->p[k], &x->r[k])) != DRACEL_OK)
+        dracel_policy_free(x->p[k]);
+    if (st != DRACEL_OK)
+        return st;
+    x->mask[k] = mask;
+    x->n++;
+    *out = k;
+    return DRACEL_OK;
+}
+
+/* The resources of xr[0..nxr) a node with allocatable al needs DRA for, as a mask. */
+static uint64_t xmask(const xpolicies *x, const dracel_resource *al, size_t nal)
+{
+    const char *need[64];
+    size_t n = dracel_pod_extended(x->pod, x->objs, al, nal, need, 64);
+    uint64_t m = 0;
+    for (size_t i = 0; i < n && i < 64; i++)
+        for (size_t j = 0; j < x->nres; j++)
+            if (strcmp(need[i], x->res[j]) == 0)
+                m |= 1ull << j;
+    return m;
+}
+
 static int run_explain(const explain_opts *eo, const dracel_objects *objs, const dracel_table *t,
-                       const dracel_usage *used, unsigned release, unsigned features)
+                       const dracel_usage *used, unsigned release, unsigned features,
+                       const dracel_pod *pod)
 {
     char err[2048];
-    dracel_policy *p = NULL;
-    dracel_run *r = NULL;
-    dracel_node *nodes = NULL;
+    xpolicies xp;
+    memset(&xp, 0, sizeof xp);
+    xp.objs = objs;
+    xp.t = t;
+    xp.pod = pod;
+    if (pod && (features & DRACEL_FEATURE_EXTENDED_RESOURCE))
+        xp.nres = dracel_pod_extended(pod, objs, NULL, 0, xp.res, 64);
+    xnode *nodes = NULL;
     size_t nnodes = 0;
-    double t0 = celc_now_ms();
-    dracel_status st = dracel_policy_new(NULL, t, objs, objs, NULL, 0, &p, err, sizeof err);
-    double t1 = celc_now_ms();
-    if (st == DRACEL_OK)
-        st = dracel_run_new(p, &r);
+    dracel_status st = DRACEL_OK;
+    if (xp.nres > 64) {
+        snprintf(err, sizeof err, "--pod asks for more than 64 extended resources");
+        st = DRACEL_EINPUT;
+    }
     /* The nodes: Node objects by name (whatever the order of the files), else the node names of
      * the slices. */
     size_t nobj = dracel_objects_count(objs, DRACEL_OBJ_NODE);
@@ -450,20 +532,38 @@ static int run_explain(const explain_opts *eo, const dracel_objects *objs, const
     if (st == DRACEL_OK && nnodes && !(nodes = calloc(nnodes, sizeof *nodes)))
         st = DRACEL_ENOMEM;
     for (size_t i = 0; st == DRACEL_OK && i < nnodes; i++) {
-        if (nobj)
-            st = dracel_objects_node(objs, i, &nodes[i]);
-        else
-            nodes[i].name = dracel_table_node(t, i);
+        const dracel_resource *al = NULL;
+        size_t nal = 0;
+        if (nobj) {
+            st = dracel_objects_node(objs, i, &nodes[i].n);
+            nal = dracel_objects_node_allocatable(objs, i, &al);
+        } else {
+            nodes[i].n.name = dracel_table_node(t, i);
+        }
+        nodes[i].mask = xp.nres ? xmask(&xp, al, nal) : 0;
     }
     if (st == DRACEL_OK && nobj > 1)
-        qsort(nodes, nnodes, sizeof *nodes, cmp_node);
-    dracel_node one = {eo->node, NULL, 0};
+        qsort(nodes, nnodes, sizeof *nodes, cmp_xnode);
+    /* a node found nowhere: a node without labels, or allocatable */
+    xnode one = {{eo->node, NULL, 0}, xp.nres ? xmask(&xp, NULL, 0) : 0};
     if (st == DRACEL_OK && eo->node)
         for (size_t i = 0; i < nnodes; i++)
-            if (strcmp(nodes[i].name, eo->node) == 0) {
+            if (strcmp(nodes[i].n.name, eo->node) == 0) {
                 one = nodes[i];
                 break;
             }
+    size_t count = eo->node ? 1 : nnodes;
+    const xnode *list = eo->node ? &one : nodes;
+    double t0 = celc_now_ms();
+    size_t k0 = 0;
+    if (st == DRACEL_OK)
+        st = xpolicy(&xp, count ? list[0].mask : (xp.nres ? xmask(&xp, NULL, 0) : 0), &k0, err,
+                     sizeof err);
+    double t1 = celc_now_ms();
+    dracel_policy *p = st == DRACEL_OK ? xp.p[k0] : NULL;
+    dracel_node *batch = st == DRACEL_OK && count ? calloc(count, sizeof *batch) : NULL;
+    if (st == DRACEL_OK && count && !batch)
+        st = DRACEL_ENOMEM;
     celc_out out = {NULL, NULL, 0};
     if (st == DRACEL_OK)
         celc_out_open(&out);
@@ -472,7 +572,7 @@ static int run_explain(const explain_opts *eo, const dracel_objects *objs, const
         st = DRACEL_ENOMEM;
     int rc = EXIT_USAGE;
     if (st == DRACEL_OK) {
-        explain_out x = {eo, mem, eo->node != NULL, false, false, 0, 0, 0};
+        explain_out x = {eo, mem, eo->node != NULL, false, false, 0, 0, 0, 0};
         x.full = eo->json || x.single || eo->verbose;
         dracel_allocate_opts ao;
         dracel_allocate_opts_init(&ao);
@@ -482,11 +582,26 @@ static int run_explain(const explain_opts *eo, const dracel_objects *objs, const
         ao.budget_ms = (uint64_t)eo->budget;
         ao.explain = !eo->fast;
         ao.in_use = used;
-        size_t count = x.single ? 1 : nnodes;
         if (eo->json)
             fprintf(mem, "{\"policyVersion\":\"%s\",\"nodes\":[", dracel_policy_version(p));
         double t2 = celc_now_ms();
-        st = dracel_allocate_nodes(r, x.single ? &one : nodes, count, &ao, each_node, &x);
+        /* runs of nodes (in name order) that need DRA for the same extended resources, each
+         * with its policy, the budget what the runs before left */
+        for (size_t at = 0; st == DRACEL_OK && at < count;) {
+            size_t end = at + 1, k = 0;
+            while (end < count && list[end].mask == list[at].mask)
+                end++;
+            st = xpolicy(&xp, list[at].mask, &k, err, sizeof err);
+            for (size_t i = at; st == DRACEL_OK && i < end; i++)
+                batch[i - at] = list[i].n;
+            if (st == DRACEL_OK && eo->budget && at) { /* a later run: what is left */
+                double left = (double)eo->budget - (celc_now_ms() - t2);
+                ao.budget_ms = left > 1 ? (uint64_t)left : 1;
+            }
+            if (st == DRACEL_OK)
+                st = dracel_allocate_nodes(xp.r[k], batch, end - at, &ao, each_node, &x);
+            at = end;
+        }
         double t3 = celc_now_ms();
         if (x.failed)
             st = DRACEL_ENOMEM;
@@ -518,8 +633,11 @@ static int run_explain(const explain_opts *eo, const dracel_objects *objs, const
         rc = celc_out_close(&out, rc);
     }
     free(nodes);
-    dracel_run_free(r);
-    dracel_policy_free(p);
+    free(batch);
+    for (size_t k = 0; k < xp.n; k++) {
+        dracel_run_free(xp.r[k]);
+        dracel_policy_free(xp.p[k]);
+    }
     return rc;
 }
 
@@ -556,6 +674,8 @@ int celc_explain(int argc, char **argv)
             slot = &eo.allocated;
         } else if (strcmp(a, "--node") == 0) {
             slot = &eo.node;
+        } else if (strcmp(a, "--pod") == 0) {
+            slot = &eo.pod;
         } else if (strcmp(a, "--features") == 0) {
             slot = &eo.features;
         } else if (strcmp(a, "--feature-gates") == 0) {
@@ -585,8 +705,9 @@ int celc_explain(int argc, char **argv)
             return usage_error(usage_explain, "%s needs a value", a);
         *slot = argv[++i];
     }
-    if (!eo.claim || !eo.classes || !eo.slices)
-        return usage_error(usage_explain, "%s", "explain needs --claim, --classes and --slices");
+    if ((!eo.claim && !eo.pod) || !eo.classes || !eo.slices)
+        return usage_error(usage_explain, "%s",
+                           "explain needs --claim (or --pod), --classes and --slices");
     unsigned release = DRACEL_KUBERNETES_NEWEST;
     if (eo.version && !(release = dracel_kubernetes_parse(eo.version, strlen(eo.version))))
         return usage_error(usage_explain, "unknown Kubernetes release '%s' (known: 1.34, 1.35, "
@@ -605,7 +726,7 @@ int celc_explain(int argc, char **argv)
     char *idbuf = NULL;
     int rc = dracel_objects_new(NULL, &objs) == DRACEL_OK ? -1 : celc_oom();
     /* In the order of the options' roles: claims, classes, slices, nodes. */
-    if (rc < 0)
+    if (rc < 0 && eo.claim)
         rc = celc_load_status(dracel_objects_load(objs, eo.claim, DRACEL_OBJ_CLAIM, err, sizeof err),
                          eo.json, eo.claim, err);
     if (rc < 0)
@@ -618,8 +739,12 @@ int celc_explain(int argc, char **argv)
     if (rc < 0 && eo.nodes)
         rc = celc_load_status(dracel_objects_load(objs, eo.nodes, DRACEL_OBJ_NODE, err, sizeof err),
                          eo.json, eo.nodes, err);
-    if (rc < 0 && dracel_objects_count(objs, DRACEL_OBJ_CLAIM) == 0)
+    if (rc < 0 && eo.claim && dracel_objects_count(objs, DRACEL_OBJ_CLAIM) == 0)
         rc = celc_rejected(eo.json, eo.claim, "no ResourceClaim or ResourceClaimTemplate in --claim");
+    dracel_pod *pod = NULL;
+    if (rc < 0 && eo.pod)
+        rc = celc_load_status(dracel_pod_load(NULL, eo.pod, &pod, err, sizeof err), eo.json,
+                              eo.pod, err);
     if (rc < 0 && eo.allocated)
         rc = read_allocated(eo.allocated, eo.json, &ids, &nids, &idbuf);
     if (rc < 0 && nids && dracel_usage_new(t, ids, nids, &used) != DRACEL_OK)
@@ -629,8 +754,9 @@ int celc_explain(int argc, char **argv)
         for (size_t i = 0; i < dracel_table_notes(t); i++)
             fprintf(stderr, "%s: note: %s\n", prog, dracel_table_note(t, i));
         print_notes(objs, notes_before_nodes, dracel_objects_notes(objs));
-        rc = run_explain(&eo, objs, t, used, release, features);
+        rc = run_explain(&eo, objs, t, used, release, features, pod);
     }
+    dracel_pod_free(pod);
     dracel_usage_free(used);
     dracel_table_free(t);
     dracel_objects_free(objs);

@@ -108,6 +108,16 @@ check "...which is n1 and n2 (device plugin) passing" \
 check "...n4 fails with the allocator's reason (not enough devices)" \
   "$(jq -r '.FailedNodes.n4' "$tmp/resp" | grep -q '^unschedulable'; echo $?)"
 
+# dra-celc explain --pod over the same objects: the same answer on every node
+printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: p2, namespace: default}\nspec:\n  containers:\n  - name: main\n    resources: {requests: {cpu: "1", example.com/gpu: "2"}}\n' \
+  >"$tmp/p2.yaml"
+explain_pod() { # POD [ARGS]: "n1=allocated ..." of dra-celc explain --pod
+  "$celc" explain --pod "$@" --classes "$tmp/objs/classes.yaml" --slices "$tmp/objs/slices.yaml" \
+    --nodes "$tmp/objs/nodes.yaml" --format json | jq -r '[.nodes[] | "\(.node)=\(.outcome)"] | join(" ")'
+}
+check "dra-celc explain --pod: the same answer on each node" \
+  "$(is "$(explain_pod "$tmp/p2.yaml") " "$want")"
+
 # ---- One GPU: n4 too (its allocatable says 0: not a device plugin's).
 names "$(pod p1 "$(gpus 1)")" >"$tmp/p1.json"
 post "$url_a/filter" "$tmp/p1.json"
@@ -130,6 +140,10 @@ names "$(pod pc "$(gpus 1)" '[{"name":"nic","resourceClaimName":"nic"}]')" >"$tm
 post "$url_a/filter" "$tmp/pc.json"
 check "a claim (a NIC) and a GPU: only n4 has both" \
   "$(is "$status $(jq -c '.NodeNames' "$tmp/resp")" '200 ["n4"]')"
+sed 's/"2"}/"1"}/' "$tmp/p2.yaml" >"$tmp/p1.yaml"
+check "...and dra-celc explain --pod --claim says so too" \
+  "$(is "$(explain_pod "$tmp/p1.yaml" --claim "$tmp/objs/claims.yaml")" \
+        "n1=unschedulable n2=unschedulable n3=unschedulable n4=allocated")"
 
 # ---- Init containers: the largest of the short-lived ones, after the long-lived ones.
 ctr='[{"name":"init","resources":{"limits":{"example.com/gpu":"2"}}}]'
