@@ -13,7 +13,10 @@
  *   printed again, must be accepted and give the same bytes;
  * - objects: a rejected load that changed the set (all or nothing); an object its kind's index
  *   cannot find by name; the same Nodes or DeviceClasses loaded twice not being "defined twice";
- * - allocated: an ID with an empty part, or more devices in use than IDs.
+ * - allocated: an ID with an empty part, or more devices in use than IDs;
+ * - pod (dracel_pod_load_buffer, `dra-celc explain --pod`; the first byte's top three bits set
+ *   with the objects reader): a pod read must give a policy of its extended resources against
+ *   a fixed class and slice, and every resource it names must have a class.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -226,6 +229,42 @@ static void read_allocated(const char *in, size_t len)
     free(buf);
 }
 
+static const char POD_CLASSES[] =
+    "kind: DeviceClass\nmetadata: {name: gpu}\nspec: {extendedResourceName: example.com/gpu}\n"
+    "---\nkind: DeviceClass\nmetadata: {name: nic}\n";
+static const char POD_SLICE[] =
+    "kind: ResourceSlice\nmetadata: {name: s}\nspec:\n  driver: d\n  nodeName: node-1\n"
+    "  pool: {name: p, generation: 1, resourceSliceCount: 1}\n  devices: [{name: a}, {name: b}]\n";
+
+static void read_pod(const char *in, size_t len)
+{
+    static dracel_objects *classes;
+    static dracel_table *t;
+    char err[1024] = "";
+    if (!classes) {
+        CHECK(dracel_objects_new(NULL, &classes) == DRACEL_OK);
+        CHECK(dracel_objects_load_buffer(classes, "classes.yaml", POD_CLASSES,
+                                         strlen(POD_CLASSES), DRACEL_OBJ_CLASS, err,
+                                         sizeof err) == DRACEL_OK);
+        CHECK(dracel_table_load_buffer(NULL, "slice.yaml", POD_SLICE, strlen(POD_SLICE), &t, err,
+                                       sizeof err) == DRACEL_OK);
+    }
+    dracel_pod *p = NULL;
+    dracel_status st = dracel_pod_load_buffer(NULL, "pod.yaml", in, len, &p, err, sizeof err);
+    CHECK(valid_status(st));
+    CHECK(st == DRACEL_OK || (!p && (st != DRACEL_EINPUT || err[0])));
+    if (st != DRACEL_OK)
+        return;
+    const char *res[8];
+    size_t n = dracel_pod_extended(p, classes, NULL, 0, res, 8);
+    dracel_policy *pl = NULL;
+    st = dracel_policy_new_pod(NULL, t, classes, NULL, NULL, 0, p, res, n < 8 ? n : 8, &pl, err,
+                               sizeof err);
+    CHECK(st == DRACEL_OK || st == DRACEL_ENOMEM);
+    dracel_policy_free(pl);
+    dracel_pod_free(p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
@@ -236,7 +275,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     switch (sel % 4) {
     case 0: read_device(in, len); break;
     case 1: read_value(in, len); break;
-    case 2: read_objects(sel >> 2, in, len); break;
+    case 2:
+        if ((sel & 0xE0) == 0xE0)
+            read_pod(in, len);
+        else
+            read_objects(sel >> 2, in, len);
+        break;
     default: read_allocated(in, len); break;
     }
     return 0;

@@ -1325,6 +1325,37 @@ static void test_extended(void **state)
     dracel_container b2[] = {{"", false, NULL, NULL, 0, NULL, 0}};
     assert_int_equal(dracel_pod_new(NULL, NULL, b2, 1, &p, err, sizeof err), DRACEL_EINPUT);
     assert_string_equal(err, "containers[0]: name: required value");
+    /* the same pod read from a Pod object, the same policy from sets */
+    static const char POD[] =
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: x, namespace: team}\nspec:\n"
+        "  initContainers: [{name: init, resources: {limits: {example.com/gpu: '2'}}}]\n"
+        "  containers:\n  - name: main\n    resources:\n"
+        "      requests: {example.com/gpu: '1', cpu: 500m, example.com/none: '1'}\n";
+    assert_int_equal(dracel_pod_load_buffer(NULL, "pod.yaml", POD, strlen(POD), &p, err,
+                                            sizeof err),
+                     DRACEL_OK);
+    assert_int_equal(dracel_pod_extended(p, cl, NULL, 0, res, 4), 1); /* res: p's strings */
+    ctr[0].limits = lim;
+    assert_int_equal(dracel_pod_new(NULL, "team", ctr, 2, &q, err, sizeof err), DRACEL_OK);
+    assert_true(dracel_pod_hash(p, res, 1) == dracel_pod_hash(q, res, 1));
+    dracel_pod_free(q);
+    dracel_policy *pl2;
+    assert_int_equal(dracel_snapshot_pod_policy_new(NULL, s, NULL, 0, p, res, 1, &pl, err,
+                                                    sizeof err),
+                     DRACEL_OK);
+    assert_int_equal(dracel_policy_new_pod(NULL, dracel_snapshot_table(s), cl, NULL, NULL, 0, p,
+                                           res, 1, &pl2, err, sizeof err),
+                     DRACEL_OK);
+    assert_string_equal(dracel_policy_version(pl), dracel_policy_version(pl2));
+    dracel_policy_free(pl);
+    dracel_policy_free(pl2);
+    dracel_pod_free(p);
+    static const char NOTPOD[] = "kind: Node\nmetadata: {name: x}\n";
+    assert_int_equal(dracel_pod_load_buffer(NULL, "pod.yaml", NOTPOD, strlen(NOTPOD), &p, err,
+                                            sizeof err),
+                     DRACEL_EINPUT);
+    assert_null(p);
+    assert_string_equal(err, "pod.yaml:1: kind: invalid value \"Node\": expected a Pod");
     /* a Node whose allocatable is not quantities */
     static const char BADNODE[] = "apiVersion: v1\nkind: Node\nmetadata: {name: n9}\n"
                                   "status: {allocatable: {cpu: lots}}\n";
