@@ -1257,7 +1257,8 @@ DRACEL_API const dracel_table *dracel_snapshot_table(const dracel_snapshot *s);
 DRACEL_API const dracel_objects *dracel_snapshot_classes(const dracel_snapshot *s);
 /** The devices of every allocated claim (status.allocation.devices.results, but those with
  *  adminAccess) as a usage of the snapshot's table: what Kubernetes' allocator treats as
- *  allocated (docs/allocation.md). */
+ *  allocated (docs/allocation.md); a result with a shareID is a share (dracel_share: its
+ *  consumedCapacity), not a device in use. */
 DRACEL_API const dracel_usage *dracel_snapshot_usage(const dracel_snapshot *s);
 /** Its Nodes, numbered from 0 (the order is that of arrival, but that deleting an object moves
  *  the last one of its kind into its place). Labels are sorted by key; strings live as long as

@@ -103,6 +103,8 @@ typedef struct dc_result_in {
     const char *driver, *pool, *device;
     bool admin_access;      /* adminAccess: true */
     const char *share_id;   /* shareID (DRAConsumableCapacity), or NULL */
+    dc_capacity_in *consumed; /* consumedCapacity: names as written, quantity texts */
+    uint32_t nconsumed;
     uint32_t line;
 } dc_result_in;
 

@@ -337,6 +337,8 @@ struct dracel_cluster {
     pending pend[NKINDS];       /* claims and nodes */
     devref **ddirty;            /* devrefs whose count crossed zero since the last usage */
     uint32_t nddirty, capddirty;
+    uint64_t nshared;           /* shared results (shareID) of the allocated claims */
+    bool shares_dirty;          /* they changed since the last usage */
     bool classes_dirty, table_dirty, changed;
     dracel_snapshot *last;      /* the last snapshot (a reference), or NULL */
     uint64_t next_id;
@@ -516,9 +518,16 @@ static devref *devref_new(const dracel_alloc *a, const dc_result_in *r, uint64_t
  * skips results with adminAccess ("Is not considered as allocated"). A result with a shareID
  * counts like any other: that is what it does with DRAConsumableCapacity off, and this library
  * does not implement consumable capacity. */
+/* A device in use: a result without admin access, and not a share of a device that allows
+ * multiple allocations (those count through their consumed capacity: snap_usage). */
 static bool result_counts(const dc_result_in *r)
 {
-    return !r->admin_access;
+    return !r->admin_access && !r->share_id;
+}
+
+static bool result_shared(const dc_result_in *r)
+{
+    return !r->admin_access && r->share_id;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -557,6 +566,7 @@ typedef struct usage_ref {
     uint32_t refs;
     const dracel_alloc *a;
     dracel_usage *u;
+    bool shared;                /* it has shared allocations (consumable capacity) */
     table_ref *t;               /* the table it is of (a reference) */
 } usage_ref;
 
@@ -1024,6 +1034,10 @@ static void dev_count(dracel_cluster *c, const item *it, int delta)
         return;
     for (uint32_t k = 0; k < it->u.claim.nresults; k++) {
         const dc_result_in *r = &it->u.claim.results[k];
+        if (result_shared(r)) {
+            c->nshared = delta > 0 ? c->nshared + 1 : c->nshared - (c->nshared > 0);
+            c->shares_dirty = true;
+        }
         if (!result_counts(r))
             continue;
         devref *d = find_dev(c, r, dev_hash(r->driver, r->pool, r->device));
@@ -1599,10 +1613,54 @@ static dracel_status snap_classes(dracel_cluster *c, const dracel_snapshot *prev
     return dc_objects_index(&r->objs.o, NULL, 0) == DRACEL_OK ? DRACEL_OK : DRACEL_ENOMEM;
 }
 
+/* The shared results of the snapshot's allocated claims as shares (their strings the
+ * claims'); *n of them in *out (malloc'd through the cluster's allocator, *cap elements). */
+static dracel_status snap_shares(dracel_cluster *c, const dracel_snapshot *s, dracel_share **out,
+                                 size_t *n, size_t *cap, const char ***strs, size_t *nstrs)
+{
+    size_t ns = 0, nq = 0;
+    for (uint32_t i = 0; i < s->claims->n; i++) {
+        const dc_claim_in *cl = &pvec_item(s->claims, i)->u.claim;
+        for (uint32_t k = 0; cl->allocated && k < cl->nresults; k++)
+            if (result_shared(&cl->results[k])) {
+                ns++;
+                nq += cl->results[k].nconsumed;
+            }
+    }
+    *out = dc_malloc(c->a, (ns + 1) * sizeof **out);
+    *strs = dc_malloc(c->a, (2 * nq + 1) * sizeof **strs);
+    *cap = ns + 1;
+    *nstrs = 2 * nq + 1;
+    if (!*out || !*strs)
+        return DRACEL_ENOMEM;
+    const char **q = *strs;
+    *n = 0;
+    for (uint32_t i = 0; i < s->claims->n; i++) {
+        const dc_claim_in *cl = &pvec_item(s->claims, i)->u.claim;
+        for (uint32_t k = 0; cl->allocated && k < cl->nresults; k++) {
+            const dc_result_in *r = &cl->results[k];
+            if (!result_shared(r))
+                continue;
+            dracel_share *sh = &(*out)[(*n)++];
+            sh->device = (dracel_device_id){r->driver, r->pool, r->device};
+            sh->names = q;
+            sh->quantities = q + r->nconsumed;
+            sh->n = r->nconsumed;
+            for (uint32_t j = 0; j < r->nconsumed; j++) {
+                q[j] = r->consumed[j].name;
+                q[r->nconsumed + j] = r->consumed[j].value;
+            }
+            q += 2 * r->nconsumed;
+        }
+    }
+    return DRACEL_OK;
+}
+
 static dracel_status snap_usage(dracel_cluster *c, const dracel_snapshot *prev, dracel_snapshot *s)
 {
     bool same_table = prev && prev->table == s->table;
-    if (same_table && !c->nddirty) {
+    bool shared = c->nshared > 0, was_shared = prev && prev->usage->shared;
+    if (same_table && !c->nddirty && !(c->shares_dirty && (shared || was_shared))) {
         s->usage = prev->usage;
         ref_add(&s->usage->refs);
         return DRACEL_OK;
@@ -1616,6 +1674,9 @@ static dracel_status snap_usage(dracel_cluster *c, const dracel_snapshot *prev, 
     u->t = s->table;
     ref_add(&u->t->refs);
     s->usage = u;
+    u->shared = shared;
+    if (shared || was_shared) /* shares are not derived: the usage is made anew */
+        same_table = false;
     /* the IDs to look up: every one in use (a new table), or those that changed */
     uint32_t cap = same_table ? c->nddirty : c->devs.n, nset = 0, nclear = 0;
     dracel_device_id *ids = dc_malloc(c->a, (size_t)cap * sizeof *ids + 1);
@@ -1637,9 +1698,21 @@ static dracel_status snap_usage(dracel_cluster *c, const dracel_snapshot *prev, 
                 ids[nset++] = (dracel_device_id){d->driver, d->pool, d->device};
         }
     }
-    dracel_status st = same_table ? dc_api_usage_derive(prev->usage->u, ids, nset,
-                                                        ids + cap - nclear, nclear, &u->u)
-                                  : dracel_usage_new(s->table->t, ids, nset, &u->u);
+    dracel_status st;
+    if (same_table) {
+        st = dc_api_usage_derive(prev->usage->u, ids, nset, ids + cap - nclear, nclear, &u->u);
+    } else if (shared) {
+        dracel_share *sh = NULL;
+        const char **strs = NULL;
+        size_t nsh = 0, capsh = 0, nstrs = 0;
+        st = snap_shares(c, s, &sh, &nsh, &capsh, &strs, &nstrs);
+        if (st == DRACEL_OK)
+            st = dracel_usage_new_shared(s->table->t, ids, nset, sh, nsh, &u->u);
+        dc_free(c->a, sh, capsh * sizeof *sh);
+        dc_free(c->a, strs, nstrs * sizeof *strs);
+    } else {
+        st = dracel_usage_new(s->table->t, ids, nset, &u->u);
+    }
     dc_free(c->a, ids, (size_t)cap * sizeof *ids + 1);
     return st;
 }
@@ -1681,9 +1754,9 @@ dracel_status dracel_cluster_snapshot(dracel_cluster *c, dracel_snapshot **out, 
     if (st == DRACEL_OK)
         st = snap_classes(c, prev, s);
     if (st == DRACEL_OK)
-        st = snap_usage(c, prev, s);
-    if (st == DRACEL_OK)
         st = snap_vec(c, prev, DC_OBJ_CLAIM, &s->claims);
+    if (st == DRACEL_OK) /* after the claims: shared allocations are read from them */
+        st = snap_usage(c, prev, s);
     if (st == DRACEL_OK)
         st = snap_vec(c, prev, DC_OBJ_NODE, &s->nodes);
     if (st != DRACEL_OK) {
@@ -1706,6 +1779,7 @@ dracel_status dracel_cluster_snapshot(dracel_cluster *c, dracel_snapshot **out, 
         }
     }
     c->nddirty = 0;
+    c->shares_dirty = false;
     c->classes_dirty = c->table_dirty = c->changed = false;
     dracel_snapshot_unref(c->last);
     c->last = dracel_snapshot_ref(s);

@@ -1097,13 +1097,36 @@ static bool uuid_ok(const char *s, size_t n)
     return true;
 }
 
-enum { A_REQUEST, A_DRIVER, A_POOL, A_DEVICE, A_ADMIN, A_TOLS, A_SHARE, A_N };
+enum { A_REQUEST, A_DRIVER, A_POOL, A_DEVICE, A_ADMIN, A_TOLS, A_SHARE, A_CONSUMED, A_N };
+
+/* consumedCapacity (path pushed): {QualifiedName: Quantity} into *out, *n. */
+static dracel_status consumed_capacity(dc_ld *c, const dc_tnode *m, dc_capacity_in **out,
+                                       uint32_t *n)
+{
+    DC_TRY(dc_ld_want(c, m, DC_TN_MAP));
+    *out = dc_ld_szalloc(c, m->n, sizeof **out);
+    if (m->n && !*out)
+        return dc_ld_oom(c);
+    for (uint32_t k = 0; k < m->n; k++) {
+        const dc_tent *q = &m->kids[k];
+        dc_path_key(c, q->k, q->klen);
+        const char *bad = dc_ld_qualified_err(q->k, q->klen);
+        if (bad)
+            return dc_ld_fail(c, q->kline, "%s", bad);
+        DC_TRY(dc_ld_sdup(c, q->k, q->klen, &(*out)[k].name));
+        DC_TRY(dc_ld_quantity(c, &q->v, &(*out)[k].value));
+        dc_path_pop(c);
+    }
+    *n = m->n;
+    return DRACEL_OK;
+}
 
 /* One entry of status.allocation.devices.results (validateDeviceRequestAllocationResult). */
 static dracel_status result(dc_ld *c, const dc_tnode *m, const dc_claim_in *cl, dc_result_in *r)
 {
     static const char *const RF[A_N] = {"request",     "driver",      "pool",   "device",
-                                        "adminAccess", "tolerations", "shareID"};
+                                        "adminAccess", "tolerations", "shareID",
+                                        "consumedCapacity"};
     const dc_tent *f[A_N];
     const dc_tnode *v;
     DC_TRY(dc_ld_want(c, m, DC_TN_MAP));
@@ -1146,6 +1169,11 @@ static dracel_status result(dc_ld *c, const dc_tnode *m, const dc_claim_in *cl, 
                                    "`xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` with lowercase "
                                    "hexadecimal characters");
         DC_TRY(dc_ld_sdup(c, v->s, v->n, &r->share_id));
+        dc_path_pop(c);
+    }
+    if (f[A_CONSUMED]) {
+        dc_path_field(c, "consumedCapacity");
+        DC_TRY(consumed_capacity(c, &f[A_CONSUMED]->v, &r->consumed, &r->nconsumed));
         dc_path_pop(c);
     }
     return DRACEL_OK;
@@ -1530,23 +1558,8 @@ static dracel_status scn_allocated(dc_ld *c, const dc_tent *e, dc_scenario *sc)
         dc_share_in *sh = &sc->shares[sc->nshares++];
         sh->id = id;
         if (f[2]) {
-            const dc_tnode *m = &f[2]->v;
             dc_path_field(c, "consumedCapacity");
-            DC_TRY(dc_ld_want(c, m, DC_TN_MAP));
-            sh->caps = dc_ld_szalloc(c, m->n, sizeof *sh->caps);
-            if (m->n && !sh->caps)
-                return dc_ld_oom(c);
-            for (uint32_t k = 0; k < m->n; k++) {
-                const dc_tent *q = &m->kids[k];
-                dc_path_key(c, q->k, q->klen);
-                const char *bad = dc_ld_qualified_err(q->k, q->klen);
-                if (bad)
-                    return dc_ld_fail(c, q->kline, "%s", bad);
-                DC_TRY(dc_ld_sdup(c, q->k, q->klen, &sh->caps[k].name));
-                DC_TRY(dc_ld_quantity(c, &q->v, &sh->caps[k].value));
-                dc_path_pop(c);
-            }
-            sh->ncaps = m->n;
+            DC_TRY(consumed_capacity(c, &f[2]->v, &sh->caps, &sh->ncaps));
             dc_path_pop(c);
         }
         dc_path_pop(c);
@@ -2526,6 +2539,11 @@ dracel_status dc_claim_copy(dc_arena *a, const dc_claim_in *src, dc_claim_in *ds
         x->pool = cp_str(&c, x->pool);
         x->device = cp_str(&c, x->device);
         x->share_id = cp_str(&c, x->share_id);
+        x->consumed = cp_mem(&c, x->consumed, x->nconsumed * sizeof *x->consumed);
+        for (uint32_t q = 0; x->consumed && q < x->nconsumed; q++) {
+            x->consumed[q].name = cp_str(&c, x->consumed[q].name);
+            x->consumed[q].value = cp_str(&c, x->consumed[q].value);
+        }
     }
     if (src->node_selector) {
         const dc_node_selector_in *ss = src->node_selector;
@@ -2681,6 +2699,11 @@ uint64_t dc_claim_version(const dc_claim_in *ci)
         dc_hash_str(&h, x->device);
         dc_hash_int(&h, x->admin_access);
         dc_hash_str(&h, x->share_id);
+        dc_hash_int(&h, x->nconsumed);
+        for (uint32_t q = 0; q < x->nconsumed; q++) {
+            dc_hash_str(&h, x->consumed[q].name);
+            dc_hash_str(&h, x->consumed[q].value);
+        }
     }
     const dc_node_selector_in *ns = ci->node_selector;
     dc_hash_int(&h, ns ? (int64_t)ns->n : -1);

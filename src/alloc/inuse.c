@@ -210,7 +210,28 @@ uint64_t dc_usage_pool_hash(const dc_usage *u, uint32_t pool)
     const dc_tpool *p = &t->pools[pool];
     uint64_t h = 0x2545F4914F6CDD1DULL;
     bool any = false;
+    uint32_t si = 0; /* the shares, sorted by row */
+    while (u->shared && si < u->nshares && u->shares[si].row < p->first_row)
+        si++;
     for (uint32_t r = p->first_row; r < p->first_row + p->rows; r++) {
+        if (u->shared && dc_bit(u->shared, r)) { /* what its shares consume, added up */
+            for (; si < u->nshares && u->shares[si].row <= r; si++) {
+                const dc_ushare *sh = &u->shares[si];
+                if (sh->row != r)
+                    continue;
+                uint64_t x = 0x84222325CBF29CE4ULL ^ r;
+                for (const char *c = sh->name; *c; c++)
+                    x = (x ^ (unsigned char)*c) * 1099511628211ULL;
+                x = (x ^ (uint64_t)sh->q.e) * 0x9E3779B97F4A7C15ULL;
+                x ^= (uint64_t)sh->q.kscale * 0xC2B2AE3D27D4EB4FULL;
+                const unsigned char *m = (const unsigned char *)&sh->q.m;
+                for (size_t b = 0; b < sizeof sh->q.m; b++)
+                    x = (x ^ m[b]) * 1099511628211ULL;
+                h = (h ^ x) * 0xC2B2AE3D27D4EB4FULL;
+                h ^= h >> 31;
+            }
+            any = true;
+        }
         if (!dc_bit(u->bits, r))
             continue;
         const dc_str *name = dc_dict_str(t->dict, t->device_name[r]);

@@ -1141,8 +1141,8 @@ static int compare_scenario(const char *path)
     dracel_scenario *sc;
     if (strstr(text, "\ndeviceTaintRules:") || strstr(text, "shareID:")) {
         free(text);
-        return 0; /* a cluster applies no DeviceTaintRules and counts a shared allocation as
-                   * in use (docs/allocation.md) */
+        return 0; /* a cluster applies no DeviceTaintRules (docs/allocation.md); the allocated
+                   * claim made below has no shares (test_shares has them) */
     }
     if (dracel_scenario_load(NULL, path, &sc, err, sizeof err) != DRACEL_OK) {
         free(text);
@@ -1365,6 +1365,124 @@ static void test_extended(void **state)
     assert_non_null(strstr(err, "status.allocatable"));
     assert_non_null(strstr(err, "must be a quantity"));
     dracel_snapshot_unref(s);
+    dracel_cluster_free(c);
+}
+
+/* Shared allocations (consumable capacity) in a cluster: a result with a shareID leaves its
+ * device usable and adds what it consumes (tests/alloc/112-consumable-in-use-shares.yaml). */
+static const char SHARE_OBJECTS[] =
+    "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: shared}\n"
+    "spec: {selectors: [{cel: {expression: 'device.allowMultipleAllocations == true'}}]}\n"
+    "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s1}\nspec:\n"
+    "  driver: gpu.example.com\n  nodeName: n1\n"
+    "  pool: {name: pool-1, generation: 1, resourceSliceCount: 1}\n  devices:\n"
+    "  - {name: device-0, allowMultipleAllocations: true, capacity: {memory: {value: '2'}}}\n"
+    "  - {name: device-1, allowMultipleAllocations: true, capacity: {memory: {value: '2'}}}\n"
+    "  - {name: device-2, allowMultipleAllocations: true, capacity: {memory: {value: '2'}}}\n"
+    "---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+    "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+    "metadata: {name: c, namespace: default}\n"
+    "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: shared,"
+    " capacity: {requests: {memory: '2'}}}}]}}\n";
+
+static char *busy_claim(const char *results)
+{
+    char *t = malloc(2048);
+    snprintf(t, 2048,
+             "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+             "metadata: {name: busy, namespace: default}\n"
+             "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: shared}}]}}\n"
+             "status: {allocation: {devices: {results: [%s]}}}\n",
+             results);
+    return t;
+}
+
+static char *first_device(dracel_snapshot *s)
+{
+    size_t ix;
+    assert_int_equal(dracel_snapshot_claim_find(s, "default", "c", &ix), DRACEL_OK);
+    dracel_policy *p;
+    assert_int_equal(dracel_snapshot_policy_new(NULL, s, &ix, 1, &p, err, sizeof err),
+                     DRACEL_OK);
+    size_t n1;
+    dracel_node nd;
+    assert_int_equal(dracel_snapshot_node_find(s, "n1", &n1), DRACEL_OK);
+    assert_int_equal(dracel_snapshot_node(s, n1, &nd), DRACEL_OK);
+    char *out = answers_on(p, &nd, 1, dracel_snapshot_usage(s), DRACEL_FEATURES_DEFAULT);
+    dracel_policy_free(p);
+    char *d = strstr(out, "\"device\":\"");
+    char *r = strdup(d ? d + 10 : "none");
+    char *q = strchr(r, '"');
+    if (q)
+        *q = '\0';
+    free(out);
+    return r;
+}
+
+static void test_shares(void **state)
+{
+    (void)state;
+    static const char SH[] = "4b8f2c1e-0d3a-4f6b-9c2e-7a1d5e3b9f00";
+    dracel_cluster *c;
+    assert_int_equal(dracel_cluster_new(NULL, &c), DRACEL_OK);
+    apply(c, "objs", SHARE_OBJECTS, ALL);
+    /* device-0 allocated whole, device-1 shared and full: device-2 */
+    char res[1024], *t;
+    snprintf(res, sizeof res,
+             "{request: r, driver: gpu.example.com, pool: pool-1, device: device-0}, "
+             "{request: r, driver: gpu.example.com, pool: pool-1, device: device-1, "
+             "shareID: %s, consumedCapacity: {memory: '2'}}", SH);
+    apply(c, "busy", t = busy_claim(res), ALL);
+    free(t);
+    dracel_snapshot *s1 = snap(c);
+    assert_int_equal(dracel_usage_devices(dracel_snapshot_usage(s1)), 1);
+    char *d = first_device(s1);
+    assert_string_equal(d, "device-2");
+    free(d);
+    /* only a share of 1 on device-0: it has 1 left, device-1 is free */
+    snprintf(res, sizeof res,
+             "{request: r, driver: gpu.example.com, pool: pool-1, device: device-0, "
+             "shareID: %s, consumedCapacity: {memory: '1'}}", SH);
+    apply(c, "busy", t = busy_claim(res), ALL);
+    free(t);
+    dracel_snapshot *s2 = snap(c);
+    assert_int_equal(dracel_usage_devices(dracel_snapshot_usage(s2)), 0);
+    d = first_device(s2);
+    assert_string_equal(d, "device-1");
+    free(d);
+    /* what the shares consume is part of the pool's usage hash */
+    assert_true(dracel_usage_pool_hash(dracel_snapshot_usage(s2), 0) != 0);
+    snprintf(res, sizeof res,
+             "{request: r, driver: gpu.example.com, pool: pool-1, device: device-0, "
+             "shareID: %s, consumedCapacity: {memory: '0'}}", SH);
+    apply(c, "busy", t = busy_claim(res), ALL);
+    free(t);
+    dracel_snapshot *s3 = snap(c);
+    assert_true(dracel_usage_pool_hash(dracel_snapshot_usage(s3), 0) !=
+                dracel_usage_pool_hash(dracel_snapshot_usage(s2), 0));
+    d = first_device(s3);
+    assert_string_equal(d, "device-0");
+    free(d);
+    /* the shared claim gone: no shares left, every device free */
+    assert_int_equal(dracel_cluster_delete(c, DRACEL_OBJ_CLAIM, "default", "busy"), DRACEL_OK);
+    dracel_snapshot *s4 = snap(c);
+    assert_int_equal(dracel_usage_pool_hash(dracel_snapshot_usage(s4), 0), 0);
+    d = first_device(s4);
+    assert_string_equal(d, "device-0");
+    free(d);
+    /* a bad consumedCapacity is rejected input */
+    snprintf(res, sizeof res,
+             "{request: r, driver: gpu.example.com, pool: pool-1, device: device-0, "
+             "shareID: %s, consumedCapacity: {memory: lots}}", SH);
+    t = busy_claim(res);
+    assert_int_equal(dracel_cluster_apply(c, "busy", t, strlen(t), ALL, err, sizeof err),
+                     DRACEL_EINPUT);
+    assert_non_null(strstr(err, "consumedCapacity"));
+    free(t);
+    dracel_snapshot_unref(s1);
+    dracel_snapshot_unref(s2);
+    dracel_snapshot_unref(s3);
+    dracel_snapshot_unref(s4);
     dracel_cluster_free(c);
 }
 
@@ -1782,6 +1900,7 @@ int main(void)
         cmocka_unit_test(test_claim_fits),
         cmocka_unit_test(test_policy),
         cmocka_unit_test(test_extended),
+        cmocka_unit_test(test_shares),
         cmocka_unit_test(test_scenarios),
         cmocka_unit_test(test_data),
         cmocka_unit_test(test_threads),
