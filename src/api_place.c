@@ -440,10 +440,11 @@ dracel_status dc_api_policy_make(const dracel_config *cfg, const dracel_table *t
     return DRACEL_OK;
 }
 
-dracel_status dracel_policy_new(const dracel_config *cfg, const dracel_table *t,
-                                const dracel_objects *classes, const dracel_objects *claims,
-                                const size_t *claim_index, size_t nclaims, dracel_policy **out,
-                                char *err, size_t errcap)
+dracel_status dc_api_policy_with(const dracel_config *cfg, const dracel_table *t,
+                                 const dracel_objects *classes, const dracel_objects *claims,
+                                 const size_t *claim_index, size_t nclaims,
+                                 const dc_claim_in *extra, dracel_policy **out, char *err,
+                                 size_t errcap)
 {
     set_err(err, errcap, "");
     if (!out)
@@ -458,7 +459,7 @@ dracel_status dracel_policy_new(const dracel_config *cfg, const dracel_table *t,
             set_err(err, errcap, "a claim index is out of range");
             return DRACEL_EINVAL;
         }
-    if (n > UINT32_MAX)
+    if (n >= UINT32_MAX)
         return DRACEL_EINVAL;
     dracel_config c;
     DC_TRY(dc_config_read(cfg, &c));
@@ -470,10 +471,21 @@ dracel_status dracel_policy_new(const dracel_config *cfg, const dracel_table *t,
     }
     for (size_t i = 0; i < n; i++)
         list[i] = &claims->o.claims[claim_index ? claim_index[i] : i];
-    dracel_status st = dc_api_policy_make(&c, t, classes ? &classes->o : NULL, list, n, out, err,
-                                          errcap);
+    if (extra)
+        list[n] = extra;
+    dracel_status st = dc_api_policy_make(&c, t, classes ? &classes->o : NULL, list,
+                                          n + (extra != NULL), out, err, errcap);
     dc_free(a, list, (n + 1) * sizeof *list);
     return st;
+}
+
+dracel_status dracel_policy_new(const dracel_config *cfg, const dracel_table *t,
+                                const dracel_objects *classes, const dracel_objects *claims,
+                                const size_t *claim_index, size_t nclaims, dracel_policy **out,
+                                char *err, size_t errcap)
+{
+    return dc_api_policy_with(cfg, t, classes, claims, claim_index, nclaims, NULL, out, err,
+                              errcap);
 }
 
 void dracel_policy_free(dracel_policy *p)

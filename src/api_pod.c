@@ -43,6 +43,24 @@ void dracel_pod_free(dracel_pod *p)
     dc_free(&a, p, sizeof *p);
 }
 
+/* An empty pod (one reference). */
+static dracel_status pod_alloc(const dracel_config *cfg, dracel_pod **out, char *err,
+                               size_t errcap)
+{
+    dracel_config conf;
+    DC_TRY(dc_config_read(cfg, &conf));
+    dracel_pod *p = dc_malloc(dc_alloc_of(&conf), sizeof *p);
+    if (!p) {
+        set_err(err, errcap, "out of memory");
+        return DRACEL_ENOMEM;
+    }
+    memset(p, 0, sizeof *p);
+    dc_api_objects_init(&p->objs, &conf);
+    p->refs = 1;
+    *out = p;
+    return DRACEL_OK;
+}
+
 static int creq_cmp(const void *a, const void *b)
 {
     return strcmp(((const dc_creq_in *)a)->name, ((const dc_creq_in *)b)->name);
@@ -89,15 +107,8 @@ dracel_status dracel_pod_new(const dracel_config *cfg, const char *ns, const dra
     *out = NULL;
     if ((!c && n) || n > UINT32_MAX / 2)
         return DRACEL_EINVAL;
-    dracel_config conf;
-    DC_TRY(dc_config_read(cfg, &conf));
-    dracel_pod *p = dc_malloc(dc_alloc_of(&conf), sizeof *p);
-    if (!p) {
-        set_err(err, errcap, "out of memory");
-        return DRACEL_ENOMEM;
-    }
-    memset(p, 0, sizeof *p);
-    dc_api_objects_init(&p->objs, &conf);
+    dracel_pod *p;
+    DC_TRY(pod_alloc(cfg, &p, err, errcap));
     dc_arena *ar = &p->objs.o.slices.arena;
     char why[512] = "";
     dracel_status st = DRACEL_ENOMEM;
@@ -136,12 +147,10 @@ dracel_status dracel_pod_new(const dracel_config *cfg, const char *ns, const dra
         p->nreqs += x->nreqs;
     }
     p->nc = (uint32_t)n;
-    p->refs = 1;
     *out = p;
     return DRACEL_OK;
 fail:
     set_err(err, errcap, st == DRACEL_ENOMEM ? "out of memory" : why);
-    p->refs = 1;
     dracel_pod_free(p);
     return st;
 }
@@ -156,16 +165,8 @@ static dracel_status pod_load(const dracel_config *cfg, const char *path, const 
     *out = NULL;
     if ((!path && !buf && len) || len > SIZE_MAX / 2)
         return DRACEL_EINVAL;
-    dracel_config conf;
-    DC_TRY(dc_config_read(cfg, &conf));
-    dracel_pod *p = dc_malloc(dc_alloc_of(&conf), sizeof *p);
-    if (!p) {
-        set_err(err, errcap, "out of memory");
-        return DRACEL_ENOMEM;
-    }
-    memset(p, 0, sizeof *p);
-    dc_api_objects_init(&p->objs, &conf);
-    p->refs = 1;
+    dracel_pod *p;
+    DC_TRY(pod_alloc(cfg, &p, err, errcap));
     dc_pod_in in;
     dracel_status st = dc_pod_load(&p->objs.o, path, name ? name : "<buffer>", buf, len, &in, err,
                                    errcap);
@@ -211,37 +212,18 @@ dracel_status dracel_policy_new_pod(const dracel_config *cfg, const dracel_table
     if (!nres)
         return dracel_policy_new(cfg, t, classes, claims, claim_index, nclaims, out, err,
                                  errcap);
-    if (!t || !classes || !pod || !res || (claim_index && !claims) || (!claim_index && nclaims))
-        return DRACEL_EINVAL;
-    size_t avail = claims ? claims->o.nclaims : 0;
-    size_t n = claim_index ? nclaims : avail;
-    for (size_t i = 0; claim_index && i < nclaims; i++)
-        if (claim_index[i] >= avail) {
-            set_err(err, errcap, "a claim index is out of range");
-            return DRACEL_EINVAL;
-        }
-    if (n >= UINT32_MAX)
+    if (!classes || !pod || !res)
         return DRACEL_EINVAL;
     dracel_config c;
     DC_TRY(dc_config_read(cfg, &c));
-    const dracel_alloc *a = dc_alloc_of(&c);
-    const dc_claim_in **list = dc_malloc(a, (n + 1) * sizeof *list);
-    if (!list) {
-        set_err(err, errcap, "out of memory");
-        return DRACEL_ENOMEM;
-    }
-    for (size_t i = 0; i < n; i++)
-        list[i] = &claims->o.claims[claim_index ? claim_index[i] : i];
     dc_objects tmp;
-    dc_objects_init(&tmp, a);
+    dc_objects_init(&tmp, dc_alloc_of(&c));
     dc_claim_in cl;
     dracel_status st = dc_api_pod_claim(pod, &classes->o, res, nres, &tmp, &cl, err, errcap);
-    if (st == DRACEL_OK) {
-        list[n] = &cl;
-        st = dc_api_policy_make(&c, t, &classes->o, list, n + 1, out, err, errcap);
-    }
+    if (st == DRACEL_OK)
+        st = dc_api_policy_with(cfg, t, classes, claims, claim_index, nclaims, &cl, out, err,
+                                errcap);
     dc_objects_free(&tmp);
-    dc_free(a, list, (n + 1) * sizeof *list);
     return st;
 }
 

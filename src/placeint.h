@@ -42,6 +42,12 @@ dracel_status dc_api_usage_derive(const dracel_usage *prev, const dracel_device_
                                   size_t nset, const dracel_device_id *clear, size_t nclear,
                                   dracel_usage **out) DC_WUR;
 
+/** dracel_policy_new with, when @p extra is not NULL, that claim after the others. */
+dracel_status dc_api_policy_with(const dracel_config *cfg, const dracel_table *t,
+                                 const dracel_objects *classes, const dracel_objects *claims,
+                                 const size_t *claim_index, size_t nclaims,
+                                 const dc_claim_in *extra, dracel_policy **out, char *err,
+                                 size_t errcap) DC_WUR;
 /** The special claim of @p p for the resources @p res[0..nres) (dracel_pod_extended), built in
  *  @p tmp's arena (an empty set the caller frees after the policy is made, src/api_pod.c).
  *  DRACEL_EINVAL when a resource has no class in @p classes. */
