@@ -689,7 +689,7 @@ enum {
     DRACEL_OBJ_SLICE = 1u << 0, /**< ResourceSlice (a cluster's; dracel_objects holds none) */
     DRACEL_OBJ_CLASS = 1u << 1, /**< DeviceClass */
     DRACEL_OBJ_CLAIM = 1u << 2, /**< ResourceClaim, and ResourceClaimTemplate (its spec.spec) */
-    DRACEL_OBJ_NODE = 1u << 3   /**< Node (its name and labels) */
+    DRACEL_OBJ_NODE = 1u << 3   /**< Node (its name, labels and allocatable) */
 };
 
 /** An empty set. @param cfg the allocator (NULL: defaults); copied. */
