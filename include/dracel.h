@@ -1405,6 +1405,12 @@ DRACEL_API dracel_status dracel_policy_new_pod(const dracel_config *cfg, const d
  *  containers' names, kinds and counts of those resources): equal for pods that get the same
  *  claim from the same classes (a key for caching its policy). */
 DRACEL_API uint64_t dracel_pod_hash(const dracel_pod *p, const char *const *res, size_t nres);
+/** Does @p alloc[0..n) (a node's allocatable) have more than 0 of @p resource (a quantity that
+ *  parses and is not zero)? What dracel_pod_extended asks of each resource: a node needs DRA
+ *  for resource R of dracel_pod_extended(pod, classes, NULL, 0, ...) exactly when this is
+ *  false. */
+DRACEL_API bool dracel_allocatable_has(const dracel_resource *alloc, size_t n,
+                                       const char *resource);
 /** The allocatable of node @p i of a snapshot (status.allocatable, sorted by name; quantities
  *  as written): how many, *out pointing into the snapshot (NULL when none). */
 DRACEL_API size_t dracel_snapshot_node_allocatable(const dracel_snapshot *s, size_t i,

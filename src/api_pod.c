@@ -66,10 +66,10 @@ static int creq_cmp(const void *a, const void *b)
     return strcmp(((const dc_creq_in *)a)->name, ((const dc_creq_in *)b)->name);
 }
 
-/* One resource list of container i into x (a limit only adds a name the requests lack, the
+/* One resource list of container ctr into x (a limit only adds a name the requests lack, the
  * API server's defaulting); false with a message in err. */
-static bool rlist(dc_arena *ar, const char *ctr, const char *what, const dracel_resource *r, size_t n,
-                  bool limits, dc_ctr_in *x, char *err, size_t errcap)
+static bool rlist(dc_arena *ar, const char *ctr, const char *what, const dracel_resource *r,
+                  size_t n, bool limits, dc_ctr_in *x, char *err, size_t errcap)
 {
     for (size_t k = 0; k < n; k++) {
         if (!r[k].name || !*r[k].name || !r[k].quantity) {
@@ -245,6 +245,13 @@ size_t dracel_pod_extended(const dracel_pod *p, const dracel_objects *classes,
     if (res != small)
         dc_free(a, res, p->nreqs * sizeof *res);
     return n;
+}
+
+bool dracel_allocatable_has(const dracel_resource *alloc, size_t n, const char *resource)
+{
+    if (!resource || (n && !alloc) || n > UINT32_MAX)
+        return false;
+    return dc_ext_allocatable((const dc_label_in *)alloc, (uint32_t)n, resource);
 }
 
 size_t dracel_objects_node_allocatable(const dracel_objects *o, size_t i,

@@ -493,16 +493,14 @@ static dracel_status xpolicy(xpolicies *x, uint64_t mask, size_t *out, char *err
     return DRACEL_OK;
 }
 
-/* The resources of xr[0..nxr) a node with allocatable al needs DRA for, as a mask. */
+/* The resources of x->res a node with allocatable al needs DRA for (those it has none of), as
+ * a mask. */
 static uint64_t xmask(const xpolicies *x, const dracel_resource *al, size_t nal)
 {
-    const char *need[64];
-    size_t n = dracel_pod_extended(x->pod, x->objs, al, nal, need, 64);
     uint64_t m = 0;
-    for (size_t i = 0; i < n && i < 64; i++)
-        for (size_t j = 0; j < x->nres; j++)
-            if (strcmp(need[i], x->res[j]) == 0)
-                m |= 1ull << j;
+    for (size_t j = 0; j < x->nres && j < 64; j++)
+        if (!dracel_allocatable_has(al, nal, x->res[j]))
+            m |= 1ull << j;
     return m;
 }
 

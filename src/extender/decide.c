@@ -1322,25 +1322,15 @@ static size_t xres_list(const decider *d, dracel_snapshot *snap, const ext_pod *
     return dracel_pod_extended(pod->xres, dracel_snapshot_classes(snap), NULL, 0, xr, XRES);
 }
 
-/* The resources of xr[0..nxr) a node with allocatable alloc needs DRA for, as a mask. */
-static uint64_t xres_mask(dracel_snapshot *snap, const ext_pod *pod, const char *const *xr,
-                          size_t nxr, const dracel_resource *alloc, size_t nalloc)
+/* The resources of xr[0..nxr) a node with allocatable alloc needs DRA for (those it has none
+ * of), as a mask. */
+static uint64_t xres_mask(const char *const *xr, size_t nxr, const dracel_resource *alloc,
+                          size_t nalloc)
 {
-    uint64_t all = nxr == 64 ? ~0ull : (1ull << nxr) - 1;
-    bool named = false; /* does the allocatable name any of them at all? (seldom) */
-    for (size_t k = 0; k < nalloc && !named; k++)
-        for (size_t j = 0; j < nxr && !named; j++)
-            named = strcmp(alloc[k].name, xr[j]) == 0;
-    if (!named)
-        return all;
-    const char *need[XRES];
-    size_t n = dracel_pod_extended(pod->xres, dracel_snapshot_classes(snap), alloc, nalloc,
-                                   need, XRES);
     uint64_t m = 0;
-    for (size_t i = 0; i < n && i < XRES; i++)
-        for (size_t j = 0; j < nxr; j++)
-            if (strcmp(need[i], xr[j]) == 0)
-                m |= 1ull << j;
+    for (size_t j = 0; j < nxr; j++)
+        if (!dracel_allocatable_has(alloc, nalloc, xr[j]))
+            m |= 1ull << j;
     return m;
 }
 
@@ -1381,39 +1371,32 @@ static size_t input_alloc(const eval *e, size_t i, const dracel_resource **out)
  * group, mask 0, without extended resources). Returns false when memory runs out. */
 static bool group_nodes(eval *e)
 {
-    size_t n = e->a->nnodes;
-    e->gpol = calloc(1, sizeof *e->gpol);
-    e->gmask = calloc(1, sizeof *e->gmask);
-    if (!e->gpol || !e->gmask)
+    size_t n = e->a->nnodes, cap = e->nxr ? 4 : 1;
+    e->gpol = calloc(cap, sizeof *e->gpol);
+    e->gmask = calloc(cap, sizeof *e->gmask);
+    e->group = e->nxr ? calloc(n ? n : 1, sizeof *e->group) : NULL;
+    if (!e->gpol || !e->gmask || (e->nxr && !e->group))
         return false;
-    e->ngroups = 1;
-    if (!e->nxr)
+    if (!e->nxr) {
+        e->ngroups = 1;
         return true;
-    e->group = calloc(n ? n : 1, sizeof *e->group);
-    if (!e->group)
-        return false;
-    size_t cap = 1;
+    }
     for (size_t i = 0; i < n; i++) {
         const dracel_resource *al;
-        size_t nal = input_alloc(e, i, &al);
-        uint64_t m = xres_mask(e->snap, &e->a->pod, e->xr, e->nxr, al, nal);
-        size_t g = 0;
+        size_t nal = input_alloc(e, i, &al), g = 0;
+        uint64_t m = xres_mask(e->xr, e->nxr, al, nal);
         while (g < e->ngroups && e->gmask[g] != m)
             g++;
-        if (i == 0) {
-            e->gmask[0] = m;
-            g = 0;
-        } else if (g == e->ngroups) {
+        if (g == e->ngroups) {
             if (g == cap) {
-                size_t nc = 2 * cap;
-                pol_ref *np = realloc(e->gpol, nc * sizeof *np);
+                pol_ref *np = realloc(e->gpol, 2 * cap * sizeof *np);
                 if (np)
                     e->gpol = np;
-                uint64_t *nm = np ? realloc(e->gmask, nc * sizeof *nm) : NULL;
+                uint64_t *nm = np ? realloc(e->gmask, 2 * cap * sizeof *nm) : NULL;
                 if (!nm)
                     return false;
                 e->gmask = nm;
-                cap = nc;
+                cap *= 2;
             }
             memset(&e->gpol[g], 0, sizeof e->gpol[g]);
             e->gmask[e->ngroups++] = m;
@@ -2380,7 +2363,7 @@ static int explain(decider *d, dracel_snapshot *snap, const ext_pod *pod, const 
         }
         if (only && strcmp(nd.name, only) != 0)
             continue;
-        masks[k] = nxr <= XRES ? xres_mask(snap, pod, xr, nxr, al, nal) : 0;
+        masks[k] = nxr <= XRES ? xres_mask(xr, nxr, al, nal) : 0;
         nodes[k++] = nd;
     }
     if (nxr > XRES)
@@ -2474,10 +2457,11 @@ static int explain(decider *d, dracel_snapshot *snap, const ext_pod *pod, const 
             const char *what = blocked ? "unschedulable" : "allocated";
             if (text)
                 jb_printf(out, "%s: %s%s%s\n", nd->name, what, blocked ? ": " : "",
-                          blocked         ? blocked
-                          : pl.nalloc     ? " (every claim already allocated)"
-                                          : " (nothing to allocate: no claims, device plugins "
-                                            "serve the extended resources)");
+                          blocked     ? blocked
+                          : pl.nalloc ? " (every claim already allocated)"
+                          : nxr       ? " (nothing to allocate: no claims, and device plugins "
+                                        "serve the pod's extended resources)"
+                                      : " (no claims)");
             else {
                 jb_puts(out, i ? ",{\"node\":" : "{\"node\":");
                 jb_cstr(out, nd->name);

@@ -1273,6 +1273,10 @@ static void test_extended(void **state)
     assert_string_equal(res[0], "example.com/gpu");
     assert_int_equal(dracel_pod_extended(p, cl, a1, 2, res, 4), 1);   /* 0: not a plugin's */
     assert_int_equal(dracel_pod_extended(p, cl, a2, 2, res, 4), 0);   /* its device plugin's */
+    assert_false(dracel_allocatable_has(a1, 2, "example.com/gpu"));  /* "0" */
+    assert_true(dracel_allocatable_has(a2, 2, "example.com/gpu"));
+    assert_false(dracel_allocatable_has(a2, 2, "example.com/nic"));  /* absent */
+    assert_false(dracel_allocatable_has(NULL, 0, "cpu"));
     assert_int_equal(dracel_pod_extended(p, cl, NULL, 0, NULL, 0), 1);
     /* the policy: the init container asks for what main's request does not give it */
     dracel_policy *pl;
