@@ -406,8 +406,10 @@ DRACEL_API dracel_status dracel_table_pool_find(const dracel_table *t, const cha
 typedef struct dracel_fleet dracel_fleet;
 DRACEL_API dracel_status dracel_fleet_new(const dracel_config *cfg, dracel_fleet **out);
 DRACEL_API void dracel_fleet_free(dracel_fleet *f);
-/** Add or replace the slices of a file or directory (as dracel_table_load reads them). All or
- *  nothing: on a rejected input the fleet is unchanged. */
+/** Add or replace the slices, and the DeviceTaintRules (by metadata.name), of a file or
+ *  directory (as dracel_table_load reads them). All or nothing: on a rejected input the fleet is
+ *  unchanged. A rule added, changed or deleted makes the next snapshot a full build; the rules
+ *  apply to the devices in the order of their names. */
 DRACEL_API dracel_status dracel_fleet_load(dracel_fleet *f, const char *path, char *err,
                                            size_t errcap);
 DRACEL_API dracel_status dracel_fleet_load_buffer(dracel_fleet *f, const char *name,
@@ -416,8 +418,12 @@ DRACEL_API dracel_status dracel_fleet_load_buffer(dracel_fleet *f, const char *n
 /** Remove the slice of this metadata.name: DRACEL_EINPUT when the fleet has none,
  *  DRACEL_ENOMEM (the fleet unchanged) when memory runs out. */
 DRACEL_API dracel_status dracel_fleet_delete(dracel_fleet *f, const char *slice_name);
+/** Remove the DeviceTaintRule of this metadata.name: DRACEL_EINPUT when the fleet has none. */
+DRACEL_API dracel_status dracel_fleet_delete_rule(dracel_fleet *f, const char *rule_name);
 /** The number of slices held (every generation). */
 DRACEL_API size_t dracel_fleet_slices(const dracel_fleet *f);
+/** The number of DeviceTaintRules held. */
+DRACEL_API size_t dracel_fleet_rules(const dracel_fleet *f);
 /**
  * A table of the fleet as it is now, with the same answers as the table built at once from its
  * slices. The fleet keeps a reference to it (until the next snapshot or dracel_fleet_free):
@@ -689,7 +695,9 @@ enum {
     DRACEL_OBJ_SLICE = 1u << 0, /**< ResourceSlice (a cluster's; dracel_objects holds none) */
     DRACEL_OBJ_CLASS = 1u << 1, /**< DeviceClass */
     DRACEL_OBJ_CLAIM = 1u << 2, /**< ResourceClaim, and ResourceClaimTemplate (its spec.spec) */
-    DRACEL_OBJ_NODE = 1u << 3   /**< Node (its name, labels and allocatable) */
+    DRACEL_OBJ_NODE = 1u << 3,  /**< Node (its name, labels and allocatable) */
+    DRACEL_OBJ_TAINT_RULE = 1u << 4 /**< DeviceTaintRule (a cluster's; dracel_objects holds
+                                         none) */
 };
 
 /** An empty set. @param cfg the allocator (NULL: defaults); copied. */
@@ -699,7 +707,8 @@ DRACEL_API void dracel_objects_free(dracel_objects *o);
 /**
  * Load the objects of the kinds in @p kinds from a file or a directory (JSON or YAML; one
  * object, a List or a YAML stream; a directory's .json/.yaml/.yml files in name order; claims
- * with their status, docs/allocation.md). DRACEL_OBJ_SLICE is not one of them (DRACEL_EINVAL).
+ * with their status, docs/allocation.md). DRACEL_OBJ_SLICE and DRACEL_OBJ_TAINT_RULE are not
+ * among them (DRACEL_EINVAL).
  * Objects of other kinds are skipped with a note; an object without `kind` is taken as the one kind
  * asked for when @p kinds has one bit. All or nothing: a rejected input (DRACEL_EINPUT, with
  * "FILE:LINE: KIND NAME: FIELD: what is wrong" in @p err) leaves the set as it was. A
@@ -1182,10 +1191,11 @@ DRACEL_API dracel_status dracel_scenario_request_mapping(const dracel_scenario *
 /* ---------------------------------------------------------------------------------------------
  * Cluster state and snapshots (docs/api.md, "Cluster state and snapshots")
  *
- * A cluster holds the DRA objects of a Kubernetes cluster (ResourceSlices, DeviceClasses,
- * ResourceClaims with their status, Nodes), kept up to date object by object as a watch or a
- * watched directory delivers them, each object identified by (kind, namespace, name) and owned
- * by the source that applied it last. A snapshot is the state at one moment: immutable,
+ * A cluster holds the DRA objects of a Kubernetes cluster (ResourceSlices, DeviceTaintRules,
+ * DeviceClasses, ResourceClaims with their status, Nodes), kept up to date object by object as
+ * a watch or a watched directory delivers them, each object identified by (kind, namespace,
+ * name) and owned by the source that applied it last. DeviceTaintRules taint the devices of
+ * the snapshots' tables (as the fleet applies them). A snapshot is the state at one moment: immutable,
  * reference counted, read by any number of threads without locks while the cluster goes on
  * changing; it is built from the previous one, sharing every object and structure that did not
  * change. One writer: the functions taking a dracel_cluster must not run at the same time

@@ -20,8 +20,9 @@
 
 /* The public enums are the internal ones. */
 #define SAME(a, b) ((int)(a) == (int)(b))
-_Static_assert(SAME(DRACEL_OBJ_CLASS, DC_OBJ_CLASS) && SAME(DRACEL_OBJ_CLAIM, DC_OBJ_CLAIM) &&
-                   SAME(DRACEL_OBJ_NODE, DC_OBJ_NODE),
+_Static_assert(SAME(DRACEL_OBJ_SLICE, DC_OBJ_SLICE) && SAME(DRACEL_OBJ_CLASS, DC_OBJ_CLASS) &&
+                   SAME(DRACEL_OBJ_CLAIM, DC_OBJ_CLAIM) && SAME(DRACEL_OBJ_NODE, DC_OBJ_NODE) &&
+                   SAME(DRACEL_OBJ_TAINT_RULE, DC_OBJ_RULE),
                "object kinds");
 _Static_assert(SAME(DRACEL_FEATURE_ADMIN_ACCESS, DC_FEAT_ADMIN_ACCESS) &&
                    SAME(DRACEL_FEATURE_PRIORITIZED_LIST, DC_FEAT_PRIORITIZED_LIST) &&

@@ -138,7 +138,8 @@ void dracel_fleet_free(dracel_fleet *fl)
 }
 
 static dracel_status fleet_load(dracel_fleet *fl, const char *path, const char *name,
-                                const char *buf, size_t len, char *err, size_t errcap)
+                                const char *buf, size_t len, unsigned kinds, char *err,
+                                size_t errcap)
 {
     dc_slice_set *set = dc_malloc(&fl->alloc, sizeof *set);
     if (!set) {
@@ -146,6 +147,8 @@ static dracel_status fleet_load(dracel_fleet *fl, const char *path, const char *
         return DRACEL_ENOMEM;
     }
     dc_slice_set_init(set, &fl->alloc);
+    set->keep_rules = kinds & DC_OBJ_RULE;
+    set->skip_slices = !(kinds & DC_OBJ_SLICE);
     dracel_status st = path ? dc_slices_load(set, path, NULL, err, errcap)
                             : dc_slices_load_buffer(set, name ? name : "<buffer>", buf, len, NULL,
                                                     err, errcap);
@@ -166,7 +169,7 @@ dracel_status dracel_fleet_load(dracel_fleet *fl, const char *path, char *err, s
 {
     if (!fl || !path)
         return DRACEL_EINVAL;
-    return fleet_load(fl, path, NULL, NULL, 0, err, errcap);
+    return fleet_load(fl, path, NULL, NULL, 0, DC_OBJ_SLICE | DC_OBJ_RULE, err, errcap);
 }
 
 dracel_status dracel_fleet_load_buffer(dracel_fleet *fl, const char *name, const char *buf,
@@ -174,7 +177,14 @@ dracel_status dracel_fleet_load_buffer(dracel_fleet *fl, const char *name, const
 {
     if (!fl || (!buf && len))
         return DRACEL_EINVAL;
-    return fleet_load(fl, NULL, name, buf ? buf : "", len, err, errcap);
+    return fleet_load(fl, NULL, name, buf ? buf : "", len, DC_OBJ_SLICE | DC_OBJ_RULE, err,
+                      errcap);
+}
+
+dracel_status dc_api_fleet_load_buffer(dracel_fleet *fl, const char *name, const char *buf,
+                                       size_t len, unsigned kinds, char *err, size_t errcap)
+{
+    return fleet_load(fl, NULL, name, buf ? buf : "", len, kinds, err, errcap);
 }
 
 dracel_status dracel_fleet_delete(dracel_fleet *fl, const char *slice_name)
@@ -184,9 +194,21 @@ dracel_status dracel_fleet_delete(dracel_fleet *fl, const char *slice_name)
     return dc_fleet_delete(fl->f, slice_name);
 }
 
+dracel_status dracel_fleet_delete_rule(dracel_fleet *fl, const char *rule_name)
+{
+    if (!fl || !rule_name)
+        return DRACEL_EINVAL;
+    return dc_fleet_delete_rule(fl->f, rule_name);
+}
+
 size_t dracel_fleet_slices(const dracel_fleet *fl)
 {
     return fl ? dc_fleet_slices(fl->f) : 0;
+}
+
+size_t dracel_fleet_rules(const dracel_fleet *fl)
+{
+    return fl ? dc_fleet_rules(fl->f) : 0;
 }
 
 dracel_status dracel_fleet_snapshot(dracel_fleet *fl, dracel_table **out, char *err,
@@ -239,7 +261,7 @@ dracel_status dracel_table_load(const dracel_config *cfg, const char *path, drac
     DC_TRY(dc_config_read(cfg, &c));
     dc_slice_set set;
     dc_slice_set_init(&set, dc_alloc_of(&c));
-    set.keep_rules = true; /* a table applies DeviceTaintRules (a fleet does not, yet) */
+    set.keep_rules = true; /* a table applies DeviceTaintRules, as a fleet does */
     dracel_status st = dc_slices_load(&set, path, NULL, err, errcap);
     if (st == DRACEL_OK)
         st = finish_table(cfg, &set, out, err, errcap);

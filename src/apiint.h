@@ -86,5 +86,10 @@ const struct dc_bound *dc_api_bound(const dracel_bound *b);
 struct dc_slice_set;
 dracel_status dc_api_table_build(const dracel_config *cfg, struct dc_slice_set *set,
                                  dracel_table **out, char *err, size_t errcap);
+/** dracel_fleet_load_buffer of the kinds in @p kinds only (DC_OBJ_SLICE, DC_OBJ_RULE; the
+ *  other is skipped with a note), as a cluster asked for some kinds reads them. */
+dracel_status dc_api_fleet_load_buffer(dracel_fleet *fl, const char *name, const char *buf,
+                                       size_t len, unsigned kinds, char *err,
+                                       size_t errcap) DC_WUR;
 
 #endif

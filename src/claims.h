@@ -184,7 +184,8 @@ enum {
     DC_OBJ_SLICE = 1u << 0,
     DC_OBJ_CLASS = 1u << 1,
     DC_OBJ_CLAIM = 1u << 2,  /* ResourceClaim and ResourceClaimTemplate */
-    DC_OBJ_NODE = 1u << 3
+    DC_OBJ_NODE = 1u << 3,
+    DC_OBJ_RULE = 1u << 4    /* DeviceTaintRule (kept in the slice set's rules) */
 };
 
 void dc_objects_init(dc_objects *o, const dracel_alloc *a);

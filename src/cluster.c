@@ -3,8 +3,8 @@
  * of them (include/dracel.h, "Cluster state and snapshots"; docs/api.md).
  *
  * Three layers:
- *   - Items: one decoded object (a claim with its status, a node, a class; for a ResourceSlice,
- *     its name: the slice itself lives in the cluster's dracel_fleet) copied into one block of
+ *   - Items: one decoded object (a claim with its status, a node, a class; for a ResourceSlice
+ *     or a DeviceTaintRule, its name: the object itself lives in the cluster's dracel_fleet) copied into one block of
  *     its own (its size measured by a first copy), immutable and reference counted
  *     (atomically): held by the cluster while current and by each snapshot page that shows it.
  *   - The cluster (one writer): entries by key (kind, namespace, name) in a hash map, each with
@@ -39,15 +39,22 @@
 
 #define IPAGE 64u   /* item pointers per page of a snapshot's array */
 #define XPAGE 512u  /* slots per page of a snapshot's name index */
-#define NKINDS 4u   /* slice, class, claim, node: the bit's position */
+#define NKINDS 5u   /* slice, class, claim, node, rule: the bit's position */
+#define ALL_KINDS (DC_OBJ_SLICE | DC_OBJ_CLASS | DC_OBJ_CLAIM | DC_OBJ_NODE | DC_OBJ_RULE)
 
 static unsigned kind_ix(unsigned bit)
 {
-    return bit == DC_OBJ_SLICE ? 0 : bit == DC_OBJ_CLASS ? 1 : bit == DC_OBJ_CLAIM ? 2 : 3;
+    return (unsigned)__builtin_ctz(bit);
+}
+
+/* One DC_OBJ_* bit. */
+static bool one_kind(unsigned kind)
+{
+    return kind && !(kind & (kind - 1)) && (kind & ALL_KINDS);
 }
 
 static const char *const KIND_NAME[NKINDS] = {"ResourceSlice", "DeviceClass", "ResourceClaim",
-                                              "Node"};
+                                              "Node", "DeviceTaintRule"};
 
 static uint32_t ref_add(uint32_t *r)
 {
@@ -90,7 +97,7 @@ typedef struct item {
         dc_claim_in claim;
         dc_node_in node;
         dc_class_in cls;
-        const char *slice;      /* the slice's name */
+        const char *slice;      /* a slice's or a DeviceTaintRule's name */
     } u;
     dc_arena arena;             /* the block holding the item and all it points to */
 } item;
@@ -136,7 +143,8 @@ static dracel_status item_fill(dc_arena *a, unsigned kind, const void *obj, item
     case DC_OBJ_NODE: st = dc_node_copy(a, obj, &it->u.node); break;
     case DC_OBJ_CLASS: st = dc_class_copy(a, obj, &it->u.cls); break;
     default: {
-        const char *name = ((const dc_slice_in *)obj)->name;
+        const char *name = kind == DC_OBJ_RULE ? ((const dc_taint_rule_in *)obj)->name
+                                               : ((const dc_slice_in *)obj)->name;
         it->u.slice = dc_arena_strndup(a, name, strlen(name));
         st = it->u.slice ? DRACEL_OK : DRACEL_ENOMEM;
     }
@@ -983,7 +991,7 @@ void dracel_cluster_free(dracel_cluster *c)
 
 size_t dracel_cluster_count(const dracel_cluster *c, unsigned kind)
 {
-    if (!c || !kind || (kind & (kind - 1)) || kind > DC_OBJ_NODE)
+    if (!c || !one_kind(kind))
         return 0;
     return c->ndense[kind_ix(kind)];
 }
@@ -1091,7 +1099,7 @@ static void mark_kind(dracel_cluster *c, unsigned kind)
 {
     if (kind == DC_OBJ_CLASS)
         c->classes_dirty = true;
-    else if (kind == DC_OBJ_SLICE)
+    else if (kind == DC_OBJ_SLICE || kind == DC_OBJ_RULE)
         c->table_dirty = true;
     c->changed = true;
 }
@@ -1115,6 +1123,8 @@ static void remove_entry(dracel_cluster *c, entry *e, const owner *keep)
     dev_count(c, e->it, -1);
     if (e->kind == DC_OBJ_SLICE)
         (void)dracel_fleet_delete(c->fleet, e->it->u.slice); /* held: it cannot fail */
+    else if (e->kind == DC_OBJ_RULE)
+        (void)dracel_fleet_delete_rule(c->fleet, e->it->u.slice); /* nor can this */
     mark_kind(c, e->kind);
     source_unlink(c, e, keep);
     item_unref(e->it);
@@ -1152,7 +1162,8 @@ static void add_entry(dracel_cluster *c, entry *e)
 typedef struct incoming {
     unsigned kind;              /* DC_OBJ_* */
     const char *ns, *name;
-    const void *obj;            /* dc_slice_in, dc_class_in, dc_claim_in or dc_node_in */
+    const void *obj;            /* dc_slice_in, dc_class_in, dc_claim_in, dc_node_in or
+                                   dc_taint_rule_in */
     uint32_t line;
     uint64_t hash;              /* of the key */
     entry *e;                   /* the key's entry now, or NULL */
@@ -1173,7 +1184,7 @@ typedef struct batch {
     bool new_src;
     devref **fresh;             /* device-ID records made for this change (in c->devs) */
     uint32_t nfresh, capfresh;
-    bool slices;                /* the fleet loads the input */
+    unsigned fleet;             /* the kinds the fleet loads from the input (slices, rules) */
 } batch;
 
 static void batch_free(dracel_cluster *c, batch *b, bool committed)
@@ -1228,7 +1239,10 @@ static dracel_status gather(dracel_cluster *c, batch *b, const char *source)
     for (uint32_t i = 0; i < t->slices.n; i++)
         DC_TRY(add_in(c, b, DC_OBJ_SLICE, NULL, t->slices.slices[i].name, &t->slices.slices[i],
                       t->slices.slices[i].line));
-    b->slices = t->slices.n > 0;
+    for (uint32_t i = 0; i < t->slices.nrules; i++)
+        DC_TRY(add_in(c, b, DC_OBJ_RULE, NULL, t->slices.rules[i].name, &t->slices.rules[i],
+                      t->slices.rules[i].line));
+    b->fleet = (t->slices.n ? DC_OBJ_SLICE : 0) | (t->slices.nrules ? DC_OBJ_RULE : 0);
     for (uint32_t i = 0; i < t->nclasses; i++)
         DC_TRY(add_in(c, b, DC_OBJ_CLASS, NULL, t->classes[i].name, &t->classes[i],
                       t->classes[i].line));
@@ -1378,8 +1392,8 @@ static dracel_status prepare(dracel_cluster *c, batch *b, const char *source, un
         unsigned ki = kind_ix(x->kind);
         x->e = find_entry(c, x->kind, x->ns, x->name, x->hash);
         uint64_t v = version_of(x->kind, x->obj);
-        if (x->e && x->kind != DC_OBJ_SLICE && x->e->it->version == v)
-            continue; /* unchanged: only its owner may change */
+        if (x->e && x->kind != DC_OBJ_SLICE && x->kind != DC_OBJ_RULE && x->e->it->version == v)
+            continue; /* unchanged: only its owner may change (the fleet compares its own) */
         if (make_item(c, x->kind, x->obj, v, &x->it) != DRACEL_OK)
             return oom(err, errcap);
         dirty[ki]++;
@@ -1471,8 +1485,7 @@ static void commit(dracel_cluster *c, batch *b)
 
 static bool kinds_ok(unsigned kinds)
 {
-    unsigned all = DC_OBJ_SLICE | DC_OBJ_CLASS | DC_OBJ_CLAIM | DC_OBJ_NODE;
-    return kinds && !(kinds & ~all);
+    return kinds && !(kinds & ~(unsigned)ALL_KINDS);
 }
 
 /* Apply @p buf; with @p replace, delete the objects of those kinds that the source owns and
@@ -1502,8 +1515,9 @@ static dracel_status change(dracel_cluster *c, const char *source, const char *b
         st = check_keys(c, &b, source, err, errcap);
     if (st == DRACEL_OK)
         st = prepare(c, &b, source, replace ? kinds : 0, err, errcap);
-    if (st == DRACEL_OK && b.slices) /* the fleet reads the slices again (its own decoder) */
-        st = dracel_fleet_load_buffer(c->fleet, source, buf ? buf : "", len, err, errcap);
+    if (st == DRACEL_OK && b.fleet) /* the fleet reads them again (its own decoder) */
+        st = dc_api_fleet_load_buffer(c->fleet, source, buf ? buf : "", len, b.fleet, err,
+                                      errcap);
     if (st != DRACEL_OK) {
         if (st == DRACEL_ENOMEM)
             set_err(err, errcap, "out of memory");
@@ -1530,7 +1544,7 @@ dracel_status dracel_cluster_set_source(dracel_cluster *c, const char *source, c
 dracel_status dracel_cluster_delete(dracel_cluster *c, unsigned kind, const char *ns,
                                     const char *name)
 {
-    if (!c || !name || !kind || (kind & (kind - 1)) || kind > DC_OBJ_NODE)
+    if (!c || !name || !one_kind(kind))
         return DRACEL_EINVAL;
     if (kind != DC_OBJ_CLAIM || (ns && !*ns))
         ns = NULL;

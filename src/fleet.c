@@ -8,6 +8,12 @@
  * The pool index finds the entries of a pool (driver, pool name): open addressing over the
  * first entry of each pool, the entries of one pool linked in a list.
  *
+ * DeviceTaintRules are kept by name beside the slices (an array in arrival order, a deletion
+ * moving the last rule into the hole, and a name index like the slices'); a rule added, changed
+ * or deleted may taint any pool, so it makes the next snapshot a full build, and every build or
+ * patch applies the rules, sorted by name, to the devices it builds. A rule given again as it
+ * was changes nothing (a relist).
+ *
  * The changed pools are a set of (driver, pool) with copies of the names (the records they
  * came from may be freed before the next snapshot). A load or a deletion notes its pools before
  * it changes anything (a pool noted by a load that then fails is only rebuilt for nothing);
@@ -36,6 +42,12 @@ typedef struct entry {
     uint64_t pool;             /* pool_hash of its driver and pool */
 } entry;
 
+typedef struct rule_ent {
+    const char *key;           /* metadata.name, or "file:line" when unnamed */
+    const dc_taint_rule_in *rule;
+    uint32_t holder;
+} rule_ent;
+
 /* A pool changed since the last snapshot. */
 typedef struct dirty {
     uint64_t h;
@@ -53,6 +65,10 @@ struct dc_fleet {
     uint32_t *index;           /* entry + 1; 0 empty */
     uint32_t icap;
     uint32_t *pools;           /* pool index: its first entry + 1; 0 empty; icap slots */
+    rule_ent *r;               /* DeviceTaintRules */
+    uint32_t nr, capr;
+    uint32_t *rindex;          /* rule + 1; 0 empty; ricap slots, at most half full */
+    uint32_t ricap;
     /* Pools changed since the last snapshot (dc_fleet_snapshot_done). */
     bool all_dirty;            /* too many, or no snapshot yet: build in full */
     dirty *d;
@@ -123,6 +139,8 @@ void dc_fleet_free(dc_fleet *f)
     dc_free(&a, f->e, f->cap * sizeof *f->e);
     dc_free(&a, f->index, f->icap * sizeof *f->index);
     dc_free(&a, f->pools, f->icap * sizeof *f->pools);
+    dc_free(&a, f->r, f->capr * sizeof *f->r);
+    dc_free(&a, f->rindex, f->ricap * sizeof *f->rindex);
     dc_free(&a, f->d, f->capd * sizeof *f->d);
     dc_free(&a, f->dindex, f->dicap * sizeof *f->dindex);
     dc_arena_free(&f->dirty_strings);
@@ -133,6 +151,11 @@ void dc_fleet_free(dc_fleet *f)
 uint32_t dc_fleet_slices(const dc_fleet *f)
 {
     return f->n;
+}
+
+uint32_t dc_fleet_rules(const dc_fleet *f)
+{
+    return f->nr;
 }
 
 static uint32_t find(const dc_fleet *f, const char *key)
@@ -361,19 +384,94 @@ static bool reserve(dc_fleet *f, uint32_t need)
     return true;
 }
 
+/* ---- The rules and their index. */
+
+static uint32_t rule_find(const dc_fleet *f, const char *key)
+{
+    if (!f->ricap)
+        return UINT32_MAX;
+    for (size_t i = hash(key) & (f->ricap - 1);; i = (i + 1) & (f->ricap - 1)) {
+        uint32_t x = f->rindex[i];
+        if (!x)
+            return UINT32_MAX;
+        if (strcmp(f->r[x - 1].key, key) == 0)
+            return x - 1;
+    }
+}
+
+static void rindex_put(dc_fleet *f, uint32_t at)
+{
+    size_t i = hash(f->r[at].key) & (f->ricap - 1);
+    while (f->rindex[i])
+        i = (i + 1) & (f->ricap - 1);
+    f->rindex[i] = at + 1;
+}
+
+/* Room for `need` rules, the index at most half full. */
+static bool rule_reserve(dc_fleet *f, uint32_t need)
+{
+    if (need > f->capr) {
+        uint32_t nc = f->capr ? f->capr : 16;
+        while (nc < need)
+            nc *= 2;
+        rule_ent *nr = dc_realloc(&f->alloc, f->r, f->capr * sizeof *f->r, nc * sizeof *nr);
+        if (!nr)
+            return false;
+        f->r = nr;
+        f->capr = nc;
+    }
+    if ((uint64_t)need * 2 > f->ricap) {
+        uint32_t ni = f->ricap ? f->ricap : 32;
+        while ((uint64_t)need * 2 > ni)
+            ni *= 2;
+        uint32_t *nx = dc_malloc(&f->alloc, ni * sizeof *nx);
+        if (!nx)
+            return false;
+        memset(nx, 0, ni * sizeof *nx);
+        dc_free(&f->alloc, f->rindex, f->ricap * sizeof *f->rindex);
+        f->rindex = nx;
+        f->ricap = ni;
+        for (uint32_t i = 0; i < f->nr; i++)
+            rindex_put(f, i);
+    }
+    return true;
+}
+
+static bool same_opt(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Whether two rules taint the same devices in the same way. */
+static bool same_rule(const dc_taint_rule_in *a, const dc_taint_rule_in *b)
+{
+    return same_opt(a->driver, b->driver) && same_opt(a->pool, b->pool) &&
+           same_opt(a->device, b->device) && strcmp(a->taint.key, b->taint.key) == 0 &&
+           same_opt(a->taint.value, b->taint.value) &&
+           strcmp(a->taint.effect, b->taint.effect) == 0;
+}
+
+/* The key of a slice or rule: its name, else "file:line" (in the set's arena); NULL on ENOMEM. */
+static const char *key_of(dc_slice_set *set, const char *name, const char *file, uint32_t line)
+{
+    return name && name[0] ? name : dc_arena_printf(&set->arena, "%s:%u", file, line);
+}
+
 dracel_status dc_fleet_apply(dc_fleet *f, dc_slice_set *set)
 {
     /* Everything that can fail happens before the fleet changes. */
-    const char **keys = set->n ? dc_malloc(&f->alloc, set->n * sizeof *keys) : NULL;
-    bool ok = !set->n || keys;
+    uint32_t nk = set->n + set->nrules;
+    const char **keys = nk ? dc_malloc(&f->alloc, nk * sizeof *keys) : NULL;
+    bool ok = !nk || keys;
     for (uint32_t i = 0; ok && i < set->n; i++) {
         const dc_slice_in *sl = &set->slices[i];
-        if (sl->name && sl->name[0])
-            keys[i] = sl->name;
-        else
-            ok = (keys[i] = dc_arena_printf(&set->arena, "%s:%u", sl->file, sl->line)) != NULL;
+        ok = (keys[i] = key_of(set, sl->name, sl->file, sl->line)) != NULL;
     }
-    ok = ok && reserve(f, f->n + set->n);
+    for (uint32_t i = 0; ok && i < set->nrules; i++) {
+        const dc_taint_rule_in *ru = &set->rules[i];
+        ok = (keys[set->n + i] = key_of(set, ru->name, ru->file, ru->line)) != NULL;
+    }
+    ok = ok && reserve(f, f->n + set->n) && rule_reserve(f, f->nr + set->nrules);
     for (uint32_t i = 0; ok && i < set->n; i++) {
         /* the pools it changes: its own, and the one of the slice it replaces */
         uint32_t at = find(f, keys[i]);
@@ -394,7 +492,7 @@ dracel_status dc_fleet_apply(dc_fleet *f, dc_slice_set *set)
         }
     }
     if (!ok) {
-        dc_free(&f->alloc, keys, set->n * sizeof *keys);
+        dc_free(&f->alloc, keys, nk * sizeof *keys);
         dc_slice_set_free(set);
         dc_free(&f->alloc, set, sizeof *set);
         return DRACEL_ENOMEM;
@@ -425,9 +523,43 @@ dracel_status dc_fleet_apply(dc_fleet *f, dc_slice_set *set)
             f->h[h].refs++;
         }
     }
+    for (uint32_t i = 0; i < set->nrules; i++) {
+        const dc_taint_rule_in *ru = &set->rules[i];
+        const char *key = keys[set->n + i];
+        uint32_t at = rule_find(f, key);
+        f->h[h].refs++;
+        if (at != UINT32_MAX) {
+            uint32_t old = f->r[at].holder;
+            if (!same_rule(f->r[at].rule, ru))
+                everything_changed(f);
+            f->r[at] = (rule_ent){key, ru, h};
+            holder_drop(f, old);
+        } else {
+            f->r[f->nr] = (rule_ent){key, ru, h};
+            rindex_put(f, f->nr++);
+            everything_changed(f);
+        }
+    }
     holder_drop(f, h);
-    dc_free(&f->alloc, keys, set->n * sizeof *keys);
+    dc_free(&f->alloc, keys, nk * sizeof *keys);
     /* Forget holders that are gone (the tail only: indexes of live ones must not move). */
+    while (f->nh && !f->h[f->nh - 1].set)
+        f->nh--;
+    return DRACEL_OK;
+}
+
+dracel_status dc_fleet_delete_rule(dc_fleet *f, const char *name)
+{
+    uint32_t at = rule_find(f, name);
+    if (at == UINT32_MAX)
+        return DRACEL_EINPUT;
+    uint32_t h = f->r[at].holder;
+    f->r[at] = f->r[--f->nr];
+    memset(f->rindex, 0, f->ricap * sizeof *f->rindex);
+    for (uint32_t i = 0; i < f->nr; i++)
+        rindex_put(f, i);
+    everything_changed(f);
+    holder_drop(f, h);
     while (f->nh && !f->h[f->nh - 1].set)
         f->nh--;
     return DRACEL_OK;
@@ -490,42 +622,76 @@ static bool changes(dc_fleet *f, dc_patch_pool **out, const dc_slice_in ***slice
     return true;
 }
 
+static int cmp_rule(const void *x, const void *y)
+{
+    return strcmp(((const rule_ent *)x)->key, ((const rule_ent *)y)->key);
+}
+
+/* The rules, sorted by name, as the builder reads them (shallow copies; freed by the caller). */
+static dc_taint_rule_in *rules_view(dc_fleet *f)
+{
+    rule_ent *order = dc_malloc(&f->alloc, (f->nr + 1) * sizeof *order);
+    dc_taint_rule_in *v = dc_malloc(&f->alloc, (f->nr + 1) * sizeof *v);
+    if (!order || !v) {
+        dc_free(&f->alloc, order, (f->nr + 1) * sizeof *order);
+        dc_free(&f->alloc, v, (f->nr + 1) * sizeof *v);
+        return NULL;
+    }
+    if (f->nr)
+        memcpy(order, f->r, f->nr * sizeof *order);
+    if (f->nr > 1)
+        dc_sort(order, f->nr, sizeof *order, cmp_rule);
+    for (uint32_t i = 0; i < f->nr; i++)
+        v[i] = *order[i].rule;
+    dc_free(&f->alloc, order, (f->nr + 1) * sizeof *order);
+    return v;
+}
+
 dracel_status dc_fleet_snapshot(dc_fleet *f, const dc_table *base, const dracel_alloc *a,
                                 dc_table **out, dc_patch_delta *delta, char *err, size_t errcap)
 {
     *out = NULL;
     delta->nsegs = 0;
+    dc_taint_rule_in *rules = rules_view(f);
+    if (!rules) {
+        if (err && errcap)
+            snprintf(err, errcap, "out of memory");
+        return DRACEL_ENOMEM;
+    }
+    dracel_status st;
     if (base && !f->all_dirty) {
         dc_patch_pool *chg;
         const dc_slice_in **slices;
         uint32_t nslices;
         if (!changes(f, &chg, &slices, &nslices)) {
-            if (err && errcap)
-                snprintf(err, errcap, "out of memory");
-            return DRACEL_ENOMEM;
+            st = DRACEL_ENOMEM;
+            goto done;
         }
-        dracel_status st = dc_table_patch(base, chg, f->nd, PATCH_LIMIT, a ? a : &f->alloc,
-                                          out, delta);
+        st = dc_table_patch(base, chg, f->nd, rules, f->nr, PATCH_LIMIT, a ? a : &f->alloc, out,
+                            delta);
         dc_free(&f->alloc, slices, (nslices + 1) * sizeof *slices);
         dc_free(&f->alloc, chg, (f->nd + 1) * sizeof *chg);
-        if (st == DRACEL_ENOMEM && err && errcap)
-            snprintf(err, errcap, "out of memory");
         if (st != DRACEL_EINPUT)
-            return st;
+            goto done;
         /* too large to patch: in full */
     }
     dc_slice_set view;
     memset(&view, 0, sizeof view);
     view.n = view.cap = f->n;
+    view.rules = rules;
+    view.nrules = view.caprules = f->nr;
     view.slices = f->n ? dc_malloc(&f->alloc, f->n * sizeof *view.slices) : NULL;
     if (f->n && !view.slices) {
-        if (err && errcap)
-            snprintf(err, errcap, "out of memory");
-        return DRACEL_ENOMEM;
+        st = DRACEL_ENOMEM;
+        goto done;
     }
     for (uint32_t i = 0; i < f->n; i++)
         view.slices[i] = *f->e[i].slice; /* shallow: the builder only reads */
-    dracel_status st = dc_table_build(&view, f->dict, a ? a : &f->alloc, out, err, errcap);
+    st = dc_table_build(&view, f->dict, a ? a : &f->alloc, out, err, errcap);
     dc_free(&f->alloc, view.slices, f->n * sizeof *view.slices);
+done:
+    dc_free(&f->alloc, rules, (f->nr + 1) * sizeof *rules);
+    if (st == DRACEL_ENOMEM && err && errcap)
+        snprintf(err, errcap, "out of memory");
     return st;
 }

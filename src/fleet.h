@@ -31,16 +31,22 @@ dc_fleet *dc_fleet_new(const dracel_alloc *a);
 void dc_fleet_free(dc_fleet *f);
 
 /**
- * Take over @p set (freed by the fleet when none of its slices is left): each of its slices
- * replaces the slice of the same metadata.name, or is added. A slice without a name is keyed by
- * its file and line. On ENOMEM the fleet is unchanged and @p set is freed.
+ * Take over @p set (freed by the fleet when none of its slices and rules is left): each of its
+ * slices replaces the slice of the same metadata.name, or is added, and so does each of its
+ * DeviceTaintRules (the set read with keep_rules) among the rules. A slice or rule without a
+ * name is keyed by its file and line. On ENOMEM the fleet is unchanged and @p set is freed.
  */
 dracel_status dc_fleet_apply(dc_fleet *f, dc_slice_set *set) DC_WUR;
 /** Remove the slice named @p name (an unnamed slice's key is "FILE:LINE"). DRACEL_EINPUT when
  *  there is none; DRACEL_ENOMEM (the fleet unchanged) when noting its pool runs out of memory. */
 dracel_status dc_fleet_delete(dc_fleet *f, const char *name) DC_WUR;
+/** Remove the DeviceTaintRule named @p name (unnamed: "FILE:LINE"); DRACEL_EINPUT when none.
+ *  Never fails otherwise (the next snapshot is built in full). */
+dracel_status dc_fleet_delete_rule(dc_fleet *f, const char *name) DC_WUR;
 /** The number of slices held. */
 uint32_t dc_fleet_slices(const dc_fleet *f);
+/** The number of DeviceTaintRules held. */
+uint32_t dc_fleet_rules(const dc_fleet *f);
 /** Build a snapshot of the current slices (sharing the fleet's dictionary): from @p base (the
  *  last snapshot dc_fleet_snapshot_done was called for, or NULL) when the pools changed since
  *  are few enough (then (*out)->patched, and @p delta says how it was made), else from all the

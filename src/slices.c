@@ -2124,6 +2124,8 @@ static unsigned kind_bit(const dc_tnode *kind)
         return DC_OBJ_CLAIM;
     if (str_is(kind, "Node"))
         return DC_OBJ_NODE;
+    if (str_is(kind, "DeviceTaintRule"))
+        return DC_OBJ_RULE;
     return 0;
 }
 
@@ -2175,19 +2177,22 @@ dracel_status dc_ld_dispatch(dc_ld *c, const dc_tnode *v, unsigned nest)
         return DRACEL_OK;
     }
     DC_TRY(room(c, v->line));
-    /* The slice loader keeps ResourceSlices; the objects loader the kinds it was asked for. An
-     * object without kind is a ResourceSlice when its spec has the shape of one, else the kind
-     * asked for when only one (but ResourceSlice) was. */
-    unsigned wanted = c->o ? c->kinds : DC_OBJ_SLICE, k;
+    /* The slice loader keeps ResourceSlices (and DeviceTaintRules, which go with the slices
+     * they taint, when asked to); the objects loader the kinds it was asked for. An object
+     * without kind is a ResourceSlice when its spec has the shape of one, else the kind asked
+     * for when only one (but ResourceSlice) was. */
+    unsigned wanted = c->o ? c->kinds
+                           : (c->s->skip_slices ? 0 : DC_OBJ_SLICE) |
+                                 (c->s->keep_rules ? DC_OBJ_RULE : 0),
+             k;
     if (kind)
         k = kind_bit(kind);
     else if (slice_shaped(f[3]))
         k = DC_OBJ_SLICE;
     else
         k = wanted != DC_OBJ_SLICE && (wanted & (wanted - 1)) == 0 ? wanted : 0;
-    /* DeviceTaintRules go with the slices they taint. */
-    if (kind && str_is(kind, "DeviceTaintRule") && (wanted & DC_OBJ_SLICE) && c->s->keep_rules) {
-        if (f[0])
+    if (k == DC_OBJ_RULE && (wanted & DC_OBJ_RULE)) {
+        if (kind && f[0])
             DC_TRY(rule_api_version(c, &f[0]->v));
         return dc_ld_taint_rule(c, v, f[2], f[3]);
     }

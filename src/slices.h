@@ -167,6 +167,8 @@ typedef struct dc_slice_set {
     uint32_t nrules, caprules;
     bool keep_rules;         /* set by the caller: read DeviceTaintRules (a table's load);
                                 else they are skipped with a note, as other kinds are */
+    bool skip_slices;        /* set by the caller: skip ResourceSlices with a note (a cluster
+                                asked for DeviceTaintRules alone) */
     /* Notes for stderr ("FILE: skipped object of kind Pod"), in the arena. */
     const char **notes;
     uint32_t nnotes, capnotes;

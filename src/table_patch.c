@@ -701,8 +701,8 @@ static void trim_column(patch *P, uint32_t c)
 }
 
 dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nchg,
-                             double max_fraction, const dracel_alloc *alloc, dc_table **out,
-                             dc_patch_delta *delta)
+                             const dc_taint_rule_in *rules, uint32_t nrules, double max_fraction,
+                             const dracel_alloc *alloc, dc_table **out, dc_patch_delta *delta)
 {
     *out = NULL;
     const dracel_alloc *a = alloc ? alloc : &dc_default_alloc;
@@ -730,6 +730,8 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
     dc_tb *b = &P.b;
     dc_tb_init(b, t, &arena, dict, a);
     b->groups = o->groups;
+    b->rules = rules;
+    b->nrules = nrules;
     pthread_mutex_lock(&dict->lock);
 
     /* The changed pools: where they were, where they go, what their slices keep. */

@@ -56,7 +56,9 @@ void dc_patch_delta_free(dc_patch_delta *d);
 
 /**
  * A table equal in every result to dc_table_build of the slices @p old was built from with the
- * pools of @p chg replaced by their slices now (pool names unique in @p chg; any order).
+ * pools of @p chg replaced by their slices now (pool names unique in @p chg; any order), with
+ * the DeviceTaintRules @p rules (the same as the old table's, in the same order: a changed rule
+ * calls for a full build).
  * Unchanged pools are copied from @p old (it stays as it was; the new table shares its
  * dictionary).
  * @return DRACEL_OK with *out and @p delta filled; DRACEL_ENOMEM; or DRACEL_EINPUT when the
@@ -64,8 +66,8 @@ void dc_patch_delta_free(dc_patch_delta *d);
  *         or a column would hold more values of another kind than of its own): build in full.
  */
 dracel_status dc_table_patch(const dc_table *old, dc_patch_pool *chg, uint32_t nchg,
-                             double max_fraction, const dracel_alloc *a, dc_table **out,
-                             dc_patch_delta *delta) DC_WUR;
+                             const dc_taint_rule_in *rules, uint32_t nrules, double max_fraction,
+                             const dracel_alloc *a, dc_table **out, dc_patch_delta *delta) DC_WUR;
 
 /* ---- The builder, shared by both (internal to src/table_build.c and src/table_patch.c). */
 

@@ -29,7 +29,7 @@ static const metric_family m_files = {
     METRIC_COUNTER, NULL, 0};
 
 static const unsigned ALL_KINDS = DRACEL_OBJ_SLICE | DRACEL_OBJ_CLASS | DRACEL_OBJ_CLAIM |
-                                  DRACEL_OBJ_NODE;
+                                  DRACEL_OBJ_NODE | DRACEL_OBJ_TAINT_RULE;
 
 typedef struct wdir {
     int wd;

@@ -52,6 +52,7 @@ static const struct {
     [KUBE_CLASSES] = {"deviceclasses", "/apis/resource.k8s.io/v1/deviceclasses"},
     [KUBE_CLAIMS] = {"resourceclaims", "/apis/resource.k8s.io/v1/resourceclaims"},
     [KUBE_NODES] = {"nodes", "/api/v1/nodes"},
+    [KUBE_RULES] = {"devicetaintrules", NULL}, /* the version is configured */
 };
 
 /* Why a transfer was cut short by the client. */
@@ -85,6 +86,8 @@ typedef struct buf {
 typedef struct res_state {
     kube *k;
     kube_res r;
+    bool on;             /* read (an optional resource may not be) */
+    char path[96];       /* its API path */
     pthread_t thread;
     bool thread_started;
     CURL *easy;
@@ -591,7 +594,7 @@ static int do_list(res_state *rs)
             note(rs, KUBE_NOTE_ERROR, "LIST: out of memory");
             goto out;
         }
-        size_t n = strlen(k->conn.server) + strlen(resources[rs->r].path) + (esc ? strlen(esc) : 0) + 64;
+        size_t n = strlen(k->conn.server) + strlen(rs->path) + (esc ? strlen(esc) : 0) + 64;
         free(url);
         if (!(url = malloc(n))) {
             curl_free(esc);
@@ -599,9 +602,9 @@ static int do_list(res_state *rs)
             goto out;
         }
         if (!paged)
-            snprintf(url, n, "%s%s", k->conn.server, resources[rs->r].path);
+            snprintf(url, n, "%s%s", k->conn.server, rs->path);
         else
-            snprintf(url, n, "%s%s?limit=%u%s%s", k->conn.server, resources[rs->r].path,
+            snprintf(url, n, "%s%s?limit=%u%s%s", k->conn.server, rs->path,
                      k->cfg.list_limit, esc ? "&continue=" : "", esc ? esc : "");
         curl_free(esc);
         rs->body_cap = k->cfg.max_list_bytes - a.bytes;
@@ -637,6 +640,22 @@ static int do_list(res_state *rs)
         }
         if (res != CURLE_OK && rs->http == 200) {
             curl_failed(rs, KUBE_NOTE_ERROR, "LIST", res);
+            goto out;
+        }
+        if (rs->http == 404 && rs->r == KUBE_RULES && !cont) {
+            /* not served (the API version or the feature is off): none, asked again later */
+            if (k->sink.replace(k->sink.ctx, rs->r, NULL, 0) != 0) {
+                note(rs, KUBE_NOTE_ERROR, "the sink refused an empty list");
+                goto out;
+            }
+            note(rs, KUBE_NOTE_UNSERVED, "LIST: HTTP 404: %s is not served: no DeviceTaintRules "
+                 "apply; asked again in %u ms", rs->path, k->cfg.backoff_max_ms);
+            note(rs, KUBE_NOTE_LISTED, "0");
+            if (!atomic_load(&rs->synced)) {
+                atomic_store(&rs->synced, true);
+                note(rs, KUBE_NOTE_SYNCED, "0");
+            }
+            rc = 2;
             goto out;
         }
         if (rs->http != 200) {
@@ -698,7 +717,7 @@ static wres do_watch(res_state *rs)
     kube *k = rs->k;
     unsigned timeout = k->cfg.watch_timeout_s ? k->cfg.watch_timeout_s : 300 + (unsigned)(rnd(rs) % 301);
     char *esc = curl_easy_escape(rs->easy, rs->rv.p, 0);
-    size_t n = strlen(k->conn.server) + strlen(resources[rs->r].path) + (esc ? strlen(esc) : 0) + 96;
+    size_t n = strlen(k->conn.server) + strlen(rs->path) + (esc ? strlen(esc) : 0) + 96;
     char *url = esc ? malloc(n) : NULL;
     if (!url) {
         curl_free(esc);
@@ -706,7 +725,7 @@ static wres do_watch(res_state *rs)
         return W_ERROR;
     }
     snprintf(url, n, "%s%s?watch=1&resourceVersion=%s&allowWatchBookmarks=true&timeoutSeconds=%u",
-             k->conn.server, resources[rs->r].path, esc, timeout);
+             k->conn.server, rs->path, esc, timeout);
     curl_free(esc);
     note(rs, KUBE_NOTE_WATCH, "%s", rs->rv.p);
     kw_lines_reset(&rs->lines);
@@ -789,6 +808,12 @@ static void *res_main(void *arg)
             int rc = do_list(rs);
             if (rc == 1)
                 break;
+            if (rc == 2) { /* not served: list again later */
+                rs->failures = 0;
+                if (!sleep_ms(k, k->cfg.backoff_max_ms))
+                    break;
+                continue;
+            }
             if (rc < 0) {
                 rs->failures++;
                 if (!backoff(rs))
@@ -973,6 +998,12 @@ int kube_new(const kube_config *cfg, const kube_sink *sink, kube **out, char *er
         res_state *rs = &k->res[r];
         rs->k = k;
         rs->r = (kube_res)r;
+        rs->on = r != KUBE_RULES || c->rules_version;
+        if (r == KUBE_RULES)
+            snprintf(rs->path, sizeof rs->path, "/apis/resource.k8s.io/%.16s/devicetaintrules",
+                     c->rules_version ? c->rules_version : "v1");
+        else
+            snprintf(rs->path, sizeof rs->path, "%s", resources[r].path);
         atomic_init(&rs->synced, false);
         rs->rng = (seed + (uint64_t)(r + 1) * 0x9E3779B97F4A7C15ull) | 1;
         kw_lines_init(&rs->lines, c->max_object_bytes);
@@ -1003,6 +1034,8 @@ int kube_start(kube *k, char *err, size_t errcap)
     }
     k->started = true;
     for (int r = 0; r < KUBE__N; r++) {
+        if (!k->res[r].on)
+            continue;
         int e = pthread_create(&k->res[r].thread, NULL, res_main, &k->res[r]);
         if (e != 0) {
             snprintf(err, errcap, "cannot start a thread: %s", strerror(e));
@@ -1017,9 +1050,14 @@ int kube_start(kube *k, char *err, size_t errcap)
 bool kube_synced(const kube *k)
 {
     for (int r = 0; r < KUBE__N; r++)
-        if (!atomic_load(&k->res[r].synced))
+        if (k->res[r].on && !atomic_load(&k->res[r].synced))
             return false;
     return true;
+}
+
+bool kube_reads(const kube *k, kube_res r)
+{
+    return (unsigned)r < KUBE__N && k->res[r].on;
 }
 
 const char *kube_server(const kube *k)

@@ -6,7 +6,8 @@
  * resourceVersion with allowWatchBookmarks, resuming from the last resourceVersion seen (events
  * and bookmarks) after a disconnect or a stream that ends; a 410 Gone (as the HTTP status, or an
  * ERROR event whose Status has code 410) means relist. Errors, disconnects and streams that go
- * silent back off with jitter. The sink sees each resource's objects as one complete list first
+ * silent back off with jitter. An optional resource (DeviceTaintRules) that the server does not
+ * serve (404 to its LIST) counts as an empty list, asked again every backoff_max_ms. The sink sees each resource's objects as one complete list first
  * (and after every relist), then events; it is never given a partial list, so a relist never
  * loses or duplicates an object.
  *
@@ -38,6 +39,8 @@ typedef enum kube_res {
     KUBE_CLASSES,  /* /apis/resource.k8s.io/v1/deviceclasses */
     KUBE_CLAIMS,   /* /apis/resource.k8s.io/v1/resourceclaims (all namespaces) */
     KUBE_NODES,    /* /api/v1/nodes */
+    KUBE_RULES,    /* /apis/resource.k8s.io/VERSION/devicetaintrules, when rules_version is set:
+                      optional, a server that does not serve it (HTTP 404) has none */
     KUBE__N
 } kube_res;
 
@@ -68,6 +71,8 @@ typedef enum kube_note {
     KUBE_NOTE_ERROR,       /* a request or an event failed (detail: the HTTP status with the
                               Status's reason and message, curl's message, or what was wrong) */
     KUBE_NOTE_BACKOFF,     /* waiting before the next try (detail: milliseconds) */
+    KUBE_NOTE_UNSERVED,    /* an optional resource is not served (its LIST answered 404): it
+                              counts as listed and empty (detail: why) */
     KUBE_NOTE__N
 } kube_note;
 
@@ -103,6 +108,8 @@ typedef struct kube_config {
                                     more is an error, then a relist after a backoff */
     size_t max_list_bytes;       /* one complete list, all pages, at most (0: 1 GiB) */
     const char *user_agent;      /* 0: "dra-extender/VERSION" */
+    const char *rules_version;   /* the resource.k8s.io version DeviceTaintRules are read from
+                                    ("v1", "v1beta2", "v1alpha3"), or NULL: not read */
 } kube_config;
 
 typedef struct kube kube;
@@ -112,8 +119,10 @@ typedef struct kube kube;
 int kube_new(const kube_config *cfg, const kube_sink *sink, kube **out, char *err, size_t errcap);
 /** Start one thread per resource. Once only. */
 int kube_start(kube *k, char *err, size_t errcap);
-/** Has every resource been listed completely at least once? */
+/** Has every resource read been listed completely at least once? */
 bool kube_synced(const kube *k);
+/** Is resource @p r read (KUBE_RULES only with rules_version)? */
+bool kube_reads(const kube *k, kube_res r);
 /** The server's URL (for logs). */
 const char *kube_server(const kube *k);
 /** One line for logs: the server, where the configuration came from (kubeconfig and context,

@@ -42,11 +42,12 @@ static const metric_family m_age = {
     METRIC_GAUGE, NULL, 0};
 
 static const unsigned kinds[KUBE__N] = {DRACEL_OBJ_SLICE, DRACEL_OBJ_CLASS, DRACEL_OBJ_CLAIM,
-                                        DRACEL_OBJ_NODE};
+                                        DRACEL_OBJ_NODE, DRACEL_OBJ_TAINT_RULE};
 
 struct kubesrc {
     store *st;
     kube *k;
+    bool on[KUBE__N];            /* the resources read */
     bool synced[KUBE__N];
     double last[KUBE__N];        /* when the resource's newest event, bookmark or list came */
     pthread_mutex_t lock;        /* synced, last */
@@ -82,7 +83,8 @@ void kubesrc_metrics(kubesrc *k)
     for (int r = 0; r < KUBE__N; r++) {
         char labels[96];
         res_label(labels, sizeof labels, (kube_res)r, NULL);
-        metrics_set(&m_age, labels, now - last[r]);
+        if (k->on[r])
+            metrics_set(&m_age, labels, now - last[r]);
     }
 }
 
@@ -167,7 +169,7 @@ static void on_note(void *ctx, kube_res r, kube_note what, const char *detail)
         k->synced[r] = true;
         bool all = true;
         for (int i = 0; i < KUBE__N; i++)
-            all &= k->synced[i];
+            all &= k->synced[i] || !k->on[i];
         pthread_mutex_unlock(&k->lock);
         metrics_set(&m_synced, labels, 1);
         log_line(LOG_INFO, "resource synced", "resource", kube_res_name(r), NULL);
@@ -196,6 +198,10 @@ static void on_note(void *ctx, kube_res r, kube_note what, const char *detail)
         log_line(LOG_WARN, "API request failed", "resource", kube_res_name(r), "error", detail,
                  NULL);
         break;
+    case KUBE_NOTE_UNSERVED:
+        log_line(LOG_INFO, "resource not served", "resource", kube_res_name(r), "why", detail,
+                 NULL);
+        break;
     case KUBE_NOTE_BACKOFF:
         log_line(LOG_DEBUG, "backing off", "resource", kube_res_name(r), "ms", detail, NULL);
         break;
@@ -214,11 +220,15 @@ kubesrc *kubesrc_start(store *st, const kube_config *cfg, char *err, size_t errc
     }
     k->st = st;
     pthread_mutex_init(&k->lock, NULL);
-    for (int r = 0; r < KUBE__N; r++)
-        k->last[r] = ext_now();
-    /* Every series from the start, at 0, so that rates and alerts see them before the first
-     * event of their kind. */
     for (int r = 0; r < KUBE__N; r++) {
+        k->last[r] = ext_now();
+        k->on[r] = r != KUBE_RULES || cfg->rules_version;
+    }
+    /* Every series of the resources read from the start, at 0, so that rates and alerts see
+     * them before the first event of their kind. */
+    for (int r = 0; r < KUBE__N; r++) {
+        if (!k->on[r])
+            continue;
         char labels[96];
         res_label(labels, sizeof labels, (kube_res)r, NULL);
         metrics_set(&m_synced, labels, 0);

@@ -20,7 +20,8 @@ static const metric_family m_snapshots = {
     "dra_extender_snapshots_total", "Snapshots published.", METRIC_COUNTER, NULL, 0};
 static const metric_family m_objects = {
     "dra_extender_cache_objects",
-    "Objects held, by resource (resourceslices, deviceclasses, resourceclaims, nodes), and the "
+    "Objects held, by resource (resourceslices, deviceclasses, resourceclaims, nodes, "
+    "devicetaintrules), and the "
     "devices of the current snapshot (resource=\"devices\").",
     METRIC_GAUGE, NULL, 0};
 static const metric_family m_changes = {
@@ -130,6 +131,7 @@ static void set_counts(store *s, const dracel_snapshot *snap)
         {DRACEL_OBJ_CLASS, "resource=\"deviceclasses\""},
         {DRACEL_OBJ_CLAIM, "resource=\"resourceclaims\""},
         {DRACEL_OBJ_NODE, "resource=\"nodes\""},
+        {DRACEL_OBJ_TAINT_RULE, "resource=\"devicetaintrules\""},
     };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         metrics_set(&m_objects, kinds[i].label, (double)dracel_cluster_count(s->c, kinds[i].kind));

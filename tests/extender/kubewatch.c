@@ -48,7 +48,7 @@ static const char *const note_names[KUBE_NOTE__N] = {
     [KUBE_NOTE_LISTED] = "listed", [KUBE_NOTE_SYNCED] = "synced", [KUBE_NOTE_RELIST] = "relist",
     [KUBE_NOTE_WATCH] = "watch", [KUBE_NOTE_BOOKMARK] = "bookmark",
     [KUBE_NOTE_DISCONNECT] = "disconnect", [KUBE_NOTE_ERROR] = "error",
-    [KUBE_NOTE_BACKOFF] = "backoff",
+    [KUBE_NOTE_BACKOFF] = "backoff", [KUBE_NOTE_UNSERVED] = "unserved",
 };
 
 typedef struct entry {

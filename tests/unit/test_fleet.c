@@ -626,6 +626,51 @@ static void retire(dracel_fleet *f, int i)
     model[i].live = false;
 }
 
+/* DeviceTaintRules r0.. (their text, NULL when none): added, changed, given again unchanged (a
+ * relist) or deleted now and then; a full build lists them in the order of their names. */
+enum { NRULES = 4 };
+static char *rules[NRULES];
+
+static void rule_change(dracel_fleet *f)
+{
+    int i = (int)rnd(NRULES);
+    char name[8];
+    snprintf(name, sizeof name, "r%d", i);
+    if (rules[i] && rnd(3) == 0) {
+        assert_int_equal(dracel_fleet_delete_rule(f, name), DRACEL_OK);
+        assert_int_equal(dracel_fleet_delete_rule(f, name), DRACEL_EINPUT);
+        free(rules[i]);
+        rules[i] = NULL;
+        return;
+    }
+    if (!rules[i] || rnd(4)) {
+        static const char *const EFFECTS[] = {"NoSchedule", "NoExecute", "None"};
+        sbuf b = {0};
+        char pn[32];
+        pool_name(pn, sizeof pn, (int)rnd(NPOOLS));
+        sb_printf(&b, "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceTaintRule\","
+                      "\"metadata\":{\"name\":\"%s\"},\"spec\":{\"deviceSelector\":{", name);
+        const char *sep = "";
+        if (rnd(2)) {
+            sb_printf(&b, "\"driver\":\"%s\"", DRIVERS[rnd(2)]);
+            sep = ",";
+        }
+        if (rnd(2)) {
+            sb_printf(&b, "%s\"pool\":\"%s\"", sep, pn);
+            sep = ",";
+        }
+        if (rnd(3) == 0)
+            sb_printf(&b, "%s\"device\":\"d%u\"", sep, rnd(8));
+        sb_printf(&b, "},\"taint\":{\"key\":\"rule-%u\",\"value\":\"v%u\",\"effect\":\"%s\"}}}",
+                  rnd(3), rnd(2), EFFECTS[rnd(3)]);
+        free(rules[i]);
+        rules[i] = b.p;
+    }
+    if (dracel_fleet_load_buffer(f, "rule.json", rules[i], strlen(rules[i]), err, sizeof err) !=
+        DRACEL_OK)
+        fail_msg("%s\n in %s", err, rules[i]);
+}
+
 /* One random change: a slice republished (mostly a newer generation; sometimes the whole pool,
  * an older generation, another pool), added or deleted. */
 static void change(dracel_fleet *f)
@@ -681,6 +726,11 @@ static dracel_table *full_build(void)
     for (int i = 0; i < NSLICES; i++)
         if (model[i].live) {
             sb_printf(&b, "%s%s", first ? "" : ",", model[i].text);
+            first = false;
+        }
+    for (int i = 0; i < NRULES; i++)
+        if (rules[i]) {
+            sb_printf(&b, "%s%s", first ? "" : ",", rules[i]);
             first = false;
         }
     sb_printf(&b, "]}");
@@ -1096,6 +1146,7 @@ static void test_fleet_random(void **state)
     memset(model, 0, sizeof model);
     extra_names = 0;
     unlisted = 0;
+    memset(rules, 0, sizeof rules);
 
     dracel_env *env;
     assert_int_equal(dracel_env_new(NULL, DRACEL_ENV_DRA, &env), DRACEL_OK);
@@ -1134,6 +1185,8 @@ static void test_fleet_random(void **state)
             nchanges = NSLICES; /* most pools: built in full */
         for (uint32_t k = 0; k < nchanges; k++)
             change(f);
+        if (rnd(25) == 0)
+            rule_change(f);
         dracel_table *s;
         assert_int_equal(dracel_fleet_snapshot(f, &s, err, sizeof err), DRACEL_OK);
         dracel_table *t = full_build();
@@ -1178,11 +1231,21 @@ static void test_fleet_random(void **state)
                   patched, full, kinds, unlisted);
     assert_true(patched > steps / 2);
     assert_true(full > 0);
+    size_t nlive = 0;
+    for (int i = 0; i < NRULES; i++)
+        nlive += rules[i] != NULL;
+    assert_int_equal(dracel_fleet_rules(f), nlive);
+    assert_int_equal(dracel_fleet_rules(NULL), 0);
+    assert_int_equal(dracel_fleet_delete_rule(NULL, "r0"), DRACEL_EINVAL);
     free(prev_dump);
     dracel_table_free(prev);
     dracel_fleet_free(f);
     for (int i = 0; i < NSLICES; i++)
         free(model[i].text);
+    for (int i = 0; i < NRULES; i++) {
+        free(rules[i]);
+        rules[i] = NULL;
+    }
     dracel_objects_free(o);
     for (size_t k = 0; k < DC_COUNTOF(SELECTORS); k++)
         dracel_program_free(progs[k]);
