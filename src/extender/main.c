@@ -445,6 +445,13 @@ static int parse_options(int argc, char **argv, options *o)
                                  err, sizeof err) != DRACEL_OK)
             return usage_error("--feature-gates: %s", err);
     }
+    /* DeviceTaintRules are read from the API only with their gate on, from the version that
+     * release serves them in (GA v1 in 1.37, beta v1beta2 in 1.36, alpha v1alpha3 before);
+     * a server that does not serve them has none (kube.h). */
+    if (o->decide.features & DRACEL_FEATURE_DEVICE_TAINT_RULES)
+        o->kube.rules_version = o->decide.kubernetes >= 37   ? "v1"
+                                : o->decide.kubernetes == 36 ? "v1beta2"
+                                                             : "v1alpha3";
     if (!o->nobjects && !o->kubeconfig && !o->in_cluster)
         return usage_error("no source: give --objects, --kubeconfig or --in-cluster");
     if (o->fair.log_path && !o->fair.path)
