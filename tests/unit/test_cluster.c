@@ -1400,18 +1400,18 @@ static char *busy_claim(const char *results)
     return t;
 }
 
-static char *first_device(dracel_snapshot *s)
+/* The device claim default/c gets on node @p node, with @p features ("none": no device). */
+static char *device_of_c(dracel_snapshot *s, const char *node, unsigned features)
 {
-    size_t ix;
+    size_t ix, at;
     assert_int_equal(dracel_snapshot_claim_find(s, "default", "c", &ix), DRACEL_OK);
     dracel_policy *p;
     assert_int_equal(dracel_snapshot_policy_new(NULL, s, &ix, 1, &p, err, sizeof err),
                      DRACEL_OK);
-    size_t n1;
     dracel_node nd;
-    assert_int_equal(dracel_snapshot_node_find(s, "n1", &n1), DRACEL_OK);
-    assert_int_equal(dracel_snapshot_node(s, n1, &nd), DRACEL_OK);
-    char *out = answers_on(p, &nd, 1, dracel_snapshot_usage(s), DRACEL_FEATURES_DEFAULT);
+    assert_int_equal(dracel_snapshot_node_find(s, node, &at), DRACEL_OK);
+    assert_int_equal(dracel_snapshot_node(s, at, &nd), DRACEL_OK);
+    char *out = answers_on(p, &nd, 1, dracel_snapshot_usage(s), features);
     dracel_policy_free(p);
     char *d = strstr(out, "\"device\":\"");
     char *r = strdup(d ? d + 10 : "none");
@@ -1420,6 +1420,11 @@ static char *first_device(dracel_snapshot *s)
         *q = '\0';
     free(out);
     return r;
+}
+
+static char *first_device(dracel_snapshot *s)
+{
+    return device_of_c(s, "n1", DRACEL_FEATURES_DEFAULT);
 }
 
 static void test_shares(void **state)
@@ -1502,27 +1507,6 @@ static const char RULE[] =
     "  deviceSelector: {driver: gpu.example.com, pool: node-a, device: gpu-0}\n"
     "  taint: {key: example.com/maintenance, value: fw, effect: NoSchedule}\n";
 
-/* The device claim default/c gets on node-a (its H100 first, else any), with @p features. */
-static char *device_on_a(dracel_snapshot *s, unsigned features)
-{
-    size_t ix, na;
-    assert_int_equal(dracel_snapshot_claim_find(s, "default", "c", &ix), DRACEL_OK);
-    dracel_policy *p;
-    assert_int_equal(dracel_snapshot_policy_new(NULL, s, &ix, 1, &p, err, sizeof err),
-                     DRACEL_OK);
-    dracel_node nd;
-    assert_int_equal(dracel_snapshot_node_find(s, "node-a", &na), DRACEL_OK);
-    assert_int_equal(dracel_snapshot_node(s, na, &nd), DRACEL_OK);
-    char *out = answers_on(p, &nd, 1, dracel_snapshot_usage(s), features);
-    dracel_policy_free(p);
-    char *d = strstr(out, "\"device\":\"");
-    char *r = strdup(d ? d + 10 : "none");
-    char *q = strchr(r, '"');
-    if (q)
-        *q = '\0';
-    free(out);
-    return r;
-}
 
 static uint64_t pool_version(const dracel_table *t, const char *pool)
 {
@@ -1535,7 +1519,7 @@ static uint64_t pool_version(const dracel_table *t, const char *pool)
 
 static void expect_device(dracel_snapshot *s, unsigned features, const char *want)
 {
-    char *d = device_on_a(s, features);
+    char *d = device_of_c(s, "node-a", features);
     assert_string_equal(d, want);
     free(d);
 }
