@@ -944,6 +944,14 @@ typedef struct dracel_allocate_opts {
                                            0, the default: the newest): its scheduler turns
                                            `features` (the gates) into its allocator's features
                                            and runs the first allocator copy supporting them */
+    int (*interrupt)(void *ctx);      /**< polled where the time limits are checked (before a
+                                           node, before a selector's evaluation on a device,
+                                           every 256 steps of the search); from its first
+                                           nonzero answer the call ends as if its budget were
+                                           spent: the node searched is unschedulable
+                                           ("interrupted"), the rest DRACEL_SKIPPED. Called on
+                                           the calling thread; NULL: never (the default) */
+    void *interrupt_ctx;              /**< its argument */
 } dracel_allocate_opts;
 DRACEL_API void dracel_allocate_opts_init_size(dracel_allocate_opts *o, size_t size);
 #define dracel_allocate_opts_init(o) dracel_allocate_opts_init_size((o), sizeof *(o))

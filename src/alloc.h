@@ -153,6 +153,8 @@ typedef struct dc_alloc_opts {
     unsigned release;           /* the Kubernetes release reproduced (minor version; 0: the
                                    newest): its scheduler turns the gates into the allocator's
                                    features, and they pick the copy it runs (src/k8s.h) */
+    int (*interrupt)(void *ctx); /* polled with the deadlines; nonzero: the call ends */
+    void *interrupt_ctx;
 } dc_alloc_opts;
 
 dracel_status dc_alloc_run_new(const dc_policy *p, dc_alloc_run **out) DC_WUR;

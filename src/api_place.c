@@ -653,6 +653,8 @@ static dracel_status begin(dracel_run *r, const dracel_allocate_opts *in)
     if (o.kubernetes && !dc_k8s_defaults(o.kubernetes))
         return DRACEL_EINVAL;
     ao.release = o.kubernetes;
+    ao.interrupt = o.interrupt;
+    ao.interrupt_ctx = o.interrupt_ctx;
     return dc_alloc_begin(r->r, &ao);
 }
 

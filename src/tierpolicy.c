@@ -203,6 +203,33 @@ static dracel_status fail(rd *x, const dc_tnode *v, const char *fmt, ...)
     return st;
 }
 
+/* A problem at a line and column of the file. */
+static dracel_status fail_at(rd *x, uint32_t line, uint32_t col, const char *fmt, ...)
+    DC_PRINTF(4, 5);
+static dracel_status fail_at(rd *x, uint32_t line, uint32_t col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    dracel_status st = vfail(x, line, col, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+/* A policy that ends inside a line: at its last line, past its last character. */
+static dracel_status fail_end(rd *x, const char *buf, size_t len)
+{
+    uint32_t line = 1, col = 1;
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    return fail_at(x, line, col, "the file does not end with a line break: written in part? "
+                                 "(replace a policy with a rename, as a ConfigMap volume does)");
+}
+
 /* Where key e of a map is written: on its line, the first place the key's text stands as a
  * token (before the value when the value is on the same line); else the line's first
  * non-blank character. The loader keeps the key's line, not its column. */
@@ -1089,6 +1116,11 @@ static dracel_status load(const dracel_config *cfg, const char *name, const char
     while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
         i++;
     x.json = i < len && (buf[i] == '{' || buf[i] == '[');
+    /* A YAML policy ends with a line break: a file cut short by a writer that is not atomic
+     * (its first 60 bytes loaded once as a valid policy with no tenants) ends inside a line.
+     * JSON cannot be cut short and stay valid. */
+    if (st == DRACEL_OK && !x.json && i < len && buf[len - 1] != '\n')
+        st = fail_end(&x, buf, len);
     if (st == DRACEL_OK && len > DRACEL_TIERPOLICY_MAX_BYTES)
         st = fail(&x, NULL, "%zu bytes, more than the %u a policy may have", len,
                   (unsigned)DRACEL_TIERPOLICY_MAX_BYTES);

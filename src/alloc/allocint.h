@@ -250,6 +250,7 @@ struct dc_alloc_run {
     /* answer */
     dc_alloc_outcome outcome;
     bool node_local, timed_out, oom;
+    bool interrupted;           /* the caller's interrupt answered nonzero: the call ends */
     char msg[2048];
     char tiers[1024];
     int score;
@@ -332,6 +333,9 @@ uint32_t dc_al_named_range(const dc_pindex *x, uint32_t name_id, uint32_t *end);
 
 /* run.c */
 uint64_t dc_al_now_ns(void);
+/* Is the node's time up: its deadline passed, or the caller interrupts (remembered, so the
+ * rest of the call is skipped). */
+bool dc_al_expired(dc_alloc_run *r);
 void *dc_al_sz(dc_alloc_run *r, size_t n);
 int dc_al_fail(dc_alloc_run *r, const char *fmt, ...) DC_PRINTF(2, 3);
 void dc_al_dev_id(const dc_table *t, uint32_t row, char *buf, size_t cap);

@@ -145,8 +145,16 @@ dracel_status dc_alloc_begin(dc_alloc_run *r, const dc_alloc_opts *o)
         if (r->nresv > 1)
             dc_sort(r->resv_rows, r->nresv, sizeof *r->resv_rows, cmp_u32);
     }
+    r->interrupted = false;
     r->call_deadline_ns = o->budget_ms ? dc_al_now_ns() + o->budget_ms * 1000000ull : 0;
     return DRACEL_OK;
+}
+
+bool dc_al_expired(dc_alloc_run *r)
+{
+    if (r->interrupted || (r->o.interrupt && r->o.interrupt(r->o.interrupt_ctx)))
+        return r->interrupted = true;
+    return r->deadline_ns && dc_al_now_ns() >= r->deadline_ns;
 }
 
 int dc_al_fail(dc_alloc_run *r, const char *fmt, ...)
@@ -175,7 +183,7 @@ int dc_al_sel_on_lazy(dc_alloc_run *r, uint32_t gi, uint32_t row)
         return dc_bit(z->errored, row)   ? DC_S_ERROR
                : dc_bit(z->matched, row) ? DC_S_TRUE
                                          : DC_S_FALSE;
-    if (r->deadline_ns && dc_al_now_ns() >= r->deadline_ns)
+    if (dc_al_expired(r))
         return DC_S_TIMEOUT;
     if (!z->known) {
         size_t w = words_of(r);

@@ -453,7 +453,7 @@ static int allocate_one(dc_alloc_run *r, uint32_t ci, uint32_t ri, uint32_t si, 
 {
     const dc_policy *p = r->p;
     r->steps++;
-    if (r->deadline_ns && (r->steps & 255) == 0 && dc_al_now_ns() > r->deadline_ns)
+    if ((r->steps & 255) == 0 && dc_al_expired(r))
         return DC_R_TIMEOUT;
     if (ci >= p->nclaims)
         return DC_R_DONE;
@@ -659,12 +659,17 @@ dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node)
         r->node_name = "";
         return DRACEL_ENOMEM;
     }
-    if (r->call_deadline_ns && dc_al_now_ns() >= r->call_deadline_ns) {
+    if (!r->interrupted && r->o.interrupt && r->o.interrupt(r->o.interrupt_ctx))
+        r->interrupted = true;
+    if (r->interrupted || (r->call_deadline_ns && dc_al_now_ns() >= r->call_deadline_ns)) {
         r->outcome = DC_ALLOC_SKIPPED;
         r->note[0] = '\0';
         r->note_key = 0;
-        snprintf(r->msg, sizeof r->msg, "not tried: the time limit of the call (%llums) was "
-                 "reached before this node", (unsigned long long)o->budget_ms);
+        if (r->interrupted)
+            snprintf(r->msg, sizeof r->msg, "not tried: the call was interrupted");
+        else
+            snprintf(r->msg, sizeof r->msg, "not tried: the time limit of the call (%llums) "
+                     "was reached before this node", (unsigned long long)o->budget_ms);
         return DRACEL_OK;
     }
     r->outcome = DC_ALLOC_UNSCHEDULABLE;
@@ -781,7 +786,8 @@ dracel_status dc_alloc_node(dc_alloc_run *r, const dc_node_in *node)
     case DC_R_TIMEOUT:
         r->outcome = DC_ALLOC_UNSCHEDULABLE;
         r->timed_out = true;
-        snprintf(r->msg, sizeof r->msg, "timed out trying to allocate devices");
+        snprintf(r->msg, sizeof r->msg, r->interrupted ? "interrupted trying to allocate devices"
+                                                       : "timed out trying to allocate devices");
         break;
     case DC_R_ERR:
         r->outcome = DC_ALLOC_ERROR;

@@ -1,5 +1,6 @@
 /* decide.c: the answers of dra-extender (src/extender/decide.h). */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +214,8 @@ typedef struct recent {
     size_t nclaims;
     char *strings;               /* the claims' strings */
     dracel_pod *xres;            /* its containers' resources (a reference), or NULL */
+    size_t bytes;                /* what it holds, counted against cfg.recent_bytes */
+    uint64_t seq;                /* when it was remembered: the smallest goes first */
 } recent;
 
 struct decider {
@@ -225,8 +228,9 @@ struct decider {
     pthread_mutex_t vlock;
     view *view;
     pthread_mutex_t rlock;
-    recent *recent;
-    size_t nrecent, next_recent;
+    recent *recent;              /* nrecent of them, in no order */
+    size_t nrecent, recent_bytes;
+    uint64_t recent_seq;
     /* Tier policies: the sizes and free devices of keys, by placement policy and snapshot
      * (a tier's candidates are a walk of the whole table); under the fair's lock. */
     struct ksize {
@@ -237,7 +241,19 @@ struct decider {
         uint64_t size, free;
     } ksz[32];
     unsigned nksz, next_ksz;
+    atomic_bool cancel;          /* decider_cancel: computations end at their next check */
 };
+
+/* The allocator's interrupt: set once the process is shutting down. */
+static int interrupted(void *ctx)
+{
+    return atomic_load_explicit(&((decider *)ctx)->cancel, memory_order_relaxed);
+}
+
+void decider_cancel(decider *d)
+{
+    atomic_store(&d->cancel, true);
+}
 
 /* ---- Answers and their cache. */
 
@@ -1142,6 +1158,8 @@ static dracel_status run_misses(eval *e, miss *m, double deadline)
         o.timeout_ms = e->d->cfg.node_timeout_ms;
         o.in_use = dracel_snapshot_usage(e->snap);
         o.explain = pass == 1;
+        o.interrupt = interrupted;
+        o.interrupt_ctx = e->d;
         if (deadline > 0) {
             double left = (deadline - ext_now()) * 1e3;
             o.budget_ms = left > 1 ? (uint64_t)left : 1;
@@ -2139,15 +2157,59 @@ static void recent_free(recent *r)
     memset(r, 0, sizeof *r);
 }
 
+/* What a pod's copy of its containers holds (for the byte cap; an estimate from above). */
+static size_t containers_bytes(const ext_pod *pod)
+{
+    if (!pod->xres)
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < pod->ncontainers; i++) {
+        const dracel_container *c = &pod->containers[i];
+        n += sizeof *c + strlen(c->name) + 1 + (c->restart_policy ? strlen(c->restart_policy) : 0);
+        for (size_t k = 0; k < c->nrequests; k++)
+            n += sizeof *c->requests + strlen(c->requests[k].name) +
+                 strlen(c->requests[k].quantity) + 2 + 32;
+        for (size_t k = 0; k < c->nlimits; k++)
+            n += sizeof *c->limits + strlen(c->limits[k].name) + strlen(c->limits[k].quantity) +
+                 2 + 32;
+    }
+    return n;
+}
+
+/* Under rlock: forget recent pod i. */
+static void recent_drop(decider *d, size_t i)
+{
+    d->recent_bytes -= d->recent[i].bytes;
+    recent_free(&d->recent[i]);
+    d->recent[i] = d->recent[--d->nrecent];
+    memset(&d->recent[d->nrecent], 0, sizeof *d->recent);
+}
+
+/* Remember a pod for GET /explain?pod=: at most cfg.recent_pods of them and cfg.recent_bytes
+ * in all (60 pods with 4 MB names kept 254 MB before the byte cap); the pod remembered longest
+ * ago goes first. A pod larger than the whole cap is not remembered. */
 static void remember(decider *d, const ext_pod *pod)
 {
     size_t bytes = 0;
     for (size_t i = 0; i < pod->nclaims; i++)
         bytes += strlen(pod->claims[i].entry) + 1 +
                  (pod->claims[i].claim ? strlen(pod->claims[i].claim) + 1 : 0);
+    size_t total = sizeof(recent) + strlen(pod->ns) + strlen(pod->name) + 2 + bytes +
+                   pod->nclaims * sizeof(pod_claim) + containers_bytes(pod);
+    if (total > d->cfg.recent_bytes) {
+        /* Forget what was known of it: an answer for an older copy would mislead. */
+        pthread_mutex_lock(&d->rlock);
+        for (size_t i = 0; i < d->nrecent; i++)
+            if (strcmp(d->recent[i].ns, pod->ns) == 0 && strcmp(d->recent[i].name, pod->name) == 0) {
+                recent_drop(d, i);
+                break;
+            }
+        pthread_mutex_unlock(&d->rlock);
+        return;
+    }
     recent r = {strdup(pod->ns), strdup(pod->name),
                 calloc(pod->nclaims ? pod->nclaims : 1, sizeof(pod_claim)), pod->nclaims,
-                malloc(bytes ? bytes : 1), dracel_pod_ref(pod->xres)};
+                malloc(bytes ? bytes : 1), dracel_pod_ref(pod->xres), total, 0};
     if (!r.ns || !r.name || !r.claims || !r.strings) {
         recent_free(&r);
         return;
@@ -2163,17 +2225,22 @@ static void remember(decider *d, const ext_pod *pod)
         }
     }
     pthread_mutex_lock(&d->rlock);
+    r.seq = ++d->recent_seq;
     for (size_t i = 0; i < d->nrecent; i++)
         if (strcmp(d->recent[i].ns, r.ns) == 0 && strcmp(d->recent[i].name, r.name) == 0) {
-            recent_free(&d->recent[i]);
-            d->recent[i] = r;
-            pthread_mutex_unlock(&d->rlock);
-            return;
+            recent_drop(d, i);
+            break;
         }
-    size_t at = d->nrecent < d->cfg.recent_pods ? d->nrecent++ : d->next_recent;
-    d->next_recent = (at + 1) % d->cfg.recent_pods;
-    recent_free(&d->recent[at]);
-    d->recent[at] = r;
+    while (d->nrecent && (d->nrecent == d->cfg.recent_pods ||
+                          d->recent_bytes + total > d->cfg.recent_bytes)) {
+        size_t old = 0;
+        for (size_t i = 1; i < d->nrecent; i++)
+            if (d->recent[i].seq < d->recent[old].seq)
+                old = i;
+        recent_drop(d, old);
+    }
+    d->recent[d->nrecent++] = r;
+    d->recent_bytes += total;
     pthread_mutex_unlock(&d->rlock);
 }
 
@@ -2182,6 +2249,15 @@ static void remember(decider *d, const ext_pod *pod)
 static int not_ready(jbuf *out)
 {
     jb_puts(out, "{\"error\":\"not ready: no snapshot of the cluster yet\"}\n");
+    return 503;
+}
+
+/* A computation that decider_cancel cut short: its answer is not an answer. */
+static int cancelled(jbuf *out)
+{
+    out->len = 0;
+    out->oom = false;
+    jb_puts(out, "{\"error\":\"shutting down: the computation was cancelled\"}\n");
     return 503;
 }
 
@@ -2203,9 +2279,9 @@ int decide_filter(decider *d, const ext_args *a, jbuf *out)
     if (!(e.snap = store_current(d->st)))
         return not_ready(out);
     remember(d, &a->pod);
-    if (evaluate(&e) != 0) {
+    if (evaluate(&e) != 0 || interrupted(d)) {
         eval_free(&e);
-        return oom(out);
+        return interrupted(d) ? cancelled(out) : oom(out);
     }
     count_tiers(&e);
     fdec fd;
@@ -2273,9 +2349,9 @@ int decide_prioritize(decider *d, const ext_args *a, jbuf *out)
     if (!(e.snap = store_current(d->st)))
         return not_ready(out);
     remember(d, &a->pod);
-    if (evaluate(&e) != 0) {
+    if (evaluate(&e) != 0 || interrupted(d)) {
         eval_free(&e);
-        return oom(out);
+        return interrupted(d) ? cancelled(out) : oom(out);
     }
     if (d->cfg.fair && !e.pl.fail[0]) {
         fdec fd;
@@ -2318,6 +2394,8 @@ int decide_prioritize(decider *d, const ext_args *a, jbuf *out)
 static int explain(decider *d, dracel_snapshot *snap, const ext_pod *pod, const ext_args *a,
                    const char *only, bool text, jbuf *out)
 {
+    /* the request's time limit, as filter's: nodes past it are answered skipped */
+    double deadline = d->cfg.budget_ms ? ext_now() + d->cfg.budget_ms / 1e3 : 0;
     plan pl;
     if (!resolve(snap, pod, &pl)) {
         plan_free(&pl);
@@ -2365,6 +2443,22 @@ static int explain(decider *d, dracel_snapshot *snap, const ext_pod *pod, const 
             continue;
         masks[k] = nxr <= XRES ? xres_mask(xr, nxr, al, nal) : 0;
         nodes[k++] = nd;
+    }
+    if (only && k == 0 && nodes && masks) {
+        /* ?node= names no node of the request (or of the cluster): an empty list would read
+         * as "nothing to say about it". The text form answers in JSON too: it is an error. */
+        free(nodes);
+        free(masks);
+        plan_free(&pl);
+        dracel_snapshot_unref(snap);
+        char msg[400];
+        snprintf(msg, sizeof msg, "node %.256s is unknown: not among the %s", only,
+                 a ? "request's nodes" : "cluster's nodes");
+        out->len = 0;
+        jb_puts(out, "{\"error\":");
+        jb_cstr(out, msg);
+        jb_puts(out, "}\n");
+        return out->oom ? oom(out) : 404;
     }
     if (nxr > XRES)
         nxr = 0;
@@ -2482,6 +2576,12 @@ static int explain(decider *d, dracel_snapshot *snap, const ext_pod *pod, const 
         o.in_use = dracel_snapshot_usage(snap);
         o.explain = true;
         o.examples = 3;
+        o.interrupt = interrupted;
+        o.interrupt_ctx = d;
+        if (deadline > 0) {
+            double left = (deadline - ext_now()) * 1e3;
+            o.budget_ms = left > 1 ? (uint64_t)left : 1;
+        }
         st = dracel_allocate(run, nd, &o);
         if (st != DRACEL_OK)
             break;
@@ -2512,6 +2612,8 @@ static int explain(decider *d, dracel_snapshot *snap, const ext_pod *pod, const 
     free(masks);
     plan_free(&pl);
     dracel_snapshot_unref(snap);
+    if (interrupted(d))
+        return cancelled(out);
     return out->oom || st == DRACEL_ENOMEM ? oom(out) : 200;
 }
 
@@ -2604,6 +2706,8 @@ decider *decider_new(const decide_config *cfg, store *st, char *err, size_t errc
         d->cfg.max_reason = 256;
     if (!d->cfg.recent_pods)
         d->cfg.recent_pods = 1024;
+    if (!d->cfg.recent_bytes)
+        d->cfg.recent_bytes = (size_t)16 << 20;
     size_t per = d->cfg.cache_entries / SHARDS / WAYS;
     if (per < 1)
         per = 1;

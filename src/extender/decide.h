@@ -37,6 +37,7 @@ typedef struct decide_config {
     size_t cache_entries;        /* node answers kept (0: 262144) */
     size_t max_reason;           /* bytes of a failed node's reason (0: 256) */
     size_t recent_pods;          /* pods remembered for GET /explain?pod= (0: 1024) */
+    size_t recent_bytes;         /* and the bytes they hold at most (0: 16 MiB) */
     struct fair *fair;           /* tier policies (fair.h), or NULL */
 } decide_config;
 
@@ -44,6 +45,9 @@ typedef struct decider decider;
 
 decider *decider_new(const decide_config *cfg, store *st, char *err, size_t errcap);
 void decider_free(decider *d);
+/** End every computation at its next check (the allocator's interrupt): their requests are
+ *  answered 503 "shutting down". For SIGTERM; there is no way back. Any thread. */
+void decider_cancel(decider *d);
 
 /* Each writes its answer (JSON; explain text when asked) into out and returns the HTTP status:
  * 200, or 503 before the first snapshot (out then holds {"error":...}). */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,6 +65,7 @@ typedef struct job {
     double start, queued_at;
     int reject;                  /* a status to answer without the handler */
     const char *reject_msg;
+    bool close;                  /* answer with Connection: close (a request not to trust) */
     http_resp resp;
     int sent;                    /* the status sent, 0: none */
 } job;
@@ -77,6 +79,9 @@ struct http_server {
     unsigned nworkers;
     pthread_mutex_t lock;
     pthread_cond_t cond, idle;
+    pthread_cond_t rcond;        /* the reaper's (CLOCK_MONOTONIC): a job queued, or stop */
+    pthread_t reaper;            /* answers 503 to a job the moment it has waited too long */
+    bool have_reaper, stop_reaper;
     job **ring;                  /* admitted jobs not yet taken by a worker */
     unsigned cap, head, count;   /* cap: workers + queue */
     unsigned busy;               /* jobs a worker has taken and not finished */
@@ -195,6 +200,8 @@ static enum MHD_Result send_resp(job *j, http_resp *resp)
     resp->body = NULL;
     if (resp->content_type)
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, resp->content_type);
+    if (j->close)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ok = MHD_queue_response(j->conn, (unsigned)resp->status, r);
     MHD_destroy_response(r);
     if (ok == MHD_YES)
@@ -215,10 +222,17 @@ static enum MHD_Result send_error(job *j, int status, const char *msg, const cha
 }
 
 static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-                               const char *value)
+                               size_t key_size, const char *value, size_t value_size)
 {
     (void)kind;
     job *j = cls;
+    /* "%00" decodes to a NUL: the argument would be read cut short ("trainer-0%00x" as
+     * "trainer-0"), so the request is refused instead. */
+    if (strlen(key) != key_size || (value && strlen(value) != value_size)) {
+        j->reject = 400;
+        j->reject_msg = "a query argument contains a NUL byte (%00)";
+        return MHD_NO;
+    }
     if (j->nargs == j->cap_args) {
         size_t cap = j->cap_args ? j->cap_args * 2 : 4;
         if (cap > 256)
@@ -285,6 +299,16 @@ static void job_free(job *j)
     free(j);
 }
 
+static enum MHD_Result count_length(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    const char *value)
+{
+    (void)kind;
+    (void)value;
+    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+        ++*(unsigned *)cls;
+    return MHD_YES;
+}
+
 /* The first call for a request: its headers. */
 static job *job_new(http_server *s, struct MHD_Connection *conn, const char *url,
                     const char *method)
@@ -307,12 +331,22 @@ static job *job_new(http_server *s, struct MHD_Connection *conn, const char *url
         job_free(j);
         return NULL;
     }
-    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_arg, j);
+    MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, add_arg, j);
     j->route = s->h.route(s->h.ctx, method, url, &j->worker);
     if (!j->route) {
         j->route = "other";
         j->reject = 404;
         j->reject_msg = "no such endpoint";
+    }
+    /* Two Content-Length headers (even equal ones: RFC 9112 lets a server refuse them) are how
+     * a request is smuggled past a proxy that reads the other one: refused, and the
+     * connection closed, since where this request's body ends is not known. */
+    unsigned ncl = 0;
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_length, &ncl);
+    if (ncl > 1) {
+        j->reject = 400;
+        j->reject_msg = "more than one Content-Length header";
+        j->close = true;
     }
     pthread_mutex_lock(&s->lock);
     s->inflight++;
@@ -334,6 +368,8 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
         if (!j)
             return MHD_NO;
         *con_cls = j;
+        if (j->close)
+            return send_error(j, j->reject, j->reject_msg, "bad_framing");
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                      MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl) {
@@ -423,8 +459,71 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
     s->ring[(s->head + s->count) % s->cap] = j;
     s->count++;
     pthread_cond_signal(&s->cond);
+    pthread_cond_signal(&s->rcond);
     pthread_mutex_unlock(&s->lock);
     return MHD_YES;
+}
+
+/* Under s->lock: take the job at the head of the ring and answer it status msg without the
+ * handler (its connection resumed to send it). */
+static void answer_head(http_server *s, int status, const char *msg, const char *why)
+{
+    job *j = s->ring[s->head];
+    s->head = (s->head + 1) % s->cap;
+    s->count--;
+    char labels[96];
+    label_of(labels, sizeof labels, j->route, NULL);
+    metrics_observe(&m_queue_wait, labels, ext_now() - j->queued_at);
+    char reason[64];
+    snprintf(reason, sizeof reason, "reason=\"%s\"", why);
+    metrics_add(&m_rejected, reason, 1);
+    http_error(&j->resp, status, msg);
+    j->state = J_DONE;
+    MHD_resume_connection(j->conn);
+}
+
+/* The reaper: a job that has waited --queue-wait for a worker is answered 503 at that moment,
+ * not when a worker frees up to find it late (a request behind two slow ones got its 503
+ * after 9.8 s). The ring is in arrival order, so the head waited longest. A job counts as
+ * waiting only while every worker is busy: with one free, a worker takes it now. */
+static void *reaper_main(void *arg)
+{
+    http_server *s = arg;
+    pthread_mutex_lock(&s->lock);
+    while (!s->stop_reaper) {
+        double limit = s->cfg.queue_wait_ms / 1e3, next = 0;
+        while (s->count && s->busy >= s->cfg.workers) {
+            job *j = s->ring[s->head];
+            double now = ext_now();
+            if (now - j->queued_at < limit) {
+                next = j->queued_at + limit;
+                break;
+            }
+            char msg[160];
+            snprintf(msg, sizeof msg, "overloaded: waited %.0f ms for a worker (limit %u ms)",
+                     (now - j->queued_at) * 1e3, s->cfg.queue_wait_ms);
+            answer_head(s, 503, msg, "overloaded");
+        }
+        if (next > 0) {
+            struct timespec ts;
+            ts.tv_sec = (time_t)next;
+            ts.tv_nsec = (long)((next - (double)ts.tv_sec) * 1e9);
+            if (ts.tv_nsec >= 1000000000L)
+                ts.tv_nsec = 999999999L;
+            pthread_cond_timedwait(&s->rcond, &s->lock, &ts);
+        } else if (s->count) {
+            /* A free worker will take it; look again soon in case they all stay busy. */
+            struct timespec ts;
+            double at = ext_now() + limit / 4 + 0.001;
+            ts.tv_sec = (time_t)at;
+            ts.tv_nsec = (long)((at - (double)ts.tv_sec) * 1e9);
+            pthread_cond_timedwait(&s->rcond, &s->lock, &ts);
+        } else {
+            pthread_cond_wait(&s->rcond, &s->lock);
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
 }
 
 static void *worker_main(void *arg)
@@ -535,7 +634,20 @@ static void server_free(http_server *s)
     pthread_mutex_destroy(&s->clock);
     pthread_cond_destroy(&s->cond);
     pthread_cond_destroy(&s->idle);
+    pthread_cond_destroy(&s->rcond);
     free(s);
+}
+
+static void stop_reaper(http_server *s)
+{
+    if (!s->have_reaper)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->stop_reaper = true;
+    pthread_cond_signal(&s->rcond);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->reaper, NULL);
+    s->have_reaper = false;
 }
 
 static void stop_workers(http_server *s)
@@ -579,6 +691,11 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
     pthread_mutex_init(&s->clock, NULL);
     pthread_cond_init(&s->cond, NULL);
     pthread_cond_init(&s->idle, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->rcond, &ca);
+    pthread_condattr_destroy(&ca);
     s->cap = s->cfg.workers + s->cfg.queue;
     s->ring = calloc(s->cap, sizeof *s->ring);
     s->workers = calloc(s->cfg.workers, sizeof *s->workers);
@@ -640,6 +757,13 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
         }
         s->nworkers++;
     }
+    if (pthread_create(&s->reaper, NULL, reaper_main, s) != 0) {
+        snprintf(err, errcap, "cannot start a thread");
+        stop_workers(s);
+        server_free(s);
+        return NULL;
+    }
+    s->have_reaper = true;
     struct MHD_OptionItem tls[] = {
         {MHD_OPTION_HTTPS_MEM_CERT, 0, s->cert},
         {MHD_OPTION_HTTPS_MEM_KEY, 0, s->key},
@@ -658,6 +782,7 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
     if (!s->d) {
         snprintf(err, errcap, "cannot listen on %s port %u (in use, or not permitted)", addr,
                  cfg->port);
+        stop_reaper(s);
         stop_workers(s);
         server_free(s);
         return NULL;
@@ -671,7 +796,21 @@ unsigned http_port(const http_server *s)
     return i ? i->port : 0;
 }
 
-unsigned http_shutdown(http_server *s, unsigned wait_ms)
+/* An absolute CLOCK_REALTIME time ms from now (for pthread_cond_timedwait on idle). */
+static struct timespec after_ms(unsigned ms)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_sec += ms / 1000;
+    t.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}
+
+unsigned http_shutdown(http_server *s, unsigned wait_ms, bool *abandoned)
 {
     /* No new connection from here on: libmicrohttpd stops accepting, and the socket stops
      * listening, so that a client is refused at once rather than left in the listen queue.
@@ -680,29 +819,41 @@ unsigned http_shutdown(http_server *s, unsigned wait_ms)
     MHD_socket fd = MHD_quiesce_daemon(s->d);
     if (fd != MHD_INVALID_SOCKET)
         shutdown(fd, SHUT_RD);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += wait_ms / 1000;
-    until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    /* The grace is the whole bound: the last fifth of it (at most 500 ms) is kept for
+     * answering what still waits for a worker and sending those answers. */
+    unsigned tail = wait_ms / 5 < 500 ? wait_ms / 5 : 500;
+    struct timespec until = after_ms(wait_ms - tail);
     pthread_mutex_lock(&s->lock);
     s->closing = true;
     while (s->inflight && pthread_cond_timedwait(&s->idle, &s->lock, &until) == 0)
         ;
     unsigned left = s->inflight;
-    pthread_mutex_unlock(&s->lock);
-    /* Whatever still waits for a worker is answered "shutting down"; then the connections go. */
-    stop_workers(s);
-    pthread_mutex_lock(&s->lock);
-    struct timespec brief;
-    clock_gettime(CLOCK_REALTIME, &brief);
-    brief.tv_sec += 1;
-    while (s->inflight && pthread_cond_timedwait(&s->idle, &s->lock, &brief) == 0)
+    /* Whatever still waits for a worker is answered "shutting down" now, no worker takes
+     * another job, and the computations running are cut short. */
+    while (s->count)
+        answer_head(s, 503, "shutting down", "shutting_down");
+    s->stop_workers = true;
+    pthread_cond_broadcast(&s->cond);
+    if (s->busy && s->h.cancel) {
+        pthread_mutex_unlock(&s->lock);
+        s->h.cancel(s->h.ctx);
+        pthread_mutex_lock(&s->lock);
+    }
+    until = after_ms(tail);
+    while (s->inflight && pthread_cond_timedwait(&s->idle, &s->lock, &until) == 0)
         ;
+    bool busy = s->busy > 0;
     pthread_mutex_unlock(&s->lock);
+    stop_reaper(s);
+    if (busy) {
+        /* A computation outlived the grace: its worker cannot be stopped from outside, and
+         * libmicrohttpd cannot stop with its connection suspended. The caller ends the
+         * process, which ends them both; nothing is freed here. */
+        *abandoned = true;
+        return left;
+    }
+    *abandoned = false;
+    stop_workers(s);
     MHD_stop_daemon(s->d);
     if (fd != MHD_INVALID_SOCKET)
         close(fd);

@@ -64,6 +64,9 @@ typedef struct http_handlers {
     const char *(*route)(void *ctx, const char *method, const char *path, bool *worker);
     /* Answer a request of that route (called on a worker or inline). */
     void (*handle)(void *ctx, const char *route, const http_req *req, http_resp *resp);
+    /* At shutdown, when the grace nears its end with computations still running: make them
+     * end at once (they answer "shutting down"). NULL: they run on until the grace ends. */
+    void (*cancel)(void *ctx);
 } http_handlers;
 
 typedef struct http_server http_server;
@@ -72,9 +75,12 @@ typedef struct http_server http_server;
 http_server *http_start(const http_config *cfg, const http_handlers *h, char *err, size_t errcap);
 /** The port it listens on. */
 unsigned http_port(const http_server *s);
-/** Stop accepting connections (SIGTERM), finish what is in flight for at most @p wait_ms, then
- *  stop; returns how many requests were still running when it gave up (0: all finished). */
-unsigned http_shutdown(http_server *s, unsigned wait_ms);
+/** Stop accepting connections (SIGTERM), finish what is in flight, and stop, all within
+ *  @p wait_ms: requests still waiting for a worker when the grace nears its end are answered
+ *  503 "shutting down", and the handlers' cancel is called. Returns how many requests were
+ *  still running then (0: all finished). When a computation is still running at the end, nothing is stopped or
+ *  freed and *abandoned is set: the caller must end the process at once (_exit). */
+unsigned http_shutdown(http_server *s, unsigned wait_ms, bool *abandoned);
 
 /** The value of query argument @p key, or NULL. */
 const char *http_arg(const http_req *r, const char *key);

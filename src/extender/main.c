@@ -26,6 +26,7 @@
 #include "fair.h"
 #include "http.h"
 #include "json.h"
+#include "jsonspan.h"
 #include "kube.h"
 #include "kubesrc.h"
 #include "log.h"
@@ -78,6 +79,8 @@ static const char usage_text[] =
     "                          filterTimeout (default 10s; 0: none)\n"
     "  --cache-entries N       node answers kept (default 262144)\n"
     "  --max-reason SIZE       a failed node's reason at most (default 256)\n"
+    "  --recent-pods N         pods remembered for GET /explain?pod= (default 1024)\n"
+    "  --recent-bytes SIZE     and the bytes they hold at most (default 16MiB)\n"
     "  --snapshot-delay DURATION   coalesce changes before a snapshot (default 0)\n"
     "  --cost-limit N          run-time cost of a selector on a device (default 1000000)\n"
     "Allocation:\n"
@@ -389,6 +392,11 @@ static int parse_options(int argc, char **argv, options *o)
         else if (strcmp(a, "--cache-entries") == 0)
             ok = parse_uint(v, (uint64_t)1 << 32, &n) && n > 0 &&
                  ((o->decide.cache_entries = (size_t)n), true);
+        else if (strcmp(a, "--recent-pods") == 0)
+            ok = parse_uint(v, 1000000, &n) && n > 0 && ((o->decide.recent_pods = (size_t)n), true);
+        else if (strcmp(a, "--recent-bytes") == 0)
+            ok = parse_size(v, &n) && n >= 4096 && n <= SIZE_MAX / 4 &&
+                 ((o->decide.recent_bytes = (size_t)n), true);
         else if (strcmp(a, "--max-reason") == 0)
             ok = parse_size(v, &n) && n >= 16 && n <= 65536 &&
                  ((o->decide.max_reason = (size_t)n), true);
@@ -534,6 +542,33 @@ static void method_not_allowed(http_resp *resp, const char *allowed)
     http_error(resp, 405, msg);
 }
 
+/* Is the body of POST /explain a Pod rather than ExtenderArgs? An object with a metadata
+ * member or "kind": "Pod", and none of ExtenderArgs' members (matched as kube-scheduler's Go
+ * decoder matches them, case-insensitively). Anything else is read as ExtenderArgs, so that a
+ * body that is neither gets ExtenderArgs' error, as filter gives it (it once went on as a Pod
+ * with no name, and every node allocated). */
+static bool bare_pod(const char *body, size_t len)
+{
+    size_t pos = 0;
+    js_span root;
+    if (js_value(body, len, &pos, &root) != 0 || body[root.off] != '{')
+        return false;
+    static const char *const ea[] = {"Pod", "Nodes", "NodeNames"};
+    static const char *const pk[] = {"kind", "metadata"};
+    js_span e[3], k[2];
+    if (js_members_fold(body, root, ea, 3, e) != 0 || js_members(body, root, pk, 2, k) != 0)
+        return false;
+    if (e[0].len || e[1].len || e[2].len)
+        return false;
+    return k[1].len || (k[0].len == 5 && memcmp(body + k[0].off, "\"Pod\"", 5) == 0);
+}
+
+/* SIGTERM's grace nears its end: the computations still running end now. */
+static void cancel(void *ctx)
+{
+    decider_cancel(((server *)ctx)->d);
+}
+
 static bool json_content(const http_req *r)
 {
     if (!r->content_type)
@@ -664,16 +699,19 @@ static void handle(void *ctx, const char *name, const http_req *req, http_resp *
     bool text = format && strcmp(format, "text") == 0;
     if (strcmp(name, "explain") == 0) {
         /* ExtenderArgs (a Pod and its nodes), or a Pod alone. */
-        rc = ext_args_parse(req->body, req->len, &s->o->limits, &a, err, sizeof err);
-        if (rc == -1) {
-            char err2[512];
-            rc = ext_pod_parse(req->body, req->len, &s->o->limits, &a, err2, sizeof err2);
-        }
+        if (bare_pod(req->body, req->len))
+            rc = ext_pod_parse(req->body, req->len, &s->o->limits, &a, err, sizeof err);
+        else
+            rc = ext_args_parse(req->body, req->len, &s->o->limits, &a, err, sizeof err);
     } else {
         rc = ext_args_parse(req->body, req->len, &s->o->limits, &a, err, sizeof err);
     }
     if (rc != 0)
         return http_error(resp, rc == -2 ? 500 : 400, err);
+    if (strcmp(name, "explain") == 0 && (!a.pod.name || !a.pod.name[0])) {
+        ext_args_free(&a);
+        return http_error(resp, 400, "Pod: metadata.name: required value");
+    }
     int status;
     if (strcmp(name, "filter") == 0)
         status = decide_filter(s->d, &a, &b);
@@ -780,7 +818,7 @@ int main(int argc, char **argv)
         o.decide.fair = srv.fair;
     }
     srv.d = decider_new(&o.decide, srv.st, err, sizeof err);
-    http_handlers h = {&srv, route, handle};
+    http_handlers h = {&srv, route, handle, cancel};
     http_server *hs = srv.d ? http_start(&o.http, &h, err, sizeof err) : NULL;
     if (!hs) {
         fprintf(stderr, "dra-extender: %s\n", err);
@@ -823,10 +861,17 @@ int main(int argc, char **argv)
     log_line(LOG_INFO, "stopping: finishing the requests in flight", "signal",
              sig == SIGTERM ? "SIGTERM" : "SIGINT", "#grace_ms", (int64_t)o.shutdown_grace_ms,
              NULL);
-    unsigned left = http_shutdown(hs, o.shutdown_grace_ms);
+    bool abandoned = false;
+    unsigned left = http_shutdown(hs, o.shutdown_grace_ms, &abandoned);
     if (left)
         log_line(LOG_WARN, "requests still running when the grace period ended",
                  "#requests", (int64_t)left, NULL);
+    if (abandoned) {
+        /* A worker still computes: the grace is a bound, so the process ends here, its
+         * threads with it (nothing freed under them). */
+        log_line(LOG_INFO, "stopped", "abandoned", "a computation outlived the grace", NULL);
+        _exit(0);
+    }
     kubesrc_stop(ks);
     dirsrc_stop(ds);
     decider_free(srv.d);

@@ -185,6 +185,16 @@ check "reload of a broken policy: logged with FILE:LINE:COL" \
   "$(is "$(grep '"tier policy rejected' "$tmp/enf.log" | jq -r '.error' | head -n 1 | grep -c 'policy.yaml:8:20: ')" 1)"
 filter "$url" a p2 p2-gpu "$tmp/f6"
 check "the running version still decides" "$(is "$(passed "$tmp/f6")" "node-a1")"
+# A file cut short by a write in place (its first 60 bytes: a comment, no line break at its
+# end) is no policy: it once loaded as a new version with no tenants, dropping every cap.
+head -c 60 "$fx/borrow.yaml" >"$tmp/policy.yaml"
+kill -HUP "$pid_enf"
+hup_failed2() {
+  curl -s "$url/metrics" >"$tmp/m3"; grep -q 'trigger="SIGHUP",result="failed"} 2$' "$tmp/m3"
+}
+wait_for hup_failed2
+check "reload of a file written in part: refused at its end (FILE:LINE:COL), the old version stays" \
+  "$(is "$(grep '"tier policy rejected' "$tmp/enf.log" | jq -r '.error' | grep -c 'policy.yaml:1:61: the file does not end with a line break') $(curl -s "$url/policy" | jq -r '.versions[0].version')" "1 enforce-1")"
 
 # ---- Borrowing and reclaim: borrow.yaml (reserve 1), loaded by a change of the file.
 cp "$fx/borrow.yaml" "$tmp/policy.yaml"

@@ -635,6 +635,69 @@ static void test_budget(void **state)
     dracel_scenario_free(sc);
 }
 
+/* The interrupt (a process shutting down): polled during the search, it ends the call where
+ * the budget would, with its own message; the next call starts afresh. */
+static int interrupt_after(void *ctx)
+{
+    int *polls = ctx;
+    return ++*polls > 1000;
+}
+
+static void test_interrupt(void **state)
+{
+    (void)state;
+    dracel_scenario *sc;
+    assert_int_equal(dracel_scenario_load(NULL, "tests/data/alloc/timeout.yaml", &sc, err,
+                                          sizeof err),
+                     DRACEL_OK);
+    const dracel_objects *o = dracel_scenario_objects(sc);
+    dracel_policy *p;
+    assert_int_equal(dracel_policy_new(NULL, dracel_scenario_table(sc), o, o, NULL, 0, &p, err,
+                                       sizeof err),
+                     DRACEL_OK);
+    dracel_run *r;
+    assert_int_equal(dracel_run_new(p, &r), DRACEL_OK);
+    dracel_node n;
+    dracel_scenario_node(sc, &n);
+    dracel_node nodes[3] = {n, n, n};
+    dracel_allocate_opts ao;
+    dracel_allocate_opts_init(&ao);
+    assert_null(ao.interrupt);
+    ao.features = dracel_scenario_features(sc);
+    ao.timeout_ms = 0; /* a search of days: only the interrupt ends it */
+    int polls = 0;
+    ao.interrupt = interrupt_after;
+    ao.interrupt_ctx = &polls;
+    collected c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(dracel_allocate_nodes(r, nodes, 3, &ao, collect, &c), DRACEL_OK);
+    assert_int_equal(c.n, 3);
+    assert_int_equal(c.outcomes[0], DRACEL_UNSCHEDULABLE);
+    assert_int_equal(c.outcomes[1], DRACEL_SKIPPED);
+    assert_int_equal(c.outcomes[2], DRACEL_SKIPPED);
+    assert_int_equal(polls, 1001); /* not asked again once it answered */
+    dracel_run_info info;
+    assert_int_equal(dracel_run_get(r, &info), DRACEL_OK);
+    assert_string_equal(info.message, "not tried: the call was interrupted");
+    /* an interrupt that answers at once: not even the first node is tried */
+    polls = 5000;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(dracel_allocate_nodes(r, nodes, 2, &ao, collect, &c), DRACEL_OK);
+    assert_int_equal(c.outcomes[0], DRACEL_SKIPPED);
+    assert_int_equal(c.outcomes[1], DRACEL_SKIPPED);
+    /* a call without it runs again (to its time limit) */
+    ao.interrupt = NULL;
+    ao.timeout_ms = 20;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(dracel_allocate_nodes(r, nodes, 1, &ao, collect, &c), DRACEL_OK);
+    assert_int_equal(dracel_run_get(r, &info), DRACEL_OK);
+    assert_int_equal(info.outcome, DRACEL_UNSCHEDULABLE);
+    assert_string_equal(info.message, "timed out trying to allocate devices");
+    dracel_run_free(r);
+    dracel_policy_free(p);
+    dracel_scenario_free(sc);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * The explanation as data, against its JSON
  */
@@ -1469,6 +1532,7 @@ int main(void)
         cmocka_unit_test(test_in_use_counters),
         cmocka_unit_test(test_many_nodes),
         cmocka_unit_test(test_budget),
+        cmocka_unit_test(test_interrupt),
         cmocka_unit_test(test_explanation_data),
         cmocka_unit_test(test_releases),
         cmocka_unit_test(test_consumable),

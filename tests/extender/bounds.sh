@@ -1,0 +1,161 @@
+#!/bin/sh
+# tests/extender/bounds.sh: the bounds of dra-extender that one client or one tenant must not be
+# able to break (issue 27): a request that cannot start within --queue-wait is answered at that
+# moment, SIGTERM ends the process within --shutdown-grace whatever is computed, the memory of
+# remembered pods is capped in bytes, and the edges that once answered wrongly: a NUL in a query
+# argument, an unknown node in explain, explain of a body that is not a pod, two Content-Length
+# headers. The real program on loopback ports; TAP output; every wait is bounded.
+set -u
+ext=${DRA_EXTENDER:-./dra-extender}
+case $ext in /*) ;; *) ext=$PWD/$ext ;; esac
+src=${top_srcdir:-.}
+tmp=$(mktemp -d)
+. "$src/tests/extender/common.sh"
+
+# ---- A slow cluster: 40 nodes of 64 devices and a claim whose selector costs about 100 ms a
+# node (seconds a request; far more under the sanitizers).
+awk 'BEGIN { for (i = 0; i < 40; i++) { printf "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s%d}\nspec:\n  driver: gpu.example.com\n  nodeName: n%d\n  pool: {name: n%d, generation: 1, resourceSliceCount: 1}\n  devices:\n", i, i, i;
+  for (d = 0; d < 64; d++) printf "  - {name: gpu-%d, attributes: {model: {string: H100}}}\n", d } }' >"$tmp/slices.yaml"
+mkdir -p "$tmp/slow"
+cp "$tmp/slices.yaml" "$src/examples/classes/gpu.yaml" "$tmp/slow/"
+cat >"$tmp/slow/claim.yaml" <<'EOF'
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: slow, namespace: default}
+spec:
+  devices:
+    requests:
+    - name: g
+      exactly:
+        deviceClassName: gpu.example.com
+        count: 2
+        selectors:
+        - cel: {expression: 'lists.range(300).all(i, lists.range(300).all(j, i + j >= 0)) && device.attributes["gpu.example.com"].model == "L4"'}
+EOF
+awk 'BEGIN { printf "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\"},\"spec\":{\"resourceClaims\":[{\"name\":\"g\",\"resourceClaimName\":\"slow\"}]}},\"Nodes\":null,\"NodeNames\":[";
+  for (i = 0; i < 40; i++) printf "%s\"n%d\"", (i ? "," : ""), i; print "]}" }' >"$tmp/slow.json"
+# send NAME URL: POST the slow request in the background; "CODE SECONDS" into $tmp/NAME.code
+send() {
+  (curl -s -o "$tmp/$1.body" -w '%{http_code} %{time_total}\n' -X POST \
+     -H 'Content-Type: application/json' --data-binary @"$tmp/slow.json" "$2/filter" \
+     >"$tmp/$1.tmp"; mv "$tmp/$1.tmp" "$tmp/$1.code") &
+}
+
+# ---- Queue wait: one worker, busy for seconds; the two requests behind it are answered 503
+# when they have waited --queue-wait, not when the worker comes free (9.8 s once).
+start q --objects "$tmp/slow" --workers 1 --queue 4 --queue-wait 500ms --shutdown-grace 2s
+send q1 "$url_q"
+sleep 0.2
+send q2 "$url_q"
+send q3 "$url_q"
+two() { [ -s "$tmp/q2.code" ] && [ -s "$tmp/q3.code" ]; }
+wait_for two >/dev/null
+running=$([ -e "$tmp/q1.code" ] && echo answered || echo running)
+cat "$tmp"/q*.code | sed 's/^/# queue-wait answer: /'
+check "--queue-wait 500ms: the requests behind a busy worker get 503 within 2 s" \
+  "$(is "$(cat "$tmp/q2.code" "$tmp/q3.code" | awk '$1 == 503 && $2 < 2 { n++ } END { print n + 0 }')" 2)"
+check "...while the worker still computes the first" "$(is "$running" running)"
+check "...with the wait in the reason" \
+  "$(is "$(jq -r .error "$tmp/q2.body")" "overloaded: waited 500 ms for a worker (limit 500 ms)")"
+check "...counted as rejected: overloaded" \
+  "$(curl -s "$url_q/metrics" | grep -q '^dra_extender_http_rejected_total{reason="overloaded"} 2$'; echo $?)"
+kill -TERM "$pid_q"; reap "$pid_q"
+
+# ---- Shutdown: --shutdown-grace 1s with a computation of seconds running and two requests
+# waiting for the worker: the waiting ones get 503 "shutting down", the computation is cut
+# short (503), and the process exits 0 within the grace (19.5 s once).
+start s --objects "$tmp/slow" --workers 1 --queue 4 --queue-wait 60s --shutdown-grace 1s
+send s1 "$url_s"
+sleep 0.2
+send s2 "$url_s"
+send s3 "$url_s"
+inflight() { curl -s "$url_s/metrics" | awk '/^dra_extender_http_requests_in_flight / { n = $2 } END { exit !(n >= 4) }'; }
+wait_for inflight >/dev/null
+t0=$(date +%s%N)
+kill -TERM "$pid_s"
+reap "$pid_s"; rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+echo "# exited ${ms} ms after SIGTERM"
+three() { [ -s "$tmp/s1.code" ] && [ -s "$tmp/s2.code" ] && [ -s "$tmp/s3.code" ]; }
+wait_for three >/dev/null
+cat "$tmp"/s?.code | sed 's/^/# shutdown answer: /'
+check "SIGTERM with --shutdown-grace 1s: exit 0 within 3 s, the computation running cut short" \
+  "$(is "$rc $([ "$ms" -lt 3000 ] && echo in-time || echo "${ms}ms")" "0 in-time")"
+check "...the computation answered 503: cancelled" \
+  "$(is "$(cut -d' ' -f1 "$tmp/s1.code") $(jq -r .error "$tmp/s1.body")" \
+        "503 shutting down: the computation was cancelled")"
+check "...the requests waiting for a worker answered 503: shutting down" \
+  "$(is "$(cat "$tmp/s2.code" "$tmp/s3.code" | cut -d' ' -f1 | tr '\n' ' ')$(jq -r .error "$tmp/s2.body")" \
+        "503 503 shutting down")"
+check "...and it logged the stop" "$(grep -q '"msg":"stopped"' "$tmp/s.log"; echo $?)"
+
+# ---- The sample cluster, for the edges.
+mkdir -p "$tmp/objs/claims"
+cp -r "$src/examples/fleet" "$src/examples/classes" "$src/examples/nodes.yaml" "$tmp/objs/"
+cp "$src/examples/extender/claims.yaml" "$tmp/objs/claims/"
+start a --objects "$tmp/objs"
+post "$url_a/filter" "$src/examples/extender/filter.json"
+check "the sample's trainer-0 is filtered (and remembered)" "$(is "$status" 200)"
+
+code=$(curl -s -o "$tmp/resp" -w '%{http_code}' "$url_a/explain?pod=default/trainer-0%00x")
+check "GET /explain?pod= with a NUL (%00): 400, not trainer-0's explanation" \
+  "$(is "$code $(jq -r .error "$tmp/resp")" "400 a query argument contains a NUL byte (%00)")"
+code=$(curl -s -o "$tmp/resp" -w '%{http_code}' "$url_a/explain?pod=default/trainer-0&node=nope")
+check "GET /explain?node= naming no node of the cluster: 404 with the reason" \
+  "$(is "$code $(jq -r .error "$tmp/resp")" "404 node nope is unknown: not among the cluster's nodes")"
+post "$url_a/explain?node=nope" "$src/examples/extender/filter.json"
+check "POST /explain?node= naming none of the request's nodes: 404" \
+  "$(is "$status $(jq -r .error "$tmp/resp")" "404 node nope is unknown: not among the request's nodes")"
+printf '{"foo":1}' >"$tmp/foo.json"
+post "$url_a/filter" "$tmp/foo.json"; fcode=$status; ferr=$(jq -r .error "$tmp/resp")
+post "$url_a/explain" "$tmp/foo.json"
+check "POST /explain of a body that is neither ExtenderArgs nor a Pod: 400 as filter gives" \
+  "$(is "$status $(jq -r .error "$tmp/resp")" "$fcode $ferr")"
+check "...which is 400" "$(is "$fcode" 400)"
+printf '{"metadata":{"namespace":"default"},"spec":{}}' >"$tmp/noname.json"
+post "$url_a/explain" "$tmp/noname.json"
+check "POST /explain of a Pod without a name: 400" \
+  "$(is "$status $(jq -r .error "$tmp/resp")" "400 Pod: metadata.name: required value")"
+jq -c .Pod "$src/examples/extender/filter.json" >"$tmp/pod.json"
+post "$url_a/explain?node=node-h100-b" "$tmp/pod.json"
+check "...a bare Pod is still explained" "$(is "$status $(jq -r '.nodes[0].outcome' "$tmp/resp")" "200 allocated")"
+
+# Two Content-Length headers (request smuggling behind a proxy that reads the other one):
+# 400 with the JSON reason, and the connection closed (the client sees its end, no timeout).
+port_a=${url_a##*:}
+printf 'POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 20\r\n\r\n{}' |
+  timeout 10 curl -s "telnet://127.0.0.1:$port_a" >"$tmp/dup" 2>/dev/null; rc=$?
+check "two Content-Length headers: 400, JSON reason, the connection closed" \
+  "$(is "$rc $(head -n 1 "$tmp/dup" | tr -d '\r') $(grep -c '^Connection: close' "$tmp/dup") $(tail -n 1 "$tmp/dup")" \
+        '0 HTTP/1.1 400 Bad Request 1 {"error":"more than one Content-Length header"}')"
+
+# ---- Remembered pods: capped in bytes (--recent-bytes) as well as in count (--recent-pods).
+# pod NAME FILE: the sample's request for a pod of that name
+pod() { jq -c --arg n "$1" '.Pod.metadata.name = $n' "$src/examples/extender/filter.json" >"$2"; }
+seen() { curl -s -o /dev/null -w '%{http_code}' "$1/explain?pod=default/$2"; }
+a3000=$(head -c 3000 /dev/zero | tr '\0' a); b3000=$(printf '%s' "$a3000" | tr a b)
+c5000=$(head -c 5000 /dev/zero | tr '\0' c)
+pod "$a3000" "$tmp/pa.json"; pod "$b3000" "$tmp/pb.json"; pod "$c5000" "$tmp/pc.json"
+start r --objects "$tmp/objs" --recent-bytes 4096
+post "$url_r/filter" "$tmp/pa.json"
+check "--recent-bytes 4096: a pod of 3,000 bytes is remembered" "$(is "$(seen "$url_r" "$a3000")" 200)"
+post "$url_r/filter" "$tmp/pb.json"
+check "...another one pushes the first out" \
+  "$(is "$(seen "$url_r" "$a3000") $(seen "$url_r" "$b3000")" "404 200")"
+post "$url_r/filter" "$tmp/pc.json"
+check "...a pod larger than the cap is not remembered, and the filter still answers" \
+  "$(is "$status $(seen "$url_r" "$c5000")" "200 404")"
+start r2 --objects "$tmp/objs" --recent-pods 2
+for p in p1 p2 p3; do pod "$p" "$tmp/$p.json"; post "$url_r2/filter" "$tmp/$p.json"; done
+check "--recent-pods 2: the oldest of three is forgotten" \
+  "$(is "$(seen "$url_r2" p1) $(seen "$url_r2" p2) $(seen "$url_r2" p3)" "404 200 200")"
+"$ext" --objects "$tmp/objs" --recent-bytes 100 --listen 127.0.0.1:0 >/dev/null 2>"$tmp/e"; rc=$?
+check "--recent-bytes below 4096: a usage error (exit 2)" \
+  "$(is "$rc $(grep -c 'recent-bytes' "$tmp/e")" "2 1")"
+
+for p in $pids; do kill -TERM "$p" 2>/dev/null; done
+check "no sanitizer report in any log" \
+  "$(! grep -l -E 'ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:' "$tmp"/*.log; echo $?)"
+
+echo "1..$n"
+[ "$failed" = 0 ]
