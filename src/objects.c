@@ -1808,13 +1808,22 @@ static dracel_status ext_request(dc_ld *c, const dc_ctr_in *ctr, uint32_t i, con
             r = &ctr->reqs[k];
             ridx = k;
         }
-    int64_t want;
-    if (!r || dc_qty_as_int64(&r->q, &want) || want == 0)
+    if (!r || dc_qty_sign(&r->q) <= 0)
         return DRACEL_OK;
+    /* The count is the quantity's Value(): a fraction rounds up, and a count past int64 (1Ei
+     * fits; 2^64 and 1e999999999 do not) saturates, so that the allocator gives the error it
+     * gives for too many devices (it was dropped once, and every node passed). */
+    int64_t want;
+    if (dc_qty_as_int64(&r->q, &want)) {
+        dc_qty max = dc_qty_from_int(INT64_MAX);
+        double v = ceil(dc_qty_approx_float(&r->q));
+        want = dc_qty_cmp(&r->q, &max) >= 0 || !(v < 9.2e18) ? INT64_MAX : (int64_t)v;
+    }
     int64_t sum = 0;
     for (uint32_t k = 0; k < nreuse; k++)
         if (reuse[k]) { /* the container uses that request: mapped to it */
-            sum += reuse[k]->subs[0].count;
+            int64_t n = reuse[k]->subs[0].count;
+            sum = sum > INT64_MAX - n ? INT64_MAX : sum + n;
             dc_req_mapping m = {ctr->name, res, reuse[k]->name};
             DC_TRY(push(c, (void **)&x->maps, &x->nmaps, &x->capmaps, sizeof m, &m));
             if (sum >= want)

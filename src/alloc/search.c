@@ -622,10 +622,13 @@ static int prepare(dc_alloc_run *r)
                 int x = validate(r, pq);
                 if (x < 0)
                     return x;
-                if (r->rd[pq].num < min_req)
-                    min_req = r->rd[pq].num;
+                /* the count as asked, not as the search holds it (at most UINT32_MAX) */
+                const dc_preq *q = &r->p->preqs[pq];
+                uint64_t num = q->all ? r->rd[pq].num : (uint64_t)q->sub->count;
+                if (num < min_req)
+                    min_req = num;
             }
-            min_claim += min_req;
+            min_claim = min_claim > UINT64_MAX - min_req ? UINT64_MAX : min_claim + min_req;
         }
         if (min_claim > DC_ALLOC_MAX_RESULTS)
             return dc_al_fail(r, "claim %s: number of requested devices %llu exceeds the claim "
