@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,11 +45,48 @@ static const metric_family m_queue_wait = {
 static const metric_family m_rejected = {
     "dra_extender_http_rejected_total",
     "Requests refused before their handler: overloaded (queue full or waited too long), "
-    "body_too_large, too_slow (body not received in time), shutting_down; and connections "
-    "closed at once because --max-connections were open (connections).",
+    "body_too_large, too_slow (headers or body not received in time), shutting_down, "
+    "bad_framing (two Content-Length headers); and connections closed at once because "
+    "--max-connections were open (connections), or --max-connections-per-address from its "
+    "address (address).",
     METRIC_COUNTER, NULL, 0};
 
 typedef enum { J_HEADERS, J_QUEUED, J_DONE } job_state;
+
+/* A listening socket: the main one, or the probes' (--probe-listen), each with its own
+ * libmicrohttpd daemon and connection limit. */
+typedef struct listener {
+    struct http_server *s;
+    struct MHD_Daemon *d;
+    bool probe;                  /* health and metrics only */
+    unsigned max_connections;
+    unsigned conns, reserved;    /* under s->clock: open, and admitted but not started */
+} listener;
+
+/* Where a connection is, for its deadlines (the guard thread): waiting for a request line
+ * (since it opened or its last answer: --idle-timeout), reading headers (since the request
+ * line: --header-timeout), reading a body (since the headers: --request-timeout), or with its
+ * handler or a worker (no deadline here: --budget and --queue-wait bound it). */
+typedef enum { C_IDLE, C_HEAD, C_BODY, C_BUSY } conn_phase;
+
+typedef struct conn_rec {
+    struct conn_rec *prev, *next;
+    listener *l;
+    int fd;
+    conn_phase phase;
+    double since;
+    bool cut;                    /* shut down by the guard, libmicrohttpd closing it */
+    uint8_t alen;                /* the peer's address (4 or 16 bytes; 0: unknown) */
+    unsigned char addr[16];
+} conn_rec;
+
+/* The open connections of one peer address (a small table scanned in full: at most
+ * max_connections entries hold a count). */
+typedef struct addr_count {
+    uint8_t alen;
+    unsigned char addr[16];
+    unsigned n;
+} addr_count;
 
 typedef struct job {
     struct http_server *s;
@@ -73,7 +111,6 @@ typedef struct job {
 struct http_server {
     http_config cfg;
     http_handlers h;
-    struct MHD_Daemon *d;
     char *cert, *key;
     pthread_t *workers;
     unsigned nworkers;
@@ -91,15 +128,71 @@ struct http_server {
      * threads (with 2 threads and a limit of 2, each took one, and a third connection waited
      * in the listen queue, to be served later). */
     pthread_mutex_t clock;
-    unsigned conns;              /* open (libmicrohttpd started them) */
-    unsigned reserved;           /* admitted by on_accept, not started yet */
+    listener main, probe;        /* probe.d NULL: no probe port */
+    conn_rec *recs;              /* every connection started, under clock */
+    addr_count *addrs;           /* per peer address, under clock */
+    size_t naddrs;
+    pthread_cond_t gcond;        /* the guard's (CLOCK_MONOTONIC): stop */
+    pthread_t guard;             /* closes connections past their deadlines */
+    bool have_guard, stop_guard;
 };
 
 /* On libmicrohttpd's threads, which accept and then start each connection in one call: the
- * server whose on_accept admitted a connection that this thread has not started yet. A
- * connection that libmicrohttpd drops in between (out of memory) is found by the thread's
- * next on_accept, so that its reservation does not leak. */
-static _Thread_local http_server *admitting;
+ * listener whose on_accept admitted a connection that this thread has not started yet, and
+ * its peer's address. A connection that libmicrohttpd drops in between (out of memory) is
+ * found by the thread's next on_accept, so that its reservation does not leak. */
+static _Thread_local struct {
+    listener *l;
+    uint8_t alen;
+    unsigned char addr[16];
+} admitting;
+
+/* The bytes of a peer's address (an IPv4 address mapped into IPv6 as IPv4); 0 if unknown. */
+static uint8_t addr_bytes(const struct sockaddr *sa, unsigned char out[16])
+{
+    if (sa && sa->sa_family == AF_INET) {
+        memcpy(out, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+        return 4;
+    }
+    if (sa && sa->sa_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED(a)) {
+            memcpy(out, a->s6_addr + 12, 4);
+            return 4;
+        }
+        memcpy(out, a->s6_addr, 16);
+        return 16;
+    }
+    return 0;
+}
+
+/* Under clock: the count of an address, created at 0 (NULL: no room, or no address). */
+static addr_count *addr_find(http_server *s, uint8_t alen, const unsigned char *addr,
+                             bool create)
+{
+    if (!alen)
+        return NULL;
+    addr_count *free_slot = NULL;
+    for (size_t i = 0; i < s->naddrs; i++) {
+        addr_count *c = &s->addrs[i];
+        if (c->n && c->alen == alen && memcmp(c->addr, addr, alen) == 0)
+            return c;
+        if (!c->n && !free_slot)
+            free_slot = c;
+    }
+    if (!create || !free_slot)
+        return NULL;
+    free_slot->alen = alen;
+    memcpy(free_slot->addr, addr, alen);
+    return free_slot;
+}
+
+static void addr_release(http_server *s, uint8_t alen, const unsigned char *addr)
+{
+    addr_count *c = addr_find(s, alen, addr, false);
+    if (c)
+        c->n--;
+}
 
 
 const char *http_arg(const http_req *r, const char *key)
@@ -140,48 +233,182 @@ static void label_of(char *out, size_t cap, const char *verb, const char *code)
     free(t);
 }
 
-/* A new connection: admitted while fewer than max_connections are open (or admitted), else
+/* A new connection: admitted while fewer than the listener's max_connections are open (or
+ * admitted) and, on the main port, fewer than max_per_address from its peer's address; else
  * closed at once, before anything is read. */
 static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 {
-    (void)addr;
     (void)addrlen;
-    http_server *s = cls;
+    listener *l = cls;
+    http_server *s = l->s;
+    unsigned char ab[16];
+    uint8_t alen = addr_bytes(addr, ab);
     pthread_mutex_lock(&s->clock);
-    if (admitting == s) {
-        s->reserved--;
-        admitting = NULL;
+    if (admitting.l) {
+        admitting.l->reserved--;
+        if (!admitting.l->probe)
+            addr_release(s, admitting.alen, admitting.addr);
+        admitting.l = NULL;
     }
-    bool ok = s->conns + s->reserved < s->cfg.max_connections;
-    if (ok) {
-        s->reserved++;
-        admitting = s;
+    const char *why = NULL;
+    addr_count *c = NULL;
+    if (l->conns + l->reserved >= l->max_connections)
+        why = "reason=\"connections\"";
+    else if (!l->probe && alen) {
+        c = addr_find(s, alen, ab, true);
+        if (c && c->n >= s->cfg.max_per_address)
+            why = "reason=\"address\"";
+    }
+    if (!why) {
+        l->reserved++;
+        if (c)
+            c->n++;
+        admitting.l = l;
+        admitting.alen = c ? alen : 0;
+        memcpy(admitting.addr, ab, sizeof ab);
     }
     pthread_mutex_unlock(&s->clock);
-    if (!ok)
-        metrics_add(&m_rejected, "reason=\"connections\"", 1);
-    return ok ? MHD_YES : MHD_NO;
+    if (why)
+        metrics_add(&m_rejected, why, 1);
+    return why ? MHD_NO : MHD_YES;
 }
+
+/* A connection that could not be given a record (out of memory): counted, no deadlines. */
+static conn_rec untracked;
 
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
                           enum MHD_ConnectionNotificationCode toe)
 {
-    (void)conn;
-    http_server *s = cls;
-    pthread_mutex_lock(&s->clock);
+    listener *l = cls;
+    http_server *s = l->s;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-        if (admitting == s) {
-            s->reserved--;
-            admitting = NULL;
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        conn_rec *r = calloc(1, sizeof *r);
+        pthread_mutex_lock(&s->clock);
+        uint8_t alen = 0;
+        unsigned char ab[16];
+        if (admitting.l == l) {
+            l->reserved--;
+            alen = admitting.alen;
+            memcpy(ab, admitting.addr, sizeof ab);
+            admitting.l = NULL;
         }
-        s->conns++;
-        *socket_context = s; /* counted */
+        l->conns++;
+        if (r) {
+            r->l = l;
+            r->fd = ci ? (int)ci->connect_fd : -1;
+            r->phase = C_IDLE;
+            r->since = ext_now();
+            r->alen = alen;
+            memcpy(r->addr, ab, sizeof ab);
+            r->next = s->recs;
+            if (s->recs)
+                s->recs->prev = r;
+            s->recs = r;
+            *socket_context = r;
+        } else {
+            if (!l->probe)
+                addr_release(s, alen, ab);
+            *socket_context = &untracked;
+        }
     } else if (*socket_context) {
-        s->conns--;
+        conn_rec *r = *socket_context;
+        pthread_mutex_lock(&s->clock);
+        l->conns--;
+        if (r != &untracked) {
+            if (!l->probe)
+                addr_release(s, r->alen, r->addr);
+            if (r->prev)
+                r->prev->next = r->next;
+            else
+                s->recs = r->next;
+            if (r->next)
+                r->next->prev = r->prev;
+            free(r);
+        }
         *socket_context = NULL;
+    } else {
+        return;
     }
-    metrics_set(&m_connections, NULL, s->conns);
+    metrics_set(&m_connections, NULL, s->main.conns + s->probe.conns);
     pthread_mutex_unlock(&s->clock);
+}
+
+/* The connection's record moves to a phase (its deadline counted from now). */
+static void conn_phase_set(http_server *s, struct MHD_Connection *conn, conn_phase ph)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    conn_rec *r = ci ? ci->socket_context : NULL;
+    if (!r || r == &untracked)
+        return;
+    pthread_mutex_lock(&s->clock);
+    if (r->phase != ph) {
+        r->phase = ph;
+        r->since = ext_now();
+    }
+    pthread_mutex_unlock(&s->clock);
+}
+
+/* libmicrohttpd has read a request line: the headers' deadline starts. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)uri;
+    listener *l = cls;
+    conn_phase_set(l->s, conn, C_HEAD);
+    return NULL;
+}
+
+/* The guard: a connection past its phase's deadline is shut down (shutdown(2), not close:
+ * libmicrohttpd owns the descriptor, sees the end and closes the connection itself). Checked
+ * every 100 ms. Slow headers once held every connection, probes included: libmicrohttpd's
+ * own timeout counts from the last byte, so a byte a second kept a connection forever. */
+static void *guard_main(void *arg)
+{
+    http_server *s = arg;
+    pthread_mutex_lock(&s->clock);
+    while (!s->stop_guard) {
+        double now = ext_now();
+        for (conn_rec *r = s->recs; r; r = r->next) {
+            double limit;
+            const char *what;
+            switch (r->phase) {
+            case C_IDLE:
+                limit = s->cfg.idle_timeout_s;
+                what = NULL;
+                break;
+            case C_HEAD:
+                limit = s->cfg.header_timeout_ms / 1e3;
+                what = "request headers not received in time: connection closed";
+                break;
+            case C_BODY:
+                limit = s->cfg.request_timeout_ms / 1e3;
+                what = "request body not received in time: connection closed";
+                break;
+            default:
+                continue;
+            }
+            if (r->cut || r->fd < 0 || now - r->since < limit)
+                continue;
+            r->cut = true;
+            shutdown(r->fd, SHUT_RDWR);
+            if (what) {
+                metrics_add(&m_rejected, "reason=\"too_slow\"", 1);
+                log_line(LOG_WARN, what, "#seconds", (int64_t)(now - r->since), NULL);
+            }
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_nsec += 100000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&s->gcond, &s->clock, &ts);
+    }
+    pthread_mutex_unlock(&s->clock);
+    return NULL;
 }
 
 /* Queue resp (taking its body) on the connection. */
@@ -310,9 +537,11 @@ static enum MHD_Result count_length(void *cls, enum MHD_ValueKind kind, const ch
 }
 
 /* The first call for a request: its headers. */
-static job *job_new(http_server *s, struct MHD_Connection *conn, const char *url,
+static job *job_new(listener *l, struct MHD_Connection *conn, const char *url,
                     const char *method)
 {
+    http_server *s = l->s;
+    conn_phase_set(s, conn, C_BODY);
     job *j = calloc(1, sizeof *j);
     if (!j)
         return NULL;
@@ -337,6 +566,10 @@ static job *job_new(http_server *s, struct MHD_Connection *conn, const char *url
         j->route = "other";
         j->reject = 404;
         j->reject_msg = "no such endpoint";
+    } else if (l->probe && strcmp(j->route, "healthz") != 0 && strcmp(j->route, "readyz") != 0 &&
+               strcmp(j->route, "metrics") != 0) {
+        j->reject = 404;
+        j->reject_msg = "the probe port answers /healthz, /readyz and /metrics only";
     }
     /* Two Content-Length headers (even equal ones: RFC 9112 lets a server refuse them) are how
      * a request is smuggled past a proxy that reads the other one: refused, and the
@@ -361,10 +594,11 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
                                  const char *upload, size_t *upload_size, void **con_cls)
 {
     (void)version;
-    http_server *s = cls;
+    listener *l = cls;
+    http_server *s = l->s;
     job *j = *con_cls;
     if (!j) {
-        j = job_new(s, conn, url, method);
+        j = job_new(l, conn, url, method);
         if (!j)
             return MHD_NO;
         *con_cls = j;
@@ -419,6 +653,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
         return MHD_YES;
     }
     /* The whole request is in, or a worker is done with it. */
+    conn_phase_set(s, conn, C_BUSY);
     if (j->state == J_DONE)
         return send_resp(j, &j->resp);
     if (j->state == J_QUEUED)
@@ -574,9 +809,10 @@ static void *worker_main(void *arg)
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)conn;
     (void)toe;
-    http_server *s = cls;
+    listener *l = cls;
+    http_server *s = l->s;
+    conn_phase_set(s, conn, C_IDLE);
     job *j = *con_cls;
     if (!j)
         return;
@@ -630,12 +866,26 @@ static void server_free(http_server *s)
     free(s->key);
     free(s->ring);
     free(s->workers);
+    free(s->addrs);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->clock);
     pthread_cond_destroy(&s->cond);
     pthread_cond_destroy(&s->idle);
     pthread_cond_destroy(&s->rcond);
+    pthread_cond_destroy(&s->gcond);
     free(s);
+}
+
+static void stop_guard(http_server *s)
+{
+    if (!s->have_guard)
+        return;
+    pthread_mutex_lock(&s->clock);
+    s->stop_guard = true;
+    pthread_cond_signal(&s->gcond);
+    pthread_mutex_unlock(&s->clock);
+    pthread_join(s->guard, NULL);
+    s->have_guard = false;
 }
 
 static void stop_reaper(http_server *s)
@@ -659,6 +909,66 @@ static void stop_workers(http_server *s)
     for (unsigned i = 0; i < s->nworkers; i++)
         pthread_join(s->workers[i], NULL);
     s->nworkers = 0;
+}
+
+/* libmicrohttpd's own messages (a connection closed while reading, a malformed request) as
+ * debug lines of the JSON log, not raw text on stderr among them. */
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+        msg[--n] = '\0';
+    log_line(LOG_DEBUG, "libmicrohttpd", "message", msg, NULL);
+}
+
+/* Start listener l's daemon on address:port with its threads; false with a message. */
+static bool listen_on(listener *l, const char *address, unsigned port, unsigned threads,
+                      char *err, size_t errcap)
+{
+    http_server *s = l->s;
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    const char *addr = address ? address : "0.0.0.0";
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+                     MHD_USE_ERROR_LOG;
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
+    if (inet_pton(AF_INET, addr, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)port);
+    } else if (inet_pton(AF_INET6, addr, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((uint16_t)port);
+        flags |= MHD_USE_IPv6;
+    } else {
+        snprintf(err, errcap, "the listen address '%s' is not an IPv4 or IPv6 address", addr);
+        return false;
+    }
+    if (s->cert)
+        flags |= MHD_USE_TLS;
+    struct MHD_OptionItem tls[] = {
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, s->cert},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, s->key},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    /* libmicrohttpd's own limit is divided among its threads: give each room for all, so
+     * that on_accept's count is the one that binds. */
+    l->d = MHD_start_daemon(
+        flags, (uint16_t)port, on_accept, l, on_access, l, MHD_OPTION_EXTERNAL_LOGGER,
+        on_mhd_log, NULL, MHD_OPTION_SOCK_ADDR, &ss, MHD_OPTION_THREAD_POOL_SIZE,
+        threads > 1 ? threads : 0, MHD_OPTION_CONNECTION_LIMIT,
+        l->max_connections * threads, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)s->cfg.idle_timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, l, MHD_OPTION_URI_LOG_CALLBACK, on_uri, l,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)128, MHD_OPTION_ARRAY,
+        s->cert ? tls : tls + 2, MHD_OPTION_END);
+    if (!l->d)
+        snprintf(err, errcap, "cannot listen on %s port %u (in use, or not permitted)", addr,
+                 port);
+    return l->d != NULL;
 }
 
 http_server *http_start(const http_config *cfg, const http_handlers *h, char *err, size_t errcap)
@@ -685,6 +995,14 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
         s->cfg.idle_timeout_s = 60;
     if (!s->cfg.request_timeout_ms)
         s->cfg.request_timeout_ms = 10000;
+    if (!s->cfg.header_timeout_ms)
+        s->cfg.header_timeout_ms = 10000;
+    if (!s->cfg.max_per_address)
+        s->cfg.max_per_address = 64;
+    if (!s->cfg.probe_max_connections)
+        s->cfg.probe_max_connections = 16;
+    s->main = (listener){.s = s, .max_connections = s->cfg.max_connections};
+    s->probe = (listener){.s = s, .probe = true, .max_connections = s->cfg.probe_max_connections};
     if (!s->cfg.max_body)
         s->cfg.max_body = (size_t)64 << 20;
     pthread_mutex_init(&s->lock, NULL);
@@ -695,35 +1013,20 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->rcond, &ca);
+    pthread_cond_init(&s->gcond, &ca);
     pthread_condattr_destroy(&ca);
     s->cap = s->cfg.workers + s->cfg.queue;
     s->ring = calloc(s->cap, sizeof *s->ring);
     s->workers = calloc(s->cfg.workers, sizeof *s->workers);
-    if (!s->ring || !s->workers) {
+    /* room for every connection's address, and one admitted per thread not started yet */
+    s->naddrs = (size_t)s->cfg.max_connections + s->cfg.threads + 1;
+    s->addrs = calloc(s->naddrs, sizeof *s->addrs);
+    if (!s->ring || !s->workers || !s->addrs) {
         snprintf(err, errcap, "out of memory");
         server_free(s);
         return NULL;
     }
 
-    struct sockaddr_storage ss;
-    memset(&ss, 0, sizeof ss);
-    const char *addr = cfg->address ? cfg->address : "0.0.0.0";
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
-                     MHD_USE_ERROR_LOG;
-    struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
-    if (inet_pton(AF_INET, addr, &v4->sin_addr) == 1) {
-        v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)cfg->port);
-    } else if (inet_pton(AF_INET6, addr, &v6->sin6_addr) == 1) {
-        v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)cfg->port);
-        flags |= MHD_USE_IPv6;
-    } else {
-        snprintf(err, errcap, "the listen address '%s' is not an IPv4 or IPv6 address", addr);
-        server_free(s);
-        return NULL;
-    }
     if ((cfg->tls_cert != NULL) != (cfg->tls_key != NULL)) {
         snprintf(err, errcap, "TLS needs both a certificate and a key file");
         server_free(s);
@@ -741,7 +1044,6 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
             server_free(s);
             return NULL;
         }
-        flags |= MHD_USE_TLS;
     }
     metrics_declare(&m_requests);
     metrics_declare(&m_duration);
@@ -757,31 +1059,18 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
         }
         s->nworkers++;
     }
-    if (pthread_create(&s->reaper, NULL, reaper_main, s) != 0) {
+    bool threads = pthread_create(&s->reaper, NULL, reaper_main, s) == 0;
+    s->have_reaper = threads;
+    threads = threads && pthread_create(&s->guard, NULL, guard_main, s) == 0;
+    s->have_guard = threads;
+    if (!threads)
         snprintf(err, errcap, "cannot start a thread");
-        stop_workers(s);
-        server_free(s);
-        return NULL;
-    }
-    s->have_reaper = true;
-    struct MHD_OptionItem tls[] = {
-        {MHD_OPTION_HTTPS_MEM_CERT, 0, s->cert},
-        {MHD_OPTION_HTTPS_MEM_KEY, 0, s->key},
-        {MHD_OPTION_END, 0, NULL},
-    };
-    /* libmicrohttpd's own limit is divided among its threads: give each room for all, so
-     * that on_accept's count is the one that binds. */
-    s->d = MHD_start_daemon(
-        flags, (uint16_t)cfg->port, on_accept, s, on_access, s, MHD_OPTION_SOCK_ADDR, &ss,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.threads, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)(s->cfg.max_connections * s->cfg.threads), MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)s->cfg.idle_timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-        MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)128, MHD_OPTION_ARRAY,
-        cfg->tls_cert ? tls : tls + 2, MHD_OPTION_END);
-    if (!s->d) {
-        snprintf(err, errcap, "cannot listen on %s port %u (in use, or not permitted)", addr,
-                 cfg->port);
+    if (!threads || !listen_on(&s->main, cfg->address, cfg->port, s->cfg.threads, err, errcap) ||
+        (cfg->probe_address &&
+         !listen_on(&s->probe, cfg->probe_address, cfg->probe_port, 1, err, errcap))) {
+        if (s->main.d)
+            MHD_stop_daemon(s->main.d);
+        stop_guard(s);
         stop_reaper(s);
         stop_workers(s);
         server_free(s);
@@ -792,7 +1081,15 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
 
 unsigned http_port(const http_server *s)
 {
-    const union MHD_DaemonInfo *i = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+    const union MHD_DaemonInfo *i = MHD_get_daemon_info(s->main.d, MHD_DAEMON_INFO_BIND_PORT);
+    return i ? i->port : 0;
+}
+
+unsigned http_probe_port(const http_server *s)
+{
+    if (!s->probe.d)
+        return 0;
+    const union MHD_DaemonInfo *i = MHD_get_daemon_info(s->probe.d, MHD_DAEMON_INFO_BIND_PORT);
     return i ? i->port : 0;
 }
 
@@ -816,9 +1113,12 @@ unsigned http_shutdown(http_server *s, unsigned wait_ms, bool *abandoned)
      * listening, so that a client is refused at once rather than left in the listen queue.
      * Not closed before MHD_stop_daemon: its threads may still be taking it out of their
      * epoll sets (libmicrohttpd's rule for quiesce; ThreadSanitizer caught the close). */
-    MHD_socket fd = MHD_quiesce_daemon(s->d);
+    MHD_socket fd = MHD_quiesce_daemon(s->main.d);
+    MHD_socket pfd = s->probe.d ? MHD_quiesce_daemon(s->probe.d) : MHD_INVALID_SOCKET;
     if (fd != MHD_INVALID_SOCKET)
         shutdown(fd, SHUT_RD);
+    if (pfd != MHD_INVALID_SOCKET)
+        shutdown(pfd, SHUT_RD);
     /* The grace is the whole bound: the last fifth of it (at most 500 ms) is kept for
      * answering what still waits for a worker and sending those answers. */
     unsigned tail = wait_ms / 5 < 500 ? wait_ms / 5 : 500;
@@ -854,9 +1154,14 @@ unsigned http_shutdown(http_server *s, unsigned wait_ms, bool *abandoned)
     }
     *abandoned = false;
     stop_workers(s);
-    MHD_stop_daemon(s->d);
+    MHD_stop_daemon(s->main.d);
+    if (s->probe.d)
+        MHD_stop_daemon(s->probe.d);
+    stop_guard(s);
     if (fd != MHD_INVALID_SOCKET)
         close(fd);
+    if (pfd != MHD_INVALID_SOCKET)
+        close(pfd);
     server_free(s);
     return left;
 }

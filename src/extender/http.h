@@ -31,6 +31,11 @@ typedef struct http_config {
     unsigned max_connections;    /* open connections at most (0: 512) */
     unsigned idle_timeout_s;     /* an idle connection is closed after (0: 60) */
     unsigned request_timeout_ms; /* receiving one request's body at most (0: 10000) */
+    unsigned header_timeout_ms;  /* receiving its headers, from its request line (0: 10000) */
+    unsigned max_per_address;    /* open connections from one peer address (0: 64) */
+    const char *probe_address;   /* a second port for /healthz, /readyz, /metrics (NULL: none) */
+    unsigned probe_port;
+    unsigned probe_max_connections; /* its own connection limit (0: 16) */
     size_t max_body;             /* request body bytes at most (0: 64 MiB) */
     const char *tls_cert;        /* PEM files: both, or neither (plain HTTP) */
     const char *tls_key;
@@ -75,6 +80,8 @@ typedef struct http_server http_server;
 http_server *http_start(const http_config *cfg, const http_handlers *h, char *err, size_t errcap);
 /** The port it listens on. */
 unsigned http_port(const http_server *s);
+/** The probe port, or 0 when there is none. */
+unsigned http_probe_port(const http_server *s);
 /** Stop accepting connections (SIGTERM), finish what is in flight, and stop, all within
  *  @p wait_ms: requests still waiting for a worker when the grace nears its end are answered
  *  503 "shutting down", and the handlers' cancel is called. Returns how many requests were

@@ -55,6 +55,9 @@ static const char usage_text[] =
     "                          port, see --port-file)\n"
     "  --address ADDR, --port N   the two halves of --listen apart\n"
     "  --port-file FILE        write the port there once listening\n"
+    "  --probe-listen ADDR:PORT   a second port for /healthz, /readyz and /metrics only,\n"
+    "                          answered while the main port's connections are all taken\n"
+    "  --probe-max-connections N  its connections at most (default 16)\n"
     "  --url-prefix PATH       path before the verbs, as in the scheduler's urlPrefix\n"
     "                          (default \"\": POST /filter, /prioritize)\n"
     "  --filter-verb NAME      (default filter)\n"
@@ -68,7 +71,10 @@ static const char usage_text[] =
     "  --queue N               requests waiting for a worker at most (default 4 x workers)\n"
     "  --queue-wait DURATION   a request waiting longer is answered 503 (default 1s)\n"
     "  --max-connections N     (default 512)\n"
-    "  --idle-timeout DURATION an idle connection is closed (default 60s)\n"
+    "  --max-connections-per-address N   from one peer address at most (default 64)\n"
+    "  --idle-timeout DURATION a connection without a request line this long after it opened\n"
+    "                          or its last answer is closed (default 60s)\n"
+    "  --header-timeout DURATION   receiving a request's headers at most (default 10s)\n"
     "  --request-timeout DURATION  receiving a request body at most (default 10s)\n"
     "  --max-body SIZE         request body at most (default 64MiB)\n"
     "  --max-json-depth N      JSON nesting at most (default 64)\n"
@@ -122,6 +128,7 @@ typedef struct options {
     http_config http;
     const char *port_file;
     char listen_addr[64];        /* --listen's address, without brackets */
+    char probe_addr[64];         /* --probe-listen's */
     const char *prefix, *filter_verb, *prioritize_verb;
     ext_limits limits;
     decide_config decide;
@@ -149,7 +156,8 @@ static bool parse_uint(const char *s, uint64_t max, uint64_t *out)
 
 /* --listen ADDR:PORT: the port after the last colon; an IPv6 address is written in brackets
  * ([::1]:8888), as in a URL, since its own colons would make the split ambiguous. */
-static bool parse_listen(const char *s, options *o)
+static bool parse_listen(const char *s, char *abuf, size_t acap, const char **addr,
+                         unsigned *out_port)
 {
     const char *colon = strrchr(s, ':');
     if (!colon)
@@ -165,12 +173,12 @@ static bool parse_listen(const char *s, options *o)
         return false;            /* an IPv6 address without brackets */
     }
     uint64_t port;
-    if (alen == 0 || alen >= sizeof o->listen_addr || !parse_uint(colon + 1, 65535, &port))
+    if (alen == 0 || alen >= acap || !parse_uint(colon + 1, 65535, &port))
         return false;
-    memcpy(o->listen_addr, a, alen);
-    o->listen_addr[alen] = '\0';
-    o->http.address = o->listen_addr;
-    o->http.port = (unsigned)port;
+    memcpy(abuf, a, alen);
+    abuf[alen] = '\0';
+    *addr = abuf;
+    *out_port = (unsigned)port;
     return true;
 }
 
@@ -341,7 +349,20 @@ static int parse_options(int argc, char **argv, options *o)
             ok = parse_size(v, &n) && n >= 1024 && n <= SIZE_MAX / 4 &&
                  ((o->kube.max_list_bytes = (size_t)n), true);
         else if (strcmp(a, "--listen") == 0)
-            ok = parse_listen(v, o);
+            ok = parse_listen(v, o->listen_addr, sizeof o->listen_addr, &o->http.address,
+                              &o->http.port);
+        else if (strcmp(a, "--probe-listen") == 0)
+            ok = parse_listen(v, o->probe_addr, sizeof o->probe_addr, &o->http.probe_address,
+                              &o->http.probe_port);
+        else if (strcmp(a, "--probe-max-connections") == 0)
+            ok = parse_uint(v, 10000, &n) && n > 0 &&
+                 ((o->http.probe_max_connections = (unsigned)n), true);
+        else if (strcmp(a, "--max-connections-per-address") == 0)
+            ok = parse_uint(v, 100000, &n) && n > 0 &&
+                 ((o->http.max_per_address = (unsigned)n), true);
+        else if (strcmp(a, "--header-timeout") == 0)
+            ok = parse_duration(v, &n) && n > 0 && n <= UINT_MAX &&
+                 ((o->http.header_timeout_ms = (unsigned)n), true);
         else if (strcmp(a, "--address") == 0)
             o->http.address = v;
         else if (strcmp(a, "--port") == 0)
@@ -837,6 +858,9 @@ int main(int argc, char **argv)
              "#port", (int64_t)port, "filter", srv.filter_path, "prioritize",
              srv.prioritize_path, "tls", o.http.tls_cert ? "on" : "off", "version",
              dracel_version(), NULL);
+    if (o.http.probe_address)
+        log_line(LOG_INFO, "serving probes", "address", o.http.probe_address, "#port",
+                 (int64_t)http_probe_port(hs), "paths", "/healthz /readyz /metrics", NULL);
 
     int sig = 0;
     for (;;) {

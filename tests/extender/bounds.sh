@@ -153,6 +153,64 @@ check "--recent-pods 2: the oldest of three is forgotten" \
 check "--recent-bytes below 4096: a usage error (exit 2)" \
   "$(is "$rc $(grep -c 'recent-bytes' "$tmp/e")" "2 1")"
 
+# ---- Slow headers (slowloris): connections sending a header byte every 0.3 s once held every
+# place past every timeout (libmicrohttpd's counts from the last byte), /healthz included.
+# dribble NAME PORT TEXT: TEXT, then a byte every 0.3 s, on one connection; $tmp/NAME.done
+# once the server has closed it.
+dribble() {
+  ( { printf "$3"; i=0; while [ $i -lt 100 ]; do printf X || exit 0; sleep 0.3; i=$((i + 1)); done; } |
+      curl -sN --max-time 40 "telnet://127.0.0.1:$2" >/dev/null 2>&1
+    echo closed >"$tmp/$1.done" ) &
+  pids="$pids $!"
+}
+start h --objects "$tmp/objs" --max-connections 4 --header-timeout 1s --idle-timeout 3s \
+  --probe-listen 127.0.0.1:0
+hport=${url_h##*:}
+pport=$(grep '"serving probes"' "$tmp/h.log" | jq -r .port)
+for k in 1 2 3 4; do dribble sl$k "$hport" 'GET /healthz HTTP/1.1\r\nX-Slow: '; done
+full() { [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url_h/healthz")" = 000 ]; }
+check "four slow-header connections take the four places: a new connection is closed" \
+  "$(wait_for full; echo $?)"
+code=$(curl -s -o "$tmp/resp" -w '%{http_code}' --max-time 5 "http://127.0.0.1:$pport/healthz")
+check "...while the probe port (--probe-listen) answers /healthz" \
+  "$(is "$code $(cat "$tmp/resp")" "200 ok")"
+check "...and /readyz and /metrics" \
+  "$(is "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$pport/readyz") $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$pport/metrics")" "200 200")"
+code=$(curl -s -o "$tmp/resp" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+  --data-binary @"$src/examples/extender/filter.json" "http://127.0.0.1:$pport/filter")
+check "...but nothing else (404 with the reason)" \
+  "$(is "$code $(jq -r .error "$tmp/resp")" "404 the probe port answers /healthz, /readyz and /metrics only")"
+cut4() { [ -e "$tmp/sl1.done" ] && [ -e "$tmp/sl2.done" ] && [ -e "$tmp/sl3.done" ] && [ -e "$tmp/sl4.done" ]; }
+check "--header-timeout 1s: the slow-header connections are closed though bytes keep coming" \
+  "$(wait_for cut4; echo $?)"
+check "...counted as too_slow and logged" \
+  "$(is "$(curl -s "http://127.0.0.1:$pport/metrics" | awk '$1 == "dra_extender_http_rejected_total{reason=\"too_slow\"}" { print $2 }') $(grep -c 'request headers not received in time' "$tmp/h.log")" "4 4")"
+check "...and the main port serves again" "$(is "$(curl -s --max-time 5 "$url_h/healthz")" ok)"
+# A request line dribbled without end: --idle-timeout counts from the connection's opening,
+# not from its last byte.
+dribble idle "$hport" ''
+idle_cut() { [ -e "$tmp/idle.done" ]; }
+i=0; until idle_cut || [ $i -ge 20 ]; do sleep 0.1; i=$((i + 1)); done
+early=$(idle_cut && echo early || echo open)
+check "--idle-timeout 3s: a request line that never ends is closed, after 2 s still open" \
+  "$(is "$early $(wait_for idle_cut; echo $?)" "open 0")"
+check "libmicrohttpd's own messages are JSON log lines too" \
+  "$(is "$(grep -v '^{' "$tmp/h.log" | head -n 3)" "")"
+kill -TERM "$pid_h"; reap "$pid_h"
+
+# ---- One address may hold --max-connections-per-address connections, not every place.
+start pa --objects "$tmp/objs" --max-connections-per-address 2 --probe-listen 127.0.0.1:0
+paport=${url_pa##*:}
+papport=$(grep '"serving probes"' "$tmp/pa.log" | jq -r .port)
+dribble pa1 "$paport" 'GET /healthz HTTP/1.1\r\nX-Slow: '
+dribble pa2 "$paport" 'GET /healthz HTTP/1.1\r\nX-Slow: '
+addr_full() { [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url_pa/healthz")" = 000 ]; }
+check "--max-connections-per-address 2: a third connection from 127.0.0.1 is closed at once" \
+  "$(wait_for addr_full; echo $?)"
+check "...counted as rejected: address (the probe port has no such limit)" \
+  "$(curl -s "http://127.0.0.1:$papport/metrics" | awk '$1 == "dra_extender_http_rejected_total{reason=\"address\"}" { ok = $2 >= 1 } END { exit !ok }'; echo $?)"
+kill -TERM "$pid_pa"; reap "$pid_pa"
+
 for p in $pids; do kill -TERM "$p" 2>/dev/null; done
 check "no sanitizer report in any log" \
   "$(! grep -l -E 'ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:' "$tmp"/*.log; echo $?)"
