@@ -14,7 +14,8 @@
 static const metric_family m_nodes = {
     "dra_extender_node_answers_total",
     "Node answers, by verb, result (passed, failed, unresolvable) and reason (allocated, "
-    "no_claims, unschedulable, error, claim_unavailable, claim_missing, unknown_node, "
+    "no_claims, unschedulable, error, claim_unavailable, claim_missing, claim_refused, "
+    "unknown_node, "
     "budget).",
     METRIC_COUNTER, NULL, 0};
 static const metric_family m_tiers = {
@@ -845,7 +846,7 @@ static void plan_free(plan *p)
     free(p->pending);
 }
 
-static bool resolve(const dracel_snapshot *snap, const ext_pod *pod, plan *pl)
+static bool resolve(store *st, const dracel_snapshot *snap, const ext_pod *pod, plan *pl)
 {
     memset(pl, 0, sizeof *pl);
     pl->alloc = calloc(pod->nclaims ? pod->nclaims : 1, sizeof *pl->alloc);
@@ -865,9 +866,16 @@ static bool resolve(const dracel_snapshot *snap, const ext_pod *pod, plan *pl)
         }
         size_t idx;
         if (dracel_snapshot_claim_find(snap, pod->ns, c->claim, &idx) != DRACEL_OK) {
-            snprintf(pl->fail, sizeof pl->fail, "resourceclaim %s/%s not found", pod->ns,
-                     c->claim);
-            pl->fail_class = "claim_missing";
+            char why[400];
+            if (store_refused(st, DRACEL_OBJ_CLAIM, pod->ns, c->claim, why, sizeof why)) {
+                snprintf(pl->fail, sizeof pl->fail, "resourceclaim %s/%s is refused by the "
+                         "extender: %s", pod->ns, c->claim, why);
+                pl->fail_class = "claim_refused";
+            } else {
+                snprintf(pl->fail, sizeof pl->fail, "resourceclaim %s/%s not found", pod->ns,
+                         c->claim);
+                pl->fail_class = "claim_missing";
+            }
             return true;
         }
         /* A claim named twice is resolved once. */
@@ -1440,7 +1448,7 @@ static int evaluate(eval *e)
     size_t n = a->nnodes;
     e->nodes = malloc((n ? n : 1) * sizeof *e->nodes);
     e->ans = calloc(n ? n : 1, sizeof *e->ans);
-    if (!e->nodes || !e->ans || !resolve(e->snap, &a->pod, &e->pl))
+    if (!e->nodes || !e->ans || !resolve(e->d->st, e->snap, &a->pod, &e->pl))
         return -1;
     if (!e->pl.fail[0] && pod_xres(e) < 0) {
         snprintf(e->pl.fail, sizeof e->pl.fail,
@@ -2109,8 +2117,8 @@ static void log_decision(const eval *e, const fdec *fd, const char *verb, double
     }
     jb_puts(&b, "],\"rejected\":{");
     static const char *const causes[] = {"cap",          "unschedulable", "error",
-                                         "claim_unavailable", "claim_missing", "unknown_node",
-                                         "budget"};
+                                         "claim_unavailable", "claim_missing", "claim_refused",
+                                         "unknown_node", "budget"};
     bool first = true;
     for (size_t c = 0; c < sizeof causes / sizeof *causes; c++) {
         size_t cnt = 0;
@@ -2397,7 +2405,7 @@ static int explain(decider *d, dracel_snapshot *snap, const ext_pod *pod, const 
     /* the request's time limit, as filter's: nodes past it are answered skipped */
     double deadline = d->cfg.budget_ms ? ext_now() + d->cfg.budget_ms / 1e3 : 0;
     plan pl;
-    if (!resolve(snap, pod, &pl)) {
+    if (!resolve(d->st, snap, pod, &pl)) {
         plan_free(&pl);
         dracel_snapshot_unref(snap);
         return oom(out);

@@ -88,22 +88,41 @@ void kubesrc_metrics(kubesrc *k)
     }
 }
 
-static int on_replace(void *ctx, kube_res r, const kube_obj *objs, size_t n)
+/* One List of the objects' exact texts (those with keep[i], or all when keep is NULL): the
+ * items of a list carry no kind, which the store takes from the resource. */
+static char *list_of(const kube_obj *objs, size_t n, const bool *keep, size_t *len)
 {
-    kubesrc *k = ctx;
-    /* One List of the objects' exact texts: the items of a list carry no kind, which the
-     * store takes from the resource. */
     jbuf b;
     jb_init(&b);
     jb_puts(&b, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[");
+    bool first = true;
     for (size_t i = 0; i < n; i++) {
-        if (i)
+        if (keep && !keep[i])
+            continue;
+        if (!first)
             jb_putc(&b, ',');
+        first = false;
         jb_put(&b, objs[i].json, objs[i].len);
     }
     jb_puts(&b, "]}");
+    return jb_take(&b, len);
+}
+
+/* An object the store cannot take: left out alone, named in the log and remembered with its
+ * reason (one tenant's claim once froze every claim: the whole list was refused). */
+static void refuse(kubesrc *k, kube_res r, const kube_obj *obj, const char *why)
+{
+    log_line(LOG_ERROR, "an object was refused and is left out", "resource", kube_res_name(r),
+             "namespace", obj->ns ? obj->ns : "", "name", obj->name ? obj->name : "",
+             "resourceVersion", obj->rv ? obj->rv : "", "error", why, NULL);
+    store_refuse(k->st, kinds[r], obj->ns, obj->name ? obj->name : "", obj->rv, why);
+}
+
+static int on_replace(void *ctx, kube_res r, const kube_obj *objs, size_t n)
+{
+    kubesrc *k = ctx;
     size_t len;
-    char *text = jb_take(&b, &len);
+    char *text = list_of(objs, n, NULL, &len);
     char src[64], labels[96], err[2048];
     source_name(src, sizeof src, r);
     res_label(labels, sizeof labels, r, NULL);
@@ -114,7 +133,34 @@ static int on_replace(void *ctx, kube_res r, const kube_obj *objs, size_t n)
     }
     dracel_status st = store_set_source(k->st, src, text, len, kinds[r], err, sizeof err);
     free(text);
+    size_t left_out = 0;
+    if (st == DRACEL_EINPUT) {
+        /* Find the objects at fault, each checked alone, and take the others. */
+        bool *keep = malloc((n ? n : 1) * sizeof *keep);
+        if (!keep) {
+            metrics_add(&m_errors, labels, 1);
+            return 1;
+        }
+        store_unrefuse_kind(k->st, kinds[r]);
+        for (size_t i = 0; i < n; i++) {
+            char why[2048];
+            keep[i] = store_check(k->st, objs[i].json, objs[i].len, kinds[r], why,
+                                  sizeof why) != DRACEL_EINPUT;
+            if (!keep[i]) {
+                refuse(k, r, &objs[i], why);
+                left_out++;
+            }
+        }
+        text = list_of(objs, n, keep, &len);
+        free(keep);
+        st = text ? store_set_source(k->st, src, text, len, kinds[r], err, sizeof err)
+                  : DRACEL_ENOMEM;
+        free(text);
+    } else if (st == DRACEL_OK) {
+        store_unrefuse_kind(k->st, kinds[r]);
+    }
     if (st != DRACEL_OK) {
+        /* Not one object's fault (two objects of one key, memory): the list as a whole. */
         log_line(LOG_ERROR, "a list was rejected: the previous objects are kept", "resource",
                  kube_res_name(r), "error", err, NULL);
         metrics_add(&m_errors, labels, 1);
@@ -122,8 +168,8 @@ static int on_replace(void *ctx, kube_res r, const kube_obj *objs, size_t n)
     }
     metrics_add(&m_lists, labels, 1);
     touch(k, r);
-    log_line(LOG_INFO, "list applied", "resource", kube_res_name(r), "#objects", (int64_t)n,
-             NULL);
+    log_line(LOG_INFO, "list applied", "resource", kube_res_name(r), "#objects",
+             (int64_t)(n - left_out), "#refused", (int64_t)left_out, NULL);
     return 0;
 }
 
@@ -138,10 +184,28 @@ static int on_event(void *ctx, kube_res r, char type, const kube_obj *obj)
     res_label(labels, sizeof labels, r, extra);
     metrics_add(&m_events, labels, 1);
     dracel_status st;
-    if (type == 'D')
+    if (type == 'D') {
         st = store_delete(k->st, kinds[r], obj->ns, obj->name);
-    else
+        store_unrefuse(k->st, kinds[r], obj->ns, obj->name);
+    } else {
         st = store_apply(k->st, src, obj->json, obj->len, kinds[r], err, sizeof err);
+        if (st == DRACEL_EINPUT) {
+            /* This object alone is refused: its earlier version goes (it no longer is what
+             * the server holds), the rest of the resource stays current. */
+            refuse(k, r, obj, err);
+            st = store_delete(k->st, kinds[r], obj->ns, obj->name);
+            if (st == DRACEL_EINPUT)
+                st = DRACEL_OK;
+            res_label(labels, sizeof labels, r, NULL);
+            metrics_add(&m_errors, labels, 1);
+            if (st == DRACEL_OK) {
+                touch(k, r);
+                return 0;
+            }
+        } else if (st == DRACEL_OK) {
+            store_unrefuse(k->st, kinds[r], obj->ns, obj->name);
+        }
+    }
     if (st != DRACEL_OK) {
         res_label(labels, sizeof labels, r, NULL);
         metrics_add(&m_errors, labels, 1);

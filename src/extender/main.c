@@ -652,6 +652,9 @@ static void handle(void *ctx, const char *name, const http_req *req, http_resp *
         if (!get)
             return method_not_allowed(resp, "GET");
         jb_puts(&b, "ok\n");
+        size_t refused = store_refused_count(s->st);
+        if (refused) /* ready: the rest is current; these are left out (docs/extender.md) */
+            jb_printf(&b, "%zu objects refused (dra_extender_objects_refused)\n", refused);
         return finish(resp, 200, &b, "text/plain; charset=utf-8");
     }
     if (strcmp(name, "readyz") == 0) {
@@ -660,6 +663,9 @@ static void handle(void *ctx, const char *name, const http_req *req, http_resp *
         if (!store_ready(s->st))
             return http_error(resp, 503, "not ready: the sources have not all synced yet");
         jb_puts(&b, "ok\n");
+        size_t refused = store_refused_count(s->st);
+        if (refused) /* ready: the rest is current; these are left out (docs/extender.md) */
+            jb_printf(&b, "%zu objects refused (dra_extender_objects_refused)\n", refused);
         return finish(resp, 200, &b, "text/plain; charset=utf-8");
     }
     if (strcmp(name, "metrics") == 0) {

@@ -34,10 +34,30 @@ static const metric_family m_lag = {
     "Time from the first change of a burst to the snapshot that includes it.", METRIC_HISTOGRAM,
     build_buckets, sizeof build_buckets / sizeof *build_buckets};
 
+static const metric_family m_refused = {
+    "dra_extender_objects_refused",
+    "Objects of the cluster the extender cannot take, by resource: each is left out alone "
+    "(named in the log), the rest of its resource is current; pods that use a refused claim "
+    "fail with its reason.",
+    METRIC_GAUGE, NULL, 0};
+
+/* An object left out: its key, resourceVersion and why. */
+typedef struct refused {
+    unsigned kind;
+    char *ns, *name, *rv, *why;
+} refused;
+
+/* At most this many are remembered with their reasons (more are only counted). */
+#define MAX_REFUSED 4096
+
 struct store {
     store_config cfg;
     dracel_config lib;
     dracel_cluster *c;
+    dracel_cluster *scratch;      /* store_check's, under wlock */
+    pthread_mutex_t xlock;        /* the refused objects */
+    refused *refused;
+    size_t nrefused, caprefused;
     pthread_mutex_t wlock;        /* the cluster: one writer at a time */
     pthread_mutex_t plock;        /* the published snapshot and the flags below */
     pthread_cond_t cond, done;
@@ -53,6 +73,17 @@ struct store {
     pthread_mutex_t hlock;        /* the hook, held while it runs */
     void (*hook)(void *ctx, dracel_snapshot *snap);
     void *hook_ctx;
+};
+
+static const struct {
+    unsigned kind;
+    const char *label;
+} kind_labels[] = {
+    {DRACEL_OBJ_SLICE, "resource=\"resourceslices\""},
+    {DRACEL_OBJ_CLASS, "resource=\"deviceclasses\""},
+    {DRACEL_OBJ_CLAIM, "resource=\"resourceclaims\""},
+    {DRACEL_OBJ_NODE, "resource=\"nodes\""},
+    {DRACEL_OBJ_TAINT_RULE, "resource=\"devicetaintrules\""},
 };
 
 static void count(const char *op, dracel_status st)
@@ -112,6 +143,138 @@ dracel_status store_delete(store *s, unsigned kind, const char *ns, const char *
     return st;
 }
 
+dracel_status store_check(store *s, const char *buf, size_t len, unsigned kinds, char *err,
+                          size_t errcap)
+{
+    pthread_mutex_lock(&s->wlock);
+    if (!s->scratch) { /* could not be made again (out of memory): nothing is refused */
+        pthread_mutex_unlock(&s->wlock);
+        return DRACEL_OK;
+    }
+    dracel_status st = dracel_cluster_set_source(s->scratch, "check", buf, len, kinds, err,
+                                                 errcap);
+    /* the scratch state keeps nothing between checks */
+    char e2[64];
+    if (dracel_cluster_set_source(s->scratch, "check", "", 0, kinds, e2, sizeof e2) !=
+        DRACEL_OK) {
+        dracel_cluster_free(s->scratch);
+        s->scratch = NULL;
+        if (dracel_cluster_new(&s->lib, &s->scratch) != DRACEL_OK)
+            s->scratch = NULL;
+    }
+    pthread_mutex_unlock(&s->wlock);
+    return st;
+}
+
+static bool key_eq(const refused *r, unsigned kind, const char *ns, const char *name)
+{
+    return r->kind == kind && strcmp(r->name, name) == 0 &&
+           strcmp(r->ns ? r->ns : "", ns ? ns : "") == 0;
+}
+
+static void refused_drop(store *s, size_t i)
+{
+    refused *r = &s->refused[i];
+    free(r->ns);
+    free(r->name);
+    free(r->rv);
+    free(r->why);
+    s->refused[i] = s->refused[--s->nrefused];
+}
+
+/* Under xlock: the gauge of one kind. */
+static void refused_gauge(store *s, unsigned kind)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nrefused; i++)
+        n += s->refused[i].kind == kind;
+    for (size_t i = 0; i < sizeof kind_labels / sizeof *kind_labels; i++)
+        if (kind_labels[i].kind == kind)
+            metrics_set(&m_refused, kind_labels[i].label, (double)n);
+}
+
+void store_refuse(store *s, unsigned kind, const char *ns, const char *name, const char *rv,
+                  const char *why)
+{
+    pthread_mutex_lock(&s->xlock);
+    for (size_t i = 0; i < s->nrefused; i++)
+        if (key_eq(&s->refused[i], kind, ns, name)) {
+            refused_drop(s, i);
+            break;
+        }
+    if (s->nrefused == s->caprefused && s->caprefused < MAX_REFUSED) {
+        size_t cap = s->caprefused ? 2 * s->caprefused : 16;
+        refused *r = realloc(s->refused, cap * sizeof *r);
+        if (r) {
+            s->refused = r;
+            s->caprefused = cap;
+        }
+    }
+    if (s->nrefused < s->caprefused) {
+        refused *r = &s->refused[s->nrefused];
+        r->kind = kind;
+        r->ns = ns ? strdup(ns) : NULL;
+        r->name = strdup(name ? name : "");
+        r->rv = rv ? strdup(rv) : NULL;
+        r->why = strdup(why ? why : "");
+        if (r->name && r->why && (!ns || r->ns) && (!rv || r->rv)) {
+            s->nrefused++;
+        } else {
+            free(r->ns);
+            free(r->name);
+            free(r->rv);
+            free(r->why);
+        }
+    }
+    refused_gauge(s, kind);
+    pthread_mutex_unlock(&s->xlock);
+}
+
+void store_unrefuse(store *s, unsigned kind, const char *ns, const char *name)
+{
+    pthread_mutex_lock(&s->xlock);
+    for (size_t i = 0; i < s->nrefused; i++)
+        if (key_eq(&s->refused[i], kind, ns, name)) {
+            refused_drop(s, i);
+            refused_gauge(s, kind);
+            break;
+        }
+    pthread_mutex_unlock(&s->xlock);
+}
+
+void store_unrefuse_kind(store *s, unsigned kind)
+{
+    pthread_mutex_lock(&s->xlock);
+    for (size_t i = s->nrefused; i-- > 0;)
+        if (s->refused[i].kind == kind)
+            refused_drop(s, i);
+    refused_gauge(s, kind);
+    pthread_mutex_unlock(&s->xlock);
+}
+
+bool store_refused(store *s, unsigned kind, const char *ns, const char *name, char *why,
+                   size_t cap)
+{
+    bool found = false;
+    pthread_mutex_lock(&s->xlock);
+    for (size_t i = 0; i < s->nrefused && !found; i++)
+        if (key_eq(&s->refused[i], kind, ns, name)) {
+            found = true;
+            if (why && cap)
+                snprintf(why, cap, "%s", s->refused[i].why);
+        }
+    pthread_mutex_unlock(&s->xlock);
+    return found;
+}
+
+size_t store_refused_count(store *s)
+{
+    pthread_mutex_lock(&s->xlock);
+    size_t n = s->nrefused;
+    pthread_mutex_unlock(&s->xlock);
+    return n;
+}
+
 void store_source_synced(store *s)
 {
     pthread_mutex_lock(&s->plock);
@@ -123,18 +286,9 @@ void store_source_synced(store *s)
 
 static void set_counts(store *s, const dracel_snapshot *snap)
 {
-    static const struct {
-        unsigned kind;
-        const char *label;
-    } kinds[] = {
-        {DRACEL_OBJ_SLICE, "resource=\"resourceslices\""},
-        {DRACEL_OBJ_CLASS, "resource=\"deviceclasses\""},
-        {DRACEL_OBJ_CLAIM, "resource=\"resourceclaims\""},
-        {DRACEL_OBJ_NODE, "resource=\"nodes\""},
-        {DRACEL_OBJ_TAINT_RULE, "resource=\"devicetaintrules\""},
-    };
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        metrics_set(&m_objects, kinds[i].label, (double)dracel_cluster_count(s->c, kinds[i].kind));
+    for (size_t i = 0; i < sizeof kind_labels / sizeof *kind_labels; i++)
+        metrics_set(&m_objects, kind_labels[i].label,
+                    (double)dracel_cluster_count(s->c, kind_labels[i].kind));
     metrics_set(&m_objects, "resource=\"devices\"",
                 (double)dracel_table_rows(dracel_snapshot_table(snap)));
 }
@@ -261,9 +415,12 @@ store *store_new(const store_config *cfg, char *err, size_t errcap)
     pthread_mutex_init(&s->wlock, NULL);
     pthread_mutex_init(&s->plock, NULL);
     pthread_mutex_init(&s->hlock, NULL);
+    pthread_mutex_init(&s->xlock, NULL);
     pthread_cond_init(&s->cond, NULL);
     pthread_cond_init(&s->done, NULL);
     dracel_status st = dracel_cluster_new(&s->lib, &s->c);
+    if (st == DRACEL_OK && (st = dracel_cluster_new(&s->lib, &s->scratch)) != DRACEL_OK)
+        dracel_cluster_free(s->c);
     if (st != DRACEL_OK) {
         snprintf(err, errcap, "cannot create the cluster state: %s", dracel_status_string(st));
         free(s);
@@ -271,9 +428,12 @@ store *store_new(const store_config *cfg, char *err, size_t errcap)
     }
     metrics_declare(&m_changes);
     metrics_add(&m_snapshots, NULL, 0);
+    for (size_t i = 0; i < sizeof kind_labels / sizeof *kind_labels; i++)
+        metrics_set(&m_refused, kind_labels[i].label, 0);
     if (pthread_create(&s->publisher, NULL, publisher_main, s) != 0) {
         snprintf(err, errcap, "cannot start the publisher thread");
         dracel_cluster_free(s->c);
+        dracel_cluster_free(s->scratch);
         free(s);
         return NULL;
     }
@@ -291,6 +451,11 @@ void store_free(store *s)
     pthread_join(s->publisher, NULL);
     dracel_snapshot_unref(s->cur);
     dracel_cluster_free(s->c);
+    dracel_cluster_free(s->scratch);
+    while (s->nrefused)
+        refused_drop(s, s->nrefused - 1);
+    free(s->refused);
+    pthread_mutex_destroy(&s->xlock);
     pthread_mutex_destroy(&s->wlock);
     pthread_mutex_destroy(&s->plock);
     pthread_mutex_destroy(&s->hlock);

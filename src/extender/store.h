@@ -40,6 +40,28 @@ dracel_status store_apply(store *s, const char *source, const char *buf, size_t 
                           unsigned kinds, char *err, size_t errcap);
 /** Delete one object (a watch DELETED event); absent is not an error. */
 dracel_status store_delete(store *s, unsigned kind, const char *ns, const char *name);
+/** Would the objects of buf be taken (read and validated as store_apply reads them, in a
+ *  scratch state of their own: nothing of the store changes)? err receives why not. */
+dracel_status store_check(store *s, const char *buf, size_t len, unsigned kinds, char *err,
+                          size_t errcap);
+
+/* ---- Objects refused: an object the extender cannot take is left out alone, its key and
+ * reason kept here (at most 4096, the rest only counted in the log), counted in the gauge
+ * dra_extender_objects_refused{resource}. Pods that use a refused claim fail with its reason. */
+
+/** Remember (kind, ns, name) as refused, replacing an earlier entry of the key. */
+void store_refuse(store *s, unsigned kind, const char *ns, const char *name, const char *rv,
+                  const char *why);
+/** Forget one (taken after all, or deleted). */
+void store_unrefuse(store *s, unsigned kind, const char *ns, const char *name);
+/** Forget every one of a kind (a new list of the resource decides again). */
+void store_unrefuse_kind(store *s, unsigned kind);
+/** Is (kind, ns, name) refused? Its reason into why. */
+bool store_refused(store *s, unsigned kind, const char *ns, const char *name, char *why,
+                   size_t cap);
+/** How many objects are refused. */
+size_t store_refused_count(store *s);
+
 /** A source has delivered its first complete state. */
 void store_source_synced(store *s);
 /** Publish a snapshot now if anything changed and every source is synced (startup); waits for

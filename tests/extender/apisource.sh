@@ -386,6 +386,45 @@ post "$url_a/filter" "$src/examples/extender/filter.json"
 check "...every node fails: the claim is not found" \
   "$(r is "$(jq -r '[(.NodeNames | length), .FailedNodes["node-l4"]] | @tsv' "$tmp/resp")" "$(printf '0\tresourceclaim default/trainer-0-gpu not found')")"
 
+# 7. One claim the extender cannot take (opaque parameters nested 200 levels, past its reader's
+# 64; 1.5 KB, which the API server accepts) is left out alone: it once made the whole claims
+# list rejected, so that no claim created or deleted afterwards was seen.
+deep=$(awk 'BEGIN { for (i = 0; i < 200; i++) printf "["; printf "1"; for (i = 0; i < 200; i++) printf "]" }')
+put resourceclaims "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"deep\",\"namespace\":\"default\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"g\",\"exactly\":{\"deviceClassName\":\"gpu.example.com\"}}],\"config\":[{\"opaque\":{\"driver\":\"gpu.example.com\",\"parameters\":{\"p\":$deep}}}]}}}"
+refused_n() { v=$(metric "$url_a" 'dra_extender_objects_refused{resource="resourceclaims"}'); echo "${v:-0}"; }
+one_refused() { [ "$(refused_n)" = 1 ]; }
+check "a claim the extender cannot read (watch event): refused alone, counted" \
+  "$(wait_for 30 one_refused; echo $?)"
+check "...named in the log with its resourceVersion and reason" \
+  "$(r is "$(grep '"an object was refused' "$tmp/a.log" | jq -r 'select(.name == "deep") | [.resource, .namespace, (.resourceVersion | length > 0), (.error | test("nesting"))] | @tsv' | head -n 1)" "$(printf 'resourceclaims\tdefault\ttrue\ttrue')")"
+pod_with() { # CLAIM: the sample's request for a pod whose one claim is CLAIM
+  jq -c --arg c "$1" '.Pod.spec.resourceClaims = [{name: "gpu", resourceClaimName: $c}] | del(.Pod.status)' \
+    "$src/examples/extender/filter.json" >"$tmp/podwith.json"
+}
+pod_with deep
+post "$url_a/filter" "$tmp/podwith.json"
+check "...a pod that uses it fails with its reason" \
+  "$(r is "$(jq -r '.FailedNodes["node-l4"] | test("^resourceclaim default/deep is refused by the extender: .*nesting")' "$tmp/resp")" true)"
+put resourceclaims "$(holder after-deep node-h100-b)"
+pod_with after-deep
+seen_after() { post "$url_a/filter" "$tmp/podwith.json"; [ "$(jq -r '.FailedNodes["node-l4"] // ""' "$tmp/resp")" = "resourceclaim default/after-deep not available on the node" ]; }
+check "...a claim created afterwards is seen" "$(wait_for 30 seen_after; echo $?)"
+relist0=$(counter relists resourceclaims)
+fault '{"res":"resourceclaims","gone":"http","close":true}'
+del resourceclaims/default/after-deep
+relisted() { [ "$(counter relists resourceclaims)" -gt "$relist0" ]; }
+wait_for 30 relisted >/dev/null
+gone_after() { post "$url_a/filter" "$tmp/podwith.json"; [ "$(jq -r '.FailedNodes["node-l4"] // ""' "$tmp/resp")" = "resourceclaim default/after-deep not found" ]; }
+check "after a relist (the list path): the list is taken without it, a deletion seen" \
+  "$(wait_for 30 gone_after; echo $?)"
+check "...still one refused" "$(r is "$(refused_n)" 1)"
+code=$(curl -s -o "$tmp/resp" -w '%{http_code}' "$url_a/readyz")
+check "/readyz: ready (the rest is current), and says what is refused" \
+  "$(r is "$code $(sed -n 2p "$tmp/resp")" "200 1 objects refused (dra_extender_objects_refused)")"
+del resourceclaims/default/deep
+none_refused() { [ "$(refused_n)" = 0 ]; }
+check "the refused claim deleted: no longer counted" "$(wait_for 30 none_refused; echo $?)"
+
 # ---- Metrics of the API source.
 curl -s "$url_a/metrics" >"$tmp/metrics.a"
 missing=$(for m in watch_events_total watch_lists_total watch_relists_total watch_disconnects_total \
