@@ -9,6 +9,7 @@
  */
 #include "kernels.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -286,21 +287,30 @@ static const dc_kernels kn_avx512 = {"avx512", eq_ids_block_avx512, cmp_i64_bloc
 
 /* ---- Choosing. */
 
-const dc_kernels *const *dc_kn_all(void)
+/* The list is built once: threads that choose at the same time (dra-extender's workers, each
+ * with its first selection) must not write it together. */
+static const dc_kernels *kn_list[5];
+static pthread_once_t kn_once = PTHREAD_ONCE_INIT;
+
+static void kn_list_init(void)
 {
-    static const dc_kernels *list[5];
     size_t n = 0;
-    list[n++] = &kn_portable;
+    kn_list[n++] = &kn_portable;
 #ifdef DC_KN_X86
-    list[n++] = &kn_sse2;
+    kn_list[n++] = &kn_sse2;
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2"))
-        list[n++] = &kn_avx2;
+        kn_list[n++] = &kn_avx2;
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
-        list[n++] = &kn_avx512;
+        kn_list[n++] = &kn_avx512;
 #endif
-    list[n] = NULL;
-    return list;
+    kn_list[n] = NULL;
+}
+
+const dc_kernels *const *dc_kn_all(void)
+{
+    pthread_once(&kn_once, kn_list_init);
+    return kn_list;
 }
 
 static const dc_kernels *choose(void)

@@ -12,9 +12,15 @@ reap() {
          kill -KILL "$1"' dog "$1" >/dev/null 2>&1 &
   wait "$1"
 }
+# A sanitizer's report in a program's log goes to the test's log (CI keeps only that one).
 cleanup() {
   for p in $pids; do kill "$p" 2>/dev/null; done
   for p in $pids; do reap "$p" 2>/dev/null; done
+  for f in "$tmp"/*.log; do
+    grep -q 'Sanitizer' "$f" 2>/dev/null || continue
+    echo "# --- sanitizer report in $f:" >&2
+    sed -n '/Sanitizer/,$p' "$f" | head -n 80 | sed 's/^/# /' >&2
+  done
   rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM

@@ -186,7 +186,9 @@ check "reload of a broken policy: logged with FILE:LINE:COL" \
 filter "$url" a p2 p2-gpu "$tmp/f6"
 check "the running version still decides" "$(is "$(passed "$tmp/f6")" "node-a1")"
 # A file cut short by a write in place (its first 60 bytes: a comment, no line break at its
-# end) is no policy: it once loaded as a new version with no tenants, dropping every cap.
+# end) is no policy: it once loaded as a new version with no tenants, dropping every cap. The
+# file's poll may see it too (and the empty file the shell's truncation leaves first): the check
+# is that it was refused at its end at least once and never loaded.
 head -c 60 "$fx/borrow.yaml" >"$tmp/policy.yaml"
 kill -HUP "$pid_enf"
 hup_failed2() {
@@ -194,7 +196,7 @@ hup_failed2() {
 }
 wait_for hup_failed2
 check "reload of a file written in part: refused at its end (FILE:LINE:COL), the old version stays" \
-  "$(is "$(grep '"tier policy rejected' "$tmp/enf.log" | jq -r '.error' | grep -c 'policy.yaml:1:61: the file does not end with a line break') $(curl -s "$url/policy" | jq -r '.versions[0].version')" "1 enforce-1")"
+  "$(is "$(grep '"tier policy rejected' "$tmp/enf.log" | jq -r '.error' | grep -q 'policy.yaml:1:61: the file does not end with a line break' && echo seen) $(curl -s "$url/policy" | jq -r '.versions[0].version')" "seen enforce-1")"
 
 # ---- Borrowing and reclaim: borrow.yaml (reserve 1), loaded by a change of the file.
 cp "$fx/borrow.yaml" "$tmp/policy.yaml"

@@ -32,7 +32,7 @@ static char *answer(const dc_policy *p, const dc_scenario *sc, const dc_usage *u
 {
     dc_alloc_run *r;
     assert_int_equal(dc_alloc_run_new(p, &r), DRACEL_OK);
-    dc_alloc_opts ao = {sc->features, 0, 0, true, 3, u, NULL, 0, sc->release};
+    dc_alloc_opts ao = {sc->features, 0, 0, true, 3, u, NULL, 0, sc->release, NULL, NULL};
     assert_int_equal(dc_alloc_begin(r, &ao), DRACEL_OK);
     assert_int_equal(dc_alloc_node(r, &sc->node), DRACEL_OK);
     dc_buf b;
@@ -242,7 +242,7 @@ static void test_limits(void **state)
 
     /* no limit: every device of n0 is evaluated, none of the other nodes' (the policy evaluated
      * nothing: the selector is lazy) */
-    dc_alloc_opts ao = {0, 0, 0, true, 1, NULL, NULL, 0, 0};
+    dc_alloc_opts ao = {0, 0, 0, true, 1, NULL, NULL, 0, 0, NULL, NULL};
     assert_int_equal(dc_alloc_begin(r, &ao), DRACEL_OK);
     assert_int_equal(dc_alloc_node(r, &sc.node), DRACEL_OK);
     assert_int_equal(dc_alloc_outcome_of(r), DC_ALLOC_ALLOCATED);

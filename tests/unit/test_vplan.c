@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +247,39 @@ static void check_selector(const dracel_env *env, const dracel_table *t, const c
     check_runs(b, env, dracel_table_rows(t), src);
     dracel_bound_free(b);
     dracel_program_free(p);
+}
+
+/* The first choice of kernels made by threads at once (dra-extender's workers, each with its
+ * first selection): the same list and the same kernels for all, and, under ThreadSanitizer, no
+ * write shared between them. First in main: later tests have chosen already. */
+enum { NCHOOSERS = 4 };
+static pthread_barrier_t choosers;
+
+static void *choose_kernels(void *out)
+{
+    pthread_barrier_wait(&choosers);
+    const dc_kernels *const *all = dc_kn_all();
+    ((const void **)out)[0] = all;
+    ((const void **)out)[1] = dc_kn();
+    return NULL;
+}
+
+static void test_kernels_chosen_at_once(void **state)
+{
+    (void)state;
+    pthread_t th[NCHOOSERS];
+    const void *got[NCHOOSERS][2];
+    assert_int_equal(pthread_barrier_init(&choosers, NULL, NCHOOSERS), 0);
+    for (int i = 0; i < NCHOOSERS; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, choose_kernels, got[i]), 0);
+    for (int i = 0; i < NCHOOSERS; i++)
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+    pthread_barrier_destroy(&choosers);
+    for (int i = 0; i < NCHOOSERS; i++) {
+        assert_ptr_equal(got[i][0], dc_kn_all());
+        assert_ptr_equal(got[i][1], dc_kn());
+    }
+    assert_string_equal(dc_kn_all()[0]->name, "portable");
 }
 
 static void test_selectors(void **state)
@@ -513,6 +547,7 @@ static void test_alloc_failures(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kernels_chosen_at_once),
         cmocka_unit_test(test_selectors),
         cmocka_unit_test(test_kernel_versions),
         cmocka_unit_test(test_int_edges),
