@@ -1781,11 +1781,14 @@ uint32_t dc_ext_resources(const dc_objects *classes, const dc_ctr_in *ctr, uint3
     for (uint32_t i = 0; i < nc; i++)
         for (uint32_t k = 0; k < ctr[i].nreqs; k++) {
             const dc_creq_in *r = &ctr[i].reqs[k];
+            /* res holds only names a class serves (few): looked through last */
+            if (dc_qty_sign(&r->q) == 0 || !dra_extended_name(r->name) ||
+                !dc_ext_class(classes, r->name) || dc_ext_allocatable(alloc, nalloc, r->name))
+                continue;
             bool seen = false;
             for (uint32_t j = 0; j < nres && !seen; j++)
                 seen = strcmp(res[j], r->name) == 0;
-            if (!seen && dc_qty_sign(&r->q) != 0 && dra_extended_name(r->name) &&
-                dc_ext_class(classes, r->name) && !dc_ext_allocatable(alloc, nalloc, r->name))
+            if (!seen)
                 res[nres++] = r->name;
         }
     if (nres)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fair.h"
+#include "hash.h"
 #include "clock.h"
 #include "log.h"
 #include "metrics.h"
@@ -401,14 +402,6 @@ void fair_log(fair *f, const char *line, size_t len)
 
 /* ---- Claims' tenants. */
 
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 static void ct_clear(fair *f)
 {
     for (size_t i = 0; i < CT_SLOTS; i++) {
@@ -423,7 +416,7 @@ static void ct_put(fair *f, const char *claim, const char *tenant)
 {
     if (!f->ct)
         return;
-    size_t k = str_hash(claim) & (CT_SLOTS - 1);
+    size_t k = ext_hash_str(claim) & (CT_SLOTS - 1);
     while (f->ct[k].claim && strcmp(f->ct[k].claim, claim) != 0)
         k = (k + 1) & (CT_SLOTS - 1);
     if (f->ct[k].claim) {
@@ -438,7 +431,7 @@ static void ct_put(fair *f, const char *claim, const char *tenant)
     }
     if (f->nct >= CT_MAX) {
         ct_clear(f); /* bounded: forgotten at once, then by namespace until seen again */
-        k = str_hash(claim) & (CT_SLOTS - 1);
+        k = ext_hash_str(claim) & (CT_SLOTS - 1);
     }
     char *c = strdup(claim), *t = strdup(tenant);
     if (!c || !t) {
@@ -454,7 +447,7 @@ static const char *ct_get(const fair *f, const char *claim)
 {
     if (!f->ct)
         return NULL;
-    for (size_t k = str_hash(claim) & (CT_SLOTS - 1); f->ct[k].claim;
+    for (size_t k = ext_hash_str(claim) & (CT_SLOTS - 1); f->ct[k].claim;
          k = (k + 1) & (CT_SLOTS - 1))
         if (strcmp(f->ct[k].claim, claim) == 0)
             return f->ct[k].tenant;

@@ -120,6 +120,31 @@ jq -c .Pod "$src/examples/extender/filter.json" >"$tmp/pod.json"
 post "$url_a/explain?node=node-h100-b" "$tmp/pod.json"
 check "...a bare Pod is still explained" "$(is "$status $(jq -r '.nodes[0].outcome' "$tmp/resp")" "200 allocated")"
 
+# Readers are linear: a pod with 10,000 claims from templates (each found through
+# status.resourceClaimStatuses, listed in the reverse order), one with 200,000 labels and one
+# with 100,000 container resources are each read in well under a second (a scan for every
+# entry, as before, took minutes and gigabytes: the 60 s bound is generous, never a timing).
+big() { # NAME JQ-PROGRAM: the sample's request with the pod changed by the program
+  jq -c "$2" "$src/examples/extender/filter.json" >"$tmp/$1.json"
+  curl -s -m 60 -o "$tmp/$1.out" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    --data-binary @"$tmp/$1.json" "$url_a/filter"
+}
+code=$(big claims '.Pod.spec.resourceClaims = [range(10000) | {name: "c\(.)",
+  resourceClaimTemplateName: "t"}] | .Pod.status.resourceClaimStatuses = [range(9999; -1; -1) |
+  {name: "c\(.)", resourceClaimName: "gen-\(.)"}]')
+check "10,000 template claims: each found by its status, answered" \
+  "$(is "$code $(jq -r '.FailedNodes["node-h100-b"]' "$tmp/claims.out")" \
+        "200 resourceclaim default/gen-0 not found")"
+base=$(big base '.'); nodes=$(jq -c .NodeNames "$tmp/base.out")
+code=$(big labels '.Pod.metadata.labels = ([range(200000) | {key: "l\(.)", value: "v"}] |
+  from_entries)')
+check "200,000 labels: answered as without them" \
+  "$(is "$base $code $(jq -c .NodeNames "$tmp/labels.out")" "200 200 $nodes")"
+code=$(big res '.Pod.spec.containers[0].resources.requests = ([range(100000) |
+  {key: "example.com/r\(.)", value: "1"}] | from_entries)')
+check "100,000 container resources (none backed by a DeviceClass): answered as without them" \
+  "$(is "$code $(jq -c .NodeNames "$tmp/res.out")" "200 $nodes")"
+
 # Two Content-Length headers (request smuggling behind a proxy that reads the other one):
 # 400 with the JSON reason, and the connection closed (the client sees its end, no timeout).
 port_a=${url_a##*:}
