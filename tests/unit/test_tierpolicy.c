@@ -419,11 +419,13 @@ static void test_limits(void **state)
         size_t n = (size_t)snprintf(buf, cap, HEAD "#");
         memset(buf + n, 'x', DRACEL_TIERPOLICY_MAX_BYTES - n);
         n = DRACEL_TIERPOLICY_MAX_BYTES;
+        buf[n - 1] = '\n'; /* a policy ends with a line break (a file cut short does not) */
         dracel_tierpolicy *p = NULL;
         assert_int_equal(dracel_tierpolicy_load_buffer(NULL, "p.yaml", buf, n, &p, err,
                                                        sizeof err), DRACEL_OK);
         dracel_tierpolicy_free(p);
-        buf[n++] = 'x';
+        buf[n - 1] = 'x';
+        buf[n++] = '\n';
         assert_int_equal(dracel_tierpolicy_load_buffer(NULL, "p.yaml", buf, n, &p, err,
                                                        sizeof err), DRACEL_EINPUT);
         assert_string_equal(err, "p.yaml: 1048577 bytes, more than the 1048576 a policy may "
