@@ -719,10 +719,20 @@ static void handle(void *ctx, const char *name, const http_req *req, http_resp *
         if (format && strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
             return http_error(resp, 400, "format: json or text");
         bool text = format && strcmp(format, "text") == 0;
-        char ns[256];
-        size_t nl = (size_t)(strchr(pod, '/') - pod);
-        if (nl == 0 || nl >= sizeof ns)
-            return http_error(resp, 400, "explain needs ?pod=NAMESPACE/NAME");
+        /* Kubernetes' own bounds: a namespace is a DNS label, a pod's name a DNS subdomain. */
+        char ns[64], msg[160];
+        size_t nl = (size_t)(strchr(pod, '/') - pod), pl = strlen(pod + nl + 1);
+        if (nl == 0 || pl == 0)
+            return http_error(resp, 400, nl ? "explain needs ?pod=NAMESPACE/NAME: the name is empty"
+                                            : "explain needs ?pod=NAMESPACE/NAME: the namespace is "
+                                              "empty");
+        if (nl >= sizeof ns || pl > 253) {
+            snprintf(msg, sizeof msg, "pod=: the %s has %zu bytes, more than %s allows (%u)",
+                     nl >= sizeof ns ? "namespace" : "name", nl >= sizeof ns ? nl : pl,
+                     nl >= sizeof ns ? "a namespace (a DNS label)" : "a pod's name",
+                     nl >= sizeof ns ? 63u : 253u);
+            return http_error(resp, 400, msg);
+        }
         memcpy(ns, pod, nl);
         ns[nl] = '\0';
         int status = decide_explain_recent(s->d, ns, pod + nl + 1, http_arg(req, "node"), text,

@@ -19,7 +19,6 @@
 
 #include <cjson/cJSON.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 
 dracel_status dc_ld_too_many_values(dc_ld *c, uint32_t line)
@@ -396,7 +395,7 @@ dracel_status dc_ld_load_json(dc_ld *c, const char *buf, size_t len)
      * hold); the tree points into buf. */
     char *text = NULL;
     if (c->nraw) {
-        if (!(text = malloc(len + 1)))
+        if (!(text = dc_malloc(c->a, len + 1)))
             return dc_ld_oom(c);
         memcpy(text, buf, len + 1);
         for (size_t k = 0; k < c->njv; k++)
@@ -412,7 +411,8 @@ dracel_status dc_ld_load_json(dc_ld *c, const char *buf, size_t len)
     pthread_mutex_lock(&cjson_parse_lock);
     cJSON *root = cJSON_ParseWithLengthOpts(text ? text : buf, len + 1, NULL, 1);
     pthread_mutex_unlock(&cjson_parse_lock);
-    free(text);
+    if (text)
+        dc_free(c->a, text, len + 1);
     if (!root) /* the text passed the full grammar check: cJSON ran out of memory */
         return dc_ld_oom(c);
     jwalk w = {buf, 0, 0};
