@@ -26,7 +26,10 @@
 
 /* ---- The tree */
 
-enum { DC_TN_NULL, DC_TN_BOOL, DC_TN_INT, DC_TN_FLOAT, DC_TN_STR, DC_TN_MAP, DC_TN_SEQ };
+/* DC_TN_RAW: a JSON object or array kept as its text (s, n), not built into a tree: the value
+ * of an `opaque` entry's `parameters` nested deeper than the loader's limit (load/json.c). */
+enum { DC_TN_NULL, DC_TN_BOOL, DC_TN_INT, DC_TN_FLOAT, DC_TN_STR, DC_TN_MAP, DC_TN_SEQ,
+       DC_TN_RAW };
 
 typedef struct dc_tent dc_tent;
 
@@ -70,6 +73,7 @@ typedef struct dc_yframe {
 
 typedef struct dc_jtok {
     uint32_t off, len, line;
+    bool raw;       /* a DC_TN_RAW value: cJSON sees "" in its place */
 } dc_jtok;
 
 /* An interned string of a load (names and values repeat across devices and files). */
@@ -119,6 +123,7 @@ struct dc_ld {
     /* JSON side tables */
     dc_jtok *jv;
     size_t njv, capjv;
+    size_t nraw;                /* of jv, the raw ones */
     uint32_t *jk;
     size_t njk, capjk;
     /* interned strings of this load (names and values repeat across devices and files) */

@@ -19,6 +19,8 @@
  *     `parameters` may be any value (null: absent); it is re-encoded as compact JSON (keys in
  *     document order; JSON numbers as written; YAML integers in decimal, YAML floats as written
  *     when that is JSON, else shortest round-trip text) and that text may be at most 10 KiB.
+ *     From JSON, parameters nested past the loader's depth limit come as their text
+ *     (DC_TN_RAW), kept without its blanks (strings as written, escapes and all).
  *   - Node labels are sorted by key; a key given twice is an error.
  *   - In a scenario, objects are checked against the kind of their list when they have one, and
  *     their apiVersion when they have one.
@@ -458,9 +460,35 @@ static dracel_status yaml_float(dc_ld *c, dc_buf *b, const dc_tnode *v)
     return DRACEL_OK;
 }
 
+/* A raw JSON value (DC_TN_RAW: valid JSON, checked by the loader's scan) without the blanks
+ * between its tokens; its strings and numbers as written. Linear, without recursion. */
+static void json_compact(dc_buf *b, const char *s, size_t n)
+{
+    size_t run = 0;
+    bool str = false;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (str) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                str = false;
+        } else if (ch == '"') {
+            str = true;
+        } else if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n') {
+            dc_buf_append(b, s + run, i - run);
+            run = i + 1;
+        }
+    }
+    dc_buf_append(b, s + run, n - run);
+}
+
 static dracel_status json_value(dc_ld *c, dc_buf *b, const dc_tnode *v)
 {
     switch (v->t) {
+    case DC_TN_RAW:
+        json_compact(b, v->s, v->n);
+        return DRACEL_OK;
     case DC_TN_NULL:
         dc_buf_puts(b, "null");
         return DRACEL_OK;

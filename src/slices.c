@@ -223,6 +223,7 @@ static const char *tname(const dc_tnode *v)
     case DC_TN_FLOAT: return "a number";
     case DC_TN_STR: return "a string";
     case DC_TN_MAP: return "an object";
+    case DC_TN_RAW: return "a JSON value nested past the limit";
     default: return "a list";
     }
 }

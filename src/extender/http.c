@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 #include <microhttpd.h>
 
 #include "clock.h"
@@ -46,7 +48,8 @@ static const metric_family m_rejected = {
     "dra_extender_http_rejected_total",
     "Requests refused before their handler: overloaded (queue full or waited too long), "
     "body_too_large, too_slow (headers or body not received in time), shutting_down, "
-    "bad_framing (two Content-Length headers); and connections closed at once because "
+    "bad_framing (two Content-Length headers), unauthenticated (no valid client certificate, "
+    "with --tls-client-ca), forbidden (a client name not among --tls-client-name); and connections closed at once because "
     "--max-connections were open (connections), or --max-connections-per-address from its "
     "address (address).",
     METRIC_COUNTER, NULL, 0};
@@ -103,6 +106,7 @@ typedef struct job {
     double start, queued_at;
     int reject;                  /* a status to answer without the handler */
     const char *reject_msg;
+    char auth_msg[256];          /* why the client certificate was refused */
     bool close;                  /* answer with Connection: close (a request not to trust) */
     http_resp resp;
     int sent;                    /* the status sent, 0: none */
@@ -111,7 +115,7 @@ typedef struct job {
 struct http_server {
     http_config cfg;
     http_handlers h;
-    char *cert, *key;
+    char *cert, *key, *ca;
     pthread_t *workers;
     unsigned nworkers;
     pthread_mutex_t lock;
@@ -537,6 +541,58 @@ static enum MHD_Result count_length(void *cls, enum MHD_ValueKind kind, const ch
 }
 
 /* The first call for a request: its headers. */
+/* With --tls-client-ca: 0 when the peer sent a certificate that the CA signed, valid now and
+ * for client authentication (its extended key usage, when it has one) and, with
+ * --tls-client-name, with one of those common names; else 401 (no valid certificate) or 403
+ * (a name not allowed) with the reason in msg. */
+static int client_check(const http_server *s, struct MHD_Connection *conn, char *msg,
+                        size_t cap)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    gnutls_session_t ts = ci ? (gnutls_session_t)ci->tls_session : NULL;
+    unsigned ncerts = 0;
+    const gnutls_datum_t *certs = ts ? gnutls_certificate_get_peers(ts, &ncerts) : NULL;
+    if (!certs || !ncerts) {
+        snprintf(msg, cap, "unauthorized: a client certificate is required");
+        return 401;
+    }
+    gnutls_typed_vdata_st purpose = {GNUTLS_DT_KEY_PURPOSE_OID,
+                                     (unsigned char *)GNUTLS_KP_TLS_WWW_CLIENT, 0};
+    unsigned status = 0;
+    int rc = gnutls_certificate_verify_peers(ts, &purpose, 1, &status);
+    if (rc < 0 || status) {
+        gnutls_datum_t out = {NULL, 0};
+        if (rc >= 0 && gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509,
+                                                                    &out, 0) < 0)
+            out.data = NULL;
+        snprintf(msg, cap, "unauthorized: the client certificate is not accepted: %s",
+                 rc < 0 ? gnutls_strerror(rc) : out.data ? (const char *)out.data : "invalid");
+        gnutls_free(out.data);
+        size_t n = strlen(msg); /* gnutls ends its sentences with a space */
+        while (n && msg[n - 1] == ' ')
+            msg[--n] = '\0';
+        return 401;
+    }
+    if (!s->cfg.nclient_names)
+        return 0;
+    char cn[128] = "";
+    size_t len = sizeof cn;
+    gnutls_x509_crt_t crt;
+    if (gnutls_x509_crt_init(&crt) < 0)
+        return snprintf(msg, cap, "out of memory"), 503;
+    if (gnutls_x509_crt_import(crt, &certs[0], GNUTLS_X509_FMT_DER) < 0 ||
+        gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, 0, cn, &len) < 0)
+        cn[0] = '\0';
+    gnutls_x509_crt_deinit(crt);
+    for (size_t i = 0; i < s->cfg.nclient_names; i++)
+        if (cn[0] && strcmp(cn, s->cfg.client_names[i]) == 0)
+            return 0;
+    snprintf(msg, cap, "forbidden: the client certificate's common name '%s' is not among "
+             "--tls-client-name", cn);
+    return 403;
+}
+
 static job *job_new(listener *l, struct MHD_Connection *conn, const char *url,
                     const char *method)
 {
@@ -571,6 +627,16 @@ static job *job_new(listener *l, struct MHD_Connection *conn, const char *url,
         j->reject = 404;
         j->reject_msg = "the probe port answers /healthz, /readyz and /metrics only";
     }
+    /* Only the probes go without a client certificate, when one is asked: a request refused
+     * here is answered at once, before its body, and its connection closed. */
+    if (s->ca && strcmp(j->route, "healthz") != 0 && strcmp(j->route, "readyz") != 0) {
+        int st = client_check(s, conn, j->auth_msg, sizeof j->auth_msg);
+        if (st) {
+            j->reject = st;
+            j->reject_msg = j->auth_msg;
+            j->close = true;
+        }
+    }
     /* Two Content-Length headers (even equal ones: RFC 9112 lets a server refuse them) are how
      * a request is smuggled past a proxy that reads the other one: refused, and the
      * connection closed, since where this request's body ends is not known. */
@@ -603,7 +669,10 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
             return MHD_NO;
         *con_cls = j;
         if (j->close)
-            return send_error(j, j->reject, j->reject_msg, "bad_framing");
+            return send_error(j, j->reject, j->reject_msg,
+                              j->reject == 401   ? "unauthenticated"
+                              : j->reject == 403 ? "forbidden"
+                                                 : "bad_framing");
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                      MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl) {
@@ -864,6 +933,7 @@ static void server_free(http_server *s)
 {
     free(s->cert);
     free(s->key);
+    free(s->ca);
     free(s->ring);
     free(s->workers);
     free(s->addrs);
@@ -952,6 +1022,7 @@ static bool listen_on(listener *l, const char *address, unsigned port, unsigned 
     struct MHD_OptionItem tls[] = {
         {MHD_OPTION_HTTPS_MEM_CERT, 0, s->cert},
         {MHD_OPTION_HTTPS_MEM_KEY, 0, s->key},
+        {s->ca ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, s->ca}, /* asks for one */
         {MHD_OPTION_END, 0, NULL},
     };
     /* libmicrohttpd's own limit is divided among its threads: give each room for all, so
@@ -964,7 +1035,7 @@ static bool listen_on(listener *l, const char *address, unsigned port, unsigned 
         (unsigned)s->cfg.idle_timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, l, MHD_OPTION_URI_LOG_CALLBACK, on_uri, l,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)128, MHD_OPTION_ARRAY,
-        s->cert ? tls : tls + 2, MHD_OPTION_END);
+        s->cert ? tls : tls + 3, MHD_OPTION_END);
     if (!l->d)
         snprintf(err, errcap, "cannot listen on %s port %u (in use, or not permitted)", addr,
                  port);
@@ -1041,6 +1112,28 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
         s->cert = read_file(cfg->tls_cert, err, errcap);
         s->key = s->cert ? read_file(cfg->tls_key, err, errcap) : NULL;
         if (!s->key) {
+            server_free(s);
+            return NULL;
+        }
+    }
+    if (cfg->tls_client_ca) {
+        if (!cfg->tls_cert) {
+            snprintf(err, errcap, "--tls-client-ca needs --tls-cert and --tls-key (HTTPS)");
+            server_free(s);
+            return NULL;
+        }
+        s->ca = read_file(cfg->tls_client_ca, err, errcap);
+        gnutls_x509_crt_t *list = NULL;
+        unsigned n = 0;
+        gnutls_datum_t pem = {(unsigned char *)s->ca, s->ca ? (unsigned)strlen(s->ca) : 0};
+        if (s->ca && gnutls_x509_crt_list_import2(&list, &n, &pem, GNUTLS_X509_FMT_PEM, 0) < 0)
+            n = 0;
+        for (unsigned i = 0; i < n; i++)
+            gnutls_x509_crt_deinit(list[i]);
+        gnutls_free(list);
+        if (!n) {
+            if (s->ca)
+                snprintf(err, errcap, "%s: no PEM certificate in it", cfg->tls_client_ca);
             server_free(s);
             return NULL;
         }

@@ -39,6 +39,10 @@ typedef struct http_config {
     size_t max_body;             /* request body bytes at most (0: 64 MiB) */
     const char *tls_cert;        /* PEM files: both, or neither (plain HTTP) */
     const char *tls_key;
+    const char *tls_client_ca;   /* PEM CA file: every request but /healthz and /readyz needs a
+                                    client certificate it signed (NULL: none asked) */
+    const char *const *client_names; /* and one of these common names (none: any) */
+    size_t nclient_names;
 } http_config;
 
 /* A request, as a handler sees it. Strings live until the handler returns. */

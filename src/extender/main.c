@@ -63,6 +63,11 @@ static const char usage_text[] =
     "  --filter-verb NAME      (default filter)\n"
     "  --prioritize-verb NAME  (default prioritize)\n"
     "  --tls-cert FILE, --tls-key FILE   serve HTTPS with this PEM certificate and key\n"
+    "  --tls-client-ca FILE    every request but /healthz and /readyz needs a client\n"
+    "                          certificate signed by this PEM CA (401 without, 403 for a\n"
+    "                          name not allowed)\n"
+    "  --tls-client-name NAME  a common name allowed (repeatable; default: any the CA\n"
+    "                          signed)\n"
     "Limits:\n"
     "  --threads N             HTTP threads (default 2)\n"
     "  --workers N             compute workers (default: the number of CPUs)\n"
@@ -122,6 +127,7 @@ static const char usage_text[] =
 typedef struct options {
     const char **objects;
     size_t nobjects;
+    const char **client_names;   /* --tls-client-name, in http.client_names */
     const char *kubeconfig, *context;
     bool in_cluster;
     kube_config kube;            /* the API client's limits (the rest is set in main) */
@@ -286,7 +292,9 @@ static int parse_options(int argc, char **argv, options *o)
     o->fair.poll_ms = 1000;
     o->fair.log_nodes = 5;
     o->objects = calloc((size_t)argc, sizeof *o->objects);
-    if (!o->objects) {
+    o->client_names = calloc((size_t)argc, sizeof *o->client_names);
+    o->http.client_names = o->client_names;
+    if (!o->objects || !o->client_names) {
         fprintf(stderr, "dra-extender: out of memory\n");
         return 2;
     }
@@ -379,6 +387,10 @@ static int parse_options(int argc, char **argv, options *o)
             o->http.tls_cert = v;
         else if (strcmp(a, "--tls-key") == 0)
             o->http.tls_key = v;
+        else if (strcmp(a, "--tls-client-ca") == 0)
+            o->http.tls_client_ca = v;
+        else if (strcmp(a, "--tls-client-name") == 0)
+            ok = *v && ((o->client_names[o->http.nclient_names++] = v), true);
         else if (strcmp(a, "--threads") == 0)
             ok = parse_uint(v, 256, &n) && n > 0 && ((o->http.threads = (unsigned)n), true);
         else if (strcmp(a, "--workers") == 0)
@@ -487,6 +499,8 @@ static int parse_options(int argc, char **argv, options *o)
         return usage_error("--decision-log needs --policy (the records are a policy's decisions)");
     if (o->kubeconfig && o->in_cluster)
         return usage_error("--kubeconfig and --in-cluster exclude each other");
+    if (o->http.nclient_names && !o->http.tls_client_ca)
+        return usage_error("--tls-client-name needs --tls-client-ca");
     if (o->kube.backoff_min_ms && o->kube.backoff_max_ms &&
         o->kube.backoff_min_ms > o->kube.backoff_max_ms)
         return usage_error("--watch-backoff-min is above --watch-backoff-max");
@@ -705,10 +719,20 @@ static void handle(void *ctx, const char *name, const http_req *req, http_resp *
         if (format && strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
             return http_error(resp, 400, "format: json or text");
         bool text = format && strcmp(format, "text") == 0;
-        char ns[256];
-        size_t nl = (size_t)(strchr(pod, '/') - pod);
-        if (nl == 0 || nl >= sizeof ns)
-            return http_error(resp, 400, "explain needs ?pod=NAMESPACE/NAME");
+        /* Kubernetes' own bounds: a namespace is a DNS label, a pod's name a DNS subdomain. */
+        char ns[64], msg[160];
+        size_t nl = (size_t)(strchr(pod, '/') - pod), pl = strlen(pod + nl + 1);
+        if (nl == 0 || pl == 0)
+            return http_error(resp, 400, nl ? "explain needs ?pod=NAMESPACE/NAME: the name is empty"
+                                            : "explain needs ?pod=NAMESPACE/NAME: the namespace is "
+                                              "empty");
+        if (nl >= sizeof ns || pl > 253) {
+            snprintf(msg, sizeof msg, "pod=: the %s has %zu bytes, more than %s allows (%u)",
+                     nl >= sizeof ns ? "namespace" : "name", nl >= sizeof ns ? nl : pl,
+                     nl >= sizeof ns ? "a namespace (a DNS label)" : "a pod's name",
+                     nl >= sizeof ns ? 63u : 253u);
+            return http_error(resp, 400, msg);
+        }
         memcpy(ns, pod, nl);
         ns[nl] = '\0';
         int status = decide_explain_recent(s->d, ns, pod + nl + 1, http_arg(req, "node"), text,
@@ -770,6 +794,7 @@ int main(int argc, char **argv)
     int rc = parse_options(argc, argv, &o);
     if (rc >= 0) {
         free(o.objects);
+        free(o.client_names);
         return rc;
     }
     log_set_level((log_level)o.log_level);
@@ -807,6 +832,7 @@ int main(int argc, char **argv)
     if (!srv.st) {
         fprintf(stderr, "dra-extender: %s\n", err);
         free(o.objects);
+        free(o.client_names);
         return 1;
     }
     dirsrc *ds = NULL;
@@ -815,6 +841,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "dra-extender: %s\n", err);
         store_free(srv.st);
         free(o.objects);
+        free(o.client_names);
         return 1;
     }
     if (ds && store_flush(srv.st, err, sizeof err) != DRACEL_OK)
@@ -828,6 +855,7 @@ int main(int argc, char **argv)
             dirsrc_stop(ds);
             store_free(srv.st);
             free(o.objects);
+            free(o.client_names);
             return 1;
         }
     }
@@ -840,6 +868,7 @@ int main(int argc, char **argv)
             dirsrc_stop(ds);
             store_free(srv.st);
             free(o.objects);
+            free(o.client_names);
             return 1;
         }
         o.decide.fair = srv.fair;
@@ -855,6 +884,7 @@ int main(int argc, char **argv)
         fair_free(srv.fair);
         store_free(srv.st);
         free(o.objects);
+        free(o.client_names);
         return 1;
     }
     unsigned port = http_port(hs);
@@ -862,7 +892,8 @@ int main(int argc, char **argv)
         write_port_file(o.port_file, port);
     log_line(LOG_INFO, "serving", "address", o.http.address,
              "#port", (int64_t)port, "filter", srv.filter_path, "prioritize",
-             srv.prioritize_path, "tls", o.http.tls_cert ? "on" : "off", "version",
+             srv.prioritize_path, "tls",
+             !o.http.tls_cert ? "off" : o.http.tls_client_ca ? "mutual" : "on", "version",
              dracel_version(), NULL);
     if (o.http.probe_address)
         log_line(LOG_INFO, "serving probes", "address", o.http.probe_address, "#port",
@@ -908,6 +939,7 @@ int main(int argc, char **argv)
     fair_free(srv.fair);
     store_free(srv.st);
     free(o.objects);
+    free(o.client_names);
     log_line(LOG_INFO, "stopped", NULL);
     return 0;
 }

@@ -6,6 +6,13 @@
  * the structure, and both are joined into one tree with a line for every value and key. Each
  * document's root then goes to the per-document function or to dc_ld_dispatch.
  *
+ * One value is not held to the nesting limit: the `parameters` of an `opaque` entry (a claim's
+ * or a class's config), which Kubernetes passes to the driver untouched and accepts nested as
+ * deep as its 10 KiB allow. When one nests past the limit, the scan checks it in full (down to
+ * RAW_MAX_DEPTH levels below it), keeps it as one token of its text (DC_TN_RAW), and cJSON is
+ * given a copy of the text with "" in its place, so that neither cJSON's recursion nor the
+ * tree's ever goes deeper than the limit.
+ *
  * Change with: src/ldint.h, src/slices.c, src/load/yaml.c (the same tree from YAML).
  */
 #include "ldint.h"
@@ -27,9 +34,16 @@ static dracel_status jv_push(dc_ld *c, uint32_t off, uint32_t len, uint32_t line
         return dc_ld_too_many_values(c, line);
     if (!dc_ld_grow(c->a, (void **)&c->jv, &c->capjv, c->njv + 1, sizeof *c->jv))
         return dc_ld_oom(c);
-    c->jv[c->njv++] = (dc_jtok){off, len, line};
+    c->jv[c->njv++] = (dc_jtok){off, len, line, false};
     return DRACEL_OK;
 }
+
+/* Levels a raw `parameters` value may nest below itself: 10 KiB of JSON nest 5,120 at most. */
+#define RAW_MAX_DEPTH 10240u
+/* The scan's stack: per depth, bit 0: an object (else an array); bit 1: the object is the
+ * value of a key "opaque". */
+#define S_OBJ 1u
+#define S_OPAQUE 2u
 
 static dracel_status jk_push(dc_ld *c, uint32_t line)
 {
@@ -73,7 +87,15 @@ static dracel_status json_scan(dc_ld *c, const char *p, size_t len)
     size_t i = 0;
     uint32_t line = 1, depth = 0;
     int state = J_VALUE;
-    unsigned char stack[DC_LD_HARD_DEPTH + 1]; /* per depth: 1 object, 0 array */
+    unsigned char stack[DC_LD_HARD_DEPTH + RAW_MAX_DEPTH + 1];
+    stack[0] = 0;
+    /* the last key scanned (the key of the value that follows it) */
+    bool key_opaque = false, key_parameters = false;
+    /* a `parameters` value being scanned: where it starts, its depth, the tokens before it */
+    size_t raw_at = SIZE_MAX;
+    uint32_t raw_depth = 0, raw_line = 0;
+    size_t raw_jv = 0, raw_jk = 0;
+    bool raw_deep = false;
     while (i < len) {
         char ch = p[i];
         if (ch == '\n') {
@@ -91,8 +113,18 @@ static dracel_status json_scan(dc_ld *c, const char *p, size_t len)
             bool obj = ch == '}';
             if (!(state == J_COMMA_OR_CLOSE || (obj && state == J_KEY_OR_CLOSE) ||
                   (!obj && state == J_VALUE_OR_CLOSE)) ||
-                depth == 0 || stack[depth] != obj)
+                depth == 0 || (stack[depth] & S_OBJ) != obj)
                 return jsyntax(c, p, len, i, line, obj ? "unexpected '}'" : "unexpected ']'");
+            if (raw_at != SIZE_MAX && depth == raw_depth) {
+                if (raw_deep) { /* one token for it all, none of its own */
+                    c->njv = raw_jv;
+                    c->njk = raw_jk;
+                    DC_TRY(jv_push(c, (uint32_t)raw_at, (uint32_t)(i + 1 - raw_at), raw_line));
+                    c->jv[c->njv - 1].raw = true;
+                    c->nraw++;
+                }
+                raw_at = SIZE_MAX;
+            }
             depth--;
             state = depth ? J_COMMA_OR_CLOSE : J_END;
             i++;
@@ -101,7 +133,7 @@ static dracel_status json_scan(dc_ld *c, const char *p, size_t len)
         if (ch == ',') {
             if (state != J_COMMA_OR_CLOSE)
                 return jsyntax(c, p, len, i, line, "unexpected ','");
-            state = stack[depth] ? J_KEY : J_VALUE;
+            state = stack[depth] & S_OBJ ? J_KEY : J_VALUE;
             i++;
             continue;
         }
@@ -116,14 +148,29 @@ static dracel_status json_scan(dc_ld *c, const char *p, size_t len)
         if (state == J_COLON)
             return jsyntax(c, p, len, i, line, "expected ':' after an object key");
         if (state == J_COMMA_OR_CLOSE)
-            return jsyntax(c, p, len, i, line, stack[depth] ? "expected ',' or '}'" : "expected ',' or ']'");
+            return jsyntax(c, p, len, i, line,
+                           stack[depth] & S_OBJ ? "expected ',' or '}'" : "expected ',' or ']'");
         if (key && ch != '"')
             return jsyntax(c, p, len, i, line, "expected a string (an object key)");
         /* a value (or a key) starts here */
         if (ch == '{' || ch == '[') {
-            if (++depth > c->max_depth)
-                return dc_ld_fail(c, line, "nesting deeper than %u", c->max_depth);
-            stack[depth] = ch == '{';
+            bool in_obj = depth && (stack[depth] & S_OBJ);
+            if (raw_at == SIZE_MAX && in_obj && (stack[depth] & S_OPAQUE) && key_parameters) {
+                raw_at = i;
+                raw_depth = depth + 1;
+                raw_line = line;
+                raw_jv = c->njv;
+                raw_jk = c->njk;
+                raw_deep = false;
+            }
+            if (++depth > c->max_depth) {
+                if (raw_at == SIZE_MAX || depth - raw_depth >= RAW_MAX_DEPTH)
+                    return dc_ld_fail(c, line, "nesting deeper than %u", c->max_depth);
+                raw_deep = true;
+            }
+            stack[depth] = (unsigned char)((ch == '{' ? S_OBJ : 0) |
+                                           (in_obj && key_opaque && ch == '{' ? S_OPAQUE : 0));
+            key_opaque = key_parameters = false;
             DC_TRY(jv_push(c, (uint32_t)i, 1, line));
             state = ch == '{' ? J_KEY_OR_CLOSE : J_VALUE_OR_CLOSE;
             i++;
@@ -172,6 +219,8 @@ static dracel_status json_scan(dc_ld *c, const char *p, size_t len)
             }
             if (key) {
                 DC_TRY(jk_push(c, line));
+                key_opaque = i - st == 8 && memcmp(p + st, "\"opaque\"", 8) == 0;
+                key_parameters = i - st == 12 && memcmp(p + st, "\"parameters\"", 12) == 0;
                 state = J_COLON;
                 continue;
             }
@@ -223,6 +272,7 @@ static dracel_status json_scan(dc_ld *c, const char *p, size_t len)
                               dc_ld_qs(c, 0, p + i, 1, true));
         }
         DC_TRY(jv_push(c, (uint32_t)st, (uint32_t)(i - st), line));
+        key_opaque = key_parameters = false;
         state = depth ? J_COMMA_OR_CLOSE : J_END;
     }
     if (state != J_END)
@@ -244,6 +294,14 @@ static dracel_status jconv(dc_ld *c, jwalk *w, const cJSON *x, dc_tnode *out)
     out->line = t->line;
     out->off = t->off;
     char first = w->base[t->off];
+    if (t->raw) {
+        if ((x->type & 0xFF) != cJSON_String)
+            return dc_ld_fail(c, t->line, "internal error: JSON token mismatch");
+        out->t = DC_TN_RAW;
+        out->s = w->base + t->off;
+        out->n = t->len;
+        return DRACEL_OK;
+    }
     switch (x->type & 0xFF) {
     case cJSON_False:
     case cJSON_True:
@@ -331,15 +389,30 @@ dracel_status dc_ld_load_json(dc_ld *c, const char *buf, size_t len)
         return dc_ld_fail(c, dc_ld_line_at(buf, len, bad), buf[bad] ? "invalid UTF-8 in JSON text"
                                                         : "NUL byte in JSON text");
     }
-    c->njv = c->njk = 0;
+    c->njv = c->njk = c->nraw = 0;
     DC_TRY(json_scan(c, buf, len));
+    /* cJSON reads a copy with "" in place of each raw value (the same length: the offsets
+     * hold); the tree points into buf. */
+    char *text = NULL;
+    if (c->nraw) {
+        if (!(text = dc_malloc(c->a, len + 1)))
+            return dc_ld_oom(c);
+        memcpy(text, buf, len + 1);
+        for (size_t k = 0; k < c->njv; k++)
+            if (c->jv[k].raw) {
+                memset(text + c->jv[k].off, ' ', c->jv[k].len);
+                text[c->jv[k].off] = text[c->jv[k].off + 1] = '"';
+            }
+    }
     /* Every cJSON_Parse* writes cJSON's one process-wide error pointer (global_error): two
      * threads parsing at once race on it. This is the library's only call to cJSON's parser,
      * so one lock here serialises them all (docs/api.md, "Threads"); the scan above, the tree
      * and everything after run in parallel. */
     pthread_mutex_lock(&cjson_parse_lock);
-    cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, NULL, 1);
+    cJSON *root = cJSON_ParseWithLengthOpts(text ? text : buf, len + 1, NULL, 1);
     pthread_mutex_unlock(&cjson_parse_lock);
+    if (text)
+        dc_free(c->a, text, len + 1);
     if (!root) /* the text passed the full grammar check: cJSON ran out of memory */
         return dc_ld_oom(c);
     jwalk w = {buf, 0, 0};

@@ -100,6 +100,13 @@ check "the sample's trainer-0 is filtered (and remembered)" "$(is "$status" 200)
 code=$(curl -s -o "$tmp/resp" -w '%{http_code}' "$url_a/explain?pod=default/trainer-0%00x")
 check "GET /explain?pod= with a NUL (%00): 400, not trainer-0's explanation" \
   "$(is "$code $(jq -r .error "$tmp/resp")" "400 a query argument contains a NUL byte (%00)")"
+long_ns=$(head -c 256 /dev/zero | tr '\0' a); long_name=$(head -c 254 /dev/zero | tr '\0' b)
+code=$(curl -s -o "$tmp/resp" -w '%{http_code}' "$url_a/explain?pod=$long_ns/x")
+check "GET /explain?pod= with a namespace of 256 bytes: 400 naming the bound" \
+  "$(is "$code $(jq -r .error "$tmp/resp")" "400 pod=: the namespace has 256 bytes, more than a namespace (a DNS label) allows (63)")"
+code=$(curl -s -o "$tmp/resp" -w '%{http_code}' "$url_a/explain?pod=default/$long_name")
+check "...a name of 254 bytes: 400; an empty namespace or name: 400 saying which" \
+  "$(is "$code $(jq -r .error "$tmp/resp") $(curl -s "$url_a/explain?pod=/x" | jq -r .error) $(curl -s "$url_a/explain?pod=default/" | jq -r .error)" "400 pod=: the name has 254 bytes, more than a pod's name allows (253) explain needs ?pod=NAMESPACE/NAME: the namespace is empty explain needs ?pod=NAMESPACE/NAME: the name is empty")"
 code=$(curl -s -o "$tmp/resp" -w '%{http_code}' "$url_a/explain?pod=default/trainer-0&node=nope")
 check "GET /explain?node= naming no node of the cluster: 404 with the reason" \
   "$(is "$code $(jq -r .error "$tmp/resp")" "404 node nope is unknown: not among the cluster's nodes")"
@@ -155,12 +162,16 @@ check "two Content-Length headers: 400, JSON reason, the connection closed" \
         '0 HTTP/1.1 400 Bad Request 1 {"error":"more than one Content-Length header"}')"
 
 # ---- Remembered pods: capped in bytes (--recent-bytes) as well as in count (--recent-pods).
-# pod NAME FILE: the sample's request for a pod of that name
-pod() { jq -c --arg n "$1" '.Pod.metadata.name = $n' "$src/examples/extender/filter.json" >"$2"; }
+# pod NAME FILE [SIZE]: the sample's request for a pod of that name, with a container resource
+# whose name has SIZE bytes (the bulk that counts; names are held to Kubernetes' 253 bytes)
+pod() {
+  jq -c --arg n "$1" --argjson z "${3:-0}" '.Pod.metadata.name = $n |
+    if $z > 0 then .Pod.spec.containers[0].resources.requests[("example.com/" + ("r" * $z))] = "1"
+    else . end' "$src/examples/extender/filter.json" >"$2"
+}
 seen() { curl -s -o /dev/null -w '%{http_code}' "$1/explain?pod=default/$2"; }
-a3000=$(head -c 3000 /dev/zero | tr '\0' a); b3000=$(printf '%s' "$a3000" | tr a b)
-c5000=$(head -c 5000 /dev/zero | tr '\0' c)
-pod "$a3000" "$tmp/pa.json"; pod "$b3000" "$tmp/pb.json"; pod "$c5000" "$tmp/pc.json"
+a3000=pa; b3000=pb; c5000=pc # the pods of 3,000, 3,000 and 5,000 bytes
+pod pa "$tmp/pa.json" 3000; pod pb "$tmp/pb.json" 3000; pod pc "$tmp/pc.json" 5000
 start r --objects "$tmp/objs" --recent-bytes 4096
 post "$url_r/filter" "$tmp/pa.json"
 check "--recent-bytes 4096: a pod of 3,000 bytes is remembered" "$(is "$(seen "$url_r" "$a3000")" 200)"

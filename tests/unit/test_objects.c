@@ -1052,6 +1052,88 @@ static void test_params(void **state)
     PARAMS_YAML("{}", "{}");
 }
 
+/* JSON parameters nested past the loader's depth limit (64) and cJSON's (1000), as Kubernetes
+ * accepts within its 10 KiB: kept as their text without blanks (strings as written), never
+ * built into a tree; nesting as deep anywhere else is still an error. */
+static char *nest(const char *open, const char *mid, const char *close, unsigned n)
+{
+    size_t lo = strlen(open), lm = strlen(mid), lc = strlen(close);
+    char *t = malloc(n * (lo + lc) + lm + 1), *q = t;
+    assert_non_null(t);
+    for (unsigned i = 0; i < n; i++, q += lo)
+        memcpy(q, open, lo);
+    memcpy(q, mid, lm);
+    q += lm;
+    for (unsigned i = 0; i < n; i++, q += lc)
+        memcpy(q, close, lc);
+    *q = '\0';
+    return t;
+}
+
+static void load_class_json(const char *params, dracel_status want, const char *want_params,
+                            const char *want_err, int line)
+{
+    size_t n = strlen(params) + 256;
+    char *text = malloc(n);
+    assert_non_null(text);
+    snprintf(text, n,
+             "{\"kind\": \"DeviceClass\", \"metadata\": {\"name\": \"k\"}, \"spec\": {\"config\": "
+             "[{\"opaque\": {\"driver\": \"d.example.com\", \"parameters\": %s}}]}}",
+             params);
+    dc_objects o;
+    dc_objects_init(&o, NULL);
+    dracel_status st = load_text(&o, "deep.json", text);
+    if (st != want)
+        fail_msg("case at test line %d: status %d: %s", line, st, err);
+    if (want == DRACEL_OK && strcmp(o.classes[0].config[0].parameters, want_params) != 0)
+        fail_msg("case at test line %d: parameters %.80s...", line,
+                 o.classes[0].config[0].parameters);
+    if (want != DRACEL_OK && !strstr(err, want_err))
+        fail_msg("case at test line %d: %s", line, err);
+    dc_objects_free(&o);
+    free(text);
+}
+
+static void test_params_deep(void **state)
+{
+    (void)state;
+    char *a = nest("[ ", "1", " ]", 200), *want = nest("[", "1", "]", 200);
+    load_class_json(a, DRACEL_OK, want, NULL, __LINE__);
+    free(a), free(want);
+    /* past cJSON's 1000, objects and strings with blanks and escapes inside */
+    a = nest("[\n ", "{\"k \\\" ]\" : \"a\\u0020b\"}", " ]", 1100);
+    want = nest("[", "{\"k \\\" ]\":\"a\\u0020b\"}", "]", 1100);
+    load_class_json(a, DRACEL_OK, want, NULL, __LINE__);
+    free(a), free(want);
+    /* still JSON: a bracket that does not match is a syntax error */
+    a = nest("[", "1", "]", 200);
+    a[strlen(a) - 1] = '}';
+    load_class_json(a, DRACEL_EINPUT, NULL, "JSON syntax error: unexpected '}'", __LINE__);
+    free(a);
+    /* still at most 10 KiB */
+    a = nest("[", "1", "]", 5200);
+    load_class_json(a, DRACEL_EINPUT, NULL, "10401 bytes as JSON, more than 10240", __LINE__);
+    free(a);
+    /* deep elsewhere: an error, as before */
+    a = nest("[", "1", "]", 200);
+    char *t = malloc(strlen(a) + 128);
+    assert_non_null(t);
+    sprintf(t, "{\"kind\": \"DeviceClass\", \"metadata\": {\"name\": \"k\", \"x\": %s}}", a);
+    dc_objects o;
+    dc_objects_init(&o, NULL);
+    assert_int_equal(load_text(&o, "deep.json", t), DRACEL_EINPUT);
+    assert_non_null(strstr(err, "nesting deeper than 64"));
+    dc_objects_free(&o);
+    /* parameters not under opaque: an error too */
+    sprintf(t, "{\"kind\": \"DeviceClass\", \"metadata\": {\"name\": \"k\"}, "
+               "\"parameters\": %s}", a);
+    dc_objects_init(&o, NULL);
+    assert_int_equal(load_text(&o, "deep.json", t), DRACEL_EINPUT);
+    assert_non_null(strstr(err, "nesting deeper than 64"));
+    dc_objects_free(&o);
+    free(t), free(a);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Features and scenarios
  */
@@ -1579,6 +1661,7 @@ int main(void)
         cmocka_unit_test(test_errors_config),
         cmocka_unit_test(test_errors_objects),
         cmocka_unit_test(test_params),
+        cmocka_unit_test(test_params_deep),
         cmocka_unit_test(test_features),
         cmocka_unit_test(test_scenario),
         cmocka_unit_test(test_scenario_errors),

@@ -1,0 +1,174 @@
+#!/bin/sh
+# tests/extender/auth.sh: who may call dra-extender (docs/extender.md, "Who may call what").
+# With --tls-client-ca, every request but the probes' needs a client certificate signed by that
+# CA and meant for client authentication, and with --tls-client-name one of those common names:
+# none is 401, a certificate of another CA, an expired one or a server's is 401, a name not
+# allowed is 403, each with the JSON reason, answered before the body is read; /healthz and
+# /readyz answer without one, on the main port and on the probe port; the policy endpoints stay
+# loopback-only on top. The certificates are made here with openssl. The real program on
+# loopback ports; TAP output; every wait is bounded.
+set -u
+ext=${DRA_EXTENDER:-./dra-extender}
+case $ext in /*) ;; *) ext=$PWD/$ext ;; esac
+src=${top_srcdir:-.}
+tmp=$(mktemp -d)
+. "$src/tests/extender/common.sh"
+command -v openssl >/dev/null 2>&1 || { echo "1..0 # SKIP openssl is not installed"; exit 0; }
+
+# ---- Certificates: a CA, the server's, and clients: the scheduler's, another name's, one of
+# another CA, an expired one, and a server certificate (serverAuth only) of the right CA.
+ec="-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
+# ca NAME: a self-signed CA
+ca() {
+  # shellcheck disable=SC2086 # $ec is several words
+  openssl req -x509 $ec -keyout "$tmp/$1.key" -out "$tmp/$1.pem" -days 2 -subj "/CN=$1" \
+    >/dev/null 2>&1
+}
+# cert NAME CN CA EKU [DAYS-AGO]: a certificate signed by CA with that extended key usage
+cert() {
+  printf 'extendedKeyUsage = %s\n' "$4" >"$tmp/$1.ext"
+  # shellcheck disable=SC2086
+  openssl req -new $ec -keyout "$tmp/$1.key" -out "$tmp/$1.csr" -subj "/CN=$2" >/dev/null 2>&1 &&
+  if [ $# -ge 5 ]; then # valid from 3 days ago to 1 day ago, through a temporary CA database
+    mkdir -p "$tmp/db" && : >"$tmp/db/index" && echo 01 >"$tmp/db/serial" &&
+    printf '[ca]\ndefault_ca = c\n[c]\ndatabase = %s/db/index\nserial = %s/db/serial\nnew_certs_dir = %s/db\ndefault_md = sha256\npolicy = p\n[p]\ncommonName = supplied\n' \
+      "$tmp" "$tmp" "$tmp" >"$tmp/db/conf" &&
+    openssl ca -batch -config "$tmp/db/conf" -cert "$tmp/$3.pem" -keyfile "$tmp/$3.key" \
+      -in "$tmp/$1.csr" -out "$tmp/$1.pem" -extfile "$tmp/$1.ext" \
+      -startdate "$(date -u -d "$5 days ago" +%Y%m%d%H%M%SZ)" \
+      -enddate "$(date -u -d '1 day ago' +%Y%m%d%H%M%SZ)" >/dev/null 2>&1
+  else
+    openssl x509 -req -in "$tmp/$1.csr" -CA "$tmp/$3.pem" -CAkey "$tmp/$3.key" \
+      -CAcreateserial -days 1 -extfile "$tmp/$1.ext" -out "$tmp/$1.pem" >/dev/null 2>&1
+  fi
+}
+if ! { ca ca && ca other && cert server 127.0.0.1 ca serverAuth &&
+       cert sched kube-scheduler ca clientAuth && cert intruder intruder ca clientAuth &&
+       cert stranger kube-scheduler other clientAuth &&
+       cert expired kube-scheduler ca clientAuth 3 && cert srvonly kube-scheduler ca serverAuth; }
+then
+  echo "1..0 # SKIP openssl could not make the certificates"; exit 0
+fi
+
+mkdir -p "$tmp/objs/claims"
+cp -r "$src/examples/fleet" "$src/examples/classes" "$src/examples/nodes.yaml" "$tmp/objs/"
+cp "$src/examples/extender/claims.yaml" "$tmp/objs/claims/"
+req=$src/examples/extender/filter.json
+
+# A TLS server: start cannot wait on plain-HTTP /readyz.
+# tstart NAME ARGS...: dra-extender over HTTPS on a free loopback port, a probe port beside it;
+# sets url_NAME (https), probe_NAME, pid_NAME.
+tstart() {
+  name=$1; shift
+  rm -f "$tmp/$name.port"
+  "$ext" --listen=127.0.0.1:0 --port-file "$tmp/$name.port" --probe-listen 127.0.0.1:0 \
+    --objects "$tmp/objs" --tls-cert "$tmp/server.pem" --tls-key "$tmp/server.key" "$@" \
+    2>"$tmp/$name.log" &
+  p=$!
+  pids="$pids $p"
+  eval "pid_$name=$p"
+  i=0
+  while [ ! -s "$tmp/$name.port" ] && kill -0 "$p" 2>/dev/null && [ $i -lt 300 ]; do
+    sleep 0.1; i=$((i + 1))
+  done
+  eval "url_$name=https://127.0.0.1:$(cat "$tmp/$name.port" 2>/dev/null || echo 1)"
+  i=0
+  until [ $i -ge 300 ] || ! kill -0 "$p" 2>/dev/null ||
+        grep -q '"msg":"serving probes"' "$tmp/$name.log"; do
+    sleep 0.1; i=$((i + 1))
+  done
+  pp=$(sed -n 's/.*"msg":"serving probes".*"port":\([0-9]*\).*/\1/p' "$tmp/$name.log" | head -n 1)
+  eval "probe_$name=https://127.0.0.1:${pp:-1}"
+}
+# call [CLIENT] METHOD URL [BODY]: the status and the JSON reason ("-" without one) as one
+# line; CLIENT names the certificate sent (none: no certificate)
+call() {
+  cl=
+  case $1 in GET|POST) ;; *) cl="--cert $tmp/$1.pem --key $tmp/$1.key"; shift ;; esac
+  # shellcheck disable=SC2086 # $cl is several words
+  if [ $# -ge 3 ]; then
+    code=$(curl -sk $cl -o "$tmp/resp" -w '%{http_code}' -X "$1" -H 'Content-Type: application/json' \
+           --data-binary @"$3" "$2")
+  else
+    code=$(curl -sk $cl -o "$tmp/resp" -w '%{http_code}' -X "$1" "$2")
+  fi
+  echo "$code $(jq -r '.error // "-"' "$tmp/resp" 2>/dev/null || echo '(not JSON)')"
+}
+
+tstart m --tls-client-ca "$tmp/ca.pem" --tls-client-name kube-scheduler
+wait_for sh -c "curl -sfk '$url_m/readyz' >/dev/null"
+check "mutual TLS: the start is logged as such" \
+  "$(grep -q '"msg":"serving".*"tls":"mutual"' "$tmp/m.log"; echo $?)"
+
+# The scheduler's certificate: every endpoint.
+check "the scheduler's certificate: filter answered" \
+  "$(is "$(call sched POST "$url_m/filter" "$req")" "200 -")"
+check "...its answer is the cluster's (trainer-0 passes on some nodes)" \
+  "$(is "$(jq '.NodeNames | length > 0' "$tmp/resp")" true)"
+check "...explain and metrics too" \
+  "$(is "$(call sched GET "$url_m/explain?pod=default/trainer-0" | cut -c1-3) $(call sched GET "$url_m/metrics" | cut -c1-3)" "200 200")"
+
+# Without a certificate: 401 with the reason, probes answered.
+need="unauthorized: a client certificate is required"
+check "no certificate: filter 401 with the JSON reason" \
+  "$(is "$(call POST "$url_m/filter" "$req")" "401 $need")"
+check "...prioritize, explain, metrics and an unknown path 401 too (nothing is told before)" \
+  "$(is "$(call POST "$url_m/prioritize" "$req" | cut -c1-3) $(call GET "$url_m/explain?pod=default/trainer-0" | cut -c1-3) $(call GET "$url_m/metrics" | cut -c1-3) $(call GET "$url_m/nope" | cut -c1-3)" "401 401 401 401")"
+check ".../healthz and /readyz answered without one" \
+  "$(is "$(call GET "$url_m/healthz" | cut -c1-3) $(call GET "$url_m/readyz" | cut -c1-3)" "200 200")"
+check "probe port: /healthz and /readyz without a certificate, /metrics needs one" \
+  "$(is "$(call GET "$probe_m/healthz" | cut -c1-3) $(call GET "$probe_m/readyz" | cut -c1-3) $(call GET "$probe_m/metrics" | cut -c1-3) $(call sched GET "$probe_m/metrics" | cut -c1-3)" "200 200 401 200")"
+
+# Certificates that are not accepted.
+r=$(call stranger POST "$url_m/filter" "$req")
+check "a certificate of another CA: 401, the issuer unknown" \
+  "$(case $r in "401 unauthorized: the client certificate is not accepted: "*issuer*) echo 0 ;; *) echo "#   got '$r'" >&2; echo 1 ;; esac)"
+r=$(call expired POST "$url_m/filter" "$req")
+check "an expired certificate of the CA: 401, expired" \
+  "$(case $r in "401 unauthorized: the client certificate is not accepted: "*expired*) echo 0 ;; *) echo "#   got '$r'" >&2; echo 1 ;; esac)"
+r=$(call srvonly POST "$url_m/filter" "$req")
+check "a server certificate (serverAuth only) of the CA: 401" \
+  "$(case $r in "401 unauthorized: the client certificate is not accepted: "*) echo 0 ;; *) echo "#   got '$r'" >&2; echo 1 ;; esac)"
+check "a name not among --tls-client-name: 403 naming it" \
+  "$(is "$(call intruder POST "$url_m/filter" "$req")" "403 forbidden: the client certificate's common name 'intruder' is not among --tls-client-name")"
+
+# A large body without a certificate is refused at its headers, not read: curl sends
+# Expect: 100-continue and gets the 401 instead.
+head -c 4000000 /dev/zero | tr '\0' ' ' >"$tmp/big.json"
+check "a 4 MB body without a certificate: 401 before the body" \
+  "$(is "$(call POST "$url_m/filter" "$tmp/big.json")" "401 $need")"
+metrics=$(curl -sk --cert "$tmp/sched.pem" --key "$tmp/sched.key" "$url_m/metrics")
+check "refusals counted: unauthenticated and forbidden" \
+  "$(is "$(printf '%s\n' "$metrics" | grep -c '^dra_extender_http_rejected_total{reason="\(unauthenticated\|forbidden\)"} [1-9]')" 2)"
+# The policy endpoints: a certificate does not lift the loopback rule, nor the loopback rule
+# the certificate (127.0.0.1 here: both apply).
+check "/policy from loopback: with the certificate answered, without it 401" \
+  "$(is "$(call sched GET "$url_m/policy" | cut -c1-3) $(call GET "$url_m/policy" | cut -c1-3)" "404 401")"
+
+# Any certificate of the CA when no name is given.
+tstart any --tls-client-ca "$tmp/ca.pem"
+wait_for sh -c "curl -sfk '$url_any/readyz' >/dev/null"
+check "without --tls-client-name: any client certificate of the CA" \
+  "$(is "$(call intruder POST "$url_any/filter" "$req" | cut -c1-3) $(call POST "$url_any/filter" "$req" | cut -c1-3)" "200 401")"
+
+# Configuration errors: exit 1 or 2 with the reason, nothing served.
+"$ext" --objects "$tmp/objs" --listen 127.0.0.1:0 --tls-client-ca "$tmp/ca.pem" \
+  >/dev/null 2>"$tmp/e1"; rc1=$?
+printf 'not a certificate\n' >"$tmp/junk.pem"
+"$ext" --objects "$tmp/objs" --listen 127.0.0.1:0 --tls-cert "$tmp/server.pem" \
+  --tls-key "$tmp/server.key" --tls-client-ca "$tmp/junk.pem" >/dev/null 2>"$tmp/e2"; rc2=$?
+"$ext" --objects "$tmp/objs" --listen 127.0.0.1:0 --tls-client-name x >/dev/null 2>"$tmp/e3"; rc3=$?
+check "--tls-client-ca without HTTPS: exit 1, said" \
+  "$([ $rc1 = 1 ] && grep -q 'tls-client-ca needs --tls-cert and --tls-key' "$tmp/e1"; echo $?)"
+check "a CA file without a certificate: exit 1, named" \
+  "$([ $rc2 = 1 ] && grep -q "junk.pem: no PEM certificate in it" "$tmp/e2"; echo $?)"
+check "--tls-client-name without --tls-client-ca: exit 2" \
+  "$(is "$rc3 $(head -n 1 "$tmp/e3")" "2 dra-extender: --tls-client-name needs --tls-client-ca")"
+
+kill -TERM "$pid_m"; reap "$pid_m"
+check "SIGTERM: exit 0" "$(is "$?" 0)"
+check "no sanitizer report in any log" \
+  "$(! grep -l -E 'ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:' "$tmp"/*.log; echo $?)"
+
+echo "1..$n"
+[ "$failed" = 0 ]
