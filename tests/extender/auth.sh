@@ -59,19 +59,10 @@ req=$src/examples/extender/filter.json
 # tstart NAME ARGS...: dra-extender over HTTPS on a free loopback port, a probe port beside it;
 # sets url_NAME (https), probe_NAME, pid_NAME.
 tstart() {
-  name=$1; shift
-  rm -f "$tmp/$name.port"
-  "$ext" --listen=127.0.0.1:0 --port-file "$tmp/$name.port" --probe-listen 127.0.0.1:0 \
-    --objects "$tmp/objs" --tls-cert "$tmp/server.pem" --tls-key "$tmp/server.key" "$@" \
-    2>"$tmp/$name.log" &
-  p=$!
-  pids="$pids $p"
-  eval "pid_$name=$p"
-  i=0
-  while [ ! -s "$tmp/$name.port" ] && kill -0 "$p" 2>/dev/null && [ $i -lt 300 ]; do
-    sleep 0.1; i=$((i + 1))
-  done
-  eval "url_$name=https://127.0.0.1:$(cat "$tmp/$name.port" 2>/dev/null || echo 1)"
+  tname=$1; shift
+  launch "$tname" --probe-listen 127.0.0.1:0 --objects "$tmp/objs" --tls-cert "$tmp/server.pem" \
+    --tls-key "$tmp/server.key" "$@"
+  eval "url_$name=https://127.0.0.1:$port"
   i=0
   until [ $i -ge 300 ] || ! kill -0 "$p" 2>/dev/null ||
         grep -q '"msg":"serving probes"' "$tmp/$name.log"; do

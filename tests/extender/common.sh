@@ -41,8 +41,9 @@ post() {
   status=$(curl -s -o "${3:-$tmp/resp}" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
            --data-binary @"$2" "$1")
 }
-# start NAME ARGS...: dra-extender on a free loopback port; sets url_NAME, pid_NAME.
-start() {
+# launch NAME ARGS...: dra-extender on a free loopback port, its log in $tmp/NAME.log; sets
+# pid_NAME, p (its pid) and port (1 when it wrote none), once the port file is written.
+launch() {
   name=$1; shift
   rm -f "$tmp/$name.port"
   "$ext" --listen=127.0.0.1:0 --port-file "$tmp/$name.port" "$@" 2>"$tmp/$name.log" &
@@ -54,7 +55,12 @@ start() {
     sleep 0.1; i=$((i + 1))
   done
   port=$(cat "$tmp/$name.port" 2>/dev/null)
-  eval "url_$name=http://127.0.0.1:${port:-1}"
+  port=${port:-1}
+}
+# start NAME ARGS...: launch, then wait until /readyz answers 200; sets url_NAME, pid_NAME.
+start() {
+  launch "$@"
+  eval "url_$name=http://127.0.0.1:$port"
   i=0
   until curl -sf "http://127.0.0.1:${port:-1}/readyz" >/dev/null 2>&1 || [ $i -ge 300 ] ||
         ! kill -0 "$p" 2>/dev/null; do
