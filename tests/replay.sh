@@ -2,7 +2,8 @@
 # tests/replay.sh: `dra-celc replay` (docs/fairness.md) on the small traces of tests/replay/,
 # whose numbers are worked out by hand below (TAP): first-choice and fallback rates, waits,
 # tier shares and Jain's index; caps with borrowing and refusal at the idle reserve; the retry
-# order of the queue (tenants under their cap first); two pods racing for the last H100; shadow
+# order of the queue (tenants under their cap first, then arrival time, whatever the trace's
+# line order); over-cap counts for pods queued behind a refused one; two pods racing for the last H100; shadow
 # against enforce on the same trace; the same bytes twice and with the fleet's files in another
 # order; text, JSON and HTML; the examples of examples/replay/; bad input (exit 1 with
 # FILE:LINE[:COL], exit 2 for usage and unreadable files). Needs $DRA_CELC and jq.
@@ -116,6 +117,37 @@ replay --policy race-enforce.yaml --format json race.jsonl >"$tmp/out.json"
 same "race, enforce: the borrower is refused at the idle reserve, y gets the last H100" \
   '[.policies[0].tenants[] | [.tenant, .firstChoiceRate, .overCap]]' \
   '[["team-a",0,1],["team-b",1,0],["default",1,0]]'
+
+# --- arrival.jsonl: lines out of time order. a/q1 (until 10) and a/q2 (until 100) take both
+# H100s at t=0; b/late (t=2, the third line) and c/early (t=1, the fourth) queue. At t=10 the
+# freed H100 goes to c/early, which arrived first: wait 9, until 20; then b/late: wait 18.
+replay --policy cap-off.yaml --format json arrival.jsonl >"$tmp/out.json"
+same "arrival: the queue's order is arrival time, not the trace's lines" \
+  '[.policies[0].tenants[] | [.tenant, .waitSeconds.max]]' '[["team-a",0],["team-b",18],["default",9]]'
+mkdir -p "$tmp/perm"
+cp h100-only.yaml "$tmp/perm/"
+grep -v '^#' arrival.jsonl >"$tmp/lines"
+jq -c '.policies' "$tmp/out.json" >"$tmp/want"
+for order in 1234 4321 3142 2413; do
+  for k in $(echo $order | sed 's/./& /g'); do sed -n "${k}p" "$tmp/lines"; done >"$tmp/perm/arrival.jsonl"
+  "$celc" replay --fleet fleet.yaml --classes classes.yaml --policy cap-off.yaml --policy \
+    queue-enforce.yaml --format json "$tmp/perm/arrival.jsonl" | jq -c '.policies[0]' >"$tmp/got"
+  jq -c '.[0]' "$tmp/want" | cmp -s - "$tmp/got"
+  check "arrival: lines in the order $order give the same report" $?
+done
+
+# --- overcap.jsonl under overcap-enforce.yaml (team-a: one device, an idle reserve of 1).
+#  t=0  b/h1 node-a until 10, b/h2 node-b until 20 (team-b has no cap).
+#  t=1  a/x1, a/x2, a/x3 queue: no H100 is free (no node, so no cap is asked).
+#  t=10 x1 within its cap: node-a until 1010 (wait 9); x2 finds nothing free.
+#  t=20 node-b is free: x2 at its cap would leave 0 free, below the reserve: refused, over its
+#       cap. x3, behind it with the same claim, would get the same answer: over its cap too.
+#  t=21 b/h3 (no cap) node-b until 10021. t=1010 x2 within its cap (wait 1009) until 1020;
+#  t=1020 x3 (wait 1019). team-a: 2 over a cap, waits 9, 1009, 1019 (mean 679).
+replay --policy overcap-enforce.yaml --format json overcap.jsonl >"$tmp/out.json"
+same "overcap: each queued pod behind a refused one is counted over its cap" \
+  '.policies[0] | [.overCap, [.tenants[] | [.tenant, .placed, .overCap, .borrowed, .waitSeconds]]]' \
+  '[2,[["team-a",3,2,0,{"mean":679,"p95":1019,"max":1019}],["team-b",3,0,0,{"mean":0,"p95":0,"max":0}]]]'
 
 # --- the same bytes: twice, and with the fleet's files in another order (and split)
 mkdir -p "$tmp/d1/fleet" "$tmp/d2/fleet"

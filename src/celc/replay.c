@@ -319,6 +319,7 @@ typedef struct podst {
 typedef struct group {
     size_t *q;              /* pod indexes, in arrival order */
     size_t head, n, cap;
+    size_t counted;         /* the pods before it are counted over a cap already */
     uint64_t failed_at;     /* the state version it last failed at (+1; 0: never) */
 } group;
 
@@ -341,6 +342,7 @@ typedef struct sim {
     dracel_tier_mode mode;  /* the policy's */
     dracel_tier_mode *tmode; /* per tenant: its own, else the policy's */
     bool any_enforce;       /* a tenant in enforce mode: the queue's fair order */
+    bool refused;           /* the last attempt found the pod over a cap */
     size_t ntenants;        /* with the default */
     uint64_t *in_use;       /* rows */
     uint64_t *pool_hash;
@@ -770,6 +772,7 @@ static int attempt(sim *m, size_t i)
     sspec *ss = &m->ss[s];
     const spec *sp = &g->specs[s];
     m->attempts++;
+    m->refused = false;
     if (refresh(m, s) != 0)
         return -1;
     if (ss->nerr)
@@ -830,7 +833,7 @@ static int attempt(sim *m, size_t i)
     /* over its cap: the node kube-scheduler would pick without the policy is one the caps
      * refuse (enforce: rejected; shadow: counted) */
     if (cls_all >= 0 && !ok_all && m->tmode[p->tenant] != DRACEL_TIER_OFF)
-        p->over_cap = true;
+        p->over_cap = m->refused = true;
     if (cls_ok < 0)
         return 0;
     /* place it: the allocation on that node, again, for its devices */
@@ -881,9 +884,8 @@ static int attempt(sim *m, size_t i)
 
 static bool group_push(group *q, size_t pod)
 {
-    if (q->head && q->head == q->n) {
-        q->head = q->n = 0;
-    }
+    if (q->head && q->head == q->n)
+        q->head = q->n = q->counted = 0;
     if (!grow((void **)&q->q, &q->cap, q->n + 1, sizeof *q->q))
         return false;
     q->q[q->n++] = pod;
@@ -919,6 +921,14 @@ static void group_rank(sim *m, size_t s, size_t tenant, int *borrower, double *d
     *deficit = w / (double)(wsum ? wsum : 1) - (size > 0 ? held / size : 0);
 }
 
+/* Whether pod a arrived before pod b: by arrival time, then trace order (a trace's lines need
+ * not be in time order). */
+static bool arrived_before(const ctx *g, size_t a, size_t b)
+{
+    double ta = g->tr.pods[a].time, tb = g->tr.pods[b].time;
+    return ta < tb || (ta == tb && a < b);
+}
+
 /* Retry the queue after a departure: until no group can place its next pod. When a tenant is
  * in enforce mode the groups of tenants under their cap come first, then the largest weighted
  * deficit; else (and among equals) the pod that arrived first. */
@@ -939,15 +949,14 @@ static int retry(sim *m)
             if (m->any_enforce)
                 group_rank(m, k / m->ntenants, k % m->ntenants, &b, &d);
             bool better = best == SIZE_MAX;
-            if (!better && m->any_enforce) {
-                if (b != best_b)
+            if (!better) {
+                const group *o = &m->groups[best];
+                if (m->any_enforce && b != best_b)
                     better = b < best_b;
-                else if (d != best_d)
+                else if (m->any_enforce && d != best_d)
                     better = d > best_d;
                 else
-                    better = q->q[q->head] < m->groups[best].q[m->groups[best].head];
-            } else if (!better) {
-                better = q->q[q->head] < m->groups[best].q[m->groups[best].head];
+                    better = arrived_before(g, q->q[q->head], o->q[o->head]);
             }
             if (better) {
                 best = k;
@@ -964,6 +973,14 @@ static int retry(sim *m)
             return -1;
         if (r == 0) {
             q->failed_at = m->version + 1;
+            /* The group's other pods (same claims, same tenant) are not tried until the state
+             * changes: each would get the head's answer, and kube-scheduler would try each. So
+             * when the head is over a cap, each is counted over it too, as the extender would. */
+            if (m->refused) {
+                for (size_t j = q->counted > q->head ? q->counted : q->head + 1; j < q->n; j++)
+                    m->pods[q->q[j]].over_cap = true;
+                q->counted = q->n;
+            }
         } else {
             q->head++;
             m->pods[pod].queued = false;
