@@ -247,6 +247,13 @@ paport=${url_pa##*:}
 papport=$(grep '"serving probes"' "$tmp/pa.log" | jq -r .port)
 dribble pa1 "$paport" 'GET /healthz HTTP/1.1\r\nX-Slow: '
 dribble pa2 "$paport" 'GET /healthz HTTP/1.1\r\nX-Slow: '
+# both are open (the scrape's own connection is the third) before the third is tried: a try
+# between them would take the second place and the second dribble would be the one refused
+open2() {
+  curl -s --max-time 2 "http://127.0.0.1:$papport/metrics" |
+    awk '$1 == "dra_extender_http_connections" { ok = $2 >= 3 } END { exit !ok }'
+}
+wait_for open2 >/dev/null
 addr_full() { [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url_pa/healthz")" = 000 ]; }
 check "--max-connections-per-address 2: a third connection from 127.0.0.1 is closed at once" \
   "$(wait_for addr_full; echo $?)"
