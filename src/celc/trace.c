@@ -178,6 +178,15 @@ static int cmp_label(const void *a, const void *b)
     return strcmp(((const trace_label *)a)->key, ((const trace_label *)b)->key);
 }
 
+/* A number as the trace most likely wrote it: the shortest of 15 and 17 digits that reads
+ * back as the same double (1000000000001, not 1e+12; 0.1, not 0.10000000000000001). */
+static void number_text(char *v, size_t cap, double d)
+{
+    snprintf(v, cap, "%.15g", d);
+    if (strtod(v, NULL) != d)
+        snprintf(v, cap, "%.17g", d);
+}
+
 static const char *type_name(const cJSON *v)
 {
     if (cJSON_IsNull(v))
@@ -219,7 +228,7 @@ static int pod(rd *r, uint32_t line, const cJSON *o, trace_pod *p)
         f[0]->valuedouble > TRACE_MAX_SECONDS) {
         char v[40];
         if (cJSON_IsNumber(f[0]))
-            snprintf(v, sizeof v, "%g", f[0]->valuedouble);
+            number_text(v, sizeof v, f[0]->valuedouble);
         return fail(r, line, 0, "time: must be a number of seconds from 0 to 1e12, not %s",
                     cJSON_IsNumber(f[0]) ? v : type_name(f[0]));
     }
@@ -301,7 +310,7 @@ static int pod(rd *r, uint32_t line, const cJSON *o, trace_pod *p)
             f[4]->valuedouble > TRACE_MAX_SECONDS) {
             char v[40];
             if (cJSON_IsNumber(f[4]))
-                snprintf(v, sizeof v, "%g", f[4]->valuedouble);
+                number_text(v, sizeof v, f[4]->valuedouble);
             return fail(r, line, 0, "runSeconds: must be a number of seconds above 0 and at most "
                                     "1e12, not %s", cJSON_IsNumber(f[4]) ? v : type_name(f[4]));
         }
