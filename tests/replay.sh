@@ -275,6 +275,11 @@ bad "an unknown format: exit 2" 2 "unknown format 'yaml'" $B --format yaml mix.j
 bad "--max-pods 0: exit 2" 2 "--max-pods needs a count" $B --max-pods 0 mix.jsonl
 bad "an unknown option: exit 2" 2 "unknown option '--pol'" --pol x mix.jsonl
 bad "a bad --features: exit 2" 2 "unknown feature 'Nope'" $B --features Nope mix.jsonl
+bad "--features without DRAPrioritizedList: a note for a claim with firstAvailable (issue 23)" 0 \
+  "^dra-celc: note: tiered.yaml: firstAvailable needs the DRAPrioritizedList feature, which --features leaves out: its pods are unschedulable$" \
+  $B --features AdminAccess mix.jsonl
+check "...once for the claim, not for each of its 8 pods, which are all unschedulable" \
+  "$([ "$(grep -c DRAPrioritizedList "$tmp/err")" = 1 ] && grep -q '^  8 pods: 0 placed, 8 unschedulable' "$tmp/out"; echo $?)"
 "$celc" replay --help >"$tmp/out" 2>&1 && grep -q '^usage: dra-celc replay --fleet PATH' "$tmp/out"
 check "--help" $?
 

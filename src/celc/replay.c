@@ -1567,6 +1567,12 @@ static int load_specs(ctx *g, bool json, const char *trace_name)
                 return celc_oom();
             st2->gname = (uint32_t)gn;
         }
+        /* kube-scheduler refuses such a claim with the gate off: say so, once a claim */
+        if (sp->fa && !(g->features & DRACEL_FEATURE_PRIORITIZED_LIST))
+            fprintf(stderr,
+                    "%s: note: %s: firstAvailable needs the DRAPrioritizedList feature, which "
+                    "--features leaves out: its pods are unschedulable\n",
+                    prog, sp->name);
     }
     return -1;
 }
