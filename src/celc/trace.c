@@ -178,13 +178,13 @@ static int cmp_label(const void *a, const void *b)
     return strcmp(((const trace_label *)a)->key, ((const trace_label *)b)->key);
 }
 
-/* A number as the trace most likely wrote it: the shortest of 15 and 17 digits that reads
+/* A number as the trace most likely wrote it: the shortest text of 15 to 17 digits that reads
  * back as the same double (1000000000001, not 1e+12; 0.1, not 0.10000000000000001). */
 static void number_text(char *v, size_t cap, double d)
 {
-    snprintf(v, cap, "%.15g", d);
-    if (strtod(v, NULL) != d)
-        snprintf(v, cap, "%.17g", d);
+    for (int prec = 15; prec <= 17; prec++)
+        if (snprintf(v, cap, "%.*g", prec, d) > 0 && strtod(v, NULL) == d)
+            return;
 }
 
 static const char *type_name(const cJSON *v)

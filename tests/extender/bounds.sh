@@ -206,11 +206,11 @@ pport=$(grep '"serving probes"' "$tmp/h.log" | jq -r .port)
 for k in 1 2 3 4; do dribble sl$k "$hport" 'GET /healthz HTTP/1.1\r\nX-Slow: '; done
 # the four are open (the scrape's own connection on the probe port is the fifth) before the
 # main port is tried: a try among them could take a place first
-open4() {
-  curl -s --max-time 2 "http://127.0.0.1:$pport/metrics" |
-    awk '$1 == "dra_extender_http_connections" { ok = $2 >= 5 } END { exit !ok }'
+open_at_least() { # PROBE-PORT N: the extender holds N connections or more, on both ports
+  curl -s --max-time 2 "http://127.0.0.1:$1/metrics" |
+    awk -v n="$2" '$1 == "dra_extender_http_connections" { ok = $2 >= n } END { exit !ok }'
 }
-wait_for open4 >/dev/null
+wait_for open_at_least "$pport" 5 >/dev/null
 full() { [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url_h/healthz")" = 000 ]; }
 check "four slow-header connections take the four places: a new connection is closed" \
   "$(wait_for full; echo $?)"
@@ -249,11 +249,7 @@ dribble pa1 "$paport" 'GET /healthz HTTP/1.1\r\nX-Slow: '
 dribble pa2 "$paport" 'GET /healthz HTTP/1.1\r\nX-Slow: '
 # both are open (the scrape's own connection is the third) before the third is tried: a try
 # between them would take the second place and the second dribble would be the one refused
-open2() {
-  curl -s --max-time 2 "http://127.0.0.1:$papport/metrics" |
-    awk '$1 == "dra_extender_http_connections" { ok = $2 >= 3 } END { exit !ok }'
-}
-wait_for open2 >/dev/null
+wait_for open_at_least "$papport" 3 >/dev/null
 addr_full() { [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url_pa/healthz")" = 000 ]; }
 check "--max-connections-per-address 2: a third connection from 127.0.0.1 is closed at once" \
   "$(wait_for addr_full; echo $?)"
