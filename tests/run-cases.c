@@ -16,7 +16,9 @@
  *                          without a device, even a file's), plain (plain CEL, even in a file
  *                          with a device), no-check,
  *                          any-result, cost-limit=N, host (the host functions of host_library
- *                          below are declared).
+ *                          below are declared), rows=N (the agreement table below has N rows
+ *                          at least, not DIFF_ROWS: for a selector that runs to the cost limit
+ *                          on every row).
  *   %%DISASM [options]     the expression is compiled (the DRA environment, as `dra-celc
  *                          disasm`; option plain: plain CEL); the expected lines are the
  *                          program's disassembly (docs/bytecode.md)
@@ -573,10 +575,11 @@ static bool is_bitmap_form(const char *v)
 /* Compare every row of every run with the scalar VM's, and the rows of the block's device
  * (device_json) with `want`; returns a failure message or NULL. */
 static const char *vms_agree(const dracel_config *cfg, dracel_env *env, dracel_program *p,
-                             const char *device_json, const char *want, char *msg, size_t cap)
+                             const char *device_json, const char *want, uint32_t want_rows,
+                             char *msg, size_t cap)
 {
     /* The block's device at every third row, the file's others (those the loader takes)
-     * between them, DIFF_ROWS rows at least. */
+     * between them, want_rows (at most DIFF_ROWS) rows at least. */
     const char *others[MAX_FILE_DEVICES];
     uint32_t nothers = 0;
     for (int i = 0; device_json && i < nfile_devices; i++)
@@ -585,7 +588,7 @@ static const char *vms_agree(const dracel_config *cfg, dracel_env *env, dracel_p
     const char *devs[DIFF_ROWS + 3 * MAX_FILE_DEVICES];
     bool mine[DIFF_ROWS + 3 * MAX_FILE_DEVICES];
     uint32_t n = 0;
-    for (uint32_t k = 0; n < DIFF_ROWS || k < nothers; k++) {
+    for (uint32_t k = 0; n < want_rows || k < nothers; k++) {
         devs[n] = device_json;
         mine[n++] = true;
         for (int j = 0; j < 2; j++) {
@@ -767,8 +770,11 @@ static void run_eval_block(const block *b)
             if (strncmp(b->setup[i], "%device ", 8) == 0)
                 device = b->setup[i] + 8;
         char msg[1024];
+        unsigned long want_rows = DIFF_ROWS;
+        if (option_value(b->options, "rows", &want_rows))
+            want_rows = want_rows < 1 ? 1 : want_rows > DIFF_ROWS ? DIFF_ROWS : want_rows;
         const char *why = strcmp(got, b->expected) == 0
-                              ? vms_agree(&cfg, env, p, device, typed, msg, sizeof msg)
+                              ? vms_agree(&cfg, env, p, device, typed, (uint32_t)want_rows, msg, sizeof msg)
                               : NULL;
         if (why) {
             char both[9000];
