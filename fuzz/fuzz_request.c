@@ -170,11 +170,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(body);
     memcpy(body, data, size);
     body[size] = '\0';
-    ext_limits lim = {64, 2000};
+    /* The limits of args.h as well: a small memory cap (the 16 KiB blocks of the arena reach it
+     * from 4 on), and for one input length in seven a deadline long past (reading stops at
+     * its 256th allocation). */
+    ext_limits lim = {64, 2000, 65536, size % 7 == 3 ? 1e-9 : 0};
     ext_args a;
     char err[512] = "";
     int rc = ext_args_parse(body, size, &lim, &a, err, sizeof err);
-    CHECK(rc == 0 || rc == -1 || rc == -2);
+    CHECK(rc == 0 || rc == EXT_EBAD || rc == EXT_ENOMEM || rc == EXT_ETOOBIG || rc == EXT_ELATE);
+    CHECK(rc != EXT_ELATE || lim.deadline);
+    CHECK(rc != EXT_ETOOBIG || strncmp(err, "request too large", 17) == 0);
+    CHECK(rc != 0 || a.mem_used <= lim.max_memory);
     if (rc != 0) {
         CHECK(err[0]);
         free(body);
@@ -189,6 +195,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (size_t i = 0; i < a.pod.nclaims; i++)
         CHECK(a.pod.claims[i].entry && a.pod.claims[i].entry[0]);
+    a.deadline = 0; /* the answers below are checked whole: no budget cuts them short */
     jbuf out;
     jb_init(&out);
     int status = decide_filter(dec, &a, &out);

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "args.h"
+#include "clock.h"
 #include "hash.h"
 #include "jsonspan.h"
 
@@ -20,14 +21,34 @@ typedef struct block {
 
 typedef struct mem {
     block *head;
+    size_t total, cap;           /* bytes taken from malloc; the most allowed */
+    double deadline;             /* 0: none */
+    unsigned ticks;              /* allocations since the clock was last read */
+    bool over, late;             /* the cap or the deadline stopped an allocation */
 } mem;
 
+/* NULL when malloc fails, when the request would pass its memory cap (m->over) or when its
+ * deadline has passed (m->late, looked at every 256 allocations: reading allocates at least
+ * once for every name it keeps, so no long stretch goes unchecked). */
 static void *mem_alloc(mem *m, size_t n)
 {
+    if (m->deadline && ++m->ticks >= 256) {
+        m->ticks = 0;
+        if (ext_now() > m->deadline) {
+            m->late = true;
+            return NULL;
+        }
+    }
+    if (n > SIZE_MAX / 2)
+        return NULL;
     n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
     block *b = m->head;
     if (!b || b->cap - b->used < n) {
         size_t cap = n > 16384 ? n : 16384;
+        if (m->cap && cap + sizeof *b > m->cap - (m->total < m->cap ? m->total : m->cap)) {
+            m->over = true;
+            return NULL;
+        }
         b = malloc(sizeof *b + cap);
         if (!b)
             return NULL;
@@ -35,6 +56,7 @@ static void *mem_alloc(mem *m, size_t n)
         b->used = 0;
         b->cap = cap;
         m->head = b;
+        m->total += sizeof *b + cap;
     }
     void *p = (char *)b->data + b->used;
     b->used += n;
@@ -48,6 +70,7 @@ static void mem_free(mem *m)
         free(b);
     }
     m->head = NULL;
+    m->total = 0;
 }
 
 /* ---- Reading, on the span scanner of jsonspan.h: no tree, no cJSON (whose parser writes a
@@ -645,12 +668,25 @@ static bool valid(rd *r, const char *body, size_t len, unsigned depth, js_span *
 static int finish(rd *r, mem *m, ext_args *out)
 {
     if (r->oom || r->failed) {
+        int rc = EXT_EBAD;
+        if (m->late) { /* first: a message written after the deadline may be its symptom */
+            snprintf(r->err, r->errcap,
+                     "the time budget for the request (--budget) ran out while reading it");
+            rc = EXT_ELATE;
+        } else if (m->over) {
+            snprintf(r->err, r->errcap,
+                     "request too large: reading it needs more than %zu bytes of memory "
+                     "(--max-request-memory)",
+                     m->cap);
+            rc = EXT_ETOOBIG;
+        } else if (r->oom) {
+            snprintf(r->err, r->errcap, "out of memory");
+            rc = EXT_ENOMEM;
+        }
         dracel_pod_free(out->pod.xres);
         mem_free(m);
         memset(out, 0, sizeof *out);
-        if (r->oom)
-            snprintf(r->err, r->errcap, "out of memory");
-        return r->oom ? -2 : -1;
+        return rc;
     }
     mem *keep = malloc(sizeof *keep);
     if (!keep) {
@@ -661,16 +697,22 @@ static int finish(rd *r, mem *m, ext_args *out)
     }
     *keep = *m;
     out->mem = keep;
+    out->mem_used = m->total;
     return 0;
 }
 
-static void defaults(const ext_limits *lim, ext_limits *l)
+static void defaults(const ext_limits *lim, ext_limits *l, mem *m)
 {
-    *l = lim ? *lim : (ext_limits){0, 0};
+    *l = lim ? *lim : (ext_limits){0, 0, 0, 0};
     if (!l->max_depth)
         l->max_depth = 64;
     if (!l->max_nodes)
         l->max_nodes = 100000;
+    if (!l->max_memory)
+        l->max_memory = EXT_MAX_MEMORY;
+    memset(m, 0, sizeof *m);
+    m->cap = l->max_memory;
+    m->deadline = l->deadline;
 }
 
 int ext_args_parse(const char *body, size_t len, const ext_limits *lim, ext_args *out,
@@ -679,8 +721,9 @@ int ext_args_parse(const char *body, size_t len, const ext_limits *lim, ext_args
     memset(out, 0, sizeof *out);
     out->body = body;
     ext_limits l;
-    defaults(lim, &l);
-    mem m = {NULL};
+    mem m;
+    defaults(lim, &l, &m);
+    out->deadline = l.deadline;
     rd r = {&m, body, err, errcap, false, false};
     js_span root;
     if (valid(&r, body, len, l.max_depth, &root)) {
@@ -714,8 +757,9 @@ int ext_pod_parse(const char *body, size_t len, const ext_limits *lim, ext_args 
     memset(out, 0, sizeof *out);
     out->body = body;
     ext_limits l;
-    defaults(lim, &l);
-    mem m = {NULL};
+    mem m;
+    defaults(lim, &l, &m);
+    out->deadline = l.deadline;
     rd r = {&m, body, err, errcap, false, false};
     js_span root;
     if (valid(&r, body, len, l.max_depth, &root))

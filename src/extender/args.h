@@ -56,17 +56,34 @@ typedef struct ext_args {
     size_t nnodes;
     const char *body;            /* the request body the spans point into */
     void *mem;                   /* everything above (arena) */
+    size_t mem_used;             /* its bytes */
+    double deadline;             /* the request's end of budget (ext_now's clock; 0: none),
+                                    copied from the limits: decide computes until then */
 } ext_args;
 
 typedef struct ext_limits {
     unsigned max_depth;          /* JSON nesting (0: 64) */
     size_t max_nodes;            /* nodes in one request (0: 100000) */
+    size_t max_memory;           /* bytes the args may take (0: EXT_MAX_MEMORY) */
+    double deadline;             /* reading ends by then (ext_now's clock; 0: no limit) */
 } ext_limits;
 
+#define EXT_MAX_MEMORY ((size_t)256 << 20)
+
+/* What ext_args_parse and ext_pod_parse return besides 0. */
+enum {
+    EXT_EBAD = -1,               /* not an ExtenderArgs (or a Pod): 400 */
+    EXT_ENOMEM = -2,             /* malloc failed: 500 */
+    EXT_ETOOBIG = -3,            /* the args would take more than max_memory: 413 */
+    EXT_ELATE = -4               /* the deadline passed while reading: 503 */
+};
+
 /**
- * Read an ExtenderArgs body. Returns 0, or -1 for a body that is not one (message in err:
- * "NodeNames[3]: expected a string"), or -2 when memory runs out. The body must stay alive as
- * long as the args (spans point into it).
+ * Read an ExtenderArgs body. Returns 0, or EXT_EBAD for a body that is not one (message in err:
+ * "NodeNames[3]: expected a string"), EXT_ENOMEM when memory runs out, EXT_ETOOBIG past
+ * lim->max_memory, EXT_ELATE past lim->deadline (each with its message in err). Every byte
+ * the args hold is in one arena, freed by ext_args_free; reading is linear in the body. The
+ * body must stay alive as long as the args (spans point into it).
  */
 int ext_args_parse(const char *body, size_t len, const ext_limits *lim, ext_args *out,
                    char *err, size_t errcap);

@@ -1467,7 +1467,9 @@ static int evaluate(eval *e)
     }
     if (!group_nodes(e))
         return -1;
-    double deadline = d->cfg.budget_ms ? ext_now() + d->cfg.budget_ms / 1e3 : 0;
+    /* the request's budget, counted from before its body was read (args.h) */
+    double deadline = a->deadline ? a->deadline
+                                  : d->cfg.budget_ms ? ext_now() + d->cfg.budget_ms / 1e3 : 0;
     view *v = e->view = a->nodes_form ? NULL : view_get(d, e->snap);
     miss m;
     memset(&m, 0, sizeof m);
@@ -2403,7 +2405,9 @@ static int explain(decider *d, dracel_snapshot *snap, const ext_pod *pod, const 
                    const char *only, bool text, jbuf *out)
 {
     /* the request's time limit, as filter's: nodes past it are answered skipped */
-    double deadline = d->cfg.budget_ms ? ext_now() + d->cfg.budget_ms / 1e3 : 0;
+    double deadline = a && a->deadline ? a->deadline
+                                       : d->cfg.budget_ms ? ext_now() + d->cfg.budget_ms / 1e3
+                                                          : 0;
     plan pl;
     if (!resolve(d->st, snap, pod, &pl)) {
         plan_free(&pl);

@@ -84,8 +84,10 @@ static const char usage_text[] =
     "  --max-body SIZE         request body at most (default 64MiB)\n"
     "  --max-json-depth N      JSON nesting at most (default 64)\n"
     "  --max-nodes N           nodes in one request at most (default 100000)\n"
-    "  --budget DURATION       computing one request at most (default 4s; the scheduler\n"
-    "                          waits 5s by default)\n"
+    "  --max-request-memory SIZE\n"
+    "                          memory to read one request at most (default 256MiB)\n"
+    "  --budget DURATION       reading and computing one request at most (default 4s;\n"
+    "                          the scheduler waits 5s by default)\n"
     "  --node-timeout DURATION the search on one node at most, as the scheduler's\n"
     "                          filterTimeout (default 10s; 0: none)\n"
     "  --cache-entries N       node answers kept (default 262144)\n"
@@ -416,6 +418,9 @@ static int parse_options(int argc, char **argv, options *o)
                  ((o->http.max_body = (size_t)n), true);
         else if (strcmp(a, "--max-json-depth") == 0)
             ok = parse_uint(v, 1000, &n) && n > 0 && ((o->limits.max_depth = (unsigned)n), true);
+        else if (strcmp(a, "--max-request-memory") == 0)
+            ok = parse_size(v, &n) && n >= 65536 && n <= SIZE_MAX / 4 &&
+                 ((o->limits.max_memory = (size_t)n), true);
         else if (strcmp(a, "--max-nodes") == 0)
             ok = parse_uint(v, 10000000, &n) && n > 0 && ((o->limits.max_nodes = (size_t)n), true);
         else if (strcmp(a, "--budget") == 0)
@@ -748,17 +753,18 @@ static void handle(void *ctx, const char *name, const http_req *req, http_resp *
     int rc;
     const char *format = http_arg(req, "format");
     bool text = format && strcmp(format, "text") == 0;
-    if (strcmp(name, "explain") == 0) {
-        /* ExtenderArgs (a Pod and its nodes), or a Pod alone. */
-        if (bare_pod(req->body, req->len))
-            rc = ext_pod_parse(req->body, req->len, &s->o->limits, &a, err, sizeof err);
-        else
-            rc = ext_args_parse(req->body, req->len, &s->o->limits, &a, err, sizeof err);
-    } else {
-        rc = ext_args_parse(req->body, req->len, &s->o->limits, &a, err, sizeof err);
-    }
+    /* --budget counts from here: reading the body is part of computing the answer. */
+    ext_limits lim = s->o->limits;
+    lim.deadline = s->o->decide.budget_ms ? ext_now() + s->o->decide.budget_ms / 1e3 : 0;
+    if (strcmp(name, "explain") == 0 && bare_pod(req->body, req->len)) /* a Pod alone */
+        rc = ext_pod_parse(req->body, req->len, &lim, &a, err, sizeof err);
+    else
+        rc = ext_args_parse(req->body, req->len, &lim, &a, err, sizeof err);
     if (rc != 0)
-        return http_error(resp, rc == -2 ? 500 : 400, err);
+        return http_error(resp,
+                          rc == EXT_ETOOBIG ? 413 : rc == EXT_ELATE ? 503
+                                                    : rc == EXT_ENOMEM ? 500 : 400,
+                          err);
     if (strcmp(name, "explain") == 0 && (!a.pod.name || !a.pod.name[0])) {
         ext_args_free(&a);
         return http_error(resp, 400, "Pod: metadata.name: required value");

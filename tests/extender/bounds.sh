@@ -152,6 +152,28 @@ code=$(big res '.Pod.spec.containers[0].resources.requests = ([range(100000) |
 check "100,000 container resources (none backed by a DeviceClass): answered as without them" \
   "$(is "$code $(jq -c .NodeNames "$tmp/res.out")" "200 $nodes")"
 
+# ---- The memory of one request (--max-request-memory) and its reading under --budget: the
+# 200,000 labels need megabytes to read (413, with the cap in the reason) and tens of
+# milliseconds (503 when the budget is 1 ms, which validating their 5 MB alone passes); the
+# sample request is answered by both servers as before.
+start mm --objects "$tmp/objs" --max-request-memory 1MiB
+start mb --objects "$tmp/objs" --budget 1ms
+for u in mm mb; do
+  eval "url=\$url_$u"
+  post "$url/filter" "$tmp/labels.json"; eval "big_$u=\"\$status \$(jq -r .error \"\$tmp/resp\")\""
+  post "$url/filter" "$src/examples/extender/filter.json"; eval "small_$u=\$status"
+done
+check "--max-request-memory 1MiB: 200,000 labels are 413 with the reason" \
+  "$(is "$big_mm" "413 request too large: reading it needs more than 1048576 bytes of memory (--max-request-memory)")"
+check "...the sample request is still 200" "$(is "$small_mm" 200)"
+check "--budget 1ms counts reading the body: 503 with the reason" \
+  "$(is "$big_mb" "503 the time budget for the request (--budget) ran out while reading it")"
+check "...the sample request is still 200" "$(is "$small_mb" 200)"
+check "...each counted as an answer with its status" \
+  "$(curl -s "$url_mm/metrics" | grep -q '^dra_extender_http_requests_total{verb="filter",code="413"} 1$' &&
+     curl -s "$url_mb/metrics" | grep -q '^dra_extender_http_requests_total{verb="filter",code="503"} 1$'; echo $?)"
+kill -TERM "$pid_mm" "$pid_mb"; reap "$pid_mm"; reap "$pid_mb"
+
 # Two Content-Length headers (request smuggling behind a proxy that reads the other one):
 # 400 with the JSON reason, and the connection closed (the client sees its end, no timeout).
 port_a=${url_a##*:}
