@@ -203,6 +203,8 @@ check "HTTP/2.5: 505, the connection closed" \
   "$(is "$(raw ver 'GET /healthz HTTP/2.5\r\nHost: x\r\n\r\n')" "0 HTTP/1.1 505 HTTP Version Not Supported 1")"
 check "a 40,000-byte header: 431, the connection closed" \
   "$(is "$(raw hdr "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: $big_header\r\n\r\n")" "0 HTTP/1.1 431 Request Header Fields Too Large 1")"
+check "a request line of raw bytes: 400, the connection closed" \
+  "$(is "$(raw bytes '\001\002\377\376 garbage \177\r\n\r\n')" "0 HTTP/1.1 400 Bad Request 1")"
 check "...and the server still answers" "$(is "$(curl -s "$url_a/healthz")" ok)"
 
 # ---- Remembered pods: capped in bytes (--recent-bytes) as well as in count (--recent-pods).
