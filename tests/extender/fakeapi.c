@@ -94,6 +94,10 @@ typedef struct res_store {
     unsigned close_gen;  /* bumped: open streams end (as after timeoutSeconds) */
     unsigned silent_gen; /* bumped: open streams send nothing for silent_ms, then break */
     unsigned silent_ms;
+    int garbage;      /* the next N events written have bytes in their middle that are not JSON */
+    int rv_back;      /* ... carry metadata.resourceVersion "1", before every earlier one */
+    unsigned stall_ms; /* the next event written stops after half its bytes; then nothing for
+                          stall_ms, then the stream breaks */
 } res_store;
 
 static struct store {
@@ -118,6 +122,7 @@ static struct store {
     bool shutdown;
     /* counters */
     unsigned long lists, watches, unauthorized, failed, bookmarks, open_watches, cuts;
+    unsigned long garbled, rv_backs, stalls;
 } S;
 
 static uint64_t now_ms(void)
@@ -574,6 +579,22 @@ static void gone_line(sbuf *b, uint64_t rv)
               "\"reason\":\"Expired\",\"code\":410}}\n", rv, S.compacted);
 }
 
+/* The event in s->out with its object's "resourceVersion":"RV" written "1". */
+static void rv_to_one(stream *s, uint64_t rv)
+{
+    char key[48];
+    int kn = snprintf(key, sizeof key, "\"resourceVersion\":\"%" PRIu64 "\"", rv);
+    for (size_t i = 0; i + (size_t)kn <= s->out.len; i++)
+        if (memcmp(s->out.p + i, key, (size_t)kn) == 0) {
+            size_t digits = (size_t)kn - 20; /* "resourceVersion":" is 19, the quote after 1 */
+            char *at = s->out.p + i + 19;
+            at[0] = '1';
+            memmove(at + 1, at + digits, s->out.len - (i + 19 + digits));
+            s->out.len -= digits - 1;
+            return;
+        }
+}
+
 /* In thread-per-connection mode this may block: it waits for events under S.cv. */
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
@@ -644,6 +665,20 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
                 S.cuts++;
                 s->out.len = e->len / 2;
                 s->cut = true;
+            } else if (rs->stall_ms > 0) {
+                S.stalls++;
+                s->out.len = e->len / 2;
+                s->silent = true;
+                s->silent_until = now + rs->stall_ms;
+                rs->stall_ms = 0;
+            } else if (rs->garbage > 0 && e->len > 16) {
+                rs->garbage--;
+                S.garbled++;
+                memcpy(s->out.p + e->len / 2, "\x01\xff}{\"x", 6);
+            } else if (rs->rv_back > 0) {
+                rs->rv_back--;
+                S.rv_backs++;
+                rv_to_one(s, e->rv);
             }
             continue;
         }
@@ -1079,6 +1114,12 @@ static int jint(const cJSON *j, const char *name, int dflt)
  *                            event with code 410 ("count": N for more than one)
  *   "close": true            open streams end, as after timeoutSeconds
  *   "silent_ms": N           open streams send nothing for N ms (no bookmarks), then break
+ *   "garbage": N             the next N events written have 6 bytes in their middle that are
+ *                            not JSON (the stream goes on)
+ *   "rv_back": N             the next N events written say "resourceVersion":"1", before
+ *                            every earlier one (the stream goes on from the real one)
+ *   "stall_ms": N            the next event written stops after half its bytes; the stream
+ *                            then sends nothing for N ms, then breaks
  *   "compact": true          the history is compacted now
  *   "compact_after_page": true  ... after the next list page that has a continue token
  *   "errors": N, "status": S, "retry_after": SEC  the next N API requests get HTTP S (500);
@@ -1118,6 +1159,11 @@ static enum MHD_Result control_fault(struct MHD_Connection *c, sbuf *body)
         }
         if (jint(j, "close", 0))
             rs->close_gen++;
+        rs->garbage += jint(j, "garbage", 0);
+        rs->rv_back += jint(j, "rv_back", 0);
+        int stall = jint(j, "stall_ms", 0);
+        if (stall > 0)
+            rs->stall_ms = (unsigned)stall;
         int silent = jint(j, "silent_ms", 0);
         if (silent > 0) {
             rs->silent_ms = (unsigned)silent;
@@ -1180,10 +1226,11 @@ static enum MHD_Result control_state(struct MHD_Connection *c)
     sbuf b = {0};
     pthread_mutex_lock(&S.mu);
     sb_fmt(&b, "{\"rv\":\"%" PRIu64 "\",\"compacted\":\"%" PRIu64 "\",\"lists\":%lu,\"watches\":%lu,"
-               "\"open_watches\":%lu,\"unauthorized\":%lu,\"failed\":%lu,\"bookmarks\":%lu,\"cuts\":%lu,\n"
+               "\"open_watches\":%lu,\"unauthorized\":%lu,\"failed\":%lu,\"bookmarks\":%lu,\"cuts\":%lu,"
+               "\"garbled\":%lu,\"rv_backs\":%lu,\"stalls\":%lu,\n"
                "\"objects\":[\n",
            S.rv, S.compacted, S.lists, S.watches, S.open_watches, S.unauthorized, S.failed,
-           S.bookmarks, S.cuts);
+           S.bookmarks, S.cuts, S.garbled, S.rv_backs, S.stalls);
     bool first = true;
     for (int r = 0; r < NRES; r++) {
         size_t n;

@@ -7,7 +7,9 @@
 # event for an object held and no MODIFIED or DELETED event for one not held; the notes show
 # how it got there (relists, disconnects, errors, backoffs). Covered: paged lists, events
 # (also cut into chunks of 1 to 7 bytes), exact text (int64 beyond 2^53, escapes), a connection
-# broken in the middle of an event, HTTP 410 and ERROR 410 on a watch, a compacted history with
+# broken in the middle of an event, bytes that are not JSON inside an event, an event stalled
+# half-way on an open connection, a resourceVersion that goes backwards, HTTP 410 and ERROR 410
+# on a watch, a compacted history with
 # and without bookmarks, an expired continue token, a silent stream, 500s and 429 with
 # Retry-After, connection refused (the backoff's growth), token rotation through a kubeconfig
 # tokenFile, the caps, a sink that refuses, streams ending after timeoutSeconds, kube_stop
@@ -225,6 +227,28 @@ check "cut mid-event: the server cut one event" eq "$(server cuts)" 1
 check "cut mid-event: a disconnect, no relist" \
   sh -c "[ $(field kw resourceslices disconnect) -gt $disc0 ] && [ $(field kw resourceslices relist) = $relist0 ]"
 check "cut mid-event: nothing delivered twice" clean kw
+
+# 4b. Faults inside a stream: bytes that are not JSON in the middle of an event (the stream
+# goes on: the line is refused and the resource listed again, nothing of it applied); an event
+# that stops half-way while the connection stays open (found dead by --idle-timeout, resumed
+# without a relist, the half event never applied). A resourceVersion that goes backwards: 17b.
+g_relist0=$(field kw resourceslices relist)
+fault '{"res":"resourceslices","garbage":1}'
+put resourceslices "$(slice s22)"
+check "garbage inside an event: converged" converge $main kw
+check "garbage inside an event: the server garbled one" eq "$(server garbled)" 1
+check "garbage inside an event: one relist, with the reason" \
+  eq "$(field kw resourceslices relist) $(sfield kw resourceslices last_relist)" \
+     "$((g_relist0 + 1)) a bad watch event: the event is not a valid JSON object"
+check "garbage inside an event: clean" clean kw
+n_relist0=$(field kw nodes relist)
+fault '{"res":"nodes","stall_ms":60000}'
+put nodes "$(node node-3)"
+check "a stream stalled in the middle of an event: converged" converge $main kw 30
+check "...the server stalled one" eq "$(server stalls)" 1
+check "...found dead after 3 s, resumed without a relist" \
+  eq "$(sfield kw nodes last_disconnect) $(field kw nodes relist)" "nothing received for 3 s $n_relist0"
+relist0=$(field kw resourceslices relist)
 
 # 5. HTTP 410 on a watch, then an ERROR event with code 410: relist.
 fault '{"res":"resourceslices","gone":"http","close":true}'
@@ -499,6 +523,25 @@ t=$(now); stop $main; rc=$?; t=$(( $(now) - t ))
 check "kube_stop with open watches: exits cleanly" eq $rc 0
 check "kube_stop with open watches: stopped in under 1 s ($t ms, kube_stop $(sed -n 's/^{"synced":[a-z]*,"stop_ms":\([0-9]*\).*/\1/p' "$tmp/kw.dump") ms)" lt "$t" $((1000 * slow))
 check "main client: clean to the end" clean kw
+
+# 17b. An event whose resourceVersion goes back to "1", then the stream's end. The version is
+# opaque to clients (Kubernetes' API conventions): the client resumes from it, the server
+# answers from its history (here compacted past it: 410 and a list) and the state converges.
+# A client of its own, the only one watching: the replay may deliver objects it holds.
+# shellcheck disable=SC2086
+start_watch kwrv $watch_args
+rvc=$kw
+converge $rvc kwrv >/dev/null
+fault '{"res":"resourceclaims","rv_back":1}'
+put resourceclaims "$(claim ns-d c3)"
+# sent KEY N: the server's counter KEY is N
+sent() { ctl GET "$base/_control/state" >"$tmp/srv" && [ "$(server "$1")" = "$2" ]; }
+wait_for 10 sent rv_backs 1 >/dev/null
+fault '{"res":"resourceclaims","close":true}'
+check "a resourceVersion that goes backwards, then the stream's end: converged" converge $rvc kwrv
+check "...the server sent one; the watch resumed from it" \
+  eq "$(server rv_backs) $(grep -c 'resourceclaims watch 1$' "$tmp/kwrv.log")" "1 1"
+stop $rvc >/dev/null 2>&1
 
 # 18. Measured (reported, not judged): events through the client, a relist of many objects,
 # a first sync. The main client is stopped: the benchmark's client is the only one watching.
