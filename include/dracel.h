@@ -740,6 +740,20 @@ DRACEL_API dracel_status dracel_objects_get_size(const dracel_objects *o, unsign
                                                  dracel_object_info *out, size_t size);
 #define dracel_objects_get(o, kind, i, out) \
     dracel_objects_get_size((o), (kind), (i), (out), sizeof *(out))
+/**
+ * The objects of @p buf (JSON or YAML: one object, a List or a YAML stream; read as
+ * dracel_objects_load reads it) as they name themselves, without decoding or validating them:
+ * @p fn is called for each object, an item of a List on its own, in order, with its `kind` as
+ * written ("" when absent), metadata.name and metadata.namespace (NULL when absent or not
+ * strings), @p name (NULL: "<input>") as its file and its line; the strings live until @p fn
+ * returns, and a nonzero return stops the walk. For a source that leaves out the one object a
+ * rejected input is about rather than the whole text. DRACEL_EINPUT when the text is not JSON
+ * or YAML ("FILE:LINE: ..." in @p err). @p cfg: the allocator (NULL: the default).
+ */
+DRACEL_API dracel_status dracel_objects_keys(const dracel_config *cfg, const char *name,
+                                             const char *buf, size_t len,
+                                             int (*fn)(void *ctx, const dracel_object_info *key),
+                                             void *ctx, char *err, size_t errcap);
 /** The index of the object of one kind named @p name (in namespace @p ns for claims; NULL for
  *  none), in constant time. @return DRACEL_OK, or DRACEL_EINPUT when the set has none. */
 DRACEL_API dracel_status dracel_objects_find(const dracel_objects *o, unsigned kind,

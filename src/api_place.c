@@ -90,6 +90,15 @@ void dc_api_objects_init(dracel_objects *s, const dracel_config *c)
     dc_objects_init(&s->o, &s->alloc);
 }
 
+dracel_status dracel_objects_keys(const dracel_config *cfg, const char *name, const char *buf,
+                                  size_t len, int (*fn)(void *ctx, const dracel_object_info *key),
+                                  void *ctx, char *err, size_t errcap)
+{
+    dracel_config c;
+    DC_TRY(dc_config_read(cfg, &c));
+    return dc_objects_keys(dc_alloc_of(&c), name, buf, len, fn, ctx, err, errcap);
+}
+
 dracel_status dracel_objects_new(const dracel_config *cfg, dracel_objects **out)
 {
     if (!out)

@@ -2210,6 +2210,88 @@ dracel_status dc_ld_dispatch(dc_ld *c, const dc_tnode *v, unsigned nest)
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * The objects of a text as they name themselves (dc_objects_keys): the walk of dc_ld_dispatch,
+ * through Lists and sequences, without decoding an object. A value that is not an object names
+ * nothing; a key given twice is taken at its last.
+ */
+
+typedef struct keys_walk {
+    dc_object_key_fn fn;
+    void *ctx;
+    bool stopped;
+} keys_walk;
+
+static const dc_tnode *member(const dc_tnode *m, const char *key)
+{
+    const dc_tnode *v = NULL;
+    size_t n = strlen(key);
+    for (uint32_t i = 0; m && m->t == DC_TN_MAP && i < m->n; i++)
+        if (m->kids[i].klen == n && memcmp(m->kids[i].k, key, n) == 0)
+            v = &m->kids[i].v;
+    return v;
+}
+
+static const char *member_str(const dc_tnode *m, const char *key)
+{
+    const dc_tnode *v = member(m, key);
+    return v && v->t == DC_TN_STR && !memchr(v->s, '\0', v->n) ? v->s : NULL;
+}
+
+static dracel_status keys_of(dc_ld *c, const dc_tnode *v, unsigned nest)
+{
+    keys_walk *w = c->doc_ctx;
+    if (w->stopped || nest > MAX_LIST_NEST)
+        return DRACEL_OK;
+    if (v->t == DC_TN_SEQ) {
+        for (uint32_t i = 0; i < v->n && !w->stopped; i++)
+            DC_TRY(keys_of(c, &v->kids[i].v, nest + 1));
+        return DRACEL_OK;
+    }
+    if (v->t != DC_TN_MAP)
+        return DRACEL_OK;
+    const char *kind = member_str(v, "kind");
+    const dc_tnode *items = member(v, "items");
+    size_t kn = kind ? strlen(kind) : 0;
+    if (kind ? kn >= 4 && memcmp(kind + kn - 4, "List", 4) == 0 : items != NULL) {
+        if (items && items->t == DC_TN_SEQ)
+            DC_TRY(keys_of(c, items, nest + 1));
+        return DRACEL_OK;
+    }
+    const dc_tnode *meta = member(v, "metadata");
+    dracel_object_info k = {kind ? kind : "", member_str(meta, "name"),
+                            member_str(meta, "namespace"), c->file, v->line};
+    if (w->fn(w->ctx, &k) != 0)
+        w->stopped = true;
+    return DRACEL_OK;
+}
+
+static dracel_status keys_doc(dc_ld *c, const dc_tnode *root)
+{
+    return keys_of(c, root, 0);
+}
+
+dracel_status dc_objects_keys(const dracel_alloc *a, const char *name, const char *buf,
+                              size_t len, dc_object_key_fn fn, void *ctx, char *err,
+                              size_t errcap)
+{
+    if (err && errcap)
+        err[0] = '\0';
+    if (!fn || (!buf && len))
+        return DRACEL_EINVAL;
+    dc_slice_set set;
+    dc_slice_set_init(&set, a);
+    dc_ld c;
+    dc_ld_init(&c, &set, NULL, err, errcap);
+    keys_walk w = {fn, ctx, false};
+    c.per_doc = keys_doc;
+    c.doc_ctx = &w;
+    dracel_status st = dc_ld_load_buffer(&c, name, buf ? buf : "", len);
+    dc_ld_free(&c);
+    dc_slice_set_free(&set);
+    return st;
+}
+
+/* ---------------------------------------------------------------------------------------------
  * For src/objects.c (ldint.h)
  */
 

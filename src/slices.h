@@ -198,6 +198,11 @@ dracel_status dc_slices_load(dc_slice_set *s, const char *path, const dc_slices_
 dracel_status dc_slices_load_buffer(dc_slice_set *s, const char *name, const char *buf,
                                     size_t len, const dc_slices_limits *lim, char *err,
                                     size_t errcap) DC_WUR;
+/* The objects of buf as they name themselves, without decoding them (dracel_objects_keys). */
+typedef int (*dc_object_key_fn)(void *ctx, const dracel_object_info *key);
+dracel_status dc_objects_keys(const dracel_alloc *a, const char *name, const char *buf,
+                              size_t len, dc_object_key_fn fn, void *ctx, char *err,
+                              size_t errcap);
 
 /* Added with the loader (src/slices.c). */
 

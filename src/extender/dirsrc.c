@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "dirsrc.h"
+#include "jsonspan.h"
 #include "log.h"
 #include "metrics.h"
 
@@ -24,9 +25,16 @@
 
 static const metric_family m_files = {
     "dra_extender_objects_file_loads_total",
-    "Loads of --objects files, by result (ok; rejected: the file's objects were kept as they "
-    "were; removed).",
+    "Loads of --objects files, by result (ok; partial: taken without the objects refused; "
+    "rejected: the file's objects were kept as they were; removed).",
     METRIC_COUNTER, NULL, 0};
+
+/* An object of a file left out (refused in the store), forgotten when the file loads again. */
+typedef struct frefused {
+    char *path;
+    unsigned kind;
+    char *ns, *name;
+} frefused;
 
 static const unsigned ALL_KINDS = DRACEL_OBJ_SLICE | DRACEL_OBJ_CLASS | DRACEL_OBJ_CLAIM |
                                   DRACEL_OBJ_NODE | DRACEL_OBJ_TAINT_RULE;
@@ -47,6 +55,8 @@ struct dirsrc {
     size_t nroots;
     char **files;                /* the files loaded (sources of the store) */
     size_t nfiles, cap_files;
+    frefused *refused;           /* objects of those files left out */
+    size_t nrefused, cap_refused;
     pthread_t thread;
     bool running;
 };
@@ -143,6 +153,303 @@ static void track(dirsrc *d, const char *path, bool present)
         d->nfiles++;
 }
 
+/* ---- One bad object is left out alone, not its file. A file the store rejects is cut into its
+ * objects: the documents of a YAML stream (at its `---` lines, which YAML forbids inside
+ * content) or the items of a JSON array or List (spans of jsonspan.h). Each is checked alone;
+ * one that fails is replaced by a null of the same lines (the readers skip a null document or
+ * item, and every other object keeps its line), named through dracel_objects_keys, refused in
+ * the store with the reason and logged. A file that cannot be cut (one YAML List) or whose
+ * rest still fails is rejected whole, as before. */
+
+typedef struct piece {
+    size_t off, len;
+    uint32_t line;               /* of its first byte */
+} piece;
+
+#define MAX_PIECES 100000
+
+static uint32_t lines_to(const char *buf, size_t from, size_t to, uint32_t line)
+{
+    for (size_t i = from; i < to; i++)
+        line += buf[i] == '\n';
+    return line;
+}
+
+/* The pieces of buf; 0 when it cannot be cut (or memory ran out). *json: they are JSON items;
+ * *list: the span of their List's kind (len 0: none, or a bare array). */
+static size_t cut(const char *buf, size_t len, piece **out, bool *json, js_span *list)
+{
+    *out = NULL;
+    *json = false;
+    *list = (js_span){0, 0};
+    size_t i = len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+        i++;
+    size_t n = 0, cap = 0;
+    piece *p = NULL;
+    if (i < len && (buf[i] == '{' || buf[i] == '[')) {
+        *json = true;
+        size_t pos = i;
+        js_span root, items = {0, 0}, kind = {0, 0};
+        if (js_value(buf, len, &pos, &root) != 0)
+            return 0;
+        if (buf[root.off] == '[') {
+            items = root;
+        } else {
+            static const char *const keys[] = {"items", "kind"};
+            js_span v[2];
+            if (js_members(buf, root, keys, 2, v) != 0 || !v[0].len || buf[v[0].off] != '[')
+                return 0;
+            items = v[0];
+            kind = *list = v[1];
+            if (kind.len && (kind.len < 6 || memcmp(buf + kind.off + kind.len - 5, "List\"", 5) != 0))
+                return 0;
+        }
+        js_iter it;
+        js_span e;
+        if (js_array_begin(buf, items, &it) != 0)
+            return 0;
+        uint32_t line = 1;
+        size_t at = 0;
+        while (js_array_next(buf, &it, &e) == 1) {
+            if (n == MAX_PIECES)
+                return free(p), 0;
+            if (n == cap) {
+                cap = cap ? 2 * cap : 16;
+                piece *np = realloc(p, cap * sizeof *np);
+                if (!np)
+                    return free(p), 0;
+                p = np;
+            }
+            line = lines_to(buf, at, e.off, line);
+            at = e.off;
+            p[n++] = (piece){e.off, e.len, line};
+        }
+    } else {
+        /* YAML: a document starts at each line "---" (followed by a blank or the line's end) */
+        size_t start = 0;
+        uint32_t line = 1, sline = 1;
+        for (size_t k = 0; k <= len; k++) {
+            bool bol = k == 0 || buf[k - 1] == '\n';
+            bool marker = k < len && bol && len - k >= 3 && memcmp(buf + k, "---", 3) == 0 &&
+                          (k + 3 == len || buf[k + 3] == ' ' || buf[k + 3] == '\t' ||
+                           buf[k + 3] == '\r' || buf[k + 3] == '\n');
+            if (k == len || (marker && k > 0)) {
+                if (n == MAX_PIECES)
+                    return free(p), 0;
+                if (n == cap) {
+                    cap = cap ? 2 * cap : 16;
+                    piece *np = realloc(p, cap * sizeof *np);
+                    if (!np)
+                        return free(p), 0;
+                    p = np;
+                }
+                p[n++] = (piece){start, k - start, sline};
+                start = k;
+                sline = line;
+            }
+            if (k < len && buf[k] == '\n')
+                line++;
+        }
+    }
+    *out = p;
+    return n;
+}
+
+static unsigned kind_bit(const char *kind)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } kinds[] = {{"ResourceSlice", DRACEL_OBJ_SLICE}, {"DeviceClass", DRACEL_OBJ_CLASS},
+                 {"ResourceClaim", DRACEL_OBJ_CLAIM}, {"Node", DRACEL_OBJ_NODE},
+                 {"DeviceTaintRule", DRACEL_OBJ_TAINT_RULE}};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(kind, kinds[i].name) == 0)
+            return kinds[i].bit;
+    return 0;
+}
+
+typedef struct refuse_ctx {
+    dirsrc *d;
+    const char *path, *why;
+    size_t named;
+} refuse_ctx;
+
+static int refuse_key(void *ctx, const dracel_object_info *k)
+{
+    refuse_ctx *r = ctx;
+    dirsrc *d = r->d;
+    unsigned kind = kind_bit(k->kind);
+    r->named++;
+    log_line(LOG_ERROR, "an object was refused and is left out", "file", r->path, "kind",
+             k->kind, "namespace", k->ns ? k->ns : "", "name", k->name ? k->name : "", "error",
+             r->why, NULL);
+    if (!kind || !k->name)
+        return 0;
+    store_refuse(d->st, kind, k->ns, k->name, NULL, r->why);
+    if (d->nrefused == d->cap_refused) {
+        size_t cap = d->cap_refused ? 2 * d->cap_refused : 16;
+        frefused *n = realloc(d->refused, cap * sizeof *n);
+        if (!n)
+            return 0;
+        d->refused = n;
+        d->cap_refused = cap;
+    }
+    frefused *f = &d->refused[d->nrefused];
+    f->path = strdup(r->path);
+    f->kind = kind;
+    f->ns = k->ns ? strdup(k->ns) : NULL;
+    f->name = strdup(k->name);
+    if (f->path && f->name && (!k->ns || f->ns)) {
+        d->nrefused++;
+    } else {
+        free(f->path);
+        free(f->ns);
+        free(f->name);
+    }
+    return 0;
+}
+
+/* The objects of path that were left out are forgiven (the file loads again, or is gone). */
+static void forget_refused(dirsrc *d, const char *path)
+{
+    for (size_t i = 0; i < d->nrefused;) {
+        frefused *f = &d->refused[i];
+        if (strcmp(f->path, path) != 0) {
+            i++;
+            continue;
+        }
+        store_unrefuse(d->st, f->kind, f->ns, f->name);
+        free(f->path);
+        free(f->ns);
+        free(f->name);
+        *f = d->refused[--d->nrefused];
+    }
+}
+
+/* "check:LINE: REST" of a piece checked alone as "PATH:LINE': REST", LINE' its line in the file. */
+static void file_message(char *out, size_t cap, const char *path, uint32_t first,
+                         const char *msg)
+{
+    unsigned long line;
+    char *end;
+    if (strncmp(msg, "check:", 6) == 0 && (line = strtoul(msg + 6, &end, 10)) > 0 &&
+        *end == ':')
+        snprintf(out, cap, "%s:%lu:%s", path, line + first - 1, end + 1);
+    else if (strncmp(msg, "check: ", 7) == 0)
+        snprintf(out, cap, "%s:%u: %s", path, first, msg + 7);
+    else
+        snprintf(out, cap, "%s:%u: %s", path, first, msg);
+}
+
+/* A file the store rejected: its bad objects left out. DRACEL_OK when the rest was taken
+ * (*left_out of them refused); else the file is rejected whole (err as it was). */
+static dracel_status isolate(dirsrc *d, const char *path, char *buf, size_t len,
+                             size_t *left_out, char *err, size_t errcap)
+{
+    *left_out = 0;
+    piece *p;
+    bool json;
+    js_span list;
+    size_t n = cut(buf, len, &p, &json, &list);
+    if (!n)
+        return DRACEL_EINPUT;
+    bool *bad = calloc(n, sizeof *bad);
+    char **msgs = calloc(n, sizeof *msgs);
+    char msg[2048], why[2300];
+    /* an item of a typed List is checked inside a List of that kind, on the same line (its
+     * kind may come from the List's) */
+    char *wrap = NULL;
+    size_t wcap = 0;
+    if (!bad || !msgs) {
+        free(bad);
+        free(msgs);
+        free(p);
+        return DRACEL_ENOMEM;
+    }
+    size_t nbad = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *text = buf + p[i].off;
+        size_t tlen = p[i].len;
+        if (list.len) {
+            size_t need = list.len + p[i].len + 64;
+            if (need > wcap) {
+                char *w = realloc(wrap, need);
+                if (!w) {
+                    nbad = n + 1;
+                    break;
+                }
+                wrap = w;
+                wcap = need;
+            }
+            int h = snprintf(wrap, wcap, "{\"kind\":%.*s,\"items\":[", (int)list.len,
+                             buf + list.off);
+            memcpy(wrap + h, text, tlen);
+            memcpy(wrap + h + tlen, "]}", 2);
+            text = wrap;
+            tlen += (size_t)h + 2;
+        }
+        if (store_check(d->st, text, tlen, ALL_KINDS, msg, sizeof msg) != DRACEL_EINPUT)
+            continue;
+        bad[i] = true;
+        nbad++;
+        if (!(msgs[i] = strdup(msg)) || (json && p[i].len < 4)) /* too short for a null */
+            nbad = n + 1;
+    }
+    free(wrap);
+    /* every piece refused alone though the file names more than one: not one object's
+     * fault (a key given twice, a context the pieces lack): the file whole */
+    if (!nbad || (nbad >= n && n > 1) || nbad > n) {
+        for (size_t i = 0; i < n; i++)
+            free(msgs[i]);
+        free(msgs);
+        free(bad);
+        free(p);
+        return DRACEL_EINPUT;
+    }
+    forget_refused(d, path); /* this version's refusals replace the last one's */
+    for (size_t i = 0; i < n; i++) {
+        if (!bad[i])
+            continue;
+        file_message(why, sizeof why, path, p[i].line, msgs[i]);
+        refuse_ctx r = {d, path, why, 0};
+        if (dracel_objects_keys(NULL, path, buf + p[i].off, p[i].len, refuse_key, &r, NULL, 0) !=
+                DRACEL_OK ||
+            !r.named)
+            log_line(LOG_ERROR, "a document that names no object was left out", "file", path,
+                     "#line", (int64_t)p[i].line, "error", why, NULL);
+        (*left_out)++;
+    }
+    /* the bad ones become nulls of the same lines: "null" then blanks, newlines kept (a YAML
+     * document: its `---` line stays, the rest blank) */
+    for (size_t i = 0; i < n; i++) {
+        if (!bad[i])
+            continue;
+        size_t k = p[i].off, end = p[i].off + p[i].len;
+        if (!json && end - k >= 3 && memcmp(buf + k, "---", 3) == 0)
+            k += 3; /* the marker stays: the document is there, empty */
+        bool wrote = false;
+        for (; k < end; k++) {
+            if (buf[k] == '\n')
+                continue;
+            if (json && !wrote && end - k >= 4) {
+                memcpy(buf + k, "null", 4);
+                k += 3;
+                wrote = true;
+                continue;
+            }
+            buf[k] = ' ';
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(msgs[i]);
+    free(msgs);
+    free(bad);
+    free(p);
+    return store_set_source(d->st, path, buf, len, ALL_KINDS, err, errcap);
+}
+
 /* (Re)load one file as its own source; a file that is gone removes its objects. */
 static void load_file(dirsrc *d, const char *path)
 {
@@ -158,14 +465,29 @@ static void load_file(dirsrc *d, const char *path)
         }
         if (store_set_source(d->st, path, "", 0, ALL_KINDS, err, sizeof err) == DRACEL_OK)
             metrics_add(&m_files, "result=\"removed\"", 1);
+        forget_refused(d, path);
         track(d, path, false);
         log_line(LOG_INFO, "objects file removed", "file", path, NULL);
         return;
     }
     dracel_status st = store_set_source(d->st, path, buf, len, ALL_KINDS, err, sizeof err);
+    size_t left_out = 0;
+    if (st == DRACEL_OK)
+        forget_refused(d, path);
+    if (st == DRACEL_EINPUT) {
+        char err2[2048];
+        if (isolate(d, path, buf, len, &left_out, err2, sizeof err2) == DRACEL_OK)
+            st = DRACEL_OK;
+        else
+            forget_refused(d, path);
+    }
     free(buf);
     track(d, path, true);
-    if (st == DRACEL_OK) {
+    if (st == DRACEL_OK && left_out) {
+        metrics_add(&m_files, "result=\"partial\"", 1);
+        log_line(LOG_ERROR, "objects file loaded without the objects refused", "file", path,
+                 "#refused", (int64_t)left_out, NULL);
+    } else if (st == DRACEL_OK) {
         metrics_add(&m_files, "result=\"ok\"", 1);
         log_line(LOG_DEBUG, "objects file loaded", "file", path, NULL);
     } else {
@@ -437,5 +759,11 @@ void dirsrc_stop(dirsrc *d)
     for (size_t i = 0; i < d->nfiles; i++)
         free(d->files[i]);
     free(d->files);
+    for (size_t i = 0; i < d->nrefused; i++) {
+        free(d->refused[i].path);
+        free(d->refused[i].ns);
+        free(d->refused[i].name);
+    }
+    free(d->refused);
     free(d);
 }

@@ -207,6 +207,45 @@ check "a request line of raw bytes: 400, the connection closed" \
   "$(is "$(raw bytes '\001\002\377\376 garbage \177\r\n\r\n')" "0 HTTP/1.1 400 Bad Request 1")"
 check "...and the server still answers" "$(is "$(curl -s "$url_a/healthz")" ok)"
 
+# ---- An --objects file with one bad object: that object is left out alone (logged with its
+# file and line, refused in the store: pods that use it fail with the reason), the file's other
+# objects are taken; the same for an item of a JSON List; fixing the file clears the refusal.
+mkdir -p "$tmp/iso/claims"
+cp -r "$src/examples/fleet" "$src/examples/classes" "$src/examples/nodes.yaml" "$tmp/iso/"
+iso_claim() { # NAME COUNT: a claim of COUNT GPUs (0 or less is refused by Kubernetes' validation)
+  printf 'apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: %s, namespace: default}\nspec:\n  devices:\n    requests:\n    - name: g\n      exactly: {deviceClassName: gpu.example.com, count: %s}\n' "$1" "$2"
+}
+{ iso_claim iso-good 1; echo ---; iso_claim iso-bad -3; echo ---; iso_claim iso-later 1; } >"$tmp/iso/claims/c.yaml"
+printf '{"apiVersion":"v1","kind":"List","items":[\n{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"j-bad","namespace":"default"},"spec":{"devices":{"requests":[{"name":"g","exactly":{"deviceClassName":"gpu.example.com","count":-1}}]}}},\n{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"j-good","namespace":"default"},"spec":{"devices":{"requests":[{"name":"g","exactly":{"deviceClassName":"gpu.example.com"}}]}}}]}\n' >"$tmp/iso/claims/j.json"
+start iso --objects "$tmp/iso"
+iso_pod() { # CLAIM: filter a pod of that claim; the answer in $tmp/resp
+  jq -c --arg c "$1" '.Pod.metadata.name = "iso" | .Pod.spec.resourceClaims = [{name: "g", resourceClaimName: $c}] | del(.Pod.status)' \
+    "$src/examples/extender/filter.json" >"$tmp/iso.json"
+  post "$url_iso/filter" "$tmp/iso.json"
+}
+passes() { jq -r '(.NodeNames | length) > 0' "$tmp/resp"; }
+iso_pod iso-good; good="$status $(passes)"
+iso_pod iso-later; later="$status $(passes)"
+iso_pod j-good; jgood="$status $(passes)"
+check "one bad document of a YAML stream: the file's other claims are taken" \
+  "$(is "$good $later $jgood" "200 true 200 true 200 true")"
+iso_pod iso-bad
+check "...a pod of the bad claim fails with the reason, file and line" \
+  "$(is "$(jq -r '.FailedNodes["node-h100-b"]' "$tmp/resp")" \
+        "resourceclaim default/iso-bad is refused by the extender: $tmp/iso/claims/c.yaml:17: ResourceClaim iso-bad: spec.devices.requests[0].exactly.count: invalid value -3: must be greater than zero")"
+iso_pod j-bad
+check "...the same for an item of a JSON List" \
+  "$(jq -r '.FailedNodes["node-h100-b"]' "$tmp/resp" | grep -q "^resourceclaim default/j-bad is refused by the extender: $tmp/iso/claims/j.json:2: ResourceClaim j-bad: "; echo $?)"
+check "...each logged, counted, and /readyz says so" \
+  "$(is "$(grep -c '"an object was refused and is left out"' "$tmp/iso.log") $(curl -s "$url_iso/readyz" | sed -n 2p) $(curl -s "$url_iso/metrics" | awk '$1 == "dra_extender_objects_file_loads_total{result=\"partial\"}" { print $2 }')" \
+        "2 2 objects refused (dra_extender_objects_refused) 2")"
+{ iso_claim iso-good 1; echo ---; iso_claim iso-bad 2; } >"$tmp/iso/claims/c.tmp" && mv "$tmp/iso/claims/c.tmp" "$tmp/iso/claims/c.yaml"
+fixed() { iso_pod iso-bad; [ "$(passes)" = true ]; }
+wait_for fixed; fixed_rc=$?
+check "the file fixed: the claim is taken, its refusal forgotten" \
+  "$(is "$fixed_rc $(curl -s "$url_iso/readyz" | sed -n 2p)" "0 1 objects refused (dra_extender_objects_refused)")"
+kill -TERM "$pid_iso"; reap "$pid_iso"
+
 # ---- Remembered pods: capped in bytes (--recent-bytes) as well as in count (--recent-pods).
 # pod NAME FILE [SIZE]: the sample's request for a pod of that name, with a container resource
 # whose name has SIZE bytes (the bulk that counts; names are held to Kubernetes' 253 bytes)

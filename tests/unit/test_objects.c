@@ -1513,6 +1513,64 @@ static unsigned rng(void)
     return (unsigned)(rng_state >> 11);
 }
 
+/* dracel_objects_keys: every object of a YAML stream, Lists and sequences included, named
+ * as written without being decoded (an invalid one too); a stop; not YAML at all. */
+typedef struct keys_seen {
+    char text[1024];
+    int stop_after;
+} keys_seen;
+
+static int keys_cb(void *ctx, const dracel_object_info *k)
+{
+    keys_seen *ks = ctx;
+    size_t n = strlen(ks->text);
+    snprintf(ks->text + n, sizeof ks->text - n, "%s%s %s/%s @%u", n ? "; " : "", k->kind,
+             k->ns ? k->ns : "-", k->name ? k->name : "-", (unsigned)k->line);
+    return --ks->stop_after == 0;
+}
+
+static void test_keys(void **state)
+{
+    (void)state;
+    const char *yaml = "kind: ResourceClaim\n"
+                       "metadata: {name: a, namespace: ns}\n"
+                       "spec: {devices: {requests: [{name: g, exactly: {count: -3}}]}}\n"
+                       "---\n"
+                       "kind: List\n"
+                       "items:\n"
+                       "- {kind: Node, metadata: {name: n1}}\n"
+                       "- {metadata: {name: 7}}\n"
+                       "--- 5\n"
+                       "---\n"
+                       "kind: DeviceClassList\n"
+                       "items: [{metadata: {name: c}}]\n";
+    keys_seen ks = {"", -1};
+    char msg[256];
+    assert_int_equal(dracel_objects_keys(NULL, "f.yaml", yaml, strlen(yaml), keys_cb, &ks, msg,
+                                         sizeof msg),
+                     DRACEL_OK);
+    assert_string_equal(ks.text, "ResourceClaim ns/a @1; Node -/n1 @7;  -/- @8;  -/c @12");
+    keys_seen one = {"", 1};
+    assert_int_equal(dracel_objects_keys(NULL, "f.yaml", yaml, strlen(yaml), keys_cb, &one, msg,
+                                         sizeof msg),
+                     DRACEL_OK);
+    assert_string_equal(one.text, "ResourceClaim ns/a @1");
+    const char *json = "[{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"}},\n"
+                       "{\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"x\",\"namespace\":\"y\"}}]";
+    keys_seen js = {"", -1};
+    assert_int_equal(dracel_objects_keys(NULL, NULL, json, strlen(json), keys_cb, &js, msg,
+                                         sizeof msg),
+                     DRACEL_OK);
+    assert_string_equal(js.text, "ResourceSlice -/s @1; ResourceClaim y/x @2");
+    keys_seen bad = {"", -1};
+    assert_int_equal(dracel_objects_keys(NULL, "b.yaml", "a: [1\n", 6, keys_cb, &bad, msg,
+                                         sizeof msg),
+                     DRACEL_EINPUT);
+    assert_true(strncmp(msg, "b.yaml:", 7) == 0);
+    assert_int_equal(dracel_objects_keys(NULL, NULL, "x", 1, NULL, NULL, msg, sizeof msg),
+                     DRACEL_EINVAL);
+}
+
 static void test_fuzz(void **state)
 {
     (void)state;
@@ -1669,6 +1727,7 @@ int main(void)
         cmocka_unit_test(test_claim_status_errors),
         cmocka_unit_test(test_rollback),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_keys),
         cmocka_unit_test(test_fuzz),
         cmocka_unit_test(test_alloc_failures),
     };
