@@ -47,7 +47,8 @@ static const char usage_text[] =
     "                          (default 120s; the API server sends a bookmark a minute)\n"
     "  --watch-backoff-min DURATION, --watch-backoff-max DURATION\n"
     "                          retries after errors (default 250ms doubling up to 30s)\n"
-    "  --max-object-size SIZE  one object of a list or a watch event at most (16MiB)\n"
+    "  --max-object-size SIZE  one object of a list or a watch event at most (16MiB;\n"
+    "                          at least 8MiB)\n"
     "  --max-list-size SIZE    one complete list at most (1GiB)\n"
     "Serving:\n"
     "  --listen ADDR:PORT      address and port to listen on (default 127.0.0.1:8888;\n"
@@ -352,8 +353,8 @@ static int parse_options(int argc, char **argv, options *o)
         else if (strcmp(a, "--watch-backoff-max") == 0)
             ok = parse_duration(v, &n) && n > 0 && n <= 3600000 &&
                  ((o->kube.backoff_max_ms = (uint32_t)n), true);
-        else if (strcmp(a, "--max-object-size") == 0)
-            ok = parse_size(v, &n) && n >= 1024 && n <= SIZE_MAX / 4 &&
+        else if (strcmp(a, "--max-object-size") == 0) /* above what an API server can store */
+            ok = parse_size(v, &n) && n >= ((uint64_t)8 << 20) && n <= SIZE_MAX / 4 &&
                  ((o->kube.max_object_bytes = (size_t)n), true);
         else if (strcmp(a, "--max-list-size") == 0)
             ok = parse_size(v, &n) && n >= 1024 && n <= SIZE_MAX / 4 &&

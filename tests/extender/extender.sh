@@ -375,6 +375,14 @@ for bad in 0 65 x; do
   check "--search-threads $bad (1 to 64): exit 2, named" \
     "$(is "$rc:$(head -n 1 "$tmp/err")" "2:dra-extender: --search-threads: invalid value '$bad'")"
 done
+for bad in 1MiB 8388607 0; do
+  "$ext" --objects "$tmp/objs" --max-object-size "$bad" >/dev/null 2>"$tmp/err"; rc=$?
+  check "--max-object-size $bad (8MiB at least: above any object an API server stores): exit 2" \
+    "$(is "$rc:$(head -n 1 "$tmp/err")" "2:dra-extender: --max-object-size: invalid value '$bad'")"
+done
+"$ext" --objects "$tmp/objs" --max-request-memory 65535 >/dev/null 2>"$tmp/err"; rc=$?
+check "--max-request-memory 65535 (64KiB at least): exit 2" \
+  "$(is "$rc:$(head -n 1 "$tmp/err")" "2:dra-extender: --max-request-memory: invalid value '65535'")"
 "$ext" --objects "$tmp/objs" --listen=not-an-address:0 >/dev/null 2>"$tmp/err"; rc=$?
 check "--listen=HOST:PORT with a name, not an address: exit 1, named" \
   "$([ $rc = 1 ] && grep -q "the listen address 'not-an-address' is not an IPv4 or IPv6" "$tmp/err"; echo $?)"
