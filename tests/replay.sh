@@ -276,10 +276,27 @@ bad "--max-pods 0: exit 2" 2 "--max-pods needs a count" $B --max-pods 0 mix.json
 bad "an unknown option: exit 2" 2 "unknown option '--pol'" --pol x mix.jsonl
 bad "a bad --features: exit 2" 2 "unknown feature 'Nope'" $B --features Nope mix.jsonl
 bad "--features without DRAPrioritizedList: a note for a claim with firstAvailable (issue 23)" 0 \
-  "^dra-celc: note: tiered.yaml: firstAvailable needs the DRAPrioritizedList feature, which --features leaves out: its pods are unschedulable$" \
+  "^dra-celc: note: tiered.yaml: firstAvailable needs the DRAPrioritizedList feature, which --features or --feature-gates leaves out: its pods are unschedulable$" \
   $B --features AdminAccess mix.jsonl
 check "...once for the claim, not for each of its 8 pods, which are all unschedulable" \
   "$([ "$(grep -c DRAPrioritizedList "$tmp/err")" = 1 ] && grep -q '^  8 pods: 0 placed, 8 unschedulable' "$tmp/out"; echo $?)"
+# --kubernetes-version and --feature-gates, read as allocate and explain read them: the release's
+# gates, Kubernetes' own messages for an unknown or a locked gate (DRAPrioritizedList is GA and
+# locked on in 1.37; beta in 1.34, where kube-scheduler's --feature-gates may turn it off)
+bad "--kubernetes-version 1.33: exit 2" 2 "unknown Kubernetes release '1.33' (known: 1.34, 1.35, 1.36, 1.37)" \
+  $B --kubernetes-version 1.33 mix.jsonl
+bad "--feature-gates with an unknown gate: exit 2, Kubernetes' message" 2 \
+  "^dra-celc: --feature-gates: unrecognized feature gate: DRANope$" $B --feature-gates DRANope=true mix.jsonl
+bad "--feature-gates DRAPrioritizedList=false in 1.37: exit 2, locked" 2 \
+  "^dra-celc: --feature-gates: cannot set feature gate DRAPrioritizedList to false, feature is locked to true$" \
+  $B --feature-gates DRAPrioritizedList=false mix.jsonl
+bad "--kubernetes-version 1.34 --feature-gates DRAPrioritizedList=false: the gate is off" 0 \
+  "DRAPrioritizedList feature, which --features or --feature-gates leaves out" \
+  $B --kubernetes-version 1.34 --feature-gates DRAPrioritizedList=false mix.jsonl
+check "...its claim's 8 pods unschedulable" "$(grep -q '^  8 pods: 0 placed, 8 unschedulable' "$tmp/out"; echo $?)"
+"$celc" replay $B mix.jsonl >"$tmp/r37" 2>/dev/null
+"$celc" replay $B --kubernetes-version 1.37 mix.jsonl >"$tmp/r37b" 2>/dev/null
+check "--kubernetes-version 1.37 is the default" "$(cmp -s "$tmp/r37" "$tmp/r37b"; echo $?)"
 "$celc" replay --help >"$tmp/out" 2>&1 && grep -q '^usage: dra-celc replay --fleet PATH' "$tmp/out"
 check "--help" $?
 

@@ -16,6 +16,7 @@
 
 #include "dracel.h"
 #include "files.h"
+#include "gates.h"
 #include "ids.h"
 #include "out.h"
 #include "place.h"
@@ -143,7 +144,6 @@ static void print_notes(const dracel_objects *o, size_t from, size_t to)
         fprintf(stderr, "%s: note: %s\n", prog, dracel_objects_note(o, i));
 }
 
-static int parse_features(const char *list, unsigned *out);
 
 /* {"requestMappings":[{"containerName","resourceName","requestName"}...]}, the pod status
  * field the scheduler writes for the special claim (NULL when memory runs out; cJSON_free). */
@@ -164,31 +164,6 @@ static char *mapping_json(const dracel_scenario *sc, size_t n)
     char *text = ok ? cJSON_PrintUnformatted(st) : NULL;
     cJSON_Delete(st);
     return text;
-}
-
-/* --kubernetes-version, --features and --feature-gates: 0, or -1 (said why on stderr). */
-static int release_and_gates(const char *version, const char *features, const char *gates,
-                             unsigned *release, unsigned *out)
-{
-    if (version) {
-        *release = dracel_kubernetes_parse(version, strlen(version));
-        if (!*release) {
-            fprintf(stderr, "%s: unknown Kubernetes release '%s' (known: 1.34, 1.35, 1.36, "
-                    "1.37)\n", prog, version);
-            return -1;
-        }
-    }
-    if (features && parse_features(features, out) < 0)
-        return -1;
-    if (gates) {
-        char err[512];
-        if (dracel_feature_gates(*release, gates, strlen(gates), out, err, sizeof err) !=
-            DRACEL_OK) {
-            fprintf(stderr, "%s: --feature-gates: %s\n", prog, err);
-            return -1;
-        }
-    }
-    return 0;
 }
 
 int celc_allocate(int argc, char **argv)
@@ -255,7 +230,7 @@ int celc_allocate(int argc, char **argv)
     ao.kubernetes = release;
     ao.features = dracel_scenario_gates(sc, release);
     dracel_status gst = DRACEL_OK;
-    if (release_and_gates(NULL, features, gates, &release, &ao.features) < 0)
+    if (celc_release_and_gates(NULL, features, gates, &release, &ao.features) < 0)
         gst = DRACEL_EINVAL;
     /* The pod's special claim exists only with DRAExtendedResource on: else every claim but
      * that last one. */
@@ -349,28 +324,6 @@ static int read_allocated(const char *path, bool json, dracel_device_id **out, s
     }
     *keep = buf;
     return -1;
-}
-
-static int parse_features(const char *list, unsigned *out)
-{
-    *out = 0;
-    if (strcmp(list, "none") == 0 || !*list)
-        return 0;
-    const char *s = list;
-    while (*s) {
-        const char *e = strchr(s, ',');
-        size_t n = e ? (size_t)(e - s) : strlen(s);
-        unsigned bit = dracel_feature_parse(s, n);
-        if (!bit) {
-            fprintf(stderr, "%s: unknown feature '%.*s'\n", prog, (int)n, s);
-            return -1;
-        }
-        *out |= bit;
-        s += n;
-        if (*s == ',')
-            s++;
-    }
-    return 0;
 }
 
 typedef struct explain_opts {
@@ -711,7 +664,7 @@ int celc_explain(int argc, char **argv)
         return usage_error(usage_explain, "unknown Kubernetes release '%s' (known: 1.34, 1.35, "
                            "1.36, 1.37)", eo.version);
     unsigned features = dracel_kubernetes_defaults(release);
-    if (release_and_gates(NULL, eo.features, eo.gates, &release, &features) < 0)
+    if (celc_release_and_gates(NULL, eo.features, eo.gates, &release, &features) < 0)
         return usage_error(usage_explain, "%s", eo.features && !eo.gates ? "bad --features"
                                                                           : "bad feature gates");
 

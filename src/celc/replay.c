@@ -32,6 +32,7 @@
 
 #include "dracel.h"
 #include "files.h"
+#include "gates.h"
 #include "out.h"
 #include "place.h"
 #include "replay.h"
@@ -46,7 +47,8 @@ static void usage_replay(FILE *f)
 {
     fprintf(f,
             "usage: %s replay --fleet PATH --classes PATH --policy FILE [--policy FILE]\n"
-            "                [--nodes PATH] [--features LIST] [--format text|json|html]\n"
+            "                [--nodes PATH] [--kubernetes-version V] [--features LIST]\n"
+            "                [--feature-gates NAME=BOOL,...] [--format text|json|html]\n"
             "                [--max-pods N] [--max-claims N] [--stats] TRACE\n"
             "\n"
             "Replays TRACE (JSON lines of pod arrivals: {\"time\":SECONDS,\"pod\":\"NS/NAME\",\n"
@@ -61,7 +63,10 @@ static void usage_replay(FILE *f)
             "  --policy FILE      a TierPolicy (once, or twice to compare two)\n"
             "  --nodes PATH       Node objects (names and labels); default: the nodes the slices\n"
             "                     name\n"
-            "  --features LIST    allocator features (default: Kubernetes' defaults; 'none')\n"
+            "  --kubernetes-version V  the release reproduced: 1.34, 1.35, 1.36 or 1.37 (default)\n"
+            "  --features LIST    the gates that are on, comma-separated ('none'), instead of\n"
+            "                     the release's defaults\n"
+            "  --feature-gates G  kube-scheduler's --feature-gates on top (DRAX=true,DRAY=false)\n"
             "  --format FMT       text (default), json or html (one self-contained page)\n"
             "  --max-pods N       pods a trace may have (default %u)\n"
             "  --max-claims N     distinct claims a trace may name (default %u)\n"
@@ -142,6 +147,7 @@ typedef struct ctx {
     dracel_table *t;
     dracel_objects *classes, *nodeobjs;
     unsigned features;
+    unsigned release;            /* the Kubernetes release reproduced (minor version) */
     size_t words;           /* of a bitmap over rows */
     uint32_t rows;
     dracel_node *nodes;     /* sorted by name */
@@ -458,6 +464,7 @@ static dracel_status allocate_on(sim *m, size_t s, size_t n, dracel_run_info *in
     dracel_allocate_opts o;
     dracel_allocate_opts_init(&o);
     o.features = g->features;
+    o.kubernetes = g->release;
     o.timeout_ms = 0; /* no clock: the same inputs give the same answers */
     o.nreserved = node_reserved(m, n);
     o.reserved = o.nreserved ? m->resv : NULL;
@@ -1571,7 +1578,7 @@ static int load_specs(ctx *g, bool json, const char *trace_name)
         if (sp->fa && !(g->features & DRACEL_FEATURE_PRIORITIZED_LIST))
             fprintf(stderr,
                     "%s: note: %s: firstAvailable needs the DRAPrioritizedList feature, which "
-                    "--features leaves out: its pods are unschedulable\n",
+                    "--features or --feature-gates leaves out: its pods are unschedulable\n",
                     prog, sp->name);
     }
     return -1;
@@ -1617,27 +1624,6 @@ static void ctx_free(ctx *g)
     dracel_objects_free(g->nodeobjs);
 }
 
-static int parse_features(const char *list, unsigned *out)
-{
-    *out = 0;
-    if (strcmp(list, "none") == 0 || !*list)
-        return 0;
-    for (const char *s = list; *s;) {
-        const char *e = strchr(s, ',');
-        size_t n = e ? (size_t)(e - s) : strlen(s);
-        unsigned bit = dracel_feature_parse(s, n);
-        if (!bit) {
-            fprintf(stderr, "%s: unknown feature '%.*s'\n", prog, (int)n, s);
-            return -1;
-        }
-        *out |= bit;
-        s += n;
-        if (*s == ',')
-            s++;
-    }
-    return 0;
-}
-
 static int parse_count(const char *s, size_t *out)
 {
     char *end;
@@ -1652,6 +1638,7 @@ static int parse_count(const char *s, size_t *out)
 int celc_replay(int argc, char **argv)
 {
     const char *fleet = NULL, *classes = NULL, *nodes = NULL, *features = NULL, *path = NULL;
+    const char *version = NULL, *gates = NULL;
     const char *pols[2] = {NULL, NULL};
     size_t npols = 0;
     int format = 0; /* 0 text, 1 json, 2 html */
@@ -1668,7 +1655,8 @@ int celc_replay(int argc, char **argv)
         if (a[0] == '-' && a[1]) {
             static const char *const opts[] = {"--fleet", "--classes", "--nodes", "--policy",
                                                "--features", "--format", "--max-pods",
-                                               "--max-claims"};
+                                               "--max-claims", "--kubernetes-version",
+                                               "--feature-gates"};
             size_t k = 0;
             while (k < sizeof opts / sizeof *opts && strcmp(opts[k], a) != 0)
                 k++;
@@ -1703,6 +1691,8 @@ int celc_replay(int argc, char **argv)
                     return usage_error(usage_replay, "%s needs a count from 1 to 100000000, "
                                                      "not '%s'", a, v);
                 break;
+            case 8: version = v; break;
+            case 9: gates = v; break;
             }
             continue;
         }
@@ -1716,9 +1706,14 @@ int celc_replay(int argc, char **argv)
     ctx g;
     memset(&g, 0, sizeof g);
     dracel_config_init(&g.cfg);
-    g.features = DRACEL_FEATURES_DEFAULT;
-    if (features && parse_features(features, &g.features) < 0)
-        return usage_error(usage_replay, "%s", "bad --features");
+    g.release = DRACEL_KUBERNETES_NEWEST;
+    if (version && !(g.release = dracel_kubernetes_parse(version, strlen(version))))
+        return usage_error(usage_replay, "unknown Kubernetes release '%s' (known: 1.34, 1.35, "
+                           "1.36, 1.37)", version);
+    g.features = dracel_kubernetes_defaults(g.release);
+    if (celc_release_and_gates(NULL, features, gates, &g.release, &g.features) < 0)
+        return usage_error(usage_replay, "%s", features && !gates ? "bad --features"
+                                                                 : "bad feature gates");
     bool json = format == 1;
     double t0 = celc_now_ms();
     char err[2048];
