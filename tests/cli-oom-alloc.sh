@@ -1,6 +1,7 @@
 #!/bin/sh
-# tests/cli-oom-alloc.sh: tests/cli-oom.sh's sweep for the commands that allocate, explain and
-# replay (a file of its own, so that the two run side by side under make -j). TAP output.
+# tests/cli-oom-alloc.sh: tests/cli-oom.sh's sweep for the commands that allocate and replay (a
+# file of its own, so that they run side by side under make -j; explain's sweeps, about 1,150
+# runs, are tests/cli-oom-explain.sh). TAP output.
 set -u
 src=${top_srcdir:-.}
 . "$src/tests/oom/sweep.sh"
@@ -10,10 +11,6 @@ sweep "allocate" allocate "$src/tests/alloc/37-first-available-backtrack-lower-t
 sweep "allocate --explain, All mode" allocate "$src/tests/alloc/26-all-mode.yaml" --explain
 sweep "allocate --format json, a pod's request mappings" allocate \
   "$src/tests/alloc/138-extended-resource-mappings.yaml" --format json
-sweep "explain" explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" --slices "$ex/fleet" \
-  --nodes "$ex/nodes.yaml" --allocated "$ex/allocated.txt"
-sweep "explain --format json --node" explain --claim "$ex/claims/gpu-tiered.yaml" --classes "$ex/classes" \
-  --slices "$ex/fleet" --node node-tainted --format json
 rp=$src/tests/replay
 sweep "replay, two policies" replay --fleet "$rp/fleet.yaml" --classes "$rp/classes.yaml" \
   --policy "$rp/cap-enforce.yaml" --policy "$rp/cap-shadow.yaml" "$rp/mix.jsonl"
