@@ -95,7 +95,10 @@ typedef struct res_store {
     unsigned silent_gen; /* bumped: open streams send nothing for silent_ms, then break */
     unsigned silent_ms;
     int garbage;      /* the next N events written have bytes in their middle that are not JSON */
-    int rv_back;      /* ... carry metadata.resourceVersion "1", before every earlier one */
+    int rv_back;      /* ... carry metadata.resourceVersion "1", before every earlier one (in
+                         streams opened after the fault only: a dead stream of a client gone
+                         must not take it) */
+    unsigned long rv_back_after; /* S.watches when the fault was set */
     unsigned stall_ms; /* the next event written stops after half its bytes; then nothing for
                           stall_ms, then the stream breaks */
 } res_store;
@@ -538,6 +541,7 @@ typedef struct stream {
     sbuf out;                /* bytes to send */
     size_t off;
     bool cut, end;           /* after out: break the connection, or end the stream */
+    unsigned long id;        /* S.watches when it opened */
 } stream;
 
 static void stream_free(void *cls)
@@ -675,7 +679,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
                 rs->garbage--;
                 S.garbled++;
                 memcpy(s->out.p + e->len / 2, "\x01\xff}{\"x", 6);
-            } else if (rs->rv_back > 0) {
+            } else if (rs->rv_back > 0 && s->id > rs->rv_back_after) {
                 rs->rv_back--;
                 S.rv_backs++;
                 rv_to_one(s, e->rv);
@@ -722,6 +726,7 @@ static enum MHD_Result do_watch(struct MHD_Connection *c, int r)
     if (!s)
         die("out of memory");
     s->r = r;
+    s->id = S.watches;
     s->pos = rv >= 0 ? (uint64_t)rv : S.rv;
     s->bookmarks = bm && (strcmp(bm, "true") == 0 || strcmp(bm, "1") == 0);
     uint64_t now = now_ms();
@@ -1117,7 +1122,8 @@ static int jint(const cJSON *j, const char *name, int dflt)
  *   "garbage": N             the next N events written have 6 bytes in their middle that are
  *                            not JSON (the stream goes on)
  *   "rv_back": N             the next N events written say "resourceVersion":"1", before
- *                            every earlier one (the stream goes on from the real one)
+ *                            every earlier one (the stream goes on from the real one), in
+ *                            streams opened after this fault (with "close": the clients' next)
  *   "stall_ms": N            the next event written stops after half its bytes; the stream
  *                            then sends nothing for N ms, then breaks
  *   "compact": true          the history is compacted now
@@ -1160,7 +1166,10 @@ static enum MHD_Result control_fault(struct MHD_Connection *c, sbuf *body)
         if (jint(j, "close", 0))
             rs->close_gen++;
         rs->garbage += jint(j, "garbage", 0);
-        rs->rv_back += jint(j, "rv_back", 0);
+        if (jint(j, "rv_back", 0) > 0) {
+            rs->rv_back += jint(j, "rv_back", 0);
+            rs->rv_back_after = S.watches;
+        }
         int stall = jint(j, "stall_ms", 0);
         if (stall > 0)
             rs->stall_ms = (unsigned)stall;
