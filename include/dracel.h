@@ -734,6 +734,8 @@ typedef struct dracel_object_info {
     const char *ns;        /**< metadata.namespace, or NULL */
     const char *file;      /**< where it was read */
     uint32_t line;         /**< the line of the object in @c file */
+    unsigned kind_bit;     /**< its DRACEL_OBJ_* bit (a ResourceClaimTemplate: DRACEL_OBJ_CLAIM);
+                                0 for a kind none stands for (dracel_objects_keys) */
 } dracel_object_info;
 /** Object @p i of one kind. @return DRACEL_EINVAL when out of range. */
 DRACEL_API dracel_status dracel_objects_get_size(const dracel_objects *o, unsigned kind, size_t i,
@@ -744,7 +746,7 @@ DRACEL_API dracel_status dracel_objects_get_size(const dracel_objects *o, unsign
  * The objects of @p buf (JSON or YAML: one object, a List or a YAML stream; read as
  * dracel_objects_load reads it) as they name themselves, without decoding or validating them:
  * @p fn is called for each object, an item of a List on its own, in order, with its `kind` as
- * written ("" when absent), metadata.name and metadata.namespace (NULL when absent or not
+ * written ("" when absent) and its kind_bit, metadata.name and metadata.namespace (NULL when absent or not
  * strings), @p name (NULL: "<input>") as its file and its line; the strings live until @p fn
  * returns, and a nonzero return stops the walk. For a source that leaves out the one object a
  * rejected input is about rather than the whole text. DRACEL_EINPUT when the text is not JSON

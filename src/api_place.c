@@ -204,6 +204,7 @@ dracel_status dracel_objects_get_size(const dracel_objects *s, unsigned kind, si
         x.file = s->o.nodes[i].file;
         x.line = s->o.nodes[i].line;
     }
+    x.kind_bit = kind;
     return dc_struct_write(out, size, &x, sizeof x, OBJECT_INFO_V1);
 }
 

@@ -2249,6 +2249,7 @@ static dracel_status keys_of(dc_ld *c, const dc_tnode *v, unsigned nest)
     }
     if (v->t != DC_TN_MAP)
         return DRACEL_OK;
+    const dc_tnode *kv = member(v, "kind");
     const char *kind = member_str(v, "kind");
     const dc_tnode *items = member(v, "items");
     size_t kn = kind ? strlen(kind) : 0;
@@ -2259,7 +2260,8 @@ static dracel_status keys_of(dc_ld *c, const dc_tnode *v, unsigned nest)
     }
     const dc_tnode *meta = member(v, "metadata");
     dracel_object_info k = {kind ? kind : "", member_str(meta, "name"),
-                            member_str(meta, "namespace"), c->file, v->line};
+                            member_str(meta, "namespace"), c->file, v->line,
+                            kind ? kind_bit(kv) : 0};
     if (w->fn(w->ctx, &k) != 0)
         w->stopped = true;
     return DRACEL_OK;

@@ -45,7 +45,7 @@ static void *mem_alloc(mem *m, size_t n)
     block *b = m->head;
     if (!b || b->cap - b->used < n) {
         size_t cap = n > 16384 ? n : 16384;
-        if (m->cap && cap + sizeof *b > m->cap - (m->total < m->cap ? m->total : m->cap)) {
+        if (m->cap && m->total + sizeof *b + cap > m->cap) { /* total never passes cap */
             m->over = true;
             return NULL;
         }

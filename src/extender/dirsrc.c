@@ -175,6 +175,27 @@ static uint32_t lines_to(const char *buf, size_t from, size_t to, uint32_t line)
     return line;
 }
 
+/* One more piece; false past MAX_PIECES or when memory runs out (*p freed then). */
+static bool push_piece(piece **p, size_t *n, size_t *cap, piece x)
+{
+    if (*n == MAX_PIECES) {
+        free(*p);
+        return false;
+    }
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 16;
+        piece *np = realloc(*p, c * sizeof *np);
+        if (!np) {
+            free(*p);
+            return false;
+        }
+        *p = np;
+        *cap = c;
+    }
+    (*p)[(*n)++] = x;
+    return true;
+}
+
 /* The pieces of buf; 0 when it cannot be cut (or memory ran out). *json: they are JSON items;
  * *list: the span of their List's kind (len 0: none, or a bare array). */
 static size_t cut(const char *buf, size_t len, piece **out, bool *json, js_span *list)
@@ -212,18 +233,10 @@ static size_t cut(const char *buf, size_t len, piece **out, bool *json, js_span 
         uint32_t line = 1;
         size_t at = 0;
         while (js_array_next(buf, &it, &e) == 1) {
-            if (n == MAX_PIECES)
-                return free(p), 0;
-            if (n == cap) {
-                cap = cap ? 2 * cap : 16;
-                piece *np = realloc(p, cap * sizeof *np);
-                if (!np)
-                    return free(p), 0;
-                p = np;
-            }
             line = lines_to(buf, at, e.off, line);
             at = e.off;
-            p[n++] = (piece){e.off, e.len, line};
+            if (!push_piece(&p, &n, &cap, (piece){e.off, e.len, line}))
+                return 0;
         }
     } else {
         /* YAML: a document starts at each line "---" (followed by a blank or the line's end) */
@@ -235,16 +248,8 @@ static size_t cut(const char *buf, size_t len, piece **out, bool *json, js_span 
                           (k + 3 == len || buf[k + 3] == ' ' || buf[k + 3] == '\t' ||
                            buf[k + 3] == '\r' || buf[k + 3] == '\n');
             if (k == len || (marker && k > 0)) {
-                if (n == MAX_PIECES)
-                    return free(p), 0;
-                if (n == cap) {
-                    cap = cap ? 2 * cap : 16;
-                    piece *np = realloc(p, cap * sizeof *np);
-                    if (!np)
-                        return free(p), 0;
-                    p = np;
-                }
-                p[n++] = (piece){start, k - start, sline};
+                if (!push_piece(&p, &n, &cap, (piece){start, k - start, sline}))
+                    return 0;
                 start = k;
                 sline = line;
             }
@@ -254,20 +259,6 @@ static size_t cut(const char *buf, size_t len, piece **out, bool *json, js_span 
     }
     *out = p;
     return n;
-}
-
-static unsigned kind_bit(const char *kind)
-{
-    static const struct {
-        const char *name;
-        unsigned bit;
-    } kinds[] = {{"ResourceSlice", DRACEL_OBJ_SLICE}, {"DeviceClass", DRACEL_OBJ_CLASS},
-                 {"ResourceClaim", DRACEL_OBJ_CLAIM}, {"Node", DRACEL_OBJ_NODE},
-                 {"DeviceTaintRule", DRACEL_OBJ_TAINT_RULE}};
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (strcmp(kind, kinds[i].name) == 0)
-            return kinds[i].bit;
-    return 0;
 }
 
 typedef struct refuse_ctx {
@@ -280,7 +271,7 @@ static int refuse_key(void *ctx, const dracel_object_info *k)
 {
     refuse_ctx *r = ctx;
     dirsrc *d = r->d;
-    unsigned kind = kind_bit(k->kind);
+    unsigned kind = k->kind_bit;
     r->named++;
     log_line(LOG_ERROR, "an object was refused and is left out", "file", r->path, "kind",
              k->kind, "namespace", k->ns ? k->ns : "", "name", k->name ? k->name : "", "error",

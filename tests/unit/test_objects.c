@@ -1524,8 +1524,8 @@ static int keys_cb(void *ctx, const dracel_object_info *k)
 {
     keys_seen *ks = ctx;
     size_t n = strlen(ks->text);
-    snprintf(ks->text + n, sizeof ks->text - n, "%s%s %s/%s @%u", n ? "; " : "", k->kind,
-             k->ns ? k->ns : "-", k->name ? k->name : "-", (unsigned)k->line);
+    snprintf(ks->text + n, sizeof ks->text - n, "%s%s(%u) %s/%s @%u", n ? "; " : "", k->kind,
+             k->kind_bit, k->ns ? k->ns : "-", k->name ? k->name : "-", (unsigned)k->line);
     return --ks->stop_after == 0;
 }
 
@@ -1549,19 +1549,19 @@ static void test_keys(void **state)
     assert_int_equal(dracel_objects_keys(NULL, "f.yaml", yaml, strlen(yaml), keys_cb, &ks, msg,
                                          sizeof msg),
                      DRACEL_OK);
-    assert_string_equal(ks.text, "ResourceClaim ns/a @1; Node -/n1 @7;  -/- @8;  -/c @12");
+    assert_string_equal(ks.text, "ResourceClaim(4) ns/a @1; Node(8) -/n1 @7; (0) -/- @8; (0) -/c @12");
     keys_seen one = {"", 1};
     assert_int_equal(dracel_objects_keys(NULL, "f.yaml", yaml, strlen(yaml), keys_cb, &one, msg,
                                          sizeof msg),
                      DRACEL_OK);
-    assert_string_equal(one.text, "ResourceClaim ns/a @1");
+    assert_string_equal(one.text, "ResourceClaim(4) ns/a @1");
     const char *json = "[{\"kind\":\"ResourceSlice\",\"metadata\":{\"name\":\"s\"}},\n"
                        "{\"kind\":\"ResourceClaim\",\"metadata\":{\"name\":\"x\",\"namespace\":\"y\"}}]";
     keys_seen js = {"", -1};
     assert_int_equal(dracel_objects_keys(NULL, NULL, json, strlen(json), keys_cb, &js, msg,
                                          sizeof msg),
                      DRACEL_OK);
-    assert_string_equal(js.text, "ResourceSlice -/s @1; ResourceClaim y/x @2");
+    assert_string_equal(js.text, "ResourceSlice(1) -/s @1; ResourceClaim(4) y/x @2");
     keys_seen bad = {"", -1};
     assert_int_equal(dracel_objects_keys(NULL, "b.yaml", "a: [1\n", 6, keys_cb, &bad, msg,
                                          sizeof msg),
