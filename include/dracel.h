@@ -1472,8 +1472,9 @@ DRACEL_API dracel_status dracel_snapshot_pod_policy_new(const dracel_config *cfg
 /* ---------------------------------------------------------------------------------------------
  * Lint: the selector bugs that block scheduling, found in manifests (docs/lint.md)
  *
- * A lint reads DeviceClasses, ResourceClaims and ResourceClaimTemplates from files (one
- * dracel_lint_add per file: JSON or YAML, one object, a List or a YAML stream; other kinds are
+ * A lint reads DeviceClasses, ResourceClaims, ResourceClaimTemplates and TierPolicies from
+ * files (one dracel_lint_add per file: JSON or YAML, one object, a List or a YAML stream; a
+ * TierPolicy's file is also loaded whole as dracel_tierpolicy_load does; other kinds are
  * skipped with a note), then dracel_lint_run applies the rules of docs/lint.md to everything
  * added, with the fleet and the classes of the options when given. Every finding has the file,
  * the line and column inside the CEL text within the file (columns in code points), a rule id,

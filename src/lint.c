@@ -122,6 +122,16 @@ static const char *const SUMMARY[DC_LR__COUNT][2] = {
     [DC_LR_GATED] = {"The selector calls a function only a feature gate declares.",
                      "includes() is declared for new or changed selectors only when the API "
                      "server has DRAListTypeAttributes on; stored selectors keep working."},
+    [DC_LR_POLICY_KEY] = {"A TierPolicy key names no request, subrequest or DeviceClass.",
+                          "A cap on a key that no allocation counts toward limits nothing: the "
+                          "tenant is not capped. Keys are checked against the claims and "
+                          "classes linted (and --classes)."},
+    [DC_LR_POLICY_SIZE] = {"A TierPolicy cap or idle reserve is above the tier's size (--slices).",
+                           "A cap above the devices the tier has never refuses anything; an idle "
+                           "reserve above it leaves nothing any tenant may borrow."},
+    [DC_LR_POLICY_DEFAULT] = {"A claim's namespace falls to a TierPolicy's default tenant.",
+                              "No tenant of the policy names the namespace: its pods count as the "
+                              "default tenant's (unless a tenant's podLabel matches them)."},
 };
 
 int dc_lint_rule_find(const char *s, size_t n)
@@ -159,6 +169,7 @@ typedef struct lfile {
     uint64_t off;           /* rules switched off for the file */
     uint32_t cur_char;      /* a cursor for YAML marks: character cur_char is at cur_byte */
     size_t cur_byte;
+    bool policy;            /* holds a TierPolicy document: loaded whole once read */
 } lfile;
 
 typedef struct lsel {
@@ -199,7 +210,41 @@ typedef struct lobj {
     lreq *reqs;
     uint32_t nreqs;
     uint32_t at_requests;
+    uint32_t at_ns;         /* metadata.namespace, or NONE */
 } lobj;
+
+/* A TierPolicy's key, resolved once against the claims and classes linted. */
+typedef struct lpkey {
+    const char *key;
+    bool done;
+    bool request, klass;    /* names a request (or subrequest) of a claim; a DeviceClass */
+    bool sized;             /* size is known (--slices) */
+    uint32_t size;          /* the largest over the claims that have the request */
+    const char *why;        /* why the key names nothing, when it does not */
+} lpkey;
+
+/* A cap or an idle reserve of a TierPolicy, where it is written. */
+typedef struct lpent {
+    uint32_t key;           /* in lpol.keys; NONE: the policy's own idleReserve */
+    const char *tenant;     /* the tenant whose cap it is; NULL: a reserve */
+    int64_t count;          /* a count of devices; -1: a percent or fair */
+    uint32_t at;            /* the key (the value for the policy's idleReserve) */
+} lpent;
+
+typedef struct lpol {
+    const char *name;
+    uint32_t file, at;
+    uint64_t off;           /* its lint-disable annotation */
+    bool ok;                /* dra-extender's --policy would load it */
+    lpkey *keys;
+    uint32_t nkeys, capkeys;
+    lpent *e;
+    uint32_t n, cap;
+    const char **ns;        /* the namespaces its tenants name */
+    uint32_t nns, capns;
+    bool by_label;          /* a tenant is chosen by podLabel */
+    const char *dflt;       /* the default tenant's name */
+} lpol;
 
 typedef struct lfind {
     uint32_t file, at, line, col;
@@ -225,6 +270,8 @@ struct dracel_lint {
     uint32_t nfiles, capfiles;
     lobj *obj;
     uint32_t nobj, capobj;
+    lpol *pols;
+    uint32_t npols, cappols;
     dc_lexpr **ht;
     uint32_t htcap, nexpr;
     lfind *finds;
@@ -743,6 +790,123 @@ static dracel_status record_claim(rd *r, lobj *o, const dc_tnode *obj, bool tmpl
     return DRACEL_OK;
 }
 
+/* ---- TierPolicies: where each cap and idle reserve is written. The file is loaded whole by
+ * dracel_tierpolicy_load_buffer once read (dracel_lint_add), as dra-extender loads it; this
+ * only records positions, bounded by that loader's limits (a file past one is refused there). */
+
+/* Where the key of entry e is: its first occurrence on its line, else the line's start. */
+static uint32_t key_at(rd *r, const dc_tent *e)
+{
+    dracel_lint *l = r->l;
+    lfile *f = &l->files[r->file];
+    uint32_t s = line_at(l, f, e->kline);
+    size_t end = s;
+    while (end < f->len && f->text[end] != '\n')
+        end++;
+    for (size_t i = s; e->klen && i + e->klen <= end; i++)
+        if (memcmp(f->text + i, e->k, e->klen) == 0)
+            return (uint32_t)i;
+    return s;
+}
+
+static uint32_t pol_key(dracel_lint *l, lpol *p, const char *k, size_t n)
+{
+    for (uint32_t i = 0; i < p->nkeys; i++)
+        if (strlen(p->keys[i].key) == n && memcmp(p->keys[i].key, k, n) == 0)
+            return i;
+    if (p->nkeys > DRACEL_TIERPOLICY_MAX_KEYS ||
+        !grow(l, (void **)&p->keys, &p->capkeys, p->nkeys, sizeof *p->keys))
+        return NONE;
+    lpkey *x = &p->keys[p->nkeys];
+    memset(x, 0, sizeof *x);
+    x->key = dc_arena_strndup(&l->arena, k, n);
+    if (!x->key)
+        return l->oom = true, NONE;
+    return p->nkeys++;
+}
+
+static void pol_entry(rd *r, lpol *p, uint32_t key, const char *tenant, const dc_tnode *v,
+                      uint32_t at)
+{
+    if (key == NONE && tenant)
+        return;
+    if (!grow(r->l, (void **)&p->e, &p->cap, p->n, sizeof *p->e))
+        return;
+    lpent *x = &p->e[p->n++];
+    x->key = key;
+    x->tenant = tenant;
+    x->count = v && v->t == DC_TN_INT && v->iok && v->i >= 0 ? v->i : -1;
+    x->at = at;
+}
+
+/* A tenant's name, namespaces and caps (the default tenant's when dflt). */
+static void pol_tenant(rd *r, lpol *p, const dc_tnode *t, bool dflt)
+{
+    dracel_lint *l = r->l;
+    const dc_tnode *nm = fieldv(t, "name");
+    /* the tree lives as long as its document: what is kept is copied */
+    const char *name = nm && nm->t == DC_TN_STR ? dc_arena_strndup(&l->arena, nm->s, nm->n)
+                       : dflt                   ? "default"
+                                                : "(unnamed)";
+    if (!name) {
+        l->oom = true;
+        return;
+    }
+    if (dflt)
+        p->dflt = name;
+    if (fieldv(t, "podLabel"))
+        p->by_label = true;
+    const dc_tnode *ns = fieldv(t, "namespaces");
+    for (uint32_t i = 0; ns && ns->t == DC_TN_SEQ && i < ns->n; i++) {
+        const dc_tnode *x = &ns->kids[i].v;
+        if (x->t != DC_TN_STR || p->nns >= DRACEL_TIERPOLICY_MAX_BYTES ||
+            !grow(l, (void **)&p->ns, &p->capns, p->nns, sizeof *p->ns))
+            continue;
+        if (!(p->ns[p->nns++] = dc_arena_strndup(&l->arena, x->s, x->n)))
+            l->oom = true;
+    }
+    const dc_tnode *caps = fieldv(t, "caps");
+    for (uint32_t i = 0; caps && caps->t == DC_TN_MAP && i < caps->n && !l->oom; i++) {
+        const dc_tent *e = &caps->kids[i];
+        pol_entry(r, p, pol_key(l, p, e->k, e->klen), name, &e->v, key_at(r, e));
+    }
+}
+
+static dracel_status read_policy(rd *r, const dc_tnode *v, const dc_tnode *meta, const char *nm)
+{
+    dracel_lint *l = r->l;
+    if (!grow(l, (void **)&l->pols, &l->cappols, l->npols, sizeof *l->pols))
+        return DRACEL_ENOMEM;
+    lpol *p = &l->pols[l->npols];
+    memset(p, 0, sizeof *p);
+    p->name = nm ? dc_arena_strndup(&l->arena, nm, strlen(nm)) : "(unnamed)";
+    if (!p->name)
+        return DRACEL_ENOMEM;
+    p->file = r->file;
+    p->at = at_of(r, v);
+    p->off = annotation(r, meta);
+    p->dflt = "default";
+    const dc_tnode *g = fieldv(v, "idleReserve");
+    if (g)
+        pol_entry(r, p, NONE, NULL, g, at_of(r, g));
+    const dc_tnode *tiers = fieldv(v, "tiers");
+    for (uint32_t i = 0; tiers && tiers->t == DC_TN_MAP && i < tiers->n && !l->oom; i++) {
+        const dc_tent *e = &tiers->kids[i];
+        uint32_t k = pol_key(l, p, e->k, e->klen);
+        if (k != NONE)
+            pol_entry(r, p, k, NULL, fieldv(&e->v, "idleReserve"), key_at(r, e));
+    }
+    const dc_tnode *ts = fieldv(v, "tenants");
+    for (uint32_t i = 0; ts && ts->t == DC_TN_SEQ && i < ts->n &&
+                         i <= DRACEL_TIERPOLICY_MAX_TENANTS && !l->oom; i++)
+        pol_tenant(r, p, &ts->kids[i].v, false);
+    if (fieldv(v, "defaultTenant"))
+        pol_tenant(r, p, fieldv(v, "defaultTenant"), true);
+    l->files[r->file].policy = true;
+    l->npols++;
+    return l->oom ? DRACEL_ENOMEM : DRACEL_OK;
+}
+
 static dracel_status read_object(rd *r, dc_ld *c, const dc_tnode *v)
 {
     dracel_lint *l = r->l;
@@ -751,6 +915,8 @@ static dracel_status read_object(rd *r, dc_ld *c, const dc_tnode *v)
     const char *nm = name && name->t == DC_TN_STR ? name->s : NULL;
     unsigned kbit = 0;
     bool tmpl = false;
+    if (str_is(kind, "TierPolicy"))
+        return read_policy(r, v, meta, nm);
     if (str_is(kind, "DeviceClass"))
         kbit = DC_OBJ_CLASS;
     else if (str_is(kind, "ResourceClaim"))
@@ -777,6 +943,7 @@ static dracel_status read_object(rd *r, dc_ld *c, const dc_tnode *v)
     o.file = r->file;
     o.at = at_of(r, v);
     o.off = annotation(r, meta);
+    o.at_ns = fieldv(meta, "namespace") ? at_of(r, fieldv(meta, "namespace")) : NONE;
     if (!o.name)
         return DRACEL_ENOMEM;
     if (limits(r, o.off, v, kbit, tmpl)) {
@@ -883,6 +1050,58 @@ static void file_comments(dracel_lint *l, uint32_t file)
     }
 }
 
+/* A file holding a TierPolicy, loaded whole as dra-extender's --policy loads it: what that
+ * refuses is invalid-object, at the line and column it names; else its policies are checked. */
+static dracel_status load_policy(dracel_lint *l, uint32_t file)
+{
+    lfile *f = &l->files[file];
+    dracel_tierpolicy *tp = NULL;
+    char err[512];
+    dracel_status st = dracel_tierpolicy_load_buffer(&l->cfg, f->name, f->text, f->len, &tp,
+                                                     err, sizeof err);
+    if (st == DRACEL_ENOMEM)
+        return st;
+    dracel_tierpolicy_free(tp);
+    uint64_t off = 0;
+    for (uint32_t i = 0; i < l->npols; i++)
+        if (l->pols[i].file == file) {
+            l->pols[i].ok = st == DRACEL_OK;
+            off |= l->pols[i].off;
+        }
+    if (st == DRACEL_OK)
+        return DRACEL_OK;
+    /* "FILE:LINE:COL: message", "FILE:LINE: message" or "FILE: message" */
+    size_t fl = strlen(f->name);
+    const char *m = err;
+    uint32_t line = 0, col = 0;
+    if (strncmp(m, f->name, fl) == 0 && m[fl] == ':') {
+        m += fl + 1;
+        while (*m >= '0' && *m <= '9')
+            line = line * 10 + (uint32_t)(*m++ - '0');
+        if (*m == ':')
+            m++;
+        while (line && *m >= '0' && *m <= '9')
+            col = col * 10 + (uint32_t)(*m++ - '0');
+        if (col && *m == ':')
+            m++;
+        while (*m == ' ')
+            m++;
+    }
+    uint32_t at = line_at(l, f, line ? line : 1);
+    if (line && col && build_lines(l, f) && line <= f->nlines) {
+        at = f->lines[line - 1];
+        for (uint32_t c = 1; c < col && at < f->len && f->text[at] != '\n'; c++) {
+            at++;
+            while (at < f->len && ((unsigned char)f->text[at] & 0xC0) == 0x80)
+                at++;
+        }
+    }
+    emit(l, off, file, at, DC_LR_INVALID, DRACEL_SEV_ERROR,
+         "dra-extender --policy and dra-celc replay --policy refuse the file as it is", NULL, "%s",
+         m);
+    return l->oom ? DRACEL_ENOMEM : DRACEL_OK;
+}
+
 dracel_status dracel_lint_add(dracel_lint *l, const char *name, const char *buf, size_t len)
 {
     if (!l || !name || (!buf && len) || l->ran)
@@ -923,6 +1142,8 @@ dracel_status dracel_lint_add(dracel_lint *l, const char *name, const char *buf,
     if (st == DRACEL_EINPUT || st == DRACEL_EINVAL) {
         loader_error(&r, 0, c.file ? c.file : f->name, err);
         st = DRACEL_OK;
+    } else if (st == DRACEL_OK && f->policy) {
+        st = load_policy(l, file);
     }
     dc_ld_free(&c);
     if (l->oom)
@@ -1713,6 +1934,230 @@ static void dclass(dracel_lint *l, const lobj *o)
     analyse_list(&c);
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * TierPolicies: their keys against the claims and classes linted, caps and reserves against
+ * the tiers' sizes in --slices, and the namespaces that fall to the default tenant
+ */
+
+/* The devices of --slices that every entry accepts; false when one cannot be evaluated. */
+static bool list_size(dracel_lint *l, const lent *e, uint32_t n, uint32_t *out)
+{
+    uint32_t rows = dracel_table_rows(l->table);
+    size_t words = DC_BITS_WORDS(rows);
+    uint64_t *reach = dc_arena_alloc(&l->arena, (words + 1) * sizeof *reach);
+    if (!reach)
+        return l->oom = true, false;
+    for (size_t w = 0; w < words; w++)
+        reach[w] = ~(uint64_t)0;
+    if (rows % 64)
+        reach[words - 1] = ((uint64_t)1 << (rows % 64)) - 1;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!select_fleet(l, e[k].x))
+            return false;
+        for (size_t w = 0; w < words; w++)
+            reach[w] &= e[k].x->matched[w];
+    }
+    *out = popcount(reach, rows);
+    return true;
+}
+
+/* A request's or subrequest's devices: its class's selectors and its own. */
+static bool tier_size(dracel_lint *l, const ltier *t, uint32_t *out)
+{
+    lent *ce = NULL;
+    uint32_t nce = 0;
+    bool known = false;
+    if (t->sub->class_name && !class_entries(l, t->sub->class_name, &ce, &nce, &known))
+        return false;
+    uint32_t n = nce + t->nsels;
+    lent *e = n ? dc_arena_zalloc(&l->arena, n * sizeof *e) : NULL;
+    if (n && !e)
+        return l->oom = true, false;
+    for (uint32_t k = 0; k < nce; k++)
+        e[k] = ce[k];
+    for (uint32_t k = 0; k < t->nsels; k++)
+        if (!(e[nce + k].x = expr_of(l, t->sels[k].expr, t->sels[k].len)))
+            return false;
+    return list_size(l, e, n, out);
+}
+
+/* What key k names (docs/fairness.md: a request or subrequest of the claim at hand, else a
+ * DeviceClass), its size over every claim that has it, and why it names nothing. */
+static void resolve(dracel_lint *l, lpkey *k)
+{
+    if (k->done)
+        return;
+    k->done = true;
+    const char *slash = strchr(k->key, '/');
+    size_t rl = slash ? (size_t)(slash - k->key) : strlen(k->key);
+    bool all_sized = l->table != NULL;
+    uint32_t n;
+    for (uint32_t i = 0; i < l->nobj && !l->oom; i++) {
+        const lobj *o = &l->obj[i];
+        for (uint32_t j = 0; o->cm && j < o->nreqs; j++) {
+            const lreq *q = &o->reqs[j];
+            const char *qn = q->q->name;
+            if (!qn || strlen(qn) != rl || memcmp(qn, k->key, rl) != 0)
+                continue;
+            bool hit = false;
+            for (uint32_t t = 0; t < q->ntiers; t++) {
+                const char *sn = q->tiers[t].sub->name;
+                if (slash ? !q->q->first_available || !sn || strcmp(sn, slash + 1) != 0
+                          : q->q->first_available)
+                    continue;
+                hit = k->request = true;
+                if (all_sized && tier_size(l, &q->tiers[t], &n))
+                    k->size = n > k->size ? n : k->size;
+                else
+                    all_sized = false;
+            }
+            if (hit || k->why)
+                continue;
+            /* the request is there, its devices count under another key */
+            char subs[160] = "";
+            size_t sl = 0;
+            for (uint32_t t = 0; q->q->first_available && t < q->ntiers; t++)
+                sl += (size_t)snprintf(subs + sl, sl < sizeof subs ? sizeof subs - sl : 0,
+                                       "%s%.*s/%s", t ? ", " : "", (int)rl, qn,
+                                       q->tiers[t].sub->name ? q->tiers[t].sub->name : "?");
+            if (sl >= sizeof subs)
+                memcpy(subs + sizeof subs - 4, "...", 4);
+            k->why = !q->q->first_available
+                         ? dc_arena_printf(&l->arena,
+                                           "request %.*s of %s %s has no firstAvailable "
+                                           "subrequests: its devices count as %.*s",
+                                           (int)rl, qn, o->kname, o->name, (int)rl, qn)
+                     : slash ? dc_arena_printf(&l->arena,
+                                               "request %.*s of %s %s has no subrequest %s "
+                                               "(its devices count as %s)",
+                                               (int)rl, qn, o->kname, o->name, slash + 1, subs)
+                             : dc_arena_printf(&l->arena,
+                                               "request %.*s of %s %s has firstAvailable "
+                                               "subrequests, which allocation results name: its "
+                                               "devices count as %s, never as %.*s",
+                                               (int)rl, qn, o->kname, o->name, subs, (int)rl,
+                                               qn);
+            if (!k->why)
+                l->oom = true;
+        }
+    }
+    if (!slash) {
+        lent *ce = NULL;
+        uint32_t nce = 0;
+        bool known = false;
+        if (class_entries(l, k->key, &ce, &nce, &known) && known) {
+            k->klass = true;
+            if (all_sized && list_size(l, ce, nce, &n))
+                k->size = n > k->size ? n : k->size;
+            else
+                all_sized = false;
+        }
+    }
+    k->sized = all_sized && (k->request || k->klass);
+    if (!k->why && !k->request && !k->klass)
+        k->why = slash ? dc_arena_printf(&l->arena, "no claim linted has a request %.*s",
+                                         (int)rl, k->key)
+                 : strchr(k->key, '.')
+                     ? "no DeviceClass of that name is linted or in --classes"
+                     : "no claim linted has a request of that name, and no DeviceClass has it";
+    if (!k->why && !(k->request || k->klass))
+        l->oom = true;
+}
+
+static int cmp_pstr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void policy(dracel_lint *l, lpol *p)
+{
+    if (!p->ok)
+        return;
+    bool claims = false, classes = l->classes != NULL;
+    for (uint32_t i = 0; i < l->nobj; i++) {
+        claims |= l->obj[i].cm != NULL;
+        classes |= l->obj[i].kind == DC_OBJ_CLASS && l->obj[i].cl != NULL;
+    }
+    static const char *const HINT_KEY =
+        "name a key as allocation results name it (REQUEST or REQUEST/SUBREQUEST) or a "
+        "DeviceClass; lint the policy with the claims and classes it governs";
+    for (uint32_t i = 0; i < p->n && !l->oom; i++) {
+        const lpent *x = &p->e[i];
+        if (x->key == NONE) { /* the policy's idleReserve: every key's */
+            for (uint32_t j = 0; j < p->nkeys && x->count >= 0 && l->table && !l->oom; j++) {
+                lpkey *k = &p->keys[j];
+                resolve(l, k);
+                if (k->sized && (uint64_t)x->count > k->size)
+                    emit(l, p->off, p->file, x->at, DC_LR_POLICY_SIZE, DRACEL_SEV_WARNING,
+                         "lower the reserve, or give the key its own (tiers: {KEY: "
+                         "{idleReserve: N}})", NULL,
+                         "the idle reserve of %lld devices is above the size of %s, %u devices "
+                         "of --slices: no tenant may ever borrow there", (long long)x->count,
+                         k->key, k->size);
+            }
+            continue;
+        }
+        lpkey *k = &p->keys[x->key];
+        resolve(l, k);
+        if (!k->request && !k->klass) {
+            const char *slash = strchr(k->key, '/');
+            if (slash ? claims : strchr(k->key, '.') ? classes : claims && classes) {
+                if (x->tenant)
+                    emit(l, p->off, p->file, x->at, DC_LR_POLICY_KEY, DRACEL_SEV_ERROR, HINT_KEY,
+                         NULL,
+                         "tenant %s's cap on %s names nothing (%s): no device counts toward it, "
+                         "so the tenant is not capped", x->tenant, k->key, k->why);
+                else
+                    emit(l, p->off, p->file, x->at, DC_LR_POLICY_KEY, DRACEL_SEV_ERROR, HINT_KEY,
+                         NULL, "the idle reserve of %s names nothing (%s): it holds nothing back",
+                         k->key, k->why);
+            }
+            continue;
+        }
+        if (!k->sized || x->count < 0 || (uint64_t)x->count <= k->size)
+            continue;
+        if (x->tenant)
+            emit(l, p->off, p->file, x->at, DC_LR_POLICY_SIZE, DRACEL_SEV_WARNING,
+                 "lower the cap, or write it as a share (50%) of the tier", NULL,
+                 "tenant %s's cap of %lld on %s is above the tier's size, %u devices of "
+                 "--slices: it never refuses anything", x->tenant, (long long)x->count, k->key,
+                 k->size);
+        else
+            emit(l, p->off, p->file, x->at, DC_LR_POLICY_SIZE, DRACEL_SEV_WARNING,
+                 "lower the reserve, or write it as a share (10%) of the tier", NULL,
+                 "the idle reserve of %lld on %s is above the tier's size, %u devices of "
+                 "--slices: no tenant may ever borrow there", (long long)x->count, k->key,
+                 k->size);
+    }
+    if (!p->nns)
+        return;
+    dc_sort(p->ns, p->nns, sizeof *p->ns, cmp_pstr);
+    for (uint32_t i = 0; i < l->nobj && !l->oom; i++) {
+        const lobj *o = &l->obj[i];
+        const char *ns = o->cm ? o->cm->namespace : NULL;
+        if (!ns || o->at_ns == NONE)
+            continue;
+        uint32_t lo = 0, hi = p->nns;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            int c = strcmp(p->ns[mid], ns);
+            if (c == 0)
+                break;
+            if (c < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < hi)
+            continue;
+        emit(l, o->off, o->file, o->at_ns, DC_LR_POLICY_DEFAULT, DRACEL_SEV_NOTE,
+             "add the namespace to its tenant's namespaces, if it has one", NULL,
+             "%s %s is in namespace %s, which no tenant of TierPolicy %s names: its pods are "
+             "the default tenant's (%s)%s", o->kname, o->name, ns, p->name, p->dflt,
+             p->by_label ? ", unless a tenant's podLabel is on them" : "");
+    }
+}
+
 static int cmp_find(const void *a, const void *b)
 {
     const lfind *x = a, *y = b;
@@ -1737,6 +2182,8 @@ dracel_status dracel_lint_run(dracel_lint *l)
         else if (o->cm)
             claim(l, o);
     }
+    for (uint32_t i = 0; i < l->npols && !l->oom; i++)
+        policy(l, &l->pols[i]);
     if (l->oom)
         return DRACEL_ENOMEM;
     dc_sort(l->finds, l->nfinds, sizeof *l->finds, cmp_find);
@@ -1764,7 +2211,7 @@ size_t dracel_lint_files(const dracel_lint *l)
 
 size_t dracel_lint_objects(const dracel_lint *l)
 {
-    return l ? l->nobj : 0;
+    return l ? l->nobj + l->npols : 0;
 }
 
 size_t dracel_lint_notes(const dracel_lint *l)

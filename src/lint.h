@@ -65,7 +65,10 @@ uint32_t *dc_srcmap(dc_arena *a, const char *text, size_t len, size_t start, boo
     X(CLASS_REQUIRED, "class-required", ERROR)                                                  \
     X(CLASS_UNKNOWN, "unknown-class", ERROR)                                                    \
     X(ANNOTATION, "lint-annotation", WARNING)                                                   \
-    X(GATED, "gated-function", WARNING)
+    X(GATED, "gated-function", WARNING)                                                         \
+    X(POLICY_KEY, "policy-unknown-key", ERROR)                                                  \
+    X(POLICY_SIZE, "policy-above-size", WARNING)                                                \
+    X(POLICY_DEFAULT, "policy-default-tenant", NOTE)
 
 typedef enum dc_lint_rule {
 #define DC_LR_ENUM(id, name, sev) DC_LR_##id,
