@@ -1656,6 +1656,20 @@ DRACEL_API dracel_status dracel_tierpolicy_tenant_find(const dracel_tierpolicy *
  *  default tenant (index dracel_tierpolicy_tenants). */
 DRACEL_API size_t dracel_tierpolicy_tenant_of(const dracel_tierpolicy *p, const char *ns,
                                               const dracel_label *labels, size_t nlabels);
+/** Why a pod is, or is not, the default tenant's (dracel_tierpolicy_default_why). */
+typedef enum dracel_tier_default {
+    DRACEL_TIER_DEFAULT_NOT = 0,    /**< a tenant of the file has it */
+    DRACEL_TIER_DEFAULT_NAMESPACE,  /**< no tenant names its namespace, no podLabel is on it */
+    DRACEL_TIER_DEFAULT_LABEL       /**< it has the key of a tenant's podLabel, with a value no
+                                         tenant has (a mistyped tenant label) */
+} dracel_tier_default;
+/** Why dracel_tierpolicy_tenant_of gives the pod the tenant it gives; for
+ *  DRACEL_TIER_DEFAULT_LABEL, @p label (may be NULL) gets the index in @p labels of the first
+ *  label whose key a podLabel tenant has. */
+DRACEL_API dracel_tier_default dracel_tierpolicy_default_why(const dracel_tierpolicy *p,
+                                                             const char *ns,
+                                                             const dracel_label *labels,
+                                                             size_t nlabels, size_t *label);
 
 /** The keys the policy names (in caps and tiers), sorted by name (byte order), numbered from 0. */
 DRACEL_API size_t dracel_tierpolicy_keys(const dracel_tierpolicy *p);

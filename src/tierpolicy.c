@@ -1337,6 +1337,22 @@ size_t dracel_tierpolicy_tenant_of(const dracel_tierpolicy *p, const char *ns,
     return best;
 }
 
+dracel_tier_default dracel_tierpolicy_default_why(const dracel_tierpolicy *p, const char *ns,
+                                                  const dracel_label *labels, size_t nlabels,
+                                                  size_t *label)
+{
+    if (!p || dracel_tierpolicy_tenant_of(p, ns, labels, nlabels) != p->ntenants)
+        return DRACEL_TIER_DEFAULT_NOT;
+    for (size_t i = 0; labels && i < nlabels; i++)
+        for (uint32_t k = 0; labels[i].key && k < p->nby_label; k++)
+            if (strcmp(labels[i].key, p->tenants[p->by_label[k]].lkey) == 0) {
+                if (label)
+                    *label = i;
+                return DRACEL_TIER_DEFAULT_LABEL;
+            }
+    return DRACEL_TIER_DEFAULT_NAMESPACE;
+}
+
 size_t dracel_tierpolicy_keys(const dracel_tierpolicy *p)
 {
     return p ? p->nkeys : 0;

@@ -297,6 +297,40 @@ check "...its claim's 8 pods unschedulable" "$(grep -q '^  8 pods: 0 placed, 8 u
 "$celc" replay $B mix.jsonl >"$tmp/r37" 2>/dev/null
 "$celc" replay $B --kubernetes-version 1.37 mix.jsonl >"$tmp/r37b" 2>/dev/null
 check "--kubernetes-version 1.37 is the default" "$(cmp -s "$tmp/r37" "$tmp/r37b"; echo $?)"
+# Where pods went by default (issue 23, item 6): default-why.jsonl has 6 pods; team-a has a/p1
+# (namespace a), research d/p4 (its label); the other four are the default tenant's (others):
+# namespace c twice, e once (no tenant names them), and d/p3, whose tenant label is misspelt
+# (reserch: the key of research's podLabel with a value no tenant has). Most pods first, then
+# namespaces before labels.
+replay --policy default-why.yaml default-why.jsonl >"$tmp/out" 2>"$tmp/err"
+sed -n '/^  pods of the default tenant/,/^  fallback/p' "$tmp/out" >"$tmp/dflt"
+cat >"$tmp/want" <<'WANT'
+  pods of the default tenant others by default (no tenant has them):
+    namespace c: 2 pods (no tenant names it)
+    namespace e: 1 pod (no tenant names it)
+    label dracel.dev/tenant=reserch: 1 pod (a tenant's podLabel key, a value no tenant has)
+  fallback rate (placed pods that got the tier below their first choice):
+WANT
+cmp -s "$tmp/dflt" "$tmp/want"
+check "default tenant: each namespace no tenant names and each mistyped tenant label, with its pods" $?
+cmp -s "$tmp/dflt" "$tmp/want" || diff "$tmp/want" "$tmp/dflt" | comment
+check "...the tenant table counts the same 4 pods for others" \
+  "$(grep -Eq '^  others +4 ' "$tmp/out"; echo $?)"
+replay --policy default-why.yaml --format json default-why.jsonl >"$tmp/out.json" 2>/dev/null
+same "default tenant in JSON: defaultTenant and every reason of defaulted" \
+  '.policies[0] | [.defaultTenant, .defaulted]' \
+  '["others",[{"reason":"namespace","namespace":"c","pods":2},{"reason":"namespace","namespace":"e","pods":1},{"reason":"label","label":"dracel.dev/tenant","value":"reserch","pods":1}]]'
+replay --policy default-why.yaml --format html default-why.jsonl >"$tmp/out.html" 2>/dev/null
+grep -q '<p class="defaults">Pods of the default tenant others by default (no tenant has them): namespace <code>c</code> 2 pods, namespace <code>e</code> 1 pod, label <code>dracel.dev/tenant=reserch</code> 1 pod.</p>' "$tmp/out.html"
+check "default tenant in HTML: one paragraph under the tenant table" $?
+replay --policy cap-enforce.yaml --format json mix.jsonl >"$tmp/out.json" 2>/dev/null
+same "mix.jsonl: its 3 pods of namespace c (p6, p7, p8) are the default tenant's by namespace" \
+  '.policies[0] | [.defaultTenant, .defaulted]' '["default",[{"reason":"namespace","namespace":"c","pods":3}]]'
+replay --policy cap-enforce.yaml --format json queue.jsonl >"$tmp/out.json" 2>/dev/null
+same "queue.jsonl: no pod of the default tenant, defaulted is empty" '.policies[0].defaulted' '[]'
+replay --policy cap-enforce.yaml queue.jsonl >"$tmp/out" 2>/dev/null
+check "...and the text has no such line" "$(! grep -q 'by default' "$tmp/out"; echo $?)"
+
 "$celc" replay --help >"$tmp/out" 2>&1 && grep -q '^usage: dra-celc replay --fleet PATH' "$tmp/out"
 check "--help" $?
 

@@ -1204,6 +1204,87 @@ static int sim_run(sim *m)
     return rc;
 }
 
+/* A default tenant's pod: why, in the trace's strings. */
+typedef struct dwhy {
+    const char *key, *value; /* a label's key and value; key NULL: the namespace */
+} dwhy;
+
+static int cmp_dwhy(const void *a, const void *b)
+{
+    const dwhy *x = a, *y = b;
+    if (!x->key != !y->key)
+        return x->key ? 1 : -1;
+    int c = x->key ? strcmp(x->key, y->key) : 0;
+    return c ? c : strcmp(x->value, y->value);
+}
+
+static int cmp_dflt_pods(const void *a, const void *b)
+{
+    const rep_default *x = a, *y = b;
+    if (x->pods != y->pods)
+        return x->pods > y->pods ? -1 : 1;
+    return cmp_dwhy(&(dwhy){x->key, x->value}, &(dwhy){y->key, y->value});
+}
+
+/* Why the default tenant's pods are its (docs/fairness.md): one entry per namespace no tenant
+ * names and per mistyped tenant label, with its pods, most first. */
+static int sim_defaults(sim *m, rep_policy *rp)
+{
+    ctx *g = m->g;
+    const dracel_tierpolicy *tp = m->tp;
+    size_t dt = dracel_tierpolicy_tenants(tp), n = 0;
+    dracel_tenant_info ti;
+    rp->dflt_name = dracel_tierpolicy_tenant(tp, dt, &ti) == DRACEL_OK ? ti.name : "default";
+    for (size_t i = 0; i < g->tr.npods; i++)
+        n += m->pods[i].tenant == dt;
+    if (!n)
+        return 0;
+    dwhy *v = xcalloc(n, sizeof *v);
+    rep_default *d = xcalloc(n, sizeof *d);
+    if (!v || !d) {
+        free(v);
+        free(d);
+        return -1;
+    }
+    n = 0;
+    for (size_t i = 0; i < g->tr.npods; i++) {
+        if (m->pods[i].tenant != dt)
+            continue;
+        const trace_pod *tp2 = &g->tr.pods[i];
+        dracel_label lb[TRACE_MAX_LABELS];
+        for (size_t k = 0; k < tp2->nlabels; k++)
+            lb[k] = (dracel_label){tp2->labels[k].key, tp2->labels[k].value};
+        size_t at = 0;
+        if (dracel_tierpolicy_default_why(tp, tp2->ns, lb, tp2->nlabels, &at) ==
+            DRACEL_TIER_DEFAULT_LABEL)
+            v[n++] = (dwhy){lb[at].key, lb[at].value};
+        else
+            v[n++] = (dwhy){NULL, tp2->ns};
+    }
+    /* one entry per distinct reason, its strings copied (the report outlives the trace) */
+    qsort(v, n, sizeof *v, cmp_dwhy);
+    size_t k = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i && cmp_dwhy(&v[i - 1], &v[i]) == 0) {
+            d[k - 1].pods++;
+            continue;
+        }
+        d[k].key = v[i].key ? strdup(v[i].key) : NULL;
+        d[k].value = strdup(v[i].value);
+        d[k].pods = 1;
+        if ((v[i].key && !d[k].key) || !d[k].value)
+            rc = -1;
+        k++;
+    }
+    free(v);
+    if (rc == 0) /* most pods first, then namespaces before labels, by name */
+        qsort(d, k, sizeof *d, cmp_dflt_pods);
+    rp->dflt = d;
+    rp->ndflt = k;
+    return rc;
+}
+
 /* The report of a finished simulation. */
 static int sim_report(sim *m, rep_policy *rp)
 {
@@ -1222,6 +1303,8 @@ static int sim_report(sim *m, rep_policy *rp)
     rp->attempts = m->attempts;
     rp->allocations = m->allocations;
     rp->memo_hits = m->memo_hits;
+    if (sim_defaults(m, rp) != 0)
+        return -1;
     rp->tenants = xcalloc(m->ntenants, sizeof *rp->tenants);
     size_t *slot = xcalloc(m->ntenants, sizeof *slot);
     if (!rp->tenants || !slot) {

@@ -65,6 +65,11 @@ void report_free(report *r)
             free(p->tenants[t].series);
         }
         free(p->tenants);
+        for (size_t d = 0; p->dflt && d < p->ndflt; d++) {
+            free(p->dflt[d].key);
+            free(p->dflt[d].value);
+        }
+        free(p->dflt);
     }
     memset(r, 0, sizeof *r);
 }
@@ -72,6 +77,33 @@ void report_free(report *r)
 /* ---------------------------------------------------------------------------------------------
  * Text
  */
+
+/* How many reasons of the default tenant's pods text and HTML list (JSON lists them all). */
+#define DEFAULTS_SHOWN 20
+
+static void text_defaults(FILE *f, const rep_policy *p)
+{
+    if (!p->ndflt)
+        return;
+    pf(f, "  pods of the default tenant %s by default (no tenant has them):\n", p->dflt_name);
+    size_t more = 0;
+    for (size_t i = 0; i < p->ndflt; i++) {
+        const rep_default *d = &p->dflt[i];
+        if (i >= DEFAULTS_SHOWN) {
+            more += d->pods;
+            continue;
+        }
+        if (d->key)
+            pf(f, "    label %s=%s: %zu pod%s (a tenant's podLabel key, a value no tenant has)\n",
+               d->key, d->value, d->pods, d->pods == 1 ? "" : "s");
+        else
+            pf(f, "    namespace %s: %zu pod%s (no tenant names it)\n", d->value, d->pods,
+               d->pods == 1 ? "" : "s");
+    }
+    if (more)
+        pf(f, "    and %zu more reasons: %zu pods (--format json lists them)\n",
+           p->ndflt - DEFAULTS_SHOWN, more);
+}
 
 static void text_policy(FILE *f, const report *r, const rep_policy *p, char letter)
 {
@@ -98,6 +130,7 @@ static void text_policy(FILE *f, const report *r, const rep_policy *p, char lett
                 t->pods, t->placed, rate(t->first, t->placed), t->wait_mean, t->wait_p95,
                 t->wait_max, t->unschedulable, t->over_cap, t->borrowed);
     }
+    text_defaults(f, p);
     bool any = false;
     for (size_t k = 0; k < r->ntiers; k++)
         any = any || r->tiers[k].fallback;
@@ -250,6 +283,20 @@ bool report_json(FILE *f, const report *r)
         for (size_t t = 0; ok && t < p->ntenants; t++) {
             cJSON *x = json_tenant(r, p, &p->tenants[t]);
             ok = x && cJSON_AddItemToArray(ts, x);
+        }
+        cJSON *ds = NULL;
+        ok = ok && celc_json_str(o, "defaultTenant", p->dflt_name) &&
+             (ds = cJSON_AddArrayToObject(o, "defaulted")) != NULL;
+        for (size_t d = 0; ok && d < p->ndflt; d++) {
+            const rep_default *x = &p->dflt[d];
+            cJSON *e = cJSON_CreateObject();
+            ok = e && cJSON_AddItemToArray(ds, e) &&
+                 celc_json_str(e, "reason", x->key ? "label" : "namespace") &&
+                 (x->key ? celc_json_str(e, "label", x->key) && celc_json_str(e, "value", x->value)
+                         : celc_json_str(e, "namespace", x->value)) &&
+                 celc_json_num(e, "pods", (double)x->pods);
+            if (!e)
+                ok = false;
         }
         ok = ok && celc_json_num(o, "jain", r6(p->jain));
     }
@@ -471,7 +518,31 @@ static void html_policy(FILE *f, const report *r, const rep_policy *p, char lett
             pf(f, "<td>%.3f</td>", share(r, p, t, k));
         pf(f, "</tr>\n");
     }
-    pf(f, "</table>\n<h3>Tier mix over time</h3>\n<p class=\"legend\">");
+    pf(f, "</table>\n");
+    if (p->ndflt) {
+        pf(f, "<p class=\"defaults\">Pods of the default tenant ");
+        esc(f, p->dflt_name);
+        pf(f, " by default (no tenant has them):");
+        size_t more = 0;
+        for (size_t i = 0; i < p->ndflt; i++) {
+            const rep_default *d = &p->dflt[i];
+            if (i >= DEFAULTS_SHOWN) {
+                more += d->pods;
+                continue;
+            }
+            pf(f, "%s %s <code>", i ? "," : "", d->key ? "label" : "namespace");
+            if (d->key) {
+                esc(f, d->key);
+                pf(f, "=");
+            }
+            esc(f, d->value);
+            pf(f, "</code> %zu pod%s", d->pods, d->pods == 1 ? "" : "s");
+        }
+        if (more)
+            pf(f, ", and %zu more reasons: %zu pods", p->ndflt - DEFAULTS_SHOWN, more);
+        pf(f, ".</p>\n");
+    }
+    pf(f, "<h3>Tier mix over time</h3>\n<p class=\"legend\">");
     for (size_t k = 0; k < r->ntiers; k++) {
         pf(f, "<span style=\"color:%s\">&#9632;</span> ", palette[k % NPAL]);
         esc(f, r->tiers[k].name);

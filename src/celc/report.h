@@ -37,11 +37,22 @@ typedef struct rep_tenant {
     bool premium_demand;    /* asked for a premium tier at least once */
 } rep_tenant;
 
+/* Pods that went to the default tenant for one reason: a namespace no tenant names, or a
+ * label with a tenant's podLabel key and a value no tenant has. */
+typedef struct rep_default {
+    char *key;              /* the label's key; NULL: a namespace */
+    char *value;            /* the namespace, or the label's value */
+    size_t pods;
+} rep_default;
+
 typedef struct rep_policy {
     const char *file, *version, *label, *name, *mode;
     char hash[17];
     rep_tenant *tenants;    /* the tenants with pods, in the policy's order */
     size_t ntenants;
+    const char *dflt_name;  /* the default tenant's name */
+    rep_default *dflt;      /* why its pods are its: most pods first */
+    size_t ndflt;
     size_t pods, placed, unschedulable, over_cap, borrowed;
     double jain;
     double end;             /* the time of the last event */
