@@ -8,6 +8,7 @@
 #include "decide.h"
 #include "clock.h"
 #include "fair.h"
+#include "hash.h"
 #include "log.h"
 #include "metrics.h"
 
@@ -219,6 +220,8 @@ typedef struct recent {
     uint64_t seq;                /* when it was remembered: the smallest goes first */
 } recent;
 
+#define DEFAULTS_LOGGED 1024 /* reasons of the default tenant logged (a namespace, a label) */
+
 struct decider {
     decide_config cfg;
     store *st;
@@ -243,6 +246,11 @@ struct decider {
     } ksz[32];
     unsigned nksz, next_ksz;
     atomic_bool cancel;          /* decider_cancel: computations end at their next check */
+    /* Why pods went to the default tenant, logged once each: hashes of (policy, namespace or
+     * label), open addressing; once DEFAULTS_LOGGED are known, no more are logged. */
+    pthread_mutex_t dlock;
+    uint64_t dseen[DEFAULTS_LOGGED * 2];
+    size_t ndseen;
 };
 
 /* The allocator's interrupt: set once the process is shutting down. */
@@ -1718,6 +1726,12 @@ static const metric_family m_tdec = {
     "allowed, borrowing, over_cap (shadow: would have been rejected), rejected (no node gives a "
     "tier the caps permit: the pod stays pending), unschedulable (no node passes DRA).",
     METRIC_COUNTER, NULL, 0};
+static const metric_family m_default = {
+    "dra_extender_default_tenant_decisions_total",
+    "Filter decisions for pods of the default tenant by default, by policy version and reason: "
+    "namespace (no tenant names the pod's namespace), label (the pod has a tenant's podLabel key "
+    "with a value no tenant has). Each namespace and label is logged once, as a warning.",
+    METRIC_COUNTER, NULL, 0};
 static const metric_family m_caprej = {
     "dra_extender_cap_rejections_total",
     "Nodes rejected for a cap (mode enforce), or that would have been (mode shadow), by policy "
@@ -1746,6 +1760,8 @@ typedef struct fdec {
     size_t tenant;
     const char *tenant_name;
     dracel_tier_mode mode;
+    dracel_tier_default dflt;    /* why the tenant is the default one, if it is */
+    const char *dkey, *dval;     /* the label, for DRACEL_TIER_DEFAULT_LABEL */
     sgroup *g;
     size_t ng;
     size_t best;                 /* input node of the best node left, or SIZE_MAX */
@@ -1848,6 +1864,53 @@ static void count_caps(const eval *e, const fdec *fd)
     (void)e;
 }
 
+/* A pod of the default tenant by default: counted, and its namespace or label logged the first
+ * time this policy version meets it (docs/fairness.md, "The extender"). */
+static void note_default(const eval *e, const fdec *fd)
+{
+    decider *d = e->d;
+    const ext_args *a = e->a;
+    bool label = fd->dflt == DRACEL_TIER_DEFAULT_LABEL;
+    jbuf b;
+    jb_init(&b);
+    jb_puts(&b, "policy=\"");
+    metrics_label(&b, fd->pv->label);
+    jb_printf(&b, "\",reason=\"%s\"", label ? "label" : "namespace");
+    jb_putc(&b, '\0');
+    if (!b.oom)
+        metrics_add(&m_default, b.data, 1);
+    jb_free(&b);
+    uint64_t h = dracel_tierpolicy_hash(fd->pv->p) ^ (label ? 0x9e3779b97f4a7c15ull : 0);
+    h = (h ^ ext_hash_str(label ? fd->dkey : a->pod.ns)) * 1099511628211ull;
+    if (label)
+        h = (h ^ ext_hash_str(fd->dval)) * 1099511628211ull;
+    h |= 1; /* 0 is an empty slot */
+    bool log = false, full = false;
+    pthread_mutex_lock(&d->dlock);
+    if (d->ndseen <= DEFAULTS_LOGGED) {
+        size_t n = sizeof d->dseen / sizeof d->dseen[0], i = (size_t)(h % n);
+        while (d->dseen[i] && d->dseen[i] != h)
+            i = (i + 1) % n;
+        if (!d->dseen[i]) {
+            d->dseen[i] = h;
+            full = ++d->ndseen > DEFAULTS_LOGGED;
+            log = !full;
+        }
+    }
+    pthread_mutex_unlock(&d->dlock);
+    if (full)
+        log_line(LOG_WARN, "more pods fall to the default tenant for reasons not logged", "#logged",
+                 (int64_t)DEFAULTS_LOGGED, NULL);
+    else if (log && label)
+        log_line(LOG_WARN, "a pod's tenant label names no tenant: it is the default tenant's",
+                 "policy", fd->pv->label, "pod", a->pod.name, "namespace", a->pod.ns, "label",
+                 fd->dkey, "value", fd->dval, "tenant", fd->tenant_name, NULL);
+    else if (log)
+        log_line(LOG_WARN, "no tenant names a pod's namespace: it is the default tenant's",
+                 "policy", fd->pv->label, "pod", a->pod.name, "namespace", a->pod.ns, "tenant",
+                 fd->tenant_name, NULL);
+}
+
 /* Check the caps on every passing node of e (grouped by what their allocations take),
  * reject those over a cap in enforce mode, and record the pod's decision (filter). */
 static void apply_caps(eval *e, fdec *fd, bool filter)
@@ -1867,6 +1930,12 @@ static void apply_caps(eval *e, fdec *fd, bool filter)
     }
     fd->tenant_name = ti.name;
     fd->mode = ti.mode;
+    size_t li = 0;
+    fd->dflt = dracel_tierpolicy_default_why(tp, a->pod.ns, a->pod.labels, a->pod.nlabels, &li);
+    if (fd->dflt == DRACEL_TIER_DEFAULT_LABEL) {
+        fd->dkey = a->pod.labels[li].key;
+        fd->dval = a->pod.labels[li].value;
+    }
     if (!e->pol.p)
         return; /* nothing to allocate: nothing the caps count */
     fair_lock(f, fd->pv, e->snap, a->pod.ns, a->pod.name);
@@ -2008,6 +2077,8 @@ static void apply_caps(eval *e, fdec *fd, bool filter)
     jb_putc(&b, '\0');
     if (!b.oom)
         metrics_add(&m_tdec, b.data, 1);
+    if (fd->dflt != DRACEL_TIER_DEFAULT_NOT)
+        note_default(e, fd);
     if (fd->best != SIZE_MAX && !b.oom) {
         b.len = mark;
         bool first = !e->fa || e->ans[fd->best].score >= (int)(8 * e->fa);
@@ -2079,6 +2150,19 @@ static void log_decision(const eval *e, const fdec *fd, const char *verb, double
     jb_cstr(&b, pn);
     jb_puts(&b, ",\"tenant\":");
     jb_cstr(&b, fd->tenant_name);
+    if (fd->dflt == DRACEL_TIER_DEFAULT_LABEL) {
+        jb_puts(&b, ",\"defaulted\":{\"reason\":\"label\",\"label\":");
+        jb_cstr(&b, fd->dkey);
+        jb_puts(&b, ",\"value\":");
+        jb_cstr(&b, fd->dval);
+        jb_putc(&b, '}');
+    } else if (fd->dflt == DRACEL_TIER_DEFAULT_NAMESPACE) {
+        jb_puts(&b, ",\"defaulted\":{\"reason\":\"namespace\",\"namespace\":");
+        jb_cstr(&b, a->pod.ns);
+        jb_putc(&b, '}');
+    } else {
+        jb_puts(&b, ",\"defaulted\":null");
+    }
     jb_printf(&b, ",\"mode\":\"%s\",\"policy\":", dracel_tier_mode_name(fd->mode));
     jb_cstr(&b, fd->pv->label);
     jb_puts(&b, ",\"policyVersion\":");
@@ -2738,6 +2822,7 @@ decider *decider_new(const decide_config *cfg, store *st, char *err, size_t errc
     pthread_mutex_init(&d->plock, NULL);
     pthread_mutex_init(&d->vlock, NULL);
     pthread_mutex_init(&d->rlock, NULL);
+    pthread_mutex_init(&d->dlock, NULL);
     d->recent = calloc(d->cfg.recent_pods, sizeof *d->recent);
     if (!d->recent) {
         snprintf(err, errcap, "out of memory");
@@ -2749,6 +2834,7 @@ decider *decider_new(const decide_config *cfg, store *st, char *err, size_t errc
     metrics_declare(&m_cache);
     if (d->cfg.fair) {
         metrics_declare(&m_tdec);
+        metrics_declare(&m_default);
         metrics_declare(&m_caprej);
         metrics_declare(&m_choice);
     }

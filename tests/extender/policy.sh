@@ -72,7 +72,7 @@ metric() { # URL SERIES-PREFIX: the value of the first series starting so
 # ---- The objects: team-a holds one H100 already (a/held), the others wait.
 mkdir -p "$tmp/objs"
 cp "$fx/cluster.yaml" "$tmp/objs/"
-{ claim a held node-h1 gpu-0; for c in a/p1 a/p2 b/q1 b/q2 b/q3; do claim "${c%/*}" "${c#*/}-gpu"; done; } \
+{ claim a held node-h1 gpu-0; for c in a/p1 a/p2 b/q1 b/q2 b/q3 c/r1; do claim "${c%/*}" "${c#*/}-gpu"; done; } \
   >"$tmp/objs/claims.yaml"
 cp "$fx/enforce.yaml" "$tmp/policy.yaml"
 
@@ -154,6 +154,19 @@ filter "$url" b q3 q3-gpu "$tmp/f5"
 wait_for test -s "$tmp/decisions.log"
 check "decision log: SIGUSR1 reopens it (rotation)" \
   "$(is "$(jq -r .pod "$tmp/decisions.log") $(grep -c . "$tmp/decisions.log.1")" "b/q3 5")"
+
+# ---- Where pods went by default (issue 23, item 6): namespace c is no tenant's. Each decision
+# is counted by reason; the namespace is logged once, as a warning; the record says why.
+filter "$url" c r1 r1-gpu "$tmp/f6"
+filter "$url" c r1 r1-gpu "$tmp/f6b"
+check "default tenant by namespace: counted for each decision, by policy version and reason" \
+  "$(is "$(metric "$url" 'dra_extender_default_tenant_decisions_total{policy="enforce-1 (h:')" 2)"
+check "...logged once: the namespace, the pod, the tenant" \
+  "$(is "$(grep -c '"msg":"no tenant names a pod'"'"'s namespace: it is the default tenant'"'"'s","policy":"enforce-1 (h:[0-9a-f]*)","pod":"r1","namespace":"c","tenant":"default"' "$tmp/enf.log")" 1)"
+wait_for test "$(grep -c . "$tmp/decisions.log")" -ge 3
+check "...the decision record says why: defaulted by namespace; a tenant's pod: null" \
+  "$(is "$(jq -c '[.pod, .tenant, .defaulted]' "$tmp/decisions.log" | tr '\n' ' ')" \
+     '["b/q3","team-b",null] ["c/r1","default",{"reason":"namespace","namespace":"c"}] ["c/r1","default",{"reason":"namespace","namespace":"c"}] ')"
 
 # ---- Reconciliation: p1 allocated as predicted on node-a1 (gpu-0), q1 on node-h1 with
 # another device than the predicted gpu-1 (gpu-0 is held: a planted mismatch).

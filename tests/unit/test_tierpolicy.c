@@ -465,6 +465,23 @@ static void test_tenant_of(void **state)
     assert_int_equal(dracel_tierpolicy_tenant_of(p, "other", lab, 2), 2);
     assert_int_equal(dracel_tierpolicy_tenant_of(p, "other", wrong, 2), 4);
     assert_int_equal(dracel_tierpolicy_tenant_of(NULL, "ns-a", NULL, 0), 0);
+    /* why the default tenant: a namespace no tenant names, or a tenant label's key with a value
+     * no tenant has (the first such label: wrong[0], tier=silver) */
+    size_t at = 99;
+    assert_int_equal(dracel_tierpolicy_default_why(p, "ns-a", NULL, 0, &at), DRACEL_TIER_DEFAULT_NOT);
+    assert_int_equal(dracel_tierpolicy_default_why(p, "other", lab, 2, &at), DRACEL_TIER_DEFAULT_NOT);
+    assert_int_equal(dracel_tierpolicy_default_why(p, "other", NULL, 0, &at),
+                     DRACEL_TIER_DEFAULT_NAMESPACE);
+    assert_int_equal(dracel_tierpolicy_default_why(p, "other", lab, 1, &at),
+                     DRACEL_TIER_DEFAULT_NAMESPACE); /* x=y: no tenant's key */
+    assert_int_equal(at, 99);
+    assert_int_equal(dracel_tierpolicy_default_why(p, "other", wrong, 2, &at),
+                     DRACEL_TIER_DEFAULT_LABEL);
+    assert_int_equal(at, 0);
+    assert_int_equal(dracel_tierpolicy_default_why(p, "other", wrong + 1, 1, NULL),
+                     DRACEL_TIER_DEFAULT_LABEL);
+    assert_int_equal(dracel_tierpolicy_default_why(p, "ns-b", wrong, 2, &at), DRACEL_TIER_DEFAULT_NOT);
+    assert_int_equal(dracel_tierpolicy_default_why(NULL, "ns-a", NULL, 0, &at), DRACEL_TIER_DEFAULT_NOT);
     dracel_tierpolicy_free(p);
 }
 
