@@ -1090,7 +1090,10 @@ static dracel_status load_policy(dracel_lint *l, uint32_t file)
     uint32_t at = line_at(l, f, line ? line : 1);
     if (line && col && build_lines(l, f) && line <= f->nlines) {
         at = f->lines[line - 1];
-        for (uint32_t c = 1; c < col && at < f->len && f->text[at] != '\n'; c++) {
+        /* up to the line's end as findings show it (a CR before the line break is not) */
+        for (uint32_t c = 1; c < col && at < f->len && f->text[at] != '\n' &&
+                             !(f->text[at] == '\r' && (at + 1 == f->len || f->text[at + 1] == '\n'));
+             c++) {
             at++;
             while (at < f->len && ((unsigned char)f->text[at] & 0xC0) == 0x80)
                 at++;

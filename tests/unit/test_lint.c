@@ -264,6 +264,77 @@ static void test_api(void **state)
     assert_int_equal(dracel_lint_rule_get(dracel_lint_rules(), &r), DRACEL_EINVAL);
 }
 
+/* A TierPolicy the loader refuses at a column past a CR that ends the file (found by
+ * fuzz_lint): the finding's column stays within its line as shown (the CR is not shown). */
+static void test_policy_cr(void **state)
+{
+    (void)state;
+    static const char text[] = "apiVersion: dracel.dev/v1alpha1\nkind: TierPolicy\nversion: \"1\"\n"
+                               "tenants:\n- name: a\n  namespaces: [a]\n  caps:\n    gpu/h100: \r";
+    dracel_lint *l = NULL;
+    assert_int_equal(dracel_lint_new(NULL, NULL, &l, NULL, 0), DRACEL_OK);
+    assert_int_equal(dracel_lint_add(l, "p.yaml", text, sizeof text - 1), DRACEL_OK);
+    assert_int_equal(dracel_lint_run(l), DRACEL_OK);
+    assert_int_equal(dracel_lint_count(l), 1);
+    dracel_finding f;
+    assert_int_equal(dracel_lint_finding(l, 0, &f), DRACEL_OK);
+    assert_string_equal(f.rule, "invalid-object");
+    assert_int_equal(f.line, 8);
+    assert_non_null(f.source);
+    assert_string_equal(f.source, "    gpu/h100: ");
+    assert_int_equal(f.column, 15);
+    assert_int_equal(dracel_lint_objects(l), 1);
+    dracel_lint_free(l);
+}
+
+/* The same for a TierPolicy checked against a claim in another file (policy-unknown-key,
+ * policy-default-tenant): the policy's file loaded whole, its keys resolved. */
+static void test_oom_policy(void **state)
+{
+    (void)state;
+    static const char pol[] = "apiVersion: dracel.dev/v1alpha1\nkind: TierPolicy\nversion: \"1\"\n"
+                              "tenants:\n- name: a\n  namespaces: [a]\n"
+                              "  caps: {gpu/h100: 1, gpu/h200: 2}\n";
+    static const char claim[] =
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: b}\n"
+        "spec:\n  devices:\n    requests:\n    - name: gpu\n      firstAvailable:\n"
+        "      - {name: h100, deviceClassName: gpu.example.com}\n";
+    long n = 0;
+    for (long at = 1;; at++) {
+        fail_alloc fa = {0, at, 0, 0};
+        dracel_alloc a = {fa_malloc, fa_realloc, fa_free, &fa};
+        dracel_config cfg;
+        dracel_config_init(&cfg);
+        cfg.alloc = &a;
+        dracel_lint *l = NULL;
+        dracel_status st = dracel_lint_new(&cfg, NULL, &l, NULL, 0);
+        if (st == DRACEL_OK)
+            st = dracel_lint_add(l, "p.yaml", pol, sizeof pol - 1);
+        if (st == DRACEL_OK)
+            st = dracel_lint_add(l, "c.yaml", claim, sizeof claim - 1);
+        if (st == DRACEL_OK)
+            st = dracel_lint_run(l);
+        if (st == DRACEL_OK) {
+            /* gpu/h200 names nothing; namespace b is no tenant's */
+            assert_int_equal(dracel_lint_count(l), 2);
+            dracel_finding f;
+            assert_int_equal(dracel_lint_finding(l, 0, &f), DRACEL_OK);
+            assert_string_equal(f.rule, "policy-unknown-key");
+            assert_int_equal(f.line, 7);
+            assert_int_equal(dracel_lint_finding(l, 1, &f), DRACEL_OK);
+            assert_string_equal(f.rule, "policy-default-tenant");
+        } else {
+            assert_int_equal(st, DRACEL_ENOMEM);
+        }
+        dracel_lint_free(l);
+        assert_int_equal(fa.live_blocks, 0);
+        if (fa.calls < at)
+            break;
+        n++;
+    }
+    assert_true(n > 10);
+}
+
 /* Every allocation of a lint failing in turn: a clean ENOMEM and nothing left allocated. */
 static void test_oom(void **state)
 {
@@ -299,7 +370,9 @@ int main(void)
         cmocka_unit_test(test_srcmap_mismatch),
         cmocka_unit_test(test_sets),
         cmocka_unit_test(test_api),
+        cmocka_unit_test(test_policy_cr),
         cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_oom_policy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
