@@ -712,8 +712,12 @@ static void loader_error(rd *r, uint64_t off, const char *file, const char *msg)
          NULL, "%s", m);
 }
 
-static dracel_status sels_of(rd *r, const dc_tnode *list, const dc_sel_in *in, uint32_t n,
-                             lsel **out, uint32_t *nout)
+/* The selectors of a list (at field path `path` of an object whose lint-disable mask is
+ * `off`). One without `cel` or with an empty expression is what the API server refuses
+ * ("Required value"): an invalid-object finding, not linted further (allocate keeps it, to
+ * fail as the allocator does with "CEL expression empty"). */
+static dracel_status sels_of(rd *r, uint64_t off, const char *path, const dc_tnode *list,
+                             const dc_sel_in *in, uint32_t n, lsel **out, uint32_t *nout)
 {
     dracel_lint *l = r->l;
     *out = NULL;
@@ -725,11 +729,21 @@ static dracel_status sels_of(rd *r, const dc_tnode *list, const dc_sel_in *in, u
         return DRACEL_ENOMEM;
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (!in[i].expr)
-            continue; /* no `cel`: the allocator's "CEL expression empty" */
-        const dc_tnode *x = list && list->t == DC_TN_SEQ && i < list->n
-                             ? fieldv(fieldv(&list->kids[i].v, "cel"), "expression")
-                             : NULL;
+        const dc_tnode *item = list && list->t == DC_TN_SEQ && i < list->n ? &list->kids[i].v
+                                                                            : NULL;
+        const dc_tnode *cel = fieldv(item, "cel"), *x = fieldv(cel, "expression");
+        if (!in[i].expr || !in[i].len) {
+            uint32_t at = x     ? at_of(r, x)
+                          : cel ? at_of(r, cel)
+                          : item ? at_of(r, item)
+                                 : line_at(l, &l->files[r->file], in[i].line);
+            emit(l, off, r->file, at, DC_LR_INVALID, DRACEL_SEV_ERROR,
+                 "a selector is `cel: {expression: ...}` (check the indentation of expression)",
+                 NULL, "%s[%u].%s: Required value: the API server refuses the object%s", path,
+                 (unsigned)i, in[i].expr ? "cel.expression" : "cel",
+                 in[i].expr ? "" : " (allocate fails with \"CEL expression empty\")");
+            continue;
+        }
         v[k].file = r->file;
         v[k].at = x ? at_of(r, x) : line_at(l, &l->files[r->file], in[i].line);
         v[k].expr = in[i].expr;
@@ -784,7 +798,16 @@ static dracel_status record_claim(rd *r, lobj *o, const dc_tnode *obj, bool tmpl
             t->at_count = v ? at_of(r, v) : t->at;
             v = fieldv(sn, "name");
             t->at_name = v ? at_of(r, v) : t->at;
-            DC_TRY(sels_of(r, fieldv(sn, "selectors"), s->sels, s->nsels, &t->sels, &t->nsels));
+            const char *path =
+                q->first_available
+                    ? dc_arena_printf(&l->arena, "%sdevices.requests[%u].firstAvailable[%u].selectors",
+                                      tmpl ? "spec.spec." : "spec.", (unsigned)i, (unsigned)j)
+                    : dc_arena_printf(&l->arena, "%sdevices.requests[%u].exactly.selectors",
+                                      tmpl ? "spec.spec." : "spec.", (unsigned)i);
+            if (!path)
+                return DRACEL_ENOMEM;
+            DC_TRY(sels_of(r, o->off, path, fieldv(sn, "selectors"), s->sels, s->nsels, &t->sels,
+                           &t->nsels));
         }
     }
     return DRACEL_OK;
@@ -968,8 +991,8 @@ static dracel_status read_object(rd *r, dc_ld *c, const dc_tnode *v)
     DC_TRY(st);
     if (kbit == DC_OBJ_CLASS && l->objs.nclasses > before) {
         o.cl = &l->objs.classes[l->objs.nclasses - 1];
-        DC_TRY(sels_of(r, fieldv(fieldv(v, "spec"), "selectors"), o.cl->sels, o.cl->nsels,
-                       &o.sels, &o.nsels));
+        DC_TRY(sels_of(r, o.off, "spec.selectors", fieldv(fieldv(v, "spec"), "selectors"),
+                       o.cl->sels, o.cl->nsels, &o.sels, &o.nsels));
     } else if (kbit == DC_OBJ_CLAIM && l->objs.nclaims > before) {
         o.cm = &l->objs.claims[l->objs.nclaims - 1];
         DC_TRY(record_claim(r, &o, v, tmpl));
