@@ -1677,6 +1677,16 @@ dracel_status dc_lint_expr(const dc_lint_env *le, dc_lexpr *x)
         else if (strncmp(g->msg, "must evaluate to bool", 21) == 0) {
             r = DC_LR_NONBOOL;
             hint = "a selector must be a condition: compare the value, e.g. == true";
+        } else if (strstr(g->msg, "map(string, dyn)") ||
+                   strstr(g->msg, "map(string, kubernetes.Quantity)")) {
+            /* device.attributes['model']: a domain's map, not the attribute */
+            hint = strstr(g->msg, "Quantity")
+                       ? "device.capacity is keyed by the driver's domain first, then the "
+                         "capacity: for example device.capacity[\"gpu.example.com\"].memory, "
+                         "not device.capacity[\"memory\"]"
+                       : "device.attributes is keyed by the driver's domain first, then the "
+                         "attribute: for example device.attributes[\"gpu.example.com\"].model, "
+                         "not device.attributes[\"model\"]";
         }
         find(&c, r, DRACEL_SEV_ERROR, g->span, hint, "%s", g->msg);
     }
