@@ -1494,15 +1494,17 @@ static void unguarded(lctx *c, uint32_t k, const uint64_t *reach, uint32_t nreac
         if (reach) {
             const dc_tcol *col = column(l, &a->path);
             uint32_t rows = dracel_table_rows(l->table), lack = 0;
+            /* a device without it reaches the read when the selector is an error there (a
+             * driver check before it, false, does not) */
             for (uint32_t r = 0; r < rows; r++)
-                if (dc_bit(reach, r) && !row_has(col, r))
+                if (dc_bit(reach, r) && dc_bit(e->x->errored, r) && !row_has(col, r))
                     lack++;
             emit(l, c->o->off, e->sel->file, sel_at(l, e->sel, a->span.start), DC_LR_UNGUARDED,
                  DRACEL_SEV_WARNING, hint, NULL,
                  "%s is read without has() or optional syntax: on a device without it the "
                  "selector is an error and Kubernetes fails the whole pod's allocation; %u of "
-                 "the %u devices of --slices that reach this selector lack it", a->text, lack,
-                 nreach);
+                 "the %u devices of --slices that reach this selector reach the read without it",
+                 a->text, lack, nreach);
         } else {
             emit(l, c->o->off, e->sel->file, sel_at(l, e->sel, a->span.start), DC_LR_UNGUARDED,
                  DRACEL_SEV_WARNING, hint, NULL,
