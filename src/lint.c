@@ -88,9 +88,11 @@ static const char *const SUMMARY[DC_LR__COUNT][2] = {
                         "An earlier subrequest accepts every device the later one accepts (and "
                         "needs no more of them), so the later one is tried only when it must "
                         "fail too."},
-    [DC_LR_NO_MATCH] = {"A request or subrequest matches no device of the fleet (--slices).",
+    [DC_LR_NO_MATCH] = {"A request or subrequest matches no device of the fleet (--slices); an "
+                        "error for an `exactly` request.",
                         "No device of --slices passes its class's selectors and its own."},
-    [DC_LR_COUNT] = {"A count above what any node has (--slices).",
+    [DC_LR_COUNT] = {"A count above what any node has (--slices); an error for an `exactly` "
+                     "request.",
                      "No node of --slices has that many devices that the selectors accept."},
     [DC_LR_CLAIM_LIMIT] = {"A claim asks for more than 32 devices.",
                            "Kubernetes' allocator gives one claim at most 32 devices "

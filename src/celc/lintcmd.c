@@ -333,7 +333,7 @@ static int list_rules(void)
     for (size_t i = 0; i < dracel_lint_rules(); i++) {
         dracel_lint_rule r;
         if (dracel_lint_rule_get(i, &r) == DRACEL_OK)
-            fprintf(out.f, "%-20s %-8s %s\n", r.id, sev_name(r.severity), r.summary);
+            fprintf(out.f, "%-21s %-8s %s\n", r.id, sev_name(r.severity), r.summary);
     }
     return celc_out_close(&out, EXIT_OK);
 }
