@@ -880,11 +880,18 @@ char *dracel_run_line(const dracel_run *r)
     const char *node = dc_alloc_node_name(r->r), *msg = dc_alloc_message(r->r);
     dc_buf_puts(&b, node ? node : "");
     switch (dc_alloc_outcome_of(r->r)) {
-    case DC_ALLOC_ALLOCATED:
-        dc_buf_printf(&b, ": allocated %s (score %d): ", dc_alloc_tiers(r->r),
-                      dc_alloc_score(r->r));
+    case DC_ALLOC_ALLOCATED: {
+        const char *tiers = dc_alloc_tiers(r->r);
+        dc_buf_printf(&b, ": allocated%s%s (score %d): ", tiers && *tiers ? " " : "",
+                      tiers ? tiers : "", dc_alloc_score(r->r));
+        size_t before = b.len;
         dc_alloc_summary(r->r, &b);
+        if (b.len == before && !b.oom) /* a pod with no claim, its extended resources not DRA's */
+            dc_buf_puts(&b, "no device to allocate: no claim, and the pod's extended "
+                            "resources, if any, are not DRA's on this node (its allocatable "
+                            "serves them, as NodeResourcesFit checks)");
         break;
+    }
     case DC_ALLOC_ERROR:
         dc_buf_printf(&b, ": error%s: %s", dc_alloc_node_local(r->r) ? " (node-local)" : "",
                       msg ? msg : "");

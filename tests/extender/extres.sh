@@ -118,6 +118,15 @@ explain_pod() { # POD [ARGS]: "n1=allocated ..." of dra-celc explain --pod
 check "dra-celc explain --pod: the same answer on each node" \
   "$(is "$(explain_pod "$tmp/p2.yaml") " "$want")"
 
+# A pod whose only extended resource no DeviceClass names: nothing for DRA on any node, and the
+# text says so rather than an empty list of devices (issue 28 item 6).
+printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: pf, namespace: default}\nspec:\n  containers:\n  - name: main\n    resources: {requests: {other.example.com/fpga: "1"}}\n' \
+  >"$tmp/pf.yaml"
+"$celc" explain --pod "$tmp/pf.yaml" --classes "$tmp/objs/classes.yaml" --slices "$tmp/objs/slices.yaml" \
+  --nodes "$tmp/objs/nodes.yaml" --node n1 >"$tmp/pf.out" 2>&1
+check "explain --pod, a resource no DeviceClass names: allocated, with nothing to allocate said" \
+  "$(is "$(head -n 1 "$tmp/pf.out")" "n1: allocated (score 0): no device to allocate: no claim, and the pod's extended resources, if any, are not DRA's on this node (its allocatable serves them, as NodeResourcesFit checks)")"
+
 # ---- One GPU: n4 too (its allocatable says 0: not a device plugin's).
 names "$(pod p1 "$(gpus 1)")" >"$tmp/p1.json"
 post "$url_a/filter" "$tmp/p1.json"
