@@ -478,17 +478,21 @@ static void position(dracel_lint *l, lfile *f, uint32_t at, uint32_t *line, uint
     }
     uint32_t ls = f->lines[lo];
     *line = lo + 1;
+    /* the line as shown ends before its line break and a CR before it (or the file's end): a
+     * place past that (the end of a file that ends in a CR) is the column after it */
+    size_t le = ls;
+    while (le < f->len && f->text[le] != '\n')
+        le++;
+    if (le > ls && f->text[le - 1] == '\r')
+        le--;
+    if (at > le)
+        at = (uint32_t)le;
     uint32_t c = 1;
     for (uint32_t i = ls; i < at; i++)
         if (((unsigned char)f->text[i] & 0xC0) != 0x80)
             c++;
     *col = c;
     if (src) {
-        size_t le = ls;
-        while (le < f->len && f->text[le] != '\n')
-            le++;
-        if (le > ls && f->text[le - 1] == '\r')
-            le--;
         *src = dc_arena_strndup(&l->arena, f->text + ls, le - ls);
         if (!*src)
             l->oom = true;

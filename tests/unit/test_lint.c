@@ -287,6 +287,30 @@ static void test_policy_cr(void **state)
     dracel_lint_free(l);
 }
 
+/* A selector cut short by the file's end, just after a CR inside a block scalar (found by
+ * fuzz_lint): every finding's column within the line as shown, the CR not shown. */
+static void test_end_cr(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\nspec:\n"
+        "  selectors:\n  - cel:\n      expression: |\n        device.attributes[\"\r";
+    dracel_lint *l = NULL;
+    assert_int_equal(dracel_lint_new(NULL, NULL, &l, NULL, 0), DRACEL_OK);
+    assert_int_equal(dracel_lint_add(l, "c.yaml", text, sizeof text - 1), DRACEL_OK);
+    assert_int_equal(dracel_lint_run(l), DRACEL_OK);
+    assert_true(dracel_lint_count(l) >= 1);
+    for (size_t i = 0; i < dracel_lint_count(l); i++) {
+        dracel_finding f;
+        assert_int_equal(dracel_lint_finding(l, i, &f), DRACEL_OK);
+        assert_int_equal(f.line, 8);
+        assert_non_null(f.source);
+        assert_string_equal(f.source, "        device.attributes[\"");
+        assert_true(f.column >= 1 && f.column <= strlen(f.source) + 1);
+    }
+    dracel_lint_free(l);
+}
+
 /* The same for a TierPolicy checked against a claim in another file (policy-unknown-key,
  * policy-default-tenant): the policy's file loaded whole, its keys resolved. */
 static void test_oom_policy(void **state)
@@ -371,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_sets),
         cmocka_unit_test(test_api),
         cmocka_unit_test(test_policy_cr),
+        cmocka_unit_test(test_end_cr),
         cmocka_unit_test(test_oom),
         cmocka_unit_test(test_oom_policy),
     };
