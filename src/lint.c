@@ -235,7 +235,7 @@ typedef struct lpent {
 
 typedef struct lpol {
     const char *name;
-    uint32_t file, at;
+    uint32_t file;
     uint64_t off;           /* its lint-disable annotation */
     bool ok;                /* dra-extender's --policy would load it */
     lpkey *keys;
@@ -912,7 +912,6 @@ static dracel_status read_policy(rd *r, const dc_tnode *v, const dc_tnode *meta,
     if (!p->name)
         return DRACEL_ENOMEM;
     p->file = r->file;
-    p->at = at_of(r, v);
     p->off = annotation(r, meta);
     p->dflt = "default";
     const dc_tnode *g = fieldv(v, "idleReserve");
@@ -1119,10 +1118,8 @@ static dracel_status load_policy(dracel_lint *l, uint32_t file)
     uint32_t at = line_at(l, f, line ? line : 1);
     if (line && col && build_lines(l, f) && line <= f->nlines) {
         at = f->lines[line - 1];
-        /* up to the line's end as findings show it (a CR before the line break is not) */
-        for (uint32_t c = 1; c < col && at < f->len && f->text[at] != '\n' &&
-                             !(f->text[at] == '\r' && (at + 1 == f->len || f->text[at + 1] == '\n'));
-             c++) {
+        /* position() keeps the place within the line as shown */
+        for (uint32_t c = 1; c < col && at < f->len && f->text[at] != '\n'; c++) {
             at++;
             while (at < f->len && ((unsigned char)f->text[at] & 0xC0) == 0x80)
                 at++;
@@ -1622,6 +1619,21 @@ static void fleet_tier(lctx *c, const uint64_t *reach)
              "selectors accept", t->label, (long long)s->count, best + untied);
 }
 
+/* A bitmap of every row of --slices (in the arena); NULL when memory ran out. */
+static uint64_t *every_row(dracel_lint *l)
+{
+    uint32_t rows = dracel_table_rows(l->table);
+    size_t words = DC_BITS_WORDS(rows);
+    uint64_t *b = dc_arena_alloc(&l->arena, (words + 1) * sizeof *b);
+    if (!b)
+        return l->oom = true, NULL;
+    for (size_t w = 0; w < words; w++)
+        b[w] = ~(uint64_t)0;
+    if (rows % 64)
+        b[words - 1] = ((uint64_t)1 << (rows % 64)) - 1;
+    return b;
+}
+
 static void analyse_list(lctx *c)
 {
     dracel_lint *l = c->l;
@@ -1642,15 +1654,9 @@ static void analyse_list(lctx *c)
     }
     uint32_t rows = dracel_table_rows(l->table);
     size_t words = DC_BITS_WORDS(rows);
-    uint64_t *reach = dc_arena_alloc(&l->arena, (words + 1) * sizeof *reach);
-    if (!reach) {
-        l->oom = true;
+    uint64_t *reach = every_row(l);
+    if (!reach)
         return;
-    }
-    for (size_t w = 0; w < words; w++)
-        reach[w] = ~(uint64_t)0;
-    if (rows % 64)
-        reach[words - 1] = ((uint64_t)1 << (rows % 64)) - 1;
     for (uint32_t k = 0; k < c->n; k++) {
         const dc_lexpr *x = c->e[k].x;
         uint32_t nreach = popcount(reach, rows);
@@ -1978,13 +1984,9 @@ static bool list_size(dracel_lint *l, const lent *e, uint32_t n, uint32_t *out)
 {
     uint32_t rows = dracel_table_rows(l->table);
     size_t words = DC_BITS_WORDS(rows);
-    uint64_t *reach = dc_arena_alloc(&l->arena, (words + 1) * sizeof *reach);
+    uint64_t *reach = every_row(l);
     if (!reach)
-        return l->oom = true, false;
-    for (size_t w = 0; w < words; w++)
-        reach[w] = ~(uint64_t)0;
-    if (rows % 64)
-        reach[words - 1] = ((uint64_t)1 << (rows % 64)) - 1;
+        return false;
     for (uint32_t k = 0; k < n; k++) {
         if (!select_fleet(l, e[k].x))
             return false;

@@ -1072,6 +1072,13 @@ static int key_cand(ctx *g, size_t s, const char *k, int *out)
     return 0;
 }
 
+/* A trace pod's labels as the policy reads them (lb: TRACE_MAX_LABELS entries). */
+static void pod_labels(const trace_pod *p, dracel_label *lb)
+{
+    for (size_t k = 0; k < p->nlabels; k++)
+        lb[k] = (dracel_label){p->labels[k].key, p->labels[k].value};
+}
+
 static int sim_init(sim *m, ctx *g, size_t pi, const dracel_tierpolicy *tp)
 {
     memset(m, 0, sizeof *m);
@@ -1144,8 +1151,7 @@ static int sim_init(sim *m, ctx *g, size_t pi, const dracel_tierpolicy *tp)
     for (size_t i = 0; i < g->tr.npods; i++) {
         const trace_pod *tp2 = &g->tr.pods[i];
         dracel_label lb[TRACE_MAX_LABELS];
-        for (size_t k = 0; k < tp2->nlabels; k++)
-            lb[k] = (dracel_label){tp2->labels[k].key, tp2->labels[k].value};
+        pod_labels(tp2, lb);
         m->pods[i].tenant = dracel_tierpolicy_tenant_of(tp, tp2->ns, lb, tp2->nlabels);
         m->pods[i].spec = g->spec_of[tp2->claim];
         m->pods[i].placed_at = -1;
@@ -1252,8 +1258,7 @@ static int sim_defaults(sim *m, rep_policy *rp)
             continue;
         const trace_pod *tp2 = &g->tr.pods[i];
         dracel_label lb[TRACE_MAX_LABELS];
-        for (size_t k = 0; k < tp2->nlabels; k++)
-            lb[k] = (dracel_label){tp2->labels[k].key, tp2->labels[k].value};
+        pod_labels(tp2, lb);
         size_t at = 0;
         if (dracel_tierpolicy_default_why(tp, tp2->ns, lb, tp2->nlabels, &at) ==
             DRACEL_TIER_DEFAULT_LABEL)

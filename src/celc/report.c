@@ -81,18 +81,24 @@ void report_free(report *r)
 /* How many reasons of the default tenant's pods text and HTML list (JSON lists them all). */
 #define DEFAULTS_SHOWN 20
 
+/* The reasons text and HTML show; the pods of those they leave out in *more. */
+static size_t defaults_shown(const rep_policy *p, size_t *more)
+{
+    size_t n = p->ndflt < DEFAULTS_SHOWN ? p->ndflt : DEFAULTS_SHOWN;
+    *more = 0;
+    for (size_t i = n; i < p->ndflt; i++)
+        *more += p->dflt[i].pods;
+    return n;
+}
+
 static void text_defaults(FILE *f, const rep_policy *p)
 {
     if (!p->ndflt)
         return;
     pf(f, "  pods of the default tenant %s by default (no tenant has them):\n", p->dflt_name);
-    size_t more = 0;
-    for (size_t i = 0; i < p->ndflt; i++) {
+    size_t more, n = defaults_shown(p, &more);
+    for (size_t i = 0; i < n; i++) {
         const rep_default *d = &p->dflt[i];
-        if (i >= DEFAULTS_SHOWN) {
-            more += d->pods;
-            continue;
-        }
         if (d->key)
             pf(f, "    label %s=%s: %zu pod%s (a tenant's podLabel key, a value no tenant has)\n",
                d->key, d->value, d->pods, d->pods == 1 ? "" : "s");
@@ -523,13 +529,9 @@ static void html_policy(FILE *f, const report *r, const rep_policy *p, char lett
         pf(f, "<p class=\"defaults\">Pods of the default tenant ");
         esc(f, p->dflt_name);
         pf(f, " by default (no tenant has them):");
-        size_t more = 0;
-        for (size_t i = 0; i < p->ndflt; i++) {
+        size_t more, n = defaults_shown(p, &more);
+        for (size_t i = 0; i < n; i++) {
             const rep_default *d = &p->dflt[i];
-            if (i >= DEFAULTS_SHOWN) {
-                more += d->pods;
-                continue;
-            }
             pf(f, "%s %s <code>", i ? "," : "", d->key ? "label" : "namespace");
             if (d->key) {
                 esc(f, d->key);

@@ -271,10 +271,9 @@ static void test_policy_cr(void **state)
     (void)state;
     static const char text[] = "apiVersion: dracel.dev/v1alpha1\nkind: TierPolicy\nversion: \"1\"\n"
                                "tenants:\n- name: a\n  namespaces: [a]\n  caps:\n    gpu/h100: \r";
-    dracel_lint *l = NULL;
-    assert_int_equal(dracel_lint_new(NULL, NULL, &l, NULL, 0), DRACEL_OK);
-    assert_int_equal(dracel_lint_add(l, "p.yaml", text, sizeof text - 1), DRACEL_OK);
-    assert_int_equal(dracel_lint_run(l), DRACEL_OK);
+    dracel_status st;
+    dracel_lint *l = lint_text(NULL, "p.yaml", text, &st);
+    assert_int_equal(st, DRACEL_OK);
     assert_int_equal(dracel_lint_count(l), 1);
     dracel_finding f;
     assert_int_equal(dracel_lint_finding(l, 0, &f), DRACEL_OK);
@@ -295,10 +294,9 @@ static void test_end_cr(void **state)
     static const char text[] =
         "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\nspec:\n"
         "  selectors:\n  - cel:\n      expression: |\n        device.attributes[\"\r";
-    dracel_lint *l = NULL;
-    assert_int_equal(dracel_lint_new(NULL, NULL, &l, NULL, 0), DRACEL_OK);
-    assert_int_equal(dracel_lint_add(l, "c.yaml", text, sizeof text - 1), DRACEL_OK);
-    assert_int_equal(dracel_lint_run(l), DRACEL_OK);
+    dracel_status st;
+    dracel_lint *l = lint_text(NULL, "c.yaml", text, &st);
+    assert_int_equal(st, DRACEL_OK);
     assert_true(dracel_lint_count(l) >= 1);
     for (size_t i = 0; i < dracel_lint_count(l); i++) {
         dracel_finding f;
