@@ -75,10 +75,12 @@ static const char *const SUMMARY[DC_LR__COUNT][2] = {
                              "Selectors (and a class's selectors) are ANDed: two conditions on "
                              "one value that no value meets make the request unsatisfiable. For "
                              "alternatives use || in one selector, or firstAvailable."},
-    [DC_LR_UNGUARDED] = {"An attribute or capacity is read without has() or optional syntax.",
+    [DC_LR_UNGUARDED] = {"An attribute or capacity is read without has() or optional syntax; "
+                         "a note behind a driver check.",
                          "On a device without it the read is an error, and Kubernetes then fails "
                          "the whole pod's allocation, not just that device. Guard it with has(), "
-                         "`in`, or .?name.orValue(default)."},
+                         "`in`, or .?name.orValue(default). Behind a check of device.driver it is "
+                         "a note, and no finding when the driver publishes it on every device."},
     [DC_LR_RUNTIME] = {"The selector is an error on devices of the fleet (--slices).",
                        "Evaluated over the fleet, the selector gives an error on devices that "
                        "reach it: on such a device Kubernetes aborts the pod's allocation."},
@@ -274,6 +276,8 @@ struct dracel_lint {
     uint32_t nobj, capobj;
     lpol *pols;
     uint32_t npols, cappols;
+    dc_lpub *pubs;          /* the rows of PublishedAttributes files */
+    uint32_t npubs, cappubs;
     dc_lexpr **ht;
     uint32_t htcap, nexpr;
     lfind *finds;
@@ -935,6 +939,166 @@ static dracel_status read_policy(rd *r, const dc_tnode *v, const dc_tnode *meta,
     return l->oom ? DRACEL_ENOMEM : DRACEL_OK;
 }
 
+/* ---- PublishedAttributes: rows added to src/lint_pub.c's table of what drivers publish on
+ * every device (docs/lint.md). A mistake is an invalid-object finding at the value. */
+
+#define PUB_API "dracel.dev/v1alpha1"
+#define PUB_MAX_ROWS 4096u
+
+static bool pub_bad(rd *r, const dc_tnode *v, const char *what, const char *why)
+{
+    emit(r->l, 0, r->file, at_of(r, v), DC_LR_INVALID, DRACEL_SEV_ERROR, NULL, NULL, "%s: %s",
+         what, why);
+    return false;
+}
+
+/* Only the fields of names[]; an unknown one is reported at its key. */
+static bool pub_fields(rd *r, const dc_tnode *m, const char *where, const char *const *names,
+                       unsigned nn)
+{
+    if (!m || m->t != DC_TN_MAP)
+        return pub_bad(r, m, where, "must be a mapping");
+    bool ok = true;
+    for (uint32_t i = 0; i < m->n; i++) {
+        const dc_tent *e = &m->kids[i];
+        unsigned k = 0;
+        while (k < nn && !(strlen(names[k]) == e->klen && memcmp(names[k], e->k, e->klen) == 0))
+            k++;
+        if (k == nn) {
+            emit(r->l, 0, r->file, key_at(r, e), DC_LR_INVALID, DRACEL_SEV_ERROR, NULL, NULL,
+                 "%s: unknown field \"%.*s\"", where, (int)(e->klen > 60 ? 60 : e->klen), e->k);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+static const char *pub_str(rd *r, const dc_tnode *v, const char *what)
+{
+    if (!v || v->t != DC_TN_STR || v->n == 0 || memchr(v->s, '\0', v->n)) {
+        pub_bad(r, v, what, "must be a non-empty string");
+        return NULL;
+    }
+    const char *s = dc_arena_strndup(&r->l->arena, v->s, v->n);
+    if (!s)
+        r->l->oom = true;
+    return s;
+}
+
+static bool pub_row(rd *r, const dc_lpub *row, const dc_tnode *at)
+{
+    dracel_lint *l = r->l;
+    if (l->npubs >= PUB_MAX_ROWS)
+        return pub_bad(r, at, "PublishedAttributes", "more than 4,096 rows in all");
+    if (!grow(l, (void **)&l->pubs, &l->cappubs, l->npubs, sizeof *l->pubs))
+        return false;
+    l->pubs[l->npubs++] = *row;
+    return true;
+}
+
+/* The rows of a list of qualified names (an unqualified one is in the driver's domain). */
+static void pub_names(rd *r, const dc_lpub *base, dc_lpath_kind kind, const dc_tnode *list,
+                      const char *what)
+{
+    if (!list)
+        return;
+    if (list->t != DC_TN_SEQ) {
+        pub_bad(r, list, what, "must be a list of names");
+        return;
+    }
+    for (uint32_t i = 0; i < list->n && !r->l->oom; i++) {
+        const dc_tnode *v = &list->kids[i].v;
+        const char *s = pub_str(r, v, what);
+        if (!s)
+            continue;
+        const char *bad = dc_ld_qualified_err(s, strlen(s));
+        if (bad) {
+            emit(r->l, 0, r->file, at_of(r, v), DC_LR_INVALID, DRACEL_SEV_ERROR, NULL, NULL,
+                 "%s: \"%s\" is not a qualified name: %s", what, s, bad);
+            continue;
+        }
+        dc_lpub row = *base;
+        row.kind = kind;
+        const char *slash = strrchr(s, '/');
+        row.dom = slash ? dc_arena_strndup(&r->l->arena, s, (size_t)(slash - s)) : base->driver;
+        row.id = slash ? slash + 1 : s;
+        if (!row.dom)
+            r->l->oom = true;
+        else if (!pub_row(r, &row, v))
+            return;
+    }
+}
+
+static dracel_status read_published(rd *r, const dc_tnode *v)
+{
+    dracel_lint *l = r->l;
+    static const char *const TOP[] = {"apiVersion", "kind", "metadata", "drivers"};
+    static const char *const ROWF[] = {"driver", "when", "attributes", "capacity"};
+    static const char *const WHENF[] = {"attribute", "in"};
+    pub_fields(r, v, "PublishedAttributes", TOP, 4);
+    const dc_tnode *av = fieldv(v, "apiVersion");
+    if (!str_is(av, PUB_API))
+        pub_bad(r, av ? av : v, "apiVersion", "must be " PUB_API);
+    const dc_tnode *ds = fieldv(v, "drivers");
+    if (!ds || ds->t != DC_TN_SEQ) {
+        pub_bad(r, ds ? ds : v, "drivers", "must be a list");
+        return l->oom ? DRACEL_ENOMEM : DRACEL_OK;
+    }
+    for (uint32_t i = 0; i < ds->n && !l->oom; i++) {
+        const dc_tnode *d = &ds->kids[i].v;
+        if (!pub_fields(r, d, "drivers[]", ROWF, 4))
+            continue;
+        dc_lpub base = {0};
+        const dc_tnode *dv = fieldv(d, "driver");
+        if (!dv) {
+            pub_bad(r, d, "drivers[].driver", "Required value");
+            continue;
+        }
+        if (!(base.driver = pub_str(r, dv, "drivers[].driver")))
+            continue;
+        const char *bad = dc_ld_driver_err(base.driver, strlen(base.driver));
+        if (bad) {
+            emit(l, 0, r->file, at_of(r, dv), DC_LR_INVALID, DRACEL_SEV_ERROR, NULL, NULL,
+                 "drivers[].driver: \"%s\" is not a driver name: %s", base.driver, bad);
+            continue;
+        }
+        const dc_tnode *w = fieldv(d, "when");
+        if (w) {
+            if (!pub_fields(r, w, "drivers[].when", WHENF, 2))
+                continue;
+            const dc_tnode *wa = fieldv(w, "attribute"), *in = fieldv(w, "in");
+            if (!wa || !in) {
+                pub_bad(r, w, "drivers[].when", "needs attribute and in");
+                continue;
+            }
+            if (!(base.when = pub_str(r, wa, "drivers[].when.attribute")))
+                continue;
+            if (strchr(base.when, '/') || dc_ld_qualified_err(base.when, strlen(base.when))) {
+                pub_bad(r, wa, "drivers[].when.attribute",
+                        "must be a name in the driver's own domain, without a domain");
+                continue;
+            }
+            if (in->t != DC_TN_SEQ || in->n == 0) {
+                pub_bad(r, in, "drivers[].when.in", "must be a non-empty list of strings");
+                continue;
+            }
+            const char **vals = dc_arena_alloc(&l->arena, in->n * sizeof *vals);
+            if (!vals)
+                return DRACEL_ENOMEM;
+            bool ok = true;
+            for (uint32_t k = 0; k < in->n && ok; k++)
+                ok = (vals[k] = pub_str(r, &in->kids[k].v, "drivers[].when.in[]")) != NULL;
+            if (!ok)
+                continue;
+            base.in = vals;
+            base.nin = in->n;
+        }
+        pub_names(r, &base, LP_ATTR, fieldv(d, "attributes"), "drivers[].attributes");
+        pub_names(r, &base, LP_CAP, fieldv(d, "capacity"), "drivers[].capacity");
+    }
+    return l->oom ? DRACEL_ENOMEM : DRACEL_OK;
+}
+
 static dracel_status read_object(rd *r, dc_ld *c, const dc_tnode *v)
 {
     dracel_lint *l = r->l;
@@ -945,6 +1109,8 @@ static dracel_status read_object(rd *r, dc_ld *c, const dc_tnode *v)
     bool tmpl = false;
     if (str_is(kind, "TierPolicy"))
         return read_policy(r, v, meta, nm);
+    if (str_is(kind, "PublishedAttributes"))
+        return read_published(r, v);
     if (str_is(kind, "DeviceClass"))
         kbit = DC_OBJ_CLASS;
     else if (str_is(kind, "ResourceClaim"))
@@ -1479,6 +1645,106 @@ static uint32_t popcount(const uint64_t *b, uint32_t rows)
     return n;
 }
 
+/* ---- What drivers publish: a read behind a check of device.driver */
+
+/* Meets out with f's set when f is about p. */
+static void ctx_meet(dracel_lint *l, const dc_lfact *f, const dc_lpath *p, dc_lvset *out,
+                     bool *any)
+{
+    if (!f->analyzed || f->is_false || !dc_lpath_eq(&f->path, p))
+        return;
+    dc_lvset m;
+    if (!dc_lvset_meet(&l->arena, out, &f->set, &m)) {
+        l->oom = true;
+        return;
+    }
+    *out = m;
+    *any = true;
+}
+
+/* The values of p that hold wherever read a of entry k counts: its own selector's conditions
+ * around it, and the selectors before it (the class's first), each of which is true there.
+ * False when none of them speaks of p. */
+static bool ctx_set(lctx *c, uint32_t k, const dc_lacc *a, const dc_lpath *p, dc_lvset *out)
+{
+    bool any = false;
+    dc_lvset_all(out);
+    for (uint32_t i = 0; i < a->nctx; i++)
+        ctx_meet(c->l, &a->ctx[i], p, out, &any);
+    for (uint32_t j = 0; j < k; j++)
+        for (uint32_t i = 0; i < c->e[j].x->nfacts; i++)
+            ctx_meet(c->l, &c->e[j].x->facts[i], p, out, &any);
+    return any;
+}
+
+/* A finite, non-empty set of strings, and only strings. */
+static bool only_strs(const dc_lvset *s)
+{
+    return s->sfin && s->sv.n && !s->absent && (s->kinds & ~LK_STR) == 0;
+}
+
+static bool row_covers(lctx *c, uint32_t k, const dc_lacc *a, const dc_lpub *row,
+                       const char *drv)
+{
+    if (strcmp(row->driver, drv) != 0 || row->kind != a->path.kind ||
+        strcmp(row->dom, a->path.dom) != 0 || strcmp(row->id, a->path.id) != 0)
+        return false;
+    if (!row->when)
+        return true;
+    dc_lpath wp = {LP_ATTR, row->driver, row->when};
+    dc_lvset s;
+    if (!ctx_set(c, k, a, &wp, &s) || !only_strs(&s))
+        return false;
+    for (uint32_t i = 0; i < s.sv.n; i++) {
+        uint32_t j = 0;
+        while (j < row->nin && strcmp(row->in[j], s.sv.v[i]) != 0)
+            j++;
+        if (j == row->nin)
+            return false;
+    }
+    return true;
+}
+
+typedef enum { COVER_NONE, COVER_DRIVER, COVER_TABLE } cover;
+
+/* Whether read a of entry k is behind a check of device.driver (its drivers in *drivers,
+ * quoted), and whether each of those drivers publishes it (the table's rows; the file's). */
+static cover covered(lctx *c, uint32_t k, const dc_lacc *a, const char **drivers)
+{
+    dracel_lint *l = c->l;
+    dc_lpath dp = {LP_DRIVER, NULL, NULL};
+    dc_lvset s;
+    if (!ctx_set(c, k, a, &dp, &s))
+        return COVER_NONE;
+    if (s.sfin && s.sv.n == 0 && !s.absent)
+        return COVER_TABLE; /* no driver: never read (a contradiction, reported as one) */
+    if (!only_strs(&s))
+        return COVER_NONE;
+    uint32_t nb;
+    const dc_lpub *b = dc_lpub_builtin(&nb);
+    bool all = true;
+    dc_buf t;
+    dc_buf_init(&t, &l->alloc);
+    for (uint32_t i = 0; i < s.sv.n; i++) {
+        const char *d = s.sv.v[i];
+        bool one = false;
+        for (uint32_t r = 0; r < nb && !one; r++)
+            one = row_covers(c, k, a, &b[r], d);
+        for (uint32_t r = 0; r < l->npubs && !one; r++)
+            one = row_covers(c, k, a, &l->pubs[r], d);
+        all = all && one;
+        if (i < 4)
+            dc_buf_printf(&t, "%s\"%s\"", i ? ", " : "", d);
+        else if (i == 4)
+            dc_buf_printf(&t, ", ... (%u drivers)", (unsigned)s.sv.n);
+    }
+    *drivers = t.oom ? NULL : dc_arena_strndup(&l->arena, t.data, t.len);
+    if (!*drivers)
+        l->oom = true, *drivers = "";
+    dc_buf_free(&t);
+    return all ? COVER_TABLE : COVER_DRIVER;
+}
+
 static void unguarded(lctx *c, uint32_t k, const uint64_t *reach, uint32_t nreach)
 {
     dracel_lint *l = c->l;
@@ -1487,6 +1753,8 @@ static void unguarded(lctx *c, uint32_t k, const uint64_t *reach, uint32_t nreac
         const dc_lacc *a = &e->x->acc[i];
         if (present_before(c, k, &a->path))
             continue;
+        const char *drv = "";
+        cover cv = covered(c, k, a, &drv);
         bool cap = a->path.kind == LP_CAP;
         char hint[400];
         snprintf(hint, sizeof hint,
@@ -1494,6 +1762,7 @@ static void unguarded(lctx *c, uint32_t k, const uint64_t *reach, uint32_t nreac
                  "device.%s[\"%s\"].?%s.orValue(DEFAULT)",
                  a->text, a->path.id, cap ? "capacity" : "attributes", a->path.dom,
                  cap ? "capacity" : "attributes", a->path.dom, a->path.id);
+        uint32_t at = sel_at(l, e->sel, a->span.start);
         if (reach) {
             const dc_tcol *col = column(l, &a->path);
             uint32_t rows = dracel_table_rows(l->table), lack = 0;
@@ -1502,18 +1771,36 @@ static void unguarded(lctx *c, uint32_t k, const uint64_t *reach, uint32_t nreac
             for (uint32_t r = 0; r < rows; r++)
                 if (dc_bit(reach, r) && dc_bit(e->x->errored, r) && !row_has(col, r))
                     lack++;
-            emit(l, c->o->off, e->sel->file, sel_at(l, e->sel, a->span.start), DC_LR_UNGUARDED,
-                 DRACEL_SEV_WARNING, hint, NULL,
-                 "%s is read without has() or optional syntax: on a device without it the "
-                 "selector is an error and Kubernetes fails the whole pod's allocation; %u of "
-                 "the %u devices of --slices that reach this selector reach the read without it",
-                 a->text, lack, nreach);
-        } else {
-            emit(l, c->o->off, e->sel->file, sel_at(l, e->sel, a->span.start), DC_LR_UNGUARDED,
-                 DRACEL_SEV_WARNING, hint, NULL,
+            if (lack == 0 && cv == COVER_TABLE)
+                continue;
+            if (lack == 0)
+                emit(l, c->o->off, e->sel->file, at, DC_LR_UNGUARDED, DRACEL_SEV_NOTE, hint,
+                     NULL,
+                     "%s is read without has() or optional syntax: each of the %u devices of "
+                     "--slices that reach this selector has it, but on a device without it the "
+                     "selector is an error and Kubernetes fails the whole pod's allocation",
+                     a->text, nreach);
+            else
+                emit(l, c->o->off, e->sel->file, at, DC_LR_UNGUARDED, DRACEL_SEV_WARNING, hint,
+                     NULL,
+                     "%s is read without has() or optional syntax: on a device without it the "
+                     "selector is an error and Kubernetes fails the whole pod's allocation; %u "
+                     "of the %u devices of --slices that reach this selector reach the read "
+                     "without it",
+                     a->text, lack, nreach);
+        } else if (cv == COVER_DRIVER) {
+            emit(l, c->o->off, e->sel->file, at, DC_LR_UNGUARDED, DRACEL_SEV_NOTE, hint, NULL,
+                 "%s is read without has() or optional syntax, behind a check of device.driver "
+                 "(%s): safe if the driver publishes it on every device that reaches the read, "
+                 "which lint's table of what drivers publish does not say (a PublishedAttributes "
+                 "file can)",
+                 a->text, drv);
+        } else if (cv == COVER_NONE) {
+            emit(l, c->o->off, e->sel->file, at, DC_LR_UNGUARDED, DRACEL_SEV_WARNING, hint, NULL,
                  "%s is read without has() or optional syntax: on a device without it the "
                  "selector is an error and Kubernetes fails the whole pod's allocation, not just "
-                 "that device", a->text);
+                 "that device",
+                 a->text);
         }
     }
 }

@@ -162,6 +162,12 @@ typedef struct dc_lacc {
     dc_lpath path;
     dracel_span span;
     const char *text;       /* as written: device.attributes["d"].model */
+    /* conditions on device.driver and string attributes that hold wherever the read's error
+     * counts (the other side of an enclosing `&&`, the condition of an enclosing `?:`'s first
+     * branch): src/lint.c adds the selectors before this one and looks the read up in the
+     * table of what drivers publish */
+    dc_lfact *ctx;
+    uint32_t nctx;
 } dc_lacc;
 
 /* A version-looking attribute compared with a string. */
@@ -201,6 +207,21 @@ typedef struct dc_lexpr {
     const char **emsgs;     /* their messages, "driver/pool/device: message" */
     uint32_t nerr;
 } dc_lexpr;
+
+/* What a driver publishes on every device (src/lint_pub.c): device.attributes[dom].id
+ * (LP_ATTR) or device.capacity[dom].id (LP_CAP), on every device of the driver, or on every
+ * device whose attribute device.attributes[driver].when is one of in[0..nin). */
+typedef struct dc_lpub {
+    const char *driver;
+    dc_lpath_kind kind;
+    const char *dom, *id;
+    const char *when;
+    const char *const *in;
+    uint32_t nin;
+} dc_lpub;
+
+/** The built-in rows: NVIDIA's GPU and ComputeDomain drivers, the example driver. */
+const dc_lpub *dc_lpub_builtin(uint32_t *n);
 
 typedef struct dc_lint_env {
     const dracel_config *cfg;

@@ -1128,7 +1128,16 @@ static void collect(lx *c, const dc_ast *e, bool want_false, pset *out)
         pset_add(c, out, &f.path);
 }
 
-static void add_acc(lx *c, const dc_lpath *p, const dc_ast *e)
+/* Conditions known true where a read is reached: the operands of enclosing `&&`s and the
+ * conditions of enclosing `?:`s (a chain on the stack; NULL e at the top). */
+typedef struct cset {
+    const dc_ast *e;
+    const struct cset *up;
+} cset;
+
+static void split(lx *c, const dc_ast *e, const dc_ast ***v, uint32_t *n, uint32_t *cap);
+
+static void add_acc(lx *c, const dc_lpath *p, const dc_ast *e, const cset *ctx)
 {
     dc_lexpr *x = c->x;
     for (uint32_t i = 0; i < x->nacc; i++)
@@ -1147,21 +1156,33 @@ static void add_acc(lx *c, const dc_lpath *p, const dc_ast *e)
         c->capacc = nc;
     }
     const char *text = dc_arena_strndup(c->ar, c->src + e->span.start, e->span.end - e->span.start);
-    if (!text) {
+    const dc_ast **parts = NULL;
+    uint32_t np = 0, capp = 0;
+    for (const cset *k = ctx; k && k->e; k = k->up)
+        split(c, k->e, &parts, &np, &capp);
+    dc_lfact *fs = np ? dc_arena_alloc(c->ar, np * sizeof *fs) : NULL;
+    if (!text || c->oom || (np && !fs)) {
         c->oom = true;
         return;
     }
-    x->acc[x->nacc++] = (dc_lacc){*p, e->span, text};
+    uint32_t nf = 0;
+    for (uint32_t i = 0; i < np; i++) {
+        dc_lfact *f = &fs[nf];
+        if (fact_of(c, parts[i], f) && f->analyzed && !f->is_false &&
+            (f->path.kind == LP_DRIVER || f->path.kind == LP_ATTR))
+            nf++;
+    }
+    x->acc[x->nacc++] = (dc_lacc){*p, e->span, text, fs, nf};
 }
 
-static void guard_walk(lx *c, const dc_ast *e, const pset *g)
+static void guard_walk(lx *c, const dc_ast *e, const pset *g, const cset *k)
 {
     if (!e || c->oom)
         return;
     dc_lpath p;
     if (direct(e, &p)) {
         if ((p.kind == LP_ATTR || p.kind == LP_CAP) && !pset_has(g, &p))
-            add_acc(c, &p, e);
+            add_acc(c, &p, e, k);
         return;
     }
     if (presence(e, &p) || optional_read(e, &p))
@@ -1173,44 +1194,46 @@ static void guard_walk(lx *c, const dc_ast *e, const pset *g)
             for (uint32_t i = 0; i < g->n; i++)
                 pset_add(c, &h, &g->v[i]);
             collect(c, e->u.call.args[1 - side], conj, &h);
-            guard_walk(c, e->u.call.args[side], &h);
+            cset hk = {e->u.call.args[1 - side], k};
+            guard_walk(c, e->u.call.args[side], &h, conj ? &hk : k);
         }
         return;
     }
     if (is_call(e, "_?_:_", 3)) {
-        guard_walk(c, e->u.call.args[0], g);
+        guard_walk(c, e->u.call.args[0], g, k);
         for (int side = 0; side < 2; side++) {
             pset h = {0};
             for (uint32_t i = 0; i < g->n; i++)
                 pset_add(c, &h, &g->v[i]);
             collect(c, e->u.call.args[0], side == 0, &h);
-            guard_walk(c, e->u.call.args[1 + side], &h);
+            cset hk = {e->u.call.args[0], k};
+            guard_walk(c, e->u.call.args[1 + side], &h, side == 0 ? &hk : k);
         }
         return;
     }
     switch (e->kind) {
     case DC_AST_SELECT:
-        guard_walk(c, e->u.sel.operand, g);
+        guard_walk(c, e->u.sel.operand, g, k);
         break;
     case DC_AST_CALL:
         for (uint32_t i = 0; i < e->u.call.nargs; i++)
-            guard_walk(c, e->u.call.args[i], g);
+            guard_walk(c, e->u.call.args[i], g, k);
         break;
     case DC_AST_LIST:
         for (uint32_t i = 0; i < e->u.list.n; i++)
-            guard_walk(c, e->u.list.elems[i], g);
+            guard_walk(c, e->u.list.elems[i], g, k);
         break;
     case DC_AST_MAP:
     case DC_AST_STRUCT:
         for (uint32_t i = 0; i < e->u.map.n; i++) {
-            guard_walk(c, e->u.map.entries[i].key, g);
-            guard_walk(c, e->u.map.entries[i].value, g);
+            guard_walk(c, e->u.map.entries[i].key, g, k);
+            guard_walk(c, e->u.map.entries[i].value, g, k);
         }
         break;
     case DC_AST_COMPREHENSION:
-        guard_walk(c, e->u.comp.range, g);
-        guard_walk(c, e->u.comp.arg1, g);
-        guard_walk(c, e->u.comp.arg2, g);
+        guard_walk(c, e->u.comp.range, g, k);
+        guard_walk(c, e->u.comp.arg1, g, k);
+        guard_walk(c, e->u.comp.arg2, g, k);
         break;
     default:
         break;
@@ -1751,14 +1774,17 @@ dracel_status dc_lint_expr(const dc_lint_env *le, dc_lexpr *x)
     x->present = pres.v;
     x->npresent = pres.n;
     pset none = {0};
-    guard_walk(&c, ast, &none);
+    guard_walk(&c, ast, &none, NULL);
     /* the paths point into the syntax tree, which goes with `tmp` */
     for (uint32_t i = 0; i < x->nfacts; i++)
         own_path(&c, &x->facts[i].path);
     for (uint32_t i = 0; i < x->npresent; i++)
         own_path(&c, &x->present[i]);
-    for (uint32_t i = 0; i < x->nacc; i++)
+    for (uint32_t i = 0; i < x->nacc; i++) {
         own_path(&c, &x->acc[i].path);
+        for (uint32_t j = 0; j < x->acc[i].nctx; j++)
+            own_path(&c, &x->acc[i].ctx[j].path);
+    }
     for (uint32_t i = 0; i < x->nvcmp; i++)
         own_path(&c, &x->vcmp[i].path);
 out:

@@ -357,6 +357,58 @@ static void test_oom_policy(void **state)
     assert_true(n > 10);
 }
 
+/* A PublishedAttributes file and reads behind a driver check, with every allocation failing
+ * in turn: the listed read is no finding, the other a note. */
+static void test_oom_published(void **state)
+{
+    (void)state;
+    static const char pub[] = "apiVersion: dracel.dev/v1alpha1\nkind: PublishedAttributes\n"
+                              "drivers:\n- driver: a.example.com\n  attributes: [model]\n"
+                              "- driver: a.example.com\n  when: {attribute: model, in: [x]}\n"
+                              "  capacity: [memory]\n";
+    static const char objs[] =
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: a}\n"
+        "spec:\n  selectors:\n  - cel: {expression: \"device.driver == 'a.example.com'\"}\n"
+        "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
+        "spec:\n  devices:\n    requests:\n    - name: gpu\n      exactly:\n"
+        "        deviceClassName: a\n        selectors:\n"
+        "        - cel: {expression: \"device.attributes['a.example.com'].model == 'x' && "
+        "device.capacity['a.example.com'].memory.isGreaterThan(quantity('1')) && "
+        "device.attributes['a.example.com'].index == 0\"}\n";
+    long n = 0;
+    for (long at = 1;; at++) {
+        fail_alloc fa = {0, at, 0, 0};
+        dracel_alloc a = {fa_malloc, fa_realloc, fa_free, &fa};
+        dracel_config cfg;
+        dracel_config_init(&cfg);
+        cfg.alloc = &a;
+        dracel_lint *l = NULL;
+        dracel_status st = dracel_lint_new(&cfg, NULL, &l, NULL, 0);
+        if (st == DRACEL_OK)
+            st = dracel_lint_add(l, "p.yaml", pub, sizeof pub - 1);
+        if (st == DRACEL_OK)
+            st = dracel_lint_add(l, "c.yaml", objs, sizeof objs - 1);
+        if (st == DRACEL_OK)
+            st = dracel_lint_run(l);
+        if (st == DRACEL_OK) {
+            assert_int_equal(dracel_lint_count(l), 1);
+            dracel_finding f;
+            assert_int_equal(dracel_lint_finding(l, 0, &f), DRACEL_OK);
+            assert_string_equal(f.rule, "unguarded-access");
+            assert_int_equal(f.severity, DRACEL_SEV_NOTE);
+            assert_non_null(strstr(f.message, "].index is read"));
+        } else {
+            assert_int_equal(st, DRACEL_ENOMEM);
+        }
+        dracel_lint_free(l);
+        assert_int_equal(fa.live_blocks, 0);
+        if (fa.calls < at)
+            break;
+        n++;
+    }
+    assert_true(n > 10);
+}
+
 /* Every allocation of a lint failing in turn: a clean ENOMEM and nothing left allocated. */
 static void test_oom(void **state)
 {
@@ -396,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_end_cr),
         cmocka_unit_test(test_oom),
         cmocka_unit_test(test_oom_policy),
+        cmocka_unit_test(test_oom_published),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
