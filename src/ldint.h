@@ -111,6 +111,11 @@ struct dc_ld {
     /* The column (1-based, code points) where a JSON or YAML syntax error was found; 0 when
      * the failure was not one (src/tierpolicy.c shows FILE:LINE:COL). */
     uint32_t fail_col;
+    /* The object being decoded is resource.k8s.io/v1beta1 (set by api_version, cleared for
+     * each object by dc_ld_api_reset): its requests carry the `exactly` fields themselves and
+     * its devices wrap theirs in `basic`, which the decoders read as the API server converts
+     * them to v1. */
+    bool v1beta1;
     /* json_only: the text is JSON whatever it starts with. bare: messages without the
      * "FILE:LINE: " prefix (a value given on a command line). */
     bool json_only, bare;
@@ -229,8 +234,10 @@ const char *dc_ld_label_key_err(const char *s, size_t n);   /* label key */
 const char *dc_ld_label_value_err(const char *s, size_t n); /* label value */
 const char *dc_ld_pool_err(const char *s, size_t n);        /* pool name */
 
-/* The apiVersion of a resource.k8s.io object (v1 or v1beta2). */
+/* The apiVersion of a resource.k8s.io object (v1, v1beta2, or v1beta1, which sets c->v1beta1;
+ * dc_ld_api_reset clears it for an object without apiVersion). */
 dracel_status dc_ld_api_version(dc_ld *c, const dc_tnode *av) DC_WUR;
+void dc_ld_api_reset(dc_ld *c);
 /* Decode a ResourceSlice (obj: the object; meta, spec: its fields, NULL when absent). */
 dracel_status dc_ld_slice(dc_ld *c, const dc_tnode *obj, const dc_tent *meta,
                           const dc_tent *spec) DC_WUR;

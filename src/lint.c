@@ -136,6 +136,10 @@ static const char *const SUMMARY[DC_LR__COUNT][2] = {
     [DC_LR_POLICY_DEFAULT] = {"A claim's namespace falls to a TierPolicy's default tenant.",
                               "No tenant of the policy names the namespace: its pods count as the "
                               "default tenant's (unless a tenant's podLabel matches them)."},
+    [DC_LR_DEPRECATED] = {"The object is written in a deprecated resource.k8s.io version.",
+                          "resource.k8s.io/v1beta1 (deprecated from Kubernetes 1.35, not served "
+                          "from 1.38) and v1beta2 (deprecated from 1.36, not served from 1.39) "
+                          "are read as the API server converts them to v1; once per file."},
 };
 
 int dc_lint_rule_find(const char *s, size_t n)
@@ -174,6 +178,7 @@ typedef struct lfile {
     uint32_t cur_char;      /* a cursor for YAML marks: character cur_char is at cur_byte */
     size_t cur_byte;
     bool policy;            /* holds a TierPolicy document: loaded whole once read */
+    bool deprecated;        /* its deprecated-version note is out */
 } lfile;
 
 typedef struct lsel {
@@ -691,6 +696,7 @@ static unsigned limits(rd *r, uint64_t off, const dc_tnode *obj, unsigned kind, 
     for (uint32_t i = 0; i < reqs->n; i++) {
         const dc_tnode *q = &reqs->kids[i].v;
         n += sel_limits(r, off, fieldv(fieldv(q, "exactly"), "selectors"));
+        n += sel_limits(r, off, fieldv(q, "selectors")); /* resource.k8s.io/v1beta1 */
         const dc_tnode *fa = fieldv(q, "firstAvailable");
         n += limit(r, off, fa, MAX_SUBREQUESTS, "firstAvailable subrequests",
                    "FirstAvailableDeviceRequestMaxSize");
@@ -770,6 +776,7 @@ static dracel_status record_claim(rd *r, lobj *o, const dc_tnode *obj, bool tmpl
     dracel_lint *l = r->l;
     const dc_claim_in *cm = o->cm;
     const dc_tnode *reqs = fieldv(fieldv(claim_spec(obj, tmpl), "devices"), "requests");
+    bool v1beta1 = str_is(fieldv(obj, "apiVersion"), "resource.k8s.io/v1beta1");
     o->at_requests = reqs ? at_of(r, reqs) : o->at;
     if (!cm->nreqs)
         return DRACEL_OK;
@@ -788,12 +795,14 @@ static dracel_status record_claim(rd *r, lobj *o, const dc_tnode *obj, bool tmpl
             return DRACEL_ENOMEM;
         lq->ntiers = q->nsubs;
         const dc_tnode *fa = fieldv(qn, "firstAvailable");
+        /* resource.k8s.io/v1beta1: the `exactly` fields are on the request itself */
+        const dc_tnode *ex = v1beta1 ? qn : fieldv(qn, "exactly");
         for (uint32_t j = 0; j < q->nsubs; j++) {
             const dc_subreq_in *s = &q->subs[j];
             const dc_tnode *sn = q->first_available ? (fa && fa->t == DC_TN_SEQ && j < fa->n
                                                         ? &fa->kids[j].v
                                                         : NULL)
-                                                 : fieldv(qn, "exactly");
+                                                 : ex;
             ltier *t = &lq->tiers[j];
             t->sub = s;
             t->label = q->first_available
@@ -812,8 +821,9 @@ static dracel_status record_claim(rd *r, lobj *o, const dc_tnode *obj, bool tmpl
                 q->first_available
                     ? dc_arena_printf(&l->arena, "%sdevices.requests[%u].firstAvailable[%u].selectors",
                                       tmpl ? "spec.spec." : "spec.", (unsigned)i, (unsigned)j)
-                    : dc_arena_printf(&l->arena, "%sdevices.requests[%u].exactly.selectors",
-                                      tmpl ? "spec.spec." : "spec.", (unsigned)i);
+                    : dc_arena_printf(&l->arena, "%sdevices.requests[%u].%sselectors",
+                                      tmpl ? "spec.spec." : "spec.", (unsigned)i,
+                                      v1beta1 ? "" : "exactly.");
             if (!path)
                 return DRACEL_ENOMEM;
             DC_TRY(sels_of(r, o->off, path, fieldv(sn, "selectors"), s->sels, s->nsels, &t->sels,
@@ -1099,6 +1109,28 @@ static dracel_status read_published(rd *r, const dc_tnode *v)
     return l->oom ? DRACEL_ENOMEM : DRACEL_OK;
 }
 
+/* Once per file: an object in a deprecated version of resource.k8s.io (the loader reads it
+ * as the API server converts it). */
+static void deprecated(rd *r, const dc_tnode *av, uint64_t off)
+{
+    lfile *f = &r->l->files[r->file];
+    bool b1 = str_is(av, "resource.k8s.io/v1beta1"), b2 = str_is(av, "resource.k8s.io/v1beta2");
+    if (f->deprecated || (!b1 && !b2))
+        return;
+    f->deprecated = true;
+    emit(r->l, off, r->file, at_of(r, av), DC_LR_DEPRECATED, DRACEL_SEV_NOTE,
+         b1 ? "write it as resource.k8s.io/v1: move a request's deviceClassName, selectors, "
+              "allocationMode, count, adminAccess, tolerations and capacity under `exactly`, and "
+              "a device's fields out of `basic` (kubectl convert --output-version "
+              "resource.k8s.io/v1 does it)"
+            : "write it as resource.k8s.io/v1: the same fields, only apiVersion changes",
+         NULL,
+         "%s is deprecated from Kubernetes %s and not served from %s: it is read as the API "
+         "server converts it to resource.k8s.io/v1 (noted once for the file)",
+         b1 ? "resource.k8s.io/v1beta1" : "resource.k8s.io/v1beta2", b1 ? "1.35" : "1.36",
+         b1 ? "1.38" : "1.39");
+}
+
 static dracel_status read_object(rd *r, dc_ld *c, const dc_tnode *v)
 {
     dracel_lint *l = r->l;
@@ -1137,6 +1169,7 @@ static dracel_status read_object(rd *r, dc_ld *c, const dc_tnode *v)
     o.file = r->file;
     o.at = at_of(r, v);
     o.off = annotation(r, meta);
+    deprecated(r, fieldv(v, "apiVersion"), o.off);
     o.at_ns = fieldv(meta, "namespace") ? at_of(r, fieldv(meta, "namespace")) : NONE;
     if (!o.name)
         return DRACEL_ENOMEM;

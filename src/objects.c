@@ -862,6 +862,37 @@ static dracel_status request(dc_ld *c, const dc_tnode *m, dc_request_in *q)
         dc_path_pop(c);
     }
     bool first = f[2] && f[2]->v.n > 0; /* an empty list is no list, as in Kubernetes */
+    if (c->v1beta1) {
+        /* the `exactly` fields on the request itself, as the API server converts them */
+        static const char *const EF[] = {"deviceClassName", "selectors",   "allocationMode",
+                                         "count",           "adminAccess", "tolerations",
+                                         "capacity"};
+        const dc_tent *g[7];
+        DC_TRY(dc_ld_fields(c, m, EF, 7, g));
+        if (f[1]) {
+            dc_path_field(c, "exactly");
+            return dc_ld_fail(c, f[1]->kline,
+                              "not a field of a resource.k8s.io/v1beta1 request: its fields "
+                              "(deviceClassName, selectors...) are on the request itself");
+        }
+        if (first) {
+            for (unsigned i = 0; i < 7; i++)
+                if (g[i]) {
+                    dc_path_field(c, EF[i]);
+                    return dc_ld_fail(c, g[i]->kline,
+                                      "must not be set together with `firstAvailable`");
+                }
+        } else if (!g[0]) {
+            return dc_ld_fail(c, m->line,
+                              "exactly one of `deviceClassName` or `firstAvailable` is required");
+        } else {
+            q->subs = dc_ld_szalloc(c, 1, sizeof *q->subs);
+            if (!q->subs)
+                return dc_ld_oom(c);
+            q->nsubs = 1;
+            return subrequest(c, m, true, q->subs);
+        }
+    }
     if (f[1] && first)
         return dc_ld_fail(c, m->line,
                           "exactly one of `exactly` or `firstAvailable` is required, but both are "
@@ -870,8 +901,9 @@ static dracel_status request(dc_ld *c, const dc_tnode *m, dc_request_in *q)
         if (f[3]) {
             dc_path_field(c, "deviceClassName");
             return dc_ld_fail(c, f[3]->kline,
-                              "the resource.k8s.io/v1beta1 request shape is not supported (use "
-                              "resource.k8s.io/v1: the request's fields go under `exactly`)");
+                              "a request's own deviceClassName is the resource.k8s.io/v1beta1 "
+                              "shape, and this object is not v1beta1: in resource.k8s.io/v1 and "
+                              "v1beta2 the request's fields go under `exactly`");
         }
         return dc_ld_fail(c, m->line, "exactly one of `exactly` or `firstAvailable` is required");
     }
@@ -1383,6 +1415,7 @@ static dracel_status node_obj(dc_ld *c, const dc_tnode *obj, const dc_tent *meta
 dracel_status dc_ld_object(dc_ld *c, const dc_tnode *obj, unsigned kbit, const dc_tnode *kind,
                            const dc_tent *const *f)
 {
+    dc_ld_api_reset(c);
     if (f[0] && kbit != DC_OBJ_NODE) {
         DC_TRY(dc_ld_api_version(c, &f[0]->v));
     } else if (f[0]) {
@@ -1443,6 +1476,7 @@ static dracel_status scn_object(dc_ld *c, const char *listname, uint32_t i, cons
     DC_TRY(dc_ld_room(c, v->line));
     if (kbit != DC_OBJ_SLICE)
         return dc_ld_object(c, v, kbit, kind, f);
+    dc_ld_api_reset(c);
     if (f[0])
         DC_TRY(dc_ld_api_version(c, &f[0]->v));
     return dc_ld_slice(c, v, f[2], f[3]);

@@ -1569,11 +1569,35 @@ static dracel_status device(dc_ld *c, const dc_tnode *m, int mode, dc_device_in 
         DC_TRY(sdup(c, v->s, v->n, &d->name));
         dc_path_pop(c);
     }
-    if (f[D_BASIC]) {
+    /* resource.k8s.io/v1beta1: a name and `basic`, whose fields are v1's device fields */
+    bool basic = false;
+    if (c->v1beta1) {
+        for (unsigned i = 0; i < D_N; i++)
+            if (i != D_NAME && i != D_BASIC && f[i]) {
+                dc_path_field(c, DF[i]);
+                return fail(c, f[i]->kline,
+                            "not a field of a resource.k8s.io/v1beta1 device: it goes under "
+                            "`basic` (or write the object as resource.k8s.io/v1, without "
+                            "`basic`)");
+            }
+        if (f[D_BASIC]) {
+            const dc_tnode *b = &f[D_BASIC]->v;
+            dc_path_field(c, "basic");
+            DC_TRY(want(c, b, DC_TN_MAP));
+            DC_TRY(fields(c, b, DF, D_N, f));
+            const dc_tent *in = f[D_NAME] ? f[D_NAME] : f[D_BASIC];
+            if (in) {
+                dc_path_field(c, in == f[D_NAME] ? "name" : "basic");
+                return fail(c, in->kline, "not a field of a resource.k8s.io/v1beta1 BasicDevice");
+            }
+            basic = true; /* the path keeps "basic" to the end */
+        }
+    } else if (f[D_BASIC]) {
         dc_path_field(c, "basic");
         return fail(c, f[D_BASIC]->kline,
-                    "the resource.k8s.io/v1beta1 device shape is not supported (use "
-                    "resource.k8s.io/v1: attributes and capacity directly in the device)");
+                    "`basic` is the resource.k8s.io/v1beta1 device shape, and this object is "
+                    "not v1beta1: in resource.k8s.io/v1 and v1beta2 attributes and capacity "
+                    "are directly in the device");
     }
     uint32_t na = 0, nc = 0;
     if (f[D_ATTRS]) {
@@ -1712,6 +1736,8 @@ static dracel_status device(dc_ld *c, const dc_tnode *m, int mode, dc_device_in 
             dc_path_field(c, "requestPolicy");
             return fail(c, f[D_CAPS]->kline, "forbidden: allowMultipleAllocations must be true");
         }
+    if (basic)
+        dc_path_pop(c);
     return DRACEL_OK;
 }
 
@@ -2073,17 +2099,38 @@ static bool slice_shaped(const dc_tent *spec)
     return drv && pool;
 }
 
+/* resource.k8s.io's versions: v1 (Kubernetes 1.34 on), v1beta2 (1.33 on; the same shape),
+ * v1beta1 (1.32 on; deprecated from 1.35 and served to 1.37 by its lifecycle: a request's
+ * `exactly` fields on the request itself, a device's fields under `basic`). The beta versions
+ * are served where the API server enables them (--runtime-config), and converted to v1. */
 static dracel_status api_version(dc_ld *c, const dc_tnode *av)
 {
     dc_path_field(c, "apiVersion");
     DC_TRY(want(c, av, DC_TN_STR));
-    if (!str_is(av, "resource.k8s.io/v1") && !str_is(av, "resource.k8s.io/v1beta2"))
+    c->v1beta1 = str_is(av, "resource.k8s.io/v1beta1");
+    if (str_is(av, "resource.k8s.io/v1alpha3"))
         return fail(c, av->line,
-                    "%s is not supported (resource.k8s.io/v1 or resource.k8s.io/v1beta2, which has "
-                    "the same shape)",
+                    "%s is not served for this kind since Kubernetes 1.33 (1.31 and 1.32 served "
+                    "it; only DeviceTaintRule stayed there): use resource.k8s.io/v1",
+                    qs(c, 0, av->s, av->n, true));
+    if (str_is(av, "resource.k8s.io/v1alpha2"))
+        return fail(c, av->line,
+                    "%s is the classic DRA API, not served since Kubernetes 1.31: use "
+                    "resource.k8s.io/v1",
+                    qs(c, 0, av->s, av->n, true));
+    if (!str_is(av, "resource.k8s.io/v1") && !str_is(av, "resource.k8s.io/v1beta2") &&
+        !c->v1beta1)
+        return fail(c, av->line,
+                    "%s is not supported (resource.k8s.io/v1, or v1beta2 and v1beta1, which the "
+                    "API server converts to it)",
                     qs(c, 0, av->s, av->n, true));
     dc_path_pop(c);
     return DRACEL_OK;
+}
+
+void dc_ld_api_reset(dc_ld *c)
+{
+    c->v1beta1 = false;
 }
 
 static dracel_status rule_api_version(dc_ld *c, const dc_tnode *av)
@@ -2204,6 +2251,7 @@ dracel_status dc_ld_dispatch(dc_ld *c, const dc_tnode *v, unsigned nest)
     }
     if (k != DC_OBJ_SLICE)
         return dc_ld_object(c, v, k, kind, f);
+    c->v1beta1 = false;
     if (kind && f[0])
         DC_TRY(api_version(c, &f[0]->v));
     return slice(c, v, f[2], f[3]);

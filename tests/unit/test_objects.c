@@ -522,9 +522,9 @@ static void test_errors_requests(void **state)
               "c.yaml:7" C "requests[0]: exactly one of `exactly` or `firstAvailable` is "
               "required, but both are set");
     CHECK_ERR(REQS "    - name: a\n      deviceClassName: g\n",
-              "c.yaml:8" C "requests[0].deviceClassName: the resource.k8s.io/v1beta1 request "
-              "shape is not supported (use resource.k8s.io/v1: the request's fields go under "
-              "`exactly`)");
+              "c.yaml:8" C "requests[0].deviceClassName: a request's own deviceClassName is the "
+              "resource.k8s.io/v1beta1 shape, and this object is not v1beta1: in "
+              "resource.k8s.io/v1 and v1beta2 the request's fields go under `exactly`");
     CHECK_ERR(REQS "    - name: a\n      exactly: [x]\n",
               "c.yaml:8" C "requests[0].exactly: must be an object, not a list");
     CHECK_ERR(CLAIM "    requests: {a: 1}\n",
@@ -794,9 +794,16 @@ static void test_errors_objects(void **state)
               "c.yaml:2: DeviceClass k: metadata.creationTimestamp: invalid value "
               "\"2026-02-01 00:00\": must be an RFC 3339 time (2026-01-02T03:04:05Z)");
     /* apiVersion */
-    CHECK_ERR("apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\n",
-              "c.yaml:1: apiVersion: \"resource.k8s.io/v1beta1\" is not supported "
-              "(resource.k8s.io/v1 or resource.k8s.io/v1beta2, which has the same shape)");
+    CHECK_ERR("apiVersion: resource.k8s.io/v1beta3\nkind: ResourceClaim\n",
+              "c.yaml:1: apiVersion: \"resource.k8s.io/v1beta3\" is not supported "
+              "(resource.k8s.io/v1, or v1beta2 and v1beta1, which the API server converts to it)");
+    CHECK_ERR("apiVersion: resource.k8s.io/v1alpha3\nkind: ResourceClaim\n",
+              "c.yaml:1: apiVersion: \"resource.k8s.io/v1alpha3\" is not served for this kind "
+              "since Kubernetes 1.33 (1.31 and 1.32 served it; only DeviceTaintRule stayed "
+              "there): use resource.k8s.io/v1");
+    CHECK_ERR("apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaim\n",
+              "c.yaml:1: apiVersion: \"resource.k8s.io/v1alpha2\" is the classic DRA API, not "
+              "served since Kubernetes 1.31: use resource.k8s.io/v1");
     CHECK_ERR("apiVersion: v2\nkind: Node\nmetadata: {name: n1}\n",
               "c.yaml:1: apiVersion: \"v2\" is not supported (v1)");
     /* templates: the claim is at spec.spec */
@@ -871,6 +878,62 @@ static void check_params(const char *name, const char *value, const char *want, 
 #define RES ST "  allocation:\n    devices:\n      results:\n"
 #define R0 "c.yaml:15" S "allocation.devices.results[0]."
 #define UID1 "6f1c0000-0000-4000-8000-000000000001"
+
+/* resource.k8s.io/v1beta1, read as the API server converts it to v1: a request's `exactly`
+ * fields on the request itself, firstAvailable as in v1, and v1beta1's own mistakes. */
+#define B1 "apiVersion: resource.k8s.io/v1beta1\n"
+static void test_v1beta1(void **state)
+{
+    (void)state;
+    dc_objects o;
+    dc_objects_init(&o, NULL);
+    static const char text[] =
+        B1 "kind: ResourceClaim\nmetadata: {name: c}\nspec:\n  devices:\n    requests:\n"
+           "    - name: pair\n      deviceClassName: gpu.example.com\n      count: 2\n"
+           "      adminAccess: false\n"
+           "      selectors:\n      - cel: {expression: 'device.driver == \"x\"'}\n"
+           "      tolerations:\n      - {key: k, operator: Exists}\n"
+           "    - name: any\n      firstAvailable:\n"
+           "      - {name: a, deviceClassName: g, allocationMode: All}\n"
+           "      - {name: b, deviceClassName: h}\n"
+           "---\n" B1 "kind: DeviceClass\nmetadata: {name: g}\nspec:\n  selectors:\n"
+           "  - cel: {expression: 'true'}\n"
+           "---\nkind: ResourceClaim\nmetadata: {name: d}\nspec:\n  devices:\n    requests:\n"
+           "    - {name: v1, exactly: {deviceClassName: g}}\n";
+    if (load_text(&o, "c.yaml", text) != DRACEL_OK)
+        fail_msg("%s", err);
+    assert_int_equal(o.nclaims, 2);
+    assert_int_equal(o.nclasses, 1);
+    const dc_request_in *q = &o.claims[0].reqs[0];
+    assert_false(q->first_available);
+    assert_int_equal(q->nsubs, 1);
+    assert_string_equal(q->subs[0].class_name, "gpu.example.com");
+    assert_int_equal(q->subs[0].count, 2);
+    assert_int_equal(q->subs[0].nsels, 1);
+    assert_int_equal(q->subs[0].ntols, 1);
+    assert_int_equal(q->subs[0].line, 7);
+    q = &o.claims[0].reqs[1];
+    assert_true(q->first_available);
+    assert_int_equal(q->nsubs, 2);
+    assert_string_equal(q->subs[0].mode, "All");
+    assert_string_equal(q->subs[1].class_name, "h");
+    /* the next object, without apiVersion, is v1 again */
+    assert_string_equal(o.claims[1].reqs[0].subs[0].class_name, "g");
+    dc_objects_free(&o);
+#define B1REQ B1 REQS
+    CHECK_ERR(B1REQ "    - name: a\n      exactly: {deviceClassName: g}\n",
+              "c.yaml:9" C "requests[0].exactly: not a field of a resource.k8s.io/v1beta1 "
+              "request: its fields (deviceClassName, selectors...) are on the request itself");
+    CHECK_ERR(B1REQ "    - name: a\n      count: 1\n",
+              "c.yaml:8" C "requests[0]: exactly one of `deviceClassName` or `firstAvailable` is "
+              "required");
+    CHECK_ERR(B1REQ "    - name: a\n      firstAvailable: [{name: b, deviceClassName: g}]\n"
+              "      selectors: []\n",
+              "c.yaml:10" C "requests[0].selectors: must not be set together with "
+              "`firstAvailable`");
+    CHECK_ERR(B1REQ "    - name: a\n      deviceClassName: g\n      count: -1\n",
+              "c.yaml:10" C "requests[0].count: invalid value -1: must be greater than zero");
+}
 
 static void test_claim_status(void **state)
 {
@@ -1378,8 +1441,9 @@ static void test_scenario_errors(void **state)
     CHECK_SCN_ERR("node: {name: n1}\nclaims: {}\n",
                   "s.yaml:2: claims: must be a list, not an object");
     CHECK_SCN_ERR("node: {name: n1}\nclasses:\n- apiVersion: resource.k8s.io/v1alpha3\n",
-                  "s.yaml:3: classes[0].apiVersion: \"resource.k8s.io/v1alpha3\" is not supported "
-                  "(resource.k8s.io/v1 or resource.k8s.io/v1beta2, which has the same shape)");
+                  "s.yaml:3: classes[0].apiVersion: \"resource.k8s.io/v1alpha3\" is not served for "
+                  "this kind since Kubernetes 1.33 (1.31 and 1.32 served it; only DeviceTaintRule "
+                  "stayed there): use resource.k8s.io/v1");
     /* errors inside objects are the objects' own */
     CHECK_SCN_ERR("node: {name: n1}\nslices:\n- metadata: {name: s}\n  spec: {driver: d}\n",
                   "s.yaml:4: ResourceSlice s: spec.pool: required value");
@@ -1723,6 +1787,7 @@ int main(void)
         cmocka_unit_test(test_features),
         cmocka_unit_test(test_scenario),
         cmocka_unit_test(test_scenario_errors),
+        cmocka_unit_test(test_v1beta1),
         cmocka_unit_test(test_claim_status),
         cmocka_unit_test(test_claim_status_errors),
         cmocka_unit_test(test_rollback),

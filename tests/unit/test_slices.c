@@ -695,9 +695,27 @@ static void test_errors_slice(void **state)
     CHECK_ERR("t.yaml", DEVS "  - gpu-0\n",
               PRE "8" S1 "spec.devices[0]: must be an object, not a string");
     /* apiVersion and kind */
-    CHECK_ERR("t.yaml", "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\n",
-              PRE "1: apiVersion: \"resource.k8s.io/v1beta1\" is not supported "
-                  "(resource.k8s.io/v1 or resource.k8s.io/v1beta2, which has the same shape)");
+    CHECK_ERR("t.yaml", "apiVersion: resource.k8s.io/v2\nkind: ResourceSlice\n",
+              PRE "1: apiVersion: \"resource.k8s.io/v2\" is not supported "
+                  "(resource.k8s.io/v1, or v1beta2 and v1beta1, which the API server converts to "
+                  "it)");
+    /* v1beta1: a device's fields under basic */
+    CHECK_ERR("t.yaml", "apiVersion: resource.k8s.io/v1beta1\n" DEVS "  - name: gpu-0\n"
+              "    attributes: {a: {int: 1}}\n",
+              PRE "10" S1 "spec.devices[0].attributes: not a field of a resource.k8s.io/v1beta1 "
+                  "device: it goes under `basic` (or write the object as resource.k8s.io/v1, "
+                  "without `basic`)");
+    CHECK_ERR("t.yaml", "apiVersion: resource.k8s.io/v1beta1\n" DEVS "  - name: gpu-0\n"
+              "    basic: {name: x}\n",
+              PRE "10" S1 "spec.devices[0].basic.name: not a field of a resource.k8s.io/v1beta1 "
+                  "BasicDevice");
+    CHECK_ERR("t.yaml", "apiVersion: resource.k8s.io/v1beta1\n" DEVS "  - name: gpu-0\n"
+              "    basic: {attributes: {a: {int: x}}}\n",
+              PRE "10" S1 "spec.devices[0].basic.attributes[\"a\"].int: must be an integer, not a "
+                  "string");
+    CHECK_OK("t.yaml", "apiVersion: resource.k8s.io/v1beta1\n" DEVS "  - name: gpu-0\n"
+             "    basic: {attributes: {a: {int: 1}}, capacity: {m: {value: 1Gi}}}\n"
+             "  - name: bare\n");
     CHECK_ERR("t.yaml", "kind: [ResourceSlice]\n", PRE "1: kind: must be a string, not a list");
     CHECK_ERR("t.yaml", "kind: List\nitems: {a: 1}\n", PRE "2: items: must be a list, not an object");
     CHECK_ERR("t.yaml", "hello\n", PRE "1: expected an object, found a string");
@@ -990,9 +1008,9 @@ static void test_errors_devices(void **state)
               PRE "10" S1 "spec.devices[2].name: duplicate device name \"gpu-0\" (also "
                   "spec.devices[0])");
     CHECK_ERR("t.yaml", DEVS "  - name: gpu-0\n    basic: {}\n",
-              PRE "9" S1 "spec.devices[0].basic: the resource.k8s.io/v1beta1 device shape is not "
-                  "supported (use resource.k8s.io/v1: attributes and capacity directly in the "
-                  "device)");
+              PRE "9" S1 "spec.devices[0].basic: `basic` is the resource.k8s.io/v1beta1 device "
+                  "shape, and this object is not v1beta1: in resource.k8s.io/v1 and v1beta2 "
+                  "attributes and capacity are directly in the device");
     /* attributes and capacities */
     strcpy(big, DEVS "  - name: x\n    attributes:\n");
     for (int i = 0; i < 30; i++)
