@@ -1485,6 +1485,15 @@ DRACEL_API dracel_status dracel_snapshot_pod_policy_new(const dracel_config *cfg
 /** A lint run. Opaque. */
 typedef struct dracel_lint dracel_lint;
 
+/** How lint reports a field the object's schema does not have (rule unknown-field): as
+ *  kubectl's --validate=strict (its default: the API server refuses the object), =warn (the
+ *  field is dropped with a warning) or =ignore (dropped silently). */
+typedef enum dracel_field_validation {
+    DRACEL_FIELDS_STRICT = 0,
+    DRACEL_FIELDS_WARN = 1,
+    DRACEL_FIELDS_IGNORE = 2
+} dracel_field_validation;
+
 /** Options of a lint: fill with dracel_lint_opts_init(). Grows at its end as dracel_config
  *  does (`size`). */
 typedef struct dracel_lint_opts {
@@ -1496,6 +1505,10 @@ typedef struct dracel_lint_opts {
                                          must outlive the lint */
     const char *disable;            /**< rule ids switched off, separated by commas (NULL:
                                          none); copied */
+    dracel_field_validation fields; /**< an unknown field of a DeviceClass, ResourceClaim or
+                                         template, as kubectl's --validate reports it:
+                                         DRACEL_FIELDS_STRICT (the default) an error,
+                                         _WARN a warning, _IGNORE nothing */
 } dracel_lint_opts;
 DRACEL_API void dracel_lint_opts_init_size(dracel_lint_opts *o, size_t size);
 #define dracel_lint_opts_init(o) dracel_lint_opts_init_size((o), sizeof *(o))

@@ -140,6 +140,10 @@ static const char *const SUMMARY[DC_LR__COUNT][2] = {
                           "resource.k8s.io/v1beta1 (deprecated from Kubernetes 1.35, not served "
                           "from 1.38) and v1beta2 (deprecated from 1.36, not served from 1.39) "
                           "are read as the API server converts them to v1; once per file."},
+    [DC_LR_UNKNOWN_FIELD] = {"A field the object's schema does not have.",
+                             "kubectl's default field validation (strict) refuses the object; "
+                             "with --validate=warn the API server drops the field with a "
+                             "warning. Usually a typo or a field at the wrong indentation."},
 };
 
 int dc_lint_rule_find(const char *s, size_t n)
@@ -281,6 +285,7 @@ struct dracel_lint {
     uint32_t nobj, capobj;
     lpol *pols;
     uint32_t npols, cappols;
+    dracel_field_validation fields;
     dc_lpub *pubs;          /* the rows of PublishedAttributes files */
     uint32_t npubs, cappubs;
     dc_lexpr **ht;
@@ -370,6 +375,11 @@ dracel_status dracel_lint_new(const dracel_config *cfg, const dracel_lint_opts *
     dracel_lint_opts_init(&o);
     if (in)
         DC_TRY(dc_struct_read(&o, sizeof o, in, in->size, LINT_OPTS_V1));
+    if ((unsigned)o.fields > DRACEL_FIELDS_IGNORE) {
+        if (err && errcap)
+            snprintf(err, errcap, "no field validation %d (strict, warn or ignore)", (int)o.fields);
+        return DRACEL_EINVAL;
+    }
     uint64_t off = 0;
     if (o.disable) {
         const char *bad;
@@ -395,6 +405,7 @@ dracel_status dracel_lint_new(const dracel_config *cfg, const dracel_lint_opts *
     l->table = o.slices;
     l->classes = o.classes;
     l->off = off;
+    l->fields = o.fields;
     l->env = dc_env_new(&l->alloc, DC_ENV_DRA);
     dracel_status st = l->env ? DRACEL_OK : DRACEL_ENOMEM;
     if (st == DRACEL_OK && l->table)
@@ -705,6 +716,138 @@ static unsigned limits(rd *r, uint64_t off, const dc_tnode *obj, unsigned kind, 
                 n += sel_limits(r, off, fieldv(&fa->kids[j].v, "selectors"));
     }
     return n;
+}
+
+/* ---- Unknown fields: the object's tree against the schema of resource.k8s.io/v1 (and
+ * v1beta1's request shape), as the API server's strict decoding checks it. What is not
+ * described here (a status, opaque parameters, label and annotation maps) is not walked. */
+
+static uint32_t key_at(rd *r, const dc_tent *e);
+
+typedef enum { SF_LEAF, SF_OBJ, SF_LIST, SF_RAW } sf_kind;
+typedef struct sfield {
+    const char *name;
+    sf_kind kind;               /* SF_OBJ: a map of sub; SF_LIST: a list of maps of sub */
+    const struct sfield *sub;   /* NULL-terminated */
+} sfield;
+
+#define SF_END {NULL, SF_LEAF, NULL}
+static const sfield S_META[] = {
+    {"name", SF_LEAF, NULL}, {"generateName", SF_LEAF, NULL}, {"namespace", SF_LEAF, NULL},
+    {"selfLink", SF_LEAF, NULL}, {"uid", SF_LEAF, NULL}, {"resourceVersion", SF_LEAF, NULL},
+    {"generation", SF_LEAF, NULL}, {"creationTimestamp", SF_LEAF, NULL},
+    {"deletionTimestamp", SF_LEAF, NULL}, {"deletionGracePeriodSeconds", SF_LEAF, NULL},
+    {"labels", SF_RAW, NULL}, {"annotations", SF_RAW, NULL}, {"ownerReferences", SF_RAW, NULL},
+    {"finalizers", SF_RAW, NULL}, {"managedFields", SF_RAW, NULL}, SF_END};
+static const sfield S_CEL[] = {{"expression", SF_LEAF, NULL}, SF_END};
+static const sfield S_SEL[] = {{"cel", SF_OBJ, S_CEL}, SF_END};
+static const sfield S_TOL[] = {{"key", SF_LEAF, NULL}, {"operator", SF_LEAF, NULL},
+                               {"value", SF_LEAF, NULL}, {"effect", SF_LEAF, NULL},
+                               {"tolerationSeconds", SF_LEAF, NULL}, SF_END};
+static const sfield S_CAPREQ[] = {{"requests", SF_RAW, NULL}, SF_END};
+static const sfield S_EXACT[] = {
+    {"deviceClassName", SF_LEAF, NULL}, {"selectors", SF_LIST, S_SEL},
+    {"allocationMode", SF_LEAF, NULL}, {"count", SF_LEAF, NULL}, {"adminAccess", SF_LEAF, NULL},
+    {"tolerations", SF_LIST, S_TOL}, {"capacity", SF_OBJ, S_CAPREQ}, SF_END};
+static const sfield S_SUB[] = {
+    {"name", SF_LEAF, NULL}, {"deviceClassName", SF_LEAF, NULL}, {"selectors", SF_LIST, S_SEL},
+    {"allocationMode", SF_LEAF, NULL}, {"count", SF_LEAF, NULL}, {"tolerations", SF_LIST, S_TOL},
+    {"capacity", SF_OBJ, S_CAPREQ}, SF_END};
+static const sfield S_REQ[] = {{"name", SF_LEAF, NULL}, {"exactly", SF_OBJ, S_EXACT},
+                               {"firstAvailable", SF_LIST, S_SUB}, SF_END};
+static const sfield S_REQ_V1BETA1[] = {
+    {"name", SF_LEAF, NULL}, {"deviceClassName", SF_LEAF, NULL}, {"selectors", SF_LIST, S_SEL},
+    {"allocationMode", SF_LEAF, NULL}, {"count", SF_LEAF, NULL}, {"adminAccess", SF_LEAF, NULL},
+    {"firstAvailable", SF_LIST, S_SUB}, {"tolerations", SF_LIST, S_TOL},
+    {"capacity", SF_OBJ, S_CAPREQ}, SF_END};
+static const sfield S_CONS[] = {{"requests", SF_RAW, NULL}, {"matchAttribute", SF_LEAF, NULL},
+                                {"distinctAttribute", SF_LEAF, NULL}, SF_END};
+static const sfield S_OPAQUE[] = {{"driver", SF_LEAF, NULL}, {"parameters", SF_RAW, NULL},
+                                  SF_END};
+static const sfield S_CCFG[] = {{"requests", SF_RAW, NULL}, {"opaque", SF_OBJ, S_OPAQUE},
+                                SF_END};
+static const sfield S_DCFG[] = {{"opaque", SF_OBJ, S_OPAQUE}, SF_END};
+static const sfield S_DEVS[] = {{"requests", SF_LIST, S_REQ}, {"constraints", SF_LIST, S_CONS},
+                                {"config", SF_LIST, S_CCFG}, SF_END};
+static const sfield S_DEVS_V1BETA1[] = {{"requests", SF_LIST, S_REQ_V1BETA1},
+                                        {"constraints", SF_LIST, S_CONS},
+                                        {"config", SF_LIST, S_CCFG}, SF_END};
+static const sfield S_CSPEC[] = {{"devices", SF_OBJ, S_DEVS}, SF_END};
+static const sfield S_CSPEC_V1BETA1[] = {{"devices", SF_OBJ, S_DEVS_V1BETA1}, SF_END};
+static const sfield S_CLASS_SPEC[] = {{"selectors", SF_LIST, S_SEL},
+                                      {"config", SF_LIST, S_DCFG},
+                                      {"extendedResourceName", SF_LEAF, NULL}, SF_END};
+#define S_TOP(spec)                                                                            \
+    {"apiVersion", SF_LEAF, NULL}, {"kind", SF_LEAF, NULL}, {"metadata", SF_OBJ, S_META},       \
+        {"spec", SF_OBJ, spec}
+static const sfield S_CLASS[] = {S_TOP(S_CLASS_SPEC), SF_END};
+static const sfield S_CLAIM[] = {S_TOP(S_CSPEC), {"status", SF_RAW, NULL}, SF_END};
+static const sfield S_CLAIM_V1BETA1[] = {S_TOP(S_CSPEC_V1BETA1), {"status", SF_RAW, NULL},
+                                         SF_END};
+static const sfield S_TSPEC[] = {{"metadata", SF_OBJ, S_META}, {"spec", SF_OBJ, S_CSPEC},
+                                 SF_END};
+static const sfield S_TSPEC_V1BETA1[] = {{"metadata", SF_OBJ, S_META},
+                                         {"spec", SF_OBJ, S_CSPEC_V1BETA1}, SF_END};
+static const sfield S_TMPL[] = {S_TOP(S_TSPEC), SF_END};
+static const sfield S_TMPL_V1BETA1[] = {S_TOP(S_TSPEC_V1BETA1), SF_END};
+
+#define FIELD_PATH 512
+
+static void unknown_fields(rd *r, uint64_t off, const dc_tnode *m, const sfield *fs, char *path,
+                           size_t plen, unsigned depth)
+{
+    dracel_lint *l = r->l;
+    if (!m || m->t != DC_TN_MAP || depth > 16)
+        return;
+    for (uint32_t i = 0; i < m->n && !l->oom; i++) {
+        const dc_tent *e = &m->kids[i];
+        const sfield *f = fs;
+        while (f->name && !(strlen(f->name) == e->klen && memcmp(f->name, e->k, e->klen) == 0))
+            f++;
+        if (!f->name) {
+            bool strict = l->fields == DRACEL_FIELDS_STRICT;
+            emit(l, off, r->file, key_at(r, e), DC_LR_UNKNOWN_FIELD,
+                 strict ? DRACEL_SEV_ERROR : DRACEL_SEV_WARNING,
+                 "check the spelling and the indentation (a field one level too deep or too "
+                 "shallow is unknown where it lands)",
+                 NULL, "unknown field \"%s%s%.*s\": %s", path, plen ? "." : "",
+                 (int)(e->klen > 80 ? 80 : e->klen), e->k,
+                 strict ? "kubectl's default field validation (strict) refuses the object"
+                        : "the API server drops it with a warning (field validation warn)");
+            continue;
+        }
+        if (f->kind == SF_LEAF || f->kind == SF_RAW)
+            continue;
+        size_t n = plen;
+        int w = snprintf(path + n, FIELD_PATH - n, "%s%s", n ? "." : "", f->name);
+        if (w < 0 || (size_t)w >= FIELD_PATH - n)
+            continue;
+        n += (size_t)w;
+        if (f->kind == SF_OBJ) {
+            unknown_fields(r, off, &e->v, f->sub, path, n, depth + 1);
+        } else if (e->v.t == DC_TN_SEQ) {
+            for (uint32_t k = 0; k < e->v.n && k < 64; k++) {
+                int x = snprintf(path + n, FIELD_PATH - n, "[%u]", (unsigned)k);
+                if (x > 0 && (size_t)x < FIELD_PATH - n)
+                    unknown_fields(r, off, &e->v.kids[k].v, f->sub, path, n + (size_t)x,
+                                   depth + 1);
+            }
+        }
+        path[plen] = '\0';
+    }
+}
+
+static void check_fields(rd *r, uint64_t off, const dc_tnode *obj, unsigned kind, bool tmpl)
+{
+    if (r->l->fields == DRACEL_FIELDS_IGNORE)
+        return;
+    bool b1 = str_is(fieldv(obj, "apiVersion"), "resource.k8s.io/v1beta1");
+    const sfield *fs = kind == DC_OBJ_CLASS ? S_CLASS
+                       : tmpl               ? (b1 ? S_TMPL_V1BETA1 : S_TMPL)
+                                            : (b1 ? S_CLAIM_V1BETA1 : S_CLAIM);
+    char path[FIELD_PATH];
+    path[0] = '\0';
+    unknown_fields(r, off, obj, fs, path, 0, 0);
 }
 
 /* The loader's message "FILE:LINE: rest" as a finding. */
@@ -1170,6 +1313,7 @@ static dracel_status read_object(rd *r, dc_ld *c, const dc_tnode *v)
     o.at = at_of(r, v);
     o.off = annotation(r, meta);
     deprecated(r, fieldv(v, "apiVersion"), o.off);
+    check_fields(r, o.off, v, kbit, tmpl);
     o.at_ns = fieldv(meta, "namespace") ? at_of(r, fieldv(meta, "namespace")) : NONE;
     if (!o.name)
         return DRACEL_ENOMEM;

@@ -69,7 +69,8 @@ uint32_t *dc_srcmap(dc_arena *a, const char *text, size_t len, size_t start, boo
     X(POLICY_KEY, "policy-unknown-key", ERROR)                                                  \
     X(POLICY_SIZE, "policy-above-size", WARNING)                                                \
     X(POLICY_DEFAULT, "policy-default-tenant", NOTE)                                            \
-    X(DEPRECATED, "deprecated-version", NOTE)
+    X(DEPRECATED, "deprecated-version", NOTE)                                                   \
+    X(UNKNOWN_FIELD, "unknown-field", ERROR)
 
 typedef enum dc_lint_rule {
 #define DC_LR_ENUM(id, name, sev) DC_LR_##id,

@@ -111,7 +111,7 @@ check "--disable one rule: the others stay" "$([ "$rc" = 1 ] && ! grep -q regex-
 check "- reads standard input (named <stdin>)" "$([ "$rc" = 1 ] && grep -q '^<stdin>:20:27: error: ' "$tmp/out"; echo $?)"
 
 # usage and unreadable input: exit 2
-for a in "" "--format yaml x.yaml" "--fail-on fatal x.yaml" "--bogus x.yaml" "--disable no-such-rule examples/claims" \
+for a in "" "--format yaml x.yaml" "--fail-on fatal x.yaml" "--field-validation loose x.yaml" "--bogus x.yaml" "--disable no-such-rule examples/claims" \
          "--slices" "no/such/file.yaml" "--slices no/such/dir examples/claims" "--classes no/such/dir examples/claims" \
          "--slices tests/lint/07-syntax.yaml examples/claims"; do
   # shellcheck disable=SC2086

@@ -30,7 +30,8 @@ static void usage_lint(FILE *f)
 {
     fprintf(f,
             "usage: %s lint [--format text|json|sarif] [--slices PATH] [--classes PATH]\n"
-            "                [--fail-on error|warning|note] [--disable RULE[,RULE...]]... PATH...\n"
+            "                [--fail-on error|warning|note] [--disable RULE[,RULE...]]...\n"
+            "                [--field-validation strict|warn|ignore] PATH...\n"
             "       %s lint --list-rules\n"
             "\n"
             "Finds the selector bugs that block scheduling in DeviceClasses, ResourceClaims and\n"
@@ -45,6 +46,8 @@ static void usage_lint(FILE *f)
             "  --fail-on SEV     exit 1 when a finding is at or above SEV (default error)\n"
             "  --disable RULES   switch rules off (comma-separated ids; also per object with the\n"
             "                    annotation dracel.dev/lint-disable, per file with a comment)\n"
+            "  --field-validation MODE  an unknown field is an error (strict, kubectl's\n"
+            "                    default), a warning (warn) or nothing (ignore)\n"
             "  --list-rules      print the rules: id, severity, summary\n"
             "\n"
             "Exit status: 0 no finding at or above --fail-on, 1 one is, 2 usage or unreadable\n"
@@ -345,6 +348,7 @@ int celc_lint(int argc, char **argv)
     int format = F_TEXT;
     dracel_severity fail_on = DRACEL_SEV_ERROR;
     const char *slices = NULL, *classes = NULL;
+    dracel_field_validation fields = DRACEL_FIELDS_STRICT;
     char *disable = NULL;
     size_t dlen = 0;
     paths in = {0}, files = {0};
@@ -357,7 +361,7 @@ int celc_lint(int argc, char **argv)
             rc = list_rules();
         } else if (strcmp(a, "--format") == 0 || strcmp(a, "--slices") == 0 ||
                    strcmp(a, "--classes") == 0 || strcmp(a, "--fail-on") == 0 ||
-                   strcmp(a, "--disable") == 0) {
+                   strcmp(a, "--disable") == 0 || strcmp(a, "--field-validation") == 0) {
             if (!v) {
                 rc = usage_error(usage_lint, "%s needs an argument", a);
                 break;
@@ -383,6 +387,17 @@ int celc_lint(int argc, char **argv)
                 else
                     rc = usage_error(usage_lint,
                                      "--fail-on takes error, warning or note, not '%s'", v);
+            } else if (strcmp(a, "--field-validation") == 0) {
+                if (strcmp(v, "strict") == 0)
+                    fields = DRACEL_FIELDS_STRICT;
+                else if (strcmp(v, "warn") == 0)
+                    fields = DRACEL_FIELDS_WARN;
+                else if (strcmp(v, "ignore") == 0)
+                    fields = DRACEL_FIELDS_IGNORE;
+                else
+                    rc = usage_error(usage_lint,
+                                     "--field-validation takes strict, warn or ignore, not '%s'",
+                                     v);
             } else if (strcmp(a, "--slices") == 0) {
                 slices = v;
             } else if (strcmp(a, "--classes") == 0) {
@@ -457,6 +472,7 @@ int celc_lint(int argc, char **argv)
         o.slices = t;
         o.classes = cls;
         o.disable = disable;
+        o.fields = fields;
         dracel_status st = dracel_lint_new(NULL, &o, &l, err, sizeof err);
         if (st == DRACEL_EINVAL)
             rc = usage_error(usage_lint, "--disable: %s", err);
