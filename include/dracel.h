@@ -1138,6 +1138,9 @@ typedef struct dracel_tier_explanation {
     uint32_t excluded_binding;  /**< devices with binding conditions, which cannot be selected
                                      while their gates are off; no selector ran on them, and
                                      they are counted nowhere else */
+    uint32_t excluded_ungated;  /**< candidates that consume counters while
+                                     DRAPartitionableDevices is off (never allocated then);
+                                     not in excluded[DRACEL_EXCLUDED_COUNTERS] */
 } dracel_tier_explanation;
 DRACEL_API dracel_status dracel_run_explain_tier_size(const dracel_run *r, size_t tier,
                                                       dracel_tier_explanation *out, size_t size);

@@ -239,6 +239,7 @@ typedef struct dc_tier_expl {
     uint32_t excluded[DC_EXCL__COUNT];
     uint32_t capacity;          /* consumable capacity: candidates the request does not fit */
     uint32_t binding;           /* devices with binding conditions, unselectable (gates off) */
+    uint32_t ungated;           /* consuming counters with DRAPartitionableDevices off */
 } dc_tier_expl;
 typedef struct dc_sel_expl {
     bool from_class;

@@ -968,6 +968,7 @@ dracel_status dracel_run_explain_tier_size(const dracel_run *r, size_t tier,
     x.unevaluated = e.unevaluated;
     x.excluded_capacity = e.capacity;
     x.excluded_binding = e.binding;
+    x.excluded_ungated = e.ungated;
     return dc_struct_write(out, size, &x, sizeof x, TIER_EXPL_V1);
 }
 

@@ -173,6 +173,7 @@ typedef struct dc_pstat {       /* explanation, per dc_preq */
     uint32_t excl[DC_EXCL__COUNT];
     uint32_t capacity;                  /* consumable capacity: the request does not fit */
     uint32_t binding;                   /* binding conditions with their gates off */
+    uint32_t ungated;                   /* consuming counters, DRAPartitionableDevices off */
     uint32_t candidates, available;
     uint32_t unevaluated;               /* devices a lazy selector could not be evaluated on in
                                            time: counted nowhere else */

@@ -409,7 +409,9 @@ dracel_status dc_al_explain(dc_alloc_run *r)
                 st->excl[DC_EXCL_ALLOCATED]++;
             else if ((r->k8s.features & DC_FEAT_DEVICE_TAINTS) && dc_al_tainted(r, q, row))
                 st->excl[DC_EXCL_TAINTED]++;
-            else if (ncons && (!(r->k8s.features & DC_FEAT_PARTITIONABLE) || alone_exceeds(r, row)))
+            else if (ncons && !(r->k8s.features & DC_FEAT_PARTITIONABLE))
+                st->ungated++;
+            else if (ncons && alone_exceeds(r, row))
                 st->excl[DC_EXCL_COUNTERS]++;
             else if (dc_al_consumable(r) && dc_al_cap_check(r, pq, li, true) <= 0)
                 st->capacity++;
@@ -472,6 +474,7 @@ void dc_alloc_tier_expl(const dc_alloc_run *r, uint32_t tier, dc_tier_expl *out)
     out->unevaluated = st->unevaluated;
     out->capacity = st->capacity;
     out->binding = st->binding;
+    out->ungated = st->ungated;
     memcpy(out->excluded, st->excl, sizeof out->excluded);
 }
 

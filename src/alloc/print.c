@@ -475,6 +475,11 @@ static void put_exclusions(dc_buf *b, const dc_pstat *st, const char *open, cons
             dc_buf_printf(b, "%s%u %s", sep, st->excl[i], what[i]);
             sep = ", ";
         }
+    if (st->ungated) {
+        dc_buf_printf(b, "%s%u consuming counters (DRAPartitionableDevices is off)", sep,
+                      st->ungated);
+        sep = ", ";
+    }
     if (st->capacity) {
         dc_buf_printf(b, "%s%u without the capacity asked for", sep, st->capacity);
         sep = ", ";
@@ -656,11 +661,11 @@ void dc_alloc_explain_json(const dc_alloc_run *r, dc_buf *b)
                 }
                 dc_buf_printf(b, "],\"excluded\":{\"incompletePool\":%u,\"invalidPool\":%u,"
                               "\"node\":%u,\"allocated\":%u,\"tainted\":%u,\"counters\":%u,"
-                              "\"capacity\":%u,\"bindingConditions\":%u}",
+                              "\"capacity\":%u,\"bindingConditions\":%u,\"partitionableOff\":%u}",
                               st->excl[DC_EXCL_INCOMPLETE_POOL], st->excl[DC_EXCL_INVALID_POOL],
                               st->excl[DC_EXCL_NODE], st->excl[DC_EXCL_ALLOCATED],
                               st->excl[DC_EXCL_TAINTED], st->excl[DC_EXCL_COUNTERS],
-                              st->capacity, st->binding);
+                              st->capacity, st->binding, st->ungated);
                 if (st->unevaluated)
                     dc_buf_printf(b, ",\"unevaluated\":%u", st->unevaluated);
                 if (status == DC_TIER_CHOSEN) {

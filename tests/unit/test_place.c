@@ -735,9 +735,9 @@ static void test_explanation_data(void **state)
         snprintf(frag, sizeof frag,
                  "\"excluded\":{\"incompletePool\":%u,\"invalidPool\":%u,\"node\":%u,"
                  "\"allocated\":%u,\"tainted\":%u,\"counters\":%u,\"capacity\":%u,"
-                 "\"bindingConditions\":%u}",
+                 "\"bindingConditions\":%u,\"partitionableOff\":%u}",
                  te.excluded[0], te.excluded[1], te.excluded[2], te.excluded[3], te.excluded[4],
-                 te.excluded[5], te.excluded_capacity, te.excluded_binding);
+                 te.excluded[5], te.excluded_capacity, te.excluded_binding, te.excluded_ungated);
         assert_non_null(strstr(j, frag));
         if (te.status == DRACEL_TIER_FAILED) {
             assert_non_null(te.reason);
