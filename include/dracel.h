@@ -934,6 +934,24 @@ DRACEL_API dracel_status dracel_policy_tier_size(const dracel_policy *p, size_t 
 DRACEL_API dracel_status dracel_policy_tier_candidates(const dracel_policy *p, size_t tier,
                                                        bool class_only, uint64_t *bits,
                                                        size_t words, uint32_t *count);
+struct dracel_allocate_opts;
+/**
+ * Of dracel_policy_tier_candidates' devices, those the allocator could give the tier now,
+ * apart from their being in use, under the release and gates of @p o (`kubernetes`,
+ * `features`; NULL: the newest release, default gates): without a taint the tier does not
+ * tolerate (NoSchedule or NoExecute; any effect in 1.34) when DRADeviceTaints is on (a
+ * DeviceTaintRule's taints with DRADeviceTaintRules), without counters to consume when
+ * DRAPartitionableDevices is off, without binding conditions when their gates are off. A tier
+ * policy's size of a tier and its free devices count these: a tainted device is neither
+ * (docs/fairness.md, "Unhealthy devices").
+ * @return as dracel_policy_tier_candidates; DRACEL_EINVAL also for a release dracel does not
+ *         reproduce.
+ */
+DRACEL_API dracel_status dracel_policy_tier_usable(const dracel_policy *p, size_t tier,
+                                                   bool class_only,
+                                                   const struct dracel_allocate_opts *o,
+                                                   uint64_t *bits, size_t words,
+                                                   uint32_t *count);
 /** How many of the rows of @p bits (a bitmap over the usage's table, @p words words) are in
  *  use: with dracel_policy_tier_candidates, the devices of a tier in use. 0 for a NULL
  *  argument or too few words. */
@@ -1800,6 +1818,16 @@ DRACEL_API dracel_status dracel_tierpolicy_key_size(const dracel_tierpolicy *p,
                                                     const dracel_policy *pl, size_t key,
                                                     const dracel_usage *in_use, uint64_t *size,
                                                     uint64_t *free_devices);
+/**
+ * dracel_tierpolicy_key_size over the devices usable now (dracel_policy_tier_usable under the
+ * release and gates of @p o, NULL: the newest and the defaults): the size and free devices
+ * dra-extender and `dra-celc replay` check caps and reserves against, so that a tainted device
+ * counts in neither. @p free_devices: those not in @p o's `in_use`.
+ */
+DRACEL_API dracel_status dracel_tierpolicy_key_usable(const dracel_tierpolicy *p,
+                                                      const dracel_policy *pl, size_t key,
+                                                      const dracel_allocate_opts *o,
+                                                      uint64_t *size, uint64_t *free_devices);
 
 #ifdef __cplusplus
 }

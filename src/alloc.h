@@ -252,10 +252,15 @@ typedef struct dc_sel_expl {
 } dc_sel_expl;
 /** The devices of the whole table that tier @p tier's selectors accept (with @p class_only, its
  *  DeviceClass's only), devices of incomplete and invalid pools left out: their number, and
- *  (when @p bits is not NULL) a bitmap over the table's rows. Lazy selectors are evaluated with
- *  the run's memory, without a time limit. DRACEL_ENOMEM when that memory runs out. */
+ *  (when @p bits is not NULL) a bitmap over the table's rows. With @p k8s (a release and its
+ *  gates), only those the allocator could give the tier there, apart from their being in use:
+ *  not tainted against its tolerations (DRADeviceTaints on), without counters when
+ *  DRAPartitionableDevices is off, without binding conditions when their gates are off. Lazy
+ *  selectors are evaluated with the run's memory, without a time limit. DRACEL_ENOMEM when that
+ *  memory runs out. */
 dracel_status dc_alloc_tier_candidates(dc_alloc_run *r, uint32_t tier, bool class_only,
-                                       uint64_t *bits, uint32_t *count) DC_WUR;
+                                       const dc_k8s *k8s, uint64_t *bits,
+                                       uint32_t *count) DC_WUR;
 void dc_alloc_tier_expl(const dc_alloc_run *r, uint32_t tier, dc_tier_expl *out);
 void dc_alloc_sel_expl(const dc_alloc_run *r, uint32_t tier, uint32_t k, dc_sel_expl *out);
 

@@ -573,7 +573,33 @@ dracel_status dracel_policy_tier_candidates(const dracel_policy *p, size_t tier,
         return DRACEL_EINVAL;
     dc_alloc_run *r;
     DC_TRY(dc_alloc_run_new(p->p, &r));
-    dracel_status st = dc_alloc_tier_candidates(r, (uint32_t)tier, class_only, bits, count);
+    dracel_status st = dc_alloc_tier_candidates(r, (uint32_t)tier, class_only, NULL, bits, count);
+    dc_alloc_run_free(r);
+    if (st != DRACEL_OK)
+        *count = 0;
+    return st;
+}
+
+dracel_status dracel_policy_tier_usable(const dracel_policy *p, size_t tier, bool class_only,
+                                        const dracel_allocate_opts *in, uint64_t *bits,
+                                        size_t words, uint32_t *count)
+{
+    if (!p || !count || tier >= dc_policy_ntiers(p->p))
+        return DRACEL_EINVAL;
+    dracel_allocate_opts o;
+    dracel_allocate_opts_init(&o);
+    if (in)
+        DC_TRY(dc_struct_read(&o, sizeof o, in, in->size, OPTS_V1));
+    if (o.kubernetes && !dc_k8s_defaults(o.kubernetes))
+        return DRACEL_EINVAL;
+    const dracel_table *t = dc_policy_table(p->p);
+    if (bits && words < ((size_t)dracel_table_rows(t) + 63) / 64)
+        return DRACEL_EINVAL;
+    dc_k8s k;
+    dc_k8s_resolve(o.kubernetes ? o.kubernetes : DC_K8S_NEWEST, o.features, &k);
+    dc_alloc_run *r;
+    DC_TRY(dc_alloc_run_new(p->p, &r));
+    dracel_status st = dc_alloc_tier_candidates(r, (uint32_t)tier, class_only, &k, bits, count);
     dc_alloc_run_free(r);
     if (st != DRACEL_OK)
         *count = 0;

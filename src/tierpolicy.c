@@ -1657,9 +1657,11 @@ size_t dracel_tierpolicy_claim_takes(const dracel_tierpolicy *p, const dracel_sn
     return n;
 }
 
-dracel_status dracel_tierpolicy_key_size(const dracel_tierpolicy *p, const dracel_policy *pl,
-                                         size_t key, const dracel_usage *in_use,
-                                         uint64_t *size, uint64_t *free_devices)
+/* The tier (or class) of key for pl, its devices (all candidates, or with o those usable under
+ * o's release and gates) and those of them not in in_use. */
+static dracel_status key_devices(const dracel_tierpolicy *p, const dracel_policy *pl, size_t key,
+                                 const dracel_allocate_opts *o, const dracel_usage *in_use,
+                                 uint64_t *size, uint64_t *free_devices)
 {
     if (!p || !pl || !size || key >= p->nkeys)
         return DRACEL_EINVAL;
@@ -1689,7 +1691,9 @@ dracel_status dracel_tierpolicy_key_size(const dracel_tierpolicy *p, const drace
     if (in_use && !bits)
         return DRACEL_ENOMEM;
     uint32_t count = 0;
-    dracel_status st = dracel_policy_tier_candidates(pl, tier, class_only, bits, words, &count);
+    dracel_status st =
+        o ? dracel_policy_tier_usable(pl, tier, class_only, o, bits, words, &count)
+          : dracel_policy_tier_candidates(pl, tier, class_only, bits, words, &count);
     if (st == DRACEL_OK) {
         *size = count;
         if (free_devices)
@@ -1697,4 +1701,27 @@ dracel_status dracel_tierpolicy_key_size(const dracel_tierpolicy *p, const drace
     }
     dc_free(&p->alloc, bits, (words ? words : 1) * sizeof *bits);
     return st;
+}
+
+dracel_status dracel_tierpolicy_key_size(const dracel_tierpolicy *p, const dracel_policy *pl,
+                                         size_t key, const dracel_usage *in_use,
+                                         uint64_t *size, uint64_t *free_devices)
+{
+    return key_devices(p, pl, key, NULL, in_use, size, free_devices);
+}
+
+dracel_status dracel_tierpolicy_key_usable(const dracel_tierpolicy *p, const dracel_policy *pl,
+                                           size_t key, const dracel_allocate_opts *o,
+                                           uint64_t *size, uint64_t *free_devices)
+{
+    dracel_allocate_opts d;
+    if (!o) {
+        dracel_allocate_opts_init(&d);
+        o = &d;
+    }
+    const dracel_usage *in_use = o->size >= offsetof(dracel_allocate_opts, in_use) +
+                                                sizeof o->in_use
+                                     ? o->in_use
+                                     : NULL;
+    return key_devices(p, pl, key, o, in_use, size, free_devices);
 }

@@ -118,6 +118,23 @@ same "race, enforce: the borrower is refused at the idle reserve, y gets the las
   '[.policies[0].tenants[] | [.tenant, .firstChoiceRate, .overCap]]' \
   '[["team-a",0,1],["team-b",1,0],["default",1,0]]'
 
+# --- health.jsonl on fleet-tainted.yaml: four H100s, node-d's tainted NoSchedule. team-a may
+# hold none and borrows only while one stays free (idle reserve 1). With DRADeviceTaints on
+# (1.37) the tainted H100 is neither in the tier's size nor free: 3 usable; p1 and p2 borrow
+# (3 free, then 2), p3 would leave 0 free: refused at t=0, placed at t=100 when p1 and p2
+# leave (wait 100). Counting the tainted one as free would let p3 take the last usable H100.
+# With the gate off (1.35's default) the taint does not count and every pod borrows at t=0.
+"$celc" replay --fleet fleet-tainted.yaml --classes classes.yaml --policy health-enforce.yaml \
+  --format json health.jsonl >"$tmp/out.json"
+same "health, 1.37: a tainted device is neither size nor free; the third borrower waits" \
+  '[.tiers[0].devices, (.policies[0].tenants[0] | [.placed, .overCap, .borrowed, .waitSeconds.max])]' \
+  '[3,[3,1,3,100]]'
+"$celc" replay --fleet fleet-tainted.yaml --classes classes.yaml --policy health-enforce.yaml \
+  --kubernetes-version 1.35 --format json health.jsonl >"$tmp/out.json"
+same "health, 1.35 (DRADeviceTaints off): the taint does not count, all borrow at once" \
+  '[.tiers[0].devices, (.policies[0].tenants[0] | [.placed, .overCap, .borrowed, .waitSeconds.max])]' \
+  '[4,[3,0,3,0]]'
+
 # --- arrival.jsonl: lines out of time order. a/q1 (until 10) and a/q2 (until 100) take both
 # H100s at t=0; b/late (t=2, the third line) and c/early (t=1, the fourth) queue. At t=10 the
 # freed H100 goes to c/early, which arrived first: wait 9, until 20; then b/late: wait 18.

@@ -471,8 +471,21 @@ dracel_status dc_al_gather(dc_alloc_run *r)
 /* ---- A tier's devices over the whole table (the size of a tier for the tier policies of
  * docs/fairness.md): what its selectors accept, wherever the device is. */
 
+/* Whether the allocator of r->k8s could give row to tier q, in use or not (as answer.c's
+ * explanation excludes devices). */
+static bool usable(const dc_alloc_run *r, const dc_preq *q, uint32_t row)
+{
+    if (dc_al_binding_off(r, row))
+        return false;
+    if ((r->k8s.features & DC_FEAT_DEVICE_TAINTS) && dc_al_tainted(r, q, row))
+        return false;
+    uint32_t ncons;
+    dc_table_consumes(r->p->t, row, &ncons);
+    return !ncons || (r->k8s.features & DC_FEAT_PARTITIONABLE);
+}
+
 dracel_status dc_alloc_tier_candidates(dc_alloc_run *r, uint32_t tier, bool class_only,
-                                       uint64_t *bits, uint32_t *count)
+                                       const dc_k8s *k8s, uint64_t *bits, uint32_t *count)
 {
     const dc_policy *p = r->p;
     const dc_table *t = p->t;
@@ -487,11 +500,15 @@ dracel_status dc_alloc_tier_candidates(dc_alloc_run *r, uint32_t tier, bool clas
         if (p->sels[q->sels[k]].compile_err)
             return DRACEL_OK;
     r->deadline_ns = 0;
+    if (k8s)
+        r->k8s = *k8s;
     for (uint32_t pl = 0; pl < t->npools; pl++) {
         const dc_tpool *tp = &t->pools[pl];
         if (tp->state != DC_POOL_COMPLETE)
             continue;
         for (uint32_t row = tp->first_row; row < tp->first_row + tp->rows; row++) {
+            if (k8s && !usable(r, q, row))
+                continue;
             bool ok = true;
             for (uint32_t k = 0; k < nsels && ok; k++) {
                 int s = dc_al_sel_on(r, q->sels[k], row);

@@ -202,8 +202,14 @@ static int cand_get(ctx *g, size_t s, size_t tier, bool class_only, int *out)
     c->spec = s;
     c->tier = tier;
     c->class_only = class_only;
-    dracel_status st = dracel_policy_tier_candidates(g->specs[s].pl, tier, class_only, c->bits,
-                                                     g->words, &c->size);
+    /* usable under the release and gates: a device the tier cannot take (tainted against it)
+     * is in neither the tier's size nor its free devices */
+    dracel_allocate_opts o;
+    dracel_allocate_opts_init(&o);
+    o.features = g->features;
+    o.kubernetes = g->release;
+    dracel_status st = dracel_policy_tier_usable(g->specs[s].pl, tier, class_only, &o, c->bits,
+                                                 g->words, &c->size);
     if (st != DRACEL_OK) {
         free(c->bits);
         return -1;

@@ -1799,7 +1799,7 @@ static void sig_takes(const dracel_tierpolicy *tp, const dracel_policy *pl, cons
     }
 }
 
-/* dracel_tierpolicy_key_size, remembered for the placement policy and snapshot (fair's lock
+/* dracel_tierpolicy_key_usable, remembered for the placement policy and snapshot (fair's lock
  * held). The policies are named by their addresses and versions (claims and classes; the tier
  * policy's hash): an address reused by another policy has another version. */
 static void key_size(decider *d, const dracel_tierpolicy *tp, const eval *e,
@@ -1820,8 +1820,14 @@ static void key_size(decider *d, const dracel_tierpolicy *tp, const eval *e,
         }
     }
     *size = *free_devices = 0;
-    if (dracel_tierpolicy_key_size(tp, pol->p, k, dracel_snapshot_usage(e->snap), size,
-                                   free_devices) == DRACEL_ENOMEM)
+    /* usable now under the release and gates allocations run with: a tainted device is in
+     * neither the size nor the free devices (docs/fairness.md, "Unhealthy devices") */
+    dracel_allocate_opts o;
+    dracel_allocate_opts_init(&o);
+    o.features = d->cfg.features;
+    o.kubernetes = d->cfg.kubernetes;
+    o.in_use = dracel_snapshot_usage(e->snap);
+    if (dracel_tierpolicy_key_usable(tp, pol->p, k, &o, size, free_devices) == DRACEL_ENOMEM)
         return; /* not remembered */
     unsigned at = d->nksz < 32 ? d->nksz++ : d->next_ksz;
     d->next_ksz = (at + 1) % 32;

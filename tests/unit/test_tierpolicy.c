@@ -779,6 +779,34 @@ static void test_takes(void **state)
                      DRACEL_EINVAL);
     assert_int_equal(dracel_policy_tier_candidates(pl, 0, false, bits, 0, &count),
                      DRACEL_EINVAL);
+    /* usable now: node-tainted's H100 (NoSchedule, not tolerated) is in neither the size nor
+     * the free devices with DRADeviceTaints on (the defaults); with it off, it counts again */
+    assert_int_equal(dracel_policy_tier_usable(pl, 0, false, NULL, bits, words, &count),
+                     DRACEL_OK);
+    assert_int_equal(count, 4);
+    assert_int_equal(dracel_policy_tier_usable(pl, 0, true, NULL, NULL, 0, &count), DRACEL_OK);
+    assert_int_equal(count, 10);
+    assert_int_equal(dracel_tierpolicy_key_usable(p, pl, h, NULL, &size, &fr), DRACEL_OK);
+    assert_int_equal(size, 4);
+    assert_int_equal(fr, 4);
+    dracel_allocate_opts ao;
+    dracel_allocate_opts_init(&ao);
+    ao.in_use = us;
+    assert_int_equal(dracel_tierpolicy_key_usable(p, pl, h, &ao, &size, &fr), DRACEL_OK);
+    assert_int_equal(size, 4);
+    assert_int_equal(fr, 3);
+    assert_int_equal(dracel_tierpolicy_key_usable(p, pl, cls, &ao, &size, &fr), DRACEL_OK);
+    assert_int_equal(size, 10);
+    assert_int_equal(fr, 8);
+    ao.features &= ~(unsigned)DRACEL_FEATURE_DEVICE_TAINTS;
+    assert_int_equal(dracel_tierpolicy_key_usable(p, pl, h, &ao, &size, &fr), DRACEL_OK);
+    assert_int_equal(size, 5);
+    assert_int_equal(fr, 4);
+    assert_int_equal(dracel_policy_tier_usable(pl, 0, false, &ao, NULL, 0, &count), DRACEL_OK);
+    assert_int_equal(count, 5);
+    ao.kubernetes = 33;
+    assert_int_equal(dracel_policy_tier_usable(pl, 0, false, &ao, NULL, 0, &count),
+                     DRACEL_EINVAL);
     dracel_usage_free(us);
     dracel_run_free(r);
     dracel_policy_free(pl);
