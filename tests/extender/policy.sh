@@ -330,6 +330,22 @@ check "metrics: every tier policy family of docs/extender.md is exported" \
 check "metrics: every family exported is documented" \
   "$(is "$(comm -23 "$tmp/exported" "$tmp/documented" | tr '\n' ' ')" "")"
 
+# ---- An unhealthy device is neither in a tier's size nor free: node-h1's gpu-2 tainted
+# NoSchedule (DRADeviceTaints on, 1.37's default), team-a at 1/1 (a/held on gpu-0), an idle
+# reserve of 1 (borrow.yaml). Usable H100s: 2, 1 free: borrowing would leave none, so node-h1
+# is refused; counting the tainted one as free would let team-a borrow the last usable H100.
+mkdir -p "$tmp/objs-h"
+sed 's|  - {name: gpu-2, attributes: {model: {string: H100}}}|  - {name: gpu-2, attributes: {model: {string: H100}}, taints: [{key: gpu.example.com/unhealthy, value: ecc, effect: NoSchedule}]}|' \
+  "$fx/cluster.yaml" >"$tmp/objs-h/cluster.yaml"
+{ claim a held node-h1 gpu-0; claim a p1-gpu; } >"$tmp/objs-h/claims.yaml"
+start hl --objects "$tmp/objs-h" --policy "$fx/borrow.yaml"
+filter "$url_hl" a p1 p1-gpu "$tmp/fh"
+check "unhealthy: a tainted H100 is not free; the borrower is refused at the reserve" \
+  "$(is "$(passed "$tmp/fh") | $(reason "$tmp/fh" node-h1)" \
+     "node-a1 | tenant team-a at 1/1 gpu/h100 (1 free, idle reserve 1)")"
+kill -TERM "$pid_hl"
+reap "$pid_hl"
+
 # ---- SIGTERM: a clean exit.
 kill -TERM "$pid_enf"
 reap "$pid_enf"
