@@ -135,6 +135,30 @@ same "health, 1.35 (DRADeviceTaints off): the taint does not count, all borrow a
   '[.tiers[0].devices, (.policies[0].tenants[0] | [.placed, .overCap, .borrowed, .waitSeconds.max])]' \
   '[4,[3,0,3,0]]'
 
+# Its records (--format jsonl): arrive, try and place for p1 and p2 at t=0; p3 arrives and its
+# try is refused with the cap's reason (2 held, cap 0, 1 free, reserve 1); p1 leaves at 100,
+# p3's second try is allowed and it is placed (wait 100); p2 leaves at 100, p3 at 200. team-a
+# never holds more than 2 (the "used" of every place and leave), so the reserve held.
+"$celc" replay --fleet fleet-tainted.yaml --classes classes.yaml --policy health-enforce.yaml \
+  --format jsonl health.jsonl >"$tmp/rec.jsonl"
+check "records: one JSON object a line, 13 events" \
+  "$([ "$(jq -s 'length' "$tmp/rec.jsonl")" = 13 ] && [ "$(wc -l <"$tmp/rec.jsonl")" = 13 ]; echo $?)"
+check "records: the events in order" \
+  "$(r=$(jq -r '"\(.time) \(.pod) \(.event)"' "$tmp/rec.jsonl" | tr '\n' ','); [ "$r" = "0 a/p1 arrive,0 a/p1 try,0 a/p1 place,0 a/p2 arrive,0 a/p2 try,0 a/p2 place,0 a/p3 arrive,0 a/p3 try,100 a/p1 leave,100 a/p3 try,100 a/p3 place,100 a/p2 leave,200 a/p3 leave," ]; echo $?)"
+check "records: p3's first try is refused with the cap's reason" \
+  "$(is=$(jq -c 'select(.pod == "a/p3" and .event == "try" and .time == 0) | [.tier, .allowed, .reason]' "$tmp/rec.jsonl"); [ "$is" = '["gpu",false,"tenant team-a at 2/0 gpu (1 free, idle reserve 1)"]' ]; echo $?)"
+check "records: p3 placed at 100 after waiting 100 s, borrowing, on one device" \
+  "$(is=$(jq -c 'select(.pod == "a/p3" and .event == "place") | [.time, .waitSeconds, .borrowed, (.devices | length), .used.gpu]' "$tmp/rec.jsonl"); [ "$is" = '[100,100,true,1,2]' ]; echo $?)"
+check "records: team-a never holds more than 2 of the 3 usable H100s" \
+  "$([ "$(jq -s '[.[] | select(.used) | .used.gpu] | max' "$tmp/rec.jsonl")" = 2 ]; echo $?)"
+"$celc" replay --fleet fleet-tainted.yaml --classes classes.yaml --policy health-enforce.yaml \
+  --format json --records health.jsonl >"$tmp/out.json"
+check "records: --format json --records holds the same records" \
+  "$(jq -c '.policies[0].records[]' "$tmp/out.json" | cmp -s - "$tmp/rec.jsonl"; echo $?)"
+"$celc" replay --fleet fleet-tainted.yaml --classes classes.yaml --policy health-enforce.yaml \
+  --format json health.jsonl >"$tmp/out.json"
+same "records: none in --format json without --records" '.policies[0] | has("records")' 'false'
+
 # --- arrival.jsonl: lines out of time order. a/q1 (until 10) and a/q2 (until 100) take both
 # H100s at t=0; b/late (t=2, the third line) and c/early (t=1, the fourth) queue. At t=10 the
 # freed H100 goes to c/early, which arrived first: wait 9, until 20; then b/late: wait 18.
@@ -216,6 +240,12 @@ cp tiered.yaml "$tmp/"
 check "inline claims: exit 0" $?
 same "inline claims: three devices on one node and a missing class: unschedulable" \
   '[.claims, (.policies[0].tenants[0] | .pods, .placed, .unschedulable, .firstChoiceRate)]' '[3,3,1,2,1]'
+# their records: a try no node can answer (tier null; the missing class an error on the 3
+# nodes), tried again when a/ok leaves at 6, and pending at the end
+"$celc" replay --fleet fleet.yaml --classes classes.yaml --policy cap-off.yaml --format jsonl \
+  "$tmp/inline.jsonl" >"$tmp/rec.jsonl"
+check "records: unschedulable pods try with no tier (errors counted) and end pending" \
+  "$(r=$(jq -r 'select(.pod != "a/ok") | "\(.time) \(.pod) \(.event) \(.tier) \(.errorNodes)"' "$tmp/rec.jsonl" | tr '\n' ','); [ "$r" = "0 a/big arrive null null,0 a/big try null null,0 a/nocls arrive null null,0 a/nocls try null 3,6 a/big try null null,6 a/nocls try null 3,6 a/big pending null null,6 a/nocls pending null null," ]; echo $?)"
 
 # --- the examples of examples/replay/ run, and docs/fairness.md shows their numbers
 ex=../../examples/replay

@@ -48,7 +48,8 @@ static void usage_replay(FILE *f)
     fprintf(f,
             "usage: %s replay --fleet PATH --classes PATH --policy FILE [--policy FILE]\n"
             "                [--nodes PATH] [--kubernetes-version V] [--features LIST]\n"
-            "                [--feature-gates NAME=BOOL,...] [--format text|json|html]\n"
+            "                [--feature-gates NAME=BOOL,...] [--format text|json|html|jsonl]\n"
+            "                [--records]\n"
             "                [--max-pods N] [--max-claims N] [--stats] TRACE\n"
             "\n"
             "Replays TRACE (JSON lines of pod arrivals: {\"time\":SECONDS,\"pod\":\"NS/NAME\",\n"
@@ -67,7 +68,9 @@ static void usage_replay(FILE *f)
             "  --features LIST    the gates that are on, comma-separated ('none'), instead of\n"
             "                     the release's defaults\n"
             "  --feature-gates G  kube-scheduler's --feature-gates on top (DRAX=true,DRAY=false)\n"
-            "  --format FMT       text (default), json or html (one self-contained page)\n"
+            "  --format FMT       text (default), json, html (one self-contained page) or\n"
+            "                     jsonl (the per-pod records, one JSON object a line)\n"
+            "  --records          with --format json: the per-pod records in the report\n"
             "  --max-pods N       pods a trace may have (default %u)\n"
             "  --max-claims N     distinct claims a trace may name (default %u)\n"
             "  --stats            timings and work as one JSON line on stderr\n",
@@ -169,6 +172,7 @@ typedef struct ctx {
     size_t memo_cap, memo_used;
     trace tr;
     size_t *spec_of;        /* per trace claim: its spec */
+    bool records;           /* keep per-pod records (--format jsonl, --records) */
     report rep;
 } ctx;
 
@@ -376,6 +380,8 @@ typedef struct sim {
     uint64_t attempts, allocations, memo_hits;
     dracel_device_id *resv;
     size_t capresv;
+    char *rec;              /* per-pod records, JSON lines (g->records) */
+    size_t nrec, caprec;
     bool oom;
 } sim;
 
@@ -630,6 +636,7 @@ static size_t first_node(const sim *m, const uint64_t *bits)
 
 typedef struct verdict {
     bool allowed, borrowing;
+    char reason[sizeof ((dracel_tier_check *)0)->reason]; /* the first refusal's, or "" */
 } verdict;
 
 static int judge(sim *m, size_t s, size_t tenant, const take *t, size_t nt, verdict *v)
@@ -637,6 +644,7 @@ static int judge(sim *m, size_t s, size_t tenant, const take *t, size_t nt, verd
     const ctx *g = m->g;
     v->allowed = true;
     v->borrowing = false;
+    v->reason[0] = '\0';
     if (m->tmode[tenant] == DRACEL_TIER_OFF)
         return 0;
     for (size_t i = 0; i < nt; i++) {
@@ -646,6 +654,8 @@ static int judge(sim *m, size_t s, size_t tenant, const take *t, size_t nt, verd
         if (dracel_tierpolicy_check(m->tp, m->led, tenant, t[i].key, t[i].n, size,
                                     size - used, &c) != DRACEL_OK)
             return -1;
+        if (!c.allowed && v->allowed)
+            memcpy(v->reason, c.reason, sizeof v->reason);
         v->allowed = v->allowed && c.allowed;
         v->borrowing = v->borrowing || c.borrowing;
     }
@@ -777,6 +787,90 @@ static dep heap_pop(sim *m)
 /* ---- Placing a pod */
 
 /* Try to place pod i now: 1 placed, 0 not, -1 out of memory. */
+/* ---- Per-pod records (docs/fairness.md, "Records"): one JSON object a line per event, in
+ * the order the simulation meets them, each with the time, the pod, its tenant and what
+ * happened; placements and departures carry the tenant's usage of every key after them, so
+ * that a cap can be checked at every moment from the records alone. */
+
+static cJSON *rec_new(sim *m, size_t pod, const char *event)
+{
+    const ctx *g = m->g;
+    const trace_pod *tp = &g->tr.pods[pod];
+    dracel_tenant_info ti;
+    const char *tn = dracel_tierpolicy_tenant(m->tp, m->pods[pod].tenant, &ti) == DRACEL_OK
+                         ? ti.name
+                         : "";
+    char name[600];
+    snprintf(name, sizeof name, "%s/%s", tp->ns, tp->name);
+    cJSON *o = cJSON_CreateObject();
+    if (o && (!celc_json_str(o, "policy", dracel_tierpolicy_label(m->tp)) ||
+              !celc_json_num(o, "time", m->now) || !celc_json_str(o, "pod", name) ||
+              !celc_json_str(o, "tenant", tn) || !celc_json_str(o, "event", event))) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    if (!o)
+        m->oom = true;
+    return o;
+}
+
+/* The tiers answer class cls of spec s takes, "gpu/h100" or "gpu/h100, nic". */
+static bool rec_tiers(sim *m, cJSON *o, size_t s, int cls)
+{
+    const spec *sp = &m->g->specs[s];
+    if (cls < 0)
+        return celc_json_null(o, "tier");
+    char buf[1024];
+    size_t n = 0;
+    buf[0] = '\0';
+    const klass *k = &sp->classes[cls];
+    for (uint32_t i = 0; i < k->ntcs && n < sizeof buf; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", i ? ", " : "",
+                              sp->tiers[k->tcs[i].tier].name);
+    return celc_json_str(o, "tier", buf);
+}
+
+/* The tenant's usage of every key of the policy, after the event. */
+static bool rec_used(sim *m, cJSON *o, size_t tenant)
+{
+    cJSON *u = cJSON_AddObjectToObject(o, "used");
+    if (!u)
+        return false;
+    for (size_t k = 0; k < dracel_tierpolicy_keys(m->tp); k++)
+        if (!celc_json_num(u, dracel_tierpolicy_key(m->tp, k),
+                           (double)dracel_tierusage_used(m->led, tenant, k)))
+            return false;
+    return true;
+}
+
+static void rec_put(sim *m, cJSON *o, bool ok)
+{
+    if (!o)
+        return;
+    char *s = ok ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    size_t n = s ? strlen(s) : 0;
+    if (!s || !grow((void **)&m->rec, &m->caprec, m->nrec + n + 2, 1)) {
+        m->oom = true;
+        cJSON_free(s);
+        return;
+    }
+    memcpy(m->rec + m->nrec, s, n);
+    m->nrec += n;
+    m->rec[m->nrec++] = '\n';
+    m->rec[m->nrec] = '\0';
+    cJSON_free(s);
+}
+
+/* No node has an answer class now: no node can allocate the spec. */
+static bool ss_none(const sspec *ss)
+{
+    for (size_t c = 0; c < ss->ncls; c++)
+        if (ss->count[c])
+            return false;
+    return true;
+}
+
 static int attempt(sim *m, size_t i)
 {
     ctx *g = m->g;
@@ -788,8 +882,16 @@ static int attempt(sim *m, size_t i)
     m->refused = false;
     if (refresh(m, s) != 0)
         return -1;
-    if (ss->nerr)
-        return 0; /* Kubernetes' allocator fails the pod's scheduling attempt */
+    if (ss->nerr || ss_none(ss)) {
+        /* Kubernetes' allocator fails the pod's scheduling attempt (an error), or no node
+         * can allocate it now */
+        if (g->records) {
+            cJSON *o = rec_new(m, i, "try");
+            rec_put(m, o, o && celc_json_null(o, "tier") &&
+                              (!ss->nerr || celc_json_num(o, "errorNodes", ss->nerr)));
+        }
+        return 0;
+    }
     /* The classes present, their verdicts; the best raw score among all and among allowed. */
     int mx_all = -1, mx_ok = -1;
     for (size_t c = 0; c < ss->ncls; c++) {
@@ -842,6 +944,16 @@ static int attempt(sim *m, size_t i)
     ok_all = cls_all >= 0 && vs[cls_all].allowed;
     if (cls_ok >= 0)
         borrow_ok = vs[cls_ok].borrowing;
+    if (g->records) {
+        /* the try: the tier and node kube-scheduler would pick without the policy, the
+         * caps' verdict on it, and the node the policy leaves when it differs */
+        cJSON *o = rec_new(m, i, "try");
+        bool ok = o && rec_tiers(m, o, s, cls_all) &&
+                  celc_json_str(o, "node", node_all < g->nnodes ? g->nodes[node_all].name : "") &&
+                  cJSON_AddBoolToObject(o, "allowed", ok_all) != NULL &&
+                  (ok_all || cls_all < 0 ? true : celc_json_str(o, "reason", vs[cls_all].reason));
+        rec_put(m, o, ok);
+    }
     free(vs);
     /* over its cap: the node kube-scheduler would pick without the policy is one the caps
      * refuse (enforce: rejected; shadow: counted) */
@@ -887,6 +999,23 @@ static int attempt(sim *m, size_t i)
     use_rows(m, p->rows, p->nrows, true);
     ledger(m, p, 1);
     m->version++;
+    if (g->records) {
+        cJSON *o = rec_new(m, i, "place"), *ds = NULL;
+        bool ok = o && rec_tiers(m, o, s, cls) &&
+                  celc_json_str(o, "node", g->nodes[node_ok].name) &&
+                  (ds = cJSON_AddArrayToObject(o, "devices")) != NULL;
+        for (uint32_t k = 0; ok && k < p->nrows; k++) {
+            const dracel_device_id *id = &g->ids[p->rows[k]];
+            char d[800];
+            snprintf(d, sizeof d, "%s/%s/%s", id->driver, id->pool, id->device);
+            cJSON *x = cJSON_CreateString(d);
+            ok = x && cJSON_AddItemToArray(ds, x);
+        }
+        ok = ok && cJSON_AddBoolToObject(o, "borrowed", borrow_ok) != NULL &&
+             celc_json_num(o, "waitSeconds", m->now - g->tr.pods[i].time) &&
+             rec_used(m, o, p->tenant);
+        rec_put(m, o, ok);
+    }
     const trace_pod *tp = &g->tr.pods[i];
     if (tp->run >= 0 && !heap_push(m, (dep){m->now + tp->run, i}))
         return -1;
@@ -1006,6 +1135,10 @@ static int depart(sim *m, size_t i)
     podst *p = &m->pods[i];
     use_rows(m, p->rows, p->nrows, false);
     ledger(m, p, -1);
+    if (m->g->records) {
+        cJSON *o = rec_new(m, i, "leave");
+        rec_put(m, o, o && rec_used(m, o, p->tenant));
+    }
     free(p->rows);
     p->rows = NULL;
     p->nrows = 0;
@@ -1025,6 +1158,7 @@ static int cmp_double(const void *a, const void *b)
 
 static void sim_free(sim *m)
 {
+    free(m->rec);
     const ctx *g = m->g;
     if (m->ss)
         for (size_t s = 0; s < g->nspecs; s++) {
@@ -1202,6 +1336,10 @@ static int sim_run(sim *m)
         }
         m->now = a[next].time;
         size_t i = a[next++].pod;
+        if (g->records) {
+            cJSON *o = rec_new(m, i, "arrive");
+            rec_put(m, o, o != NULL);
+        }
         int r = attempt(m, i);
         if (r < 0) {
             rc = -1;
@@ -1213,7 +1351,13 @@ static int sim_run(sim *m)
         }
     }
     free(a);
-    return rc;
+    /* the pods never placed, at the end */
+    for (size_t i = 0; rc == 0 && g->records && i < n; i++)
+        if (m->pods[i].placed_at < 0) {
+            cJSON *o = rec_new(m, i, "pending");
+            rec_put(m, o, o != NULL);
+        }
+    return rc == 0 && m->oom ? -1 : rc;
 }
 
 /* A default tenant's pod: why, in the trace's strings. */
@@ -1311,6 +1455,10 @@ static int sim_report(sim *m, rep_policy *rp)
     snprintf(rp->hash, sizeof rp->hash, "%016llx",
              (unsigned long long)dracel_tierpolicy_hash(tp));
     rp->end = m->now;
+    rp->records = m->rec; /* the report's now */
+    rp->nrecords = m->nrec;
+    m->rec = NULL;
+    m->nrec = m->caprec = 0;
     rp->attempts = m->attempts;
     rp->allocations = m->allocations;
     rp->memo_hits = m->memo_hits;
@@ -1735,8 +1883,8 @@ int celc_replay(int argc, char **argv)
     const char *version = NULL, *gates = NULL;
     const char *pols[2] = {NULL, NULL};
     size_t npols = 0;
-    int format = 0; /* 0 text, 1 json, 2 html */
-    bool stats = false;
+    int format = 0; /* 0 text, 1 json, 2 html, 3 jsonl */
+    bool stats = false, records = false;
     trace_limits lim = {0, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1744,6 +1892,10 @@ int celc_replay(int argc, char **argv)
             return celc_help(usage_replay);
         if (strcmp(a, "--stats") == 0) {
             stats = true;
+            continue;
+        }
+        if (strcmp(a, "--records") == 0) {
+            records = true;
             continue;
         }
         if (a[0] == '-' && a[1]) {
@@ -1776,6 +1928,8 @@ int celc_replay(int argc, char **argv)
                     format = 1;
                 else if (strcmp(v, "html") == 0)
                     format = 2;
+                else if (strcmp(v, "jsonl") == 0)
+                    format = 3;
                 else
                     return usage_error(usage_replay, "unknown format '%s'", v);
                 break;
@@ -1808,7 +1962,8 @@ int celc_replay(int argc, char **argv)
     if (celc_release_and_gates(NULL, features, gates, &g.release, &g.features) < 0)
         return usage_error(usage_replay, "%s", features && !gates ? "bad --features"
                                                                  : "bad feature gates");
-    bool json = format == 1;
+    bool json = format == 1 || format == 3;
+    g.records = format == 3 || (format == 1 && records);
     double t0 = celc_now_ms();
     char err[2048];
     err[0] = '\0';
@@ -1896,6 +2051,7 @@ int celc_replay(int argc, char **argv)
         celc_out_open(&o);
         bool ok = o.f && (format == 0   ? report_text(o.f, r)
                           : format == 1 ? report_json(o.f, r)
+                          : format == 3 ? report_jsonl(o.f, r)
                                         : report_html(o.f, r));
         if (!ok)
             celc_out_discard(&o);

@@ -70,6 +70,7 @@ void report_free(report *r)
             free(p->dflt[d].value);
         }
         free(p->dflt);
+        free(p->records);
     }
     memset(r, 0, sizeof *r);
 }
@@ -254,6 +255,14 @@ static cJSON *json_tenant(const report *r, const rep_policy *p, const rep_tenant
     return o;
 }
 
+bool report_jsonl(FILE *f, const report *r)
+{
+    for (size_t i = 0; i < r->npol; i++)
+        if (r->pol[i].records)
+            fwrite(r->pol[i].records, 1, r->pol[i].nrecords, f);
+    return !ferror(f);
+}
+
 bool report_json(FILE *f, const report *r)
 {
     cJSON *root = cJSON_CreateObject(), *tiers = NULL, *pols = NULL;
@@ -305,6 +314,18 @@ bool report_json(FILE *f, const report *r)
                 ok = false;
         }
         ok = ok && celc_json_num(o, "jain", r6(p->jain));
+        cJSON *rs = NULL;
+        if (ok && p->records)
+            ok = (rs = cJSON_AddArrayToObject(o, "records")) != NULL;
+        for (const char *l = p->records; ok && rs && l && *l;) {
+            const char *e = strchr(l, '\n');
+            size_t n = e ? (size_t)(e - l) : strlen(l);
+            char *line = strndup(l, n);
+            cJSON *x = line ? cJSON_CreateRaw(line) : NULL;
+            free(line);
+            ok = x && cJSON_AddItemToArray(rs, x);
+            l += n + (e != NULL);
+        }
     }
     ok = ok && celc_json_print(f, root);
     cJSON_Delete(root);

@@ -56,6 +56,8 @@ typedef struct rep_policy {
     size_t pods, placed, unschedulable, over_cap, borrowed;
     double jain;
     double end;             /* the time of the last event */
+    char *records;          /* per-pod records, JSON lines (NULL: not kept) */
+    size_t nrecords;        /* their bytes */
     /* work (for --stats) */
     uint64_t attempts, allocations, memo_hits;
 } rep_policy;
@@ -72,6 +74,9 @@ typedef struct report {
 /** Each writes the whole report to @p f; false when memory ran out. */
 bool report_text(FILE *f, const report *r);
 bool report_json(FILE *f, const report *r);
+/** The per-pod records of each policy, one JSON object a line (the first policy's, then the
+ *  second's). */
+bool report_jsonl(FILE *f, const report *r);
 bool report_html(FILE *f, const report *r);
 void report_free(report *r);
 
