@@ -309,6 +309,51 @@ static void test_end_cr(void **state)
     dracel_lint_free(l);
 }
 
+/* Two files linted together with every allocation failing in turn: a clean ENOMEM without a
+ * leak, or the findings check() wants. */
+static void sweep_two(const char *a, size_t alen, const char *b, size_t blen,
+                      void (*check)(const dracel_lint *l))
+{
+    long n = 0;
+    for (long at = 1;; at++) {
+        fail_alloc fa = {0, at, 0, 0};
+        dracel_alloc al = {fa_malloc, fa_realloc, fa_free, &fa};
+        dracel_config cfg;
+        dracel_config_init(&cfg);
+        cfg.alloc = &al;
+        dracel_lint *l = NULL;
+        dracel_status st = dracel_lint_new(&cfg, NULL, &l, NULL, 0);
+        if (st == DRACEL_OK)
+            st = dracel_lint_add(l, "a.yaml", a, alen);
+        if (st == DRACEL_OK)
+            st = dracel_lint_add(l, "b.yaml", b, blen);
+        if (st == DRACEL_OK)
+            st = dracel_lint_run(l);
+        if (st == DRACEL_OK)
+            check(l);
+        else
+            assert_int_equal(st, DRACEL_ENOMEM);
+        dracel_lint_free(l);
+        assert_int_equal(fa.live_blocks, 0);
+        if (fa.calls < at)
+            break;
+        n++;
+    }
+    assert_true(n > 10);
+}
+
+/* gpu/h200 names nothing; namespace b is no tenant's */
+static void policy_found(const dracel_lint *l)
+{
+    assert_int_equal(dracel_lint_count(l), 2);
+    dracel_finding f;
+    assert_int_equal(dracel_lint_finding(l, 0, &f), DRACEL_OK);
+    assert_string_equal(f.rule, "policy-unknown-key");
+    assert_int_equal(f.line, 7);
+    assert_int_equal(dracel_lint_finding(l, 1, &f), DRACEL_OK);
+    assert_string_equal(f.rule, "policy-default-tenant");
+}
+
 /* The same for a TierPolicy checked against a claim in another file (policy-unknown-key,
  * policy-default-tenant): the policy's file loaded whole, its keys resolved. */
 static void test_oom_policy(void **state)
@@ -321,44 +366,22 @@ static void test_oom_policy(void **state)
         "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: b}\n"
         "spec:\n  devices:\n    requests:\n    - name: gpu\n      firstAvailable:\n"
         "      - {name: h100, deviceClassName: gpu.example.com}\n";
-    long n = 0;
-    for (long at = 1;; at++) {
-        fail_alloc fa = {0, at, 0, 0};
-        dracel_alloc a = {fa_malloc, fa_realloc, fa_free, &fa};
-        dracel_config cfg;
-        dracel_config_init(&cfg);
-        cfg.alloc = &a;
-        dracel_lint *l = NULL;
-        dracel_status st = dracel_lint_new(&cfg, NULL, &l, NULL, 0);
-        if (st == DRACEL_OK)
-            st = dracel_lint_add(l, "p.yaml", pol, sizeof pol - 1);
-        if (st == DRACEL_OK)
-            st = dracel_lint_add(l, "c.yaml", claim, sizeof claim - 1);
-        if (st == DRACEL_OK)
-            st = dracel_lint_run(l);
-        if (st == DRACEL_OK) {
-            /* gpu/h200 names nothing; namespace b is no tenant's */
-            assert_int_equal(dracel_lint_count(l), 2);
-            dracel_finding f;
-            assert_int_equal(dracel_lint_finding(l, 0, &f), DRACEL_OK);
-            assert_string_equal(f.rule, "policy-unknown-key");
-            assert_int_equal(f.line, 7);
-            assert_int_equal(dracel_lint_finding(l, 1, &f), DRACEL_OK);
-            assert_string_equal(f.rule, "policy-default-tenant");
-        } else {
-            assert_int_equal(st, DRACEL_ENOMEM);
-        }
-        dracel_lint_free(l);
-        assert_int_equal(fa.live_blocks, 0);
-        if (fa.calls < at)
-            break;
-        n++;
-    }
-    assert_true(n > 10);
+    sweep_two(pol, sizeof pol - 1, claim, sizeof claim - 1, policy_found);
+}
+
+/* the listed read is no finding, the other a note */
+static void published_found(const dracel_lint *l)
+{
+    assert_int_equal(dracel_lint_count(l), 1);
+    dracel_finding f;
+    assert_int_equal(dracel_lint_finding(l, 0, &f), DRACEL_OK);
+    assert_string_equal(f.rule, "unguarded-access");
+    assert_int_equal(f.severity, DRACEL_SEV_NOTE);
+    assert_non_null(strstr(f.message, "].index is read"));
 }
 
 /* A PublishedAttributes file and reads behind a driver check, with every allocation failing
- * in turn: the listed read is no finding, the other a note. */
+ * in turn. */
 static void test_oom_published(void **state)
 {
     (void)state;
@@ -375,38 +398,7 @@ static void test_oom_published(void **state)
         "        - cel: {expression: \"device.attributes['a.example.com'].model == 'x' && "
         "device.capacity['a.example.com'].memory.isGreaterThan(quantity('1')) && "
         "device.attributes['a.example.com'].index == 0\"}\n";
-    long n = 0;
-    for (long at = 1;; at++) {
-        fail_alloc fa = {0, at, 0, 0};
-        dracel_alloc a = {fa_malloc, fa_realloc, fa_free, &fa};
-        dracel_config cfg;
-        dracel_config_init(&cfg);
-        cfg.alloc = &a;
-        dracel_lint *l = NULL;
-        dracel_status st = dracel_lint_new(&cfg, NULL, &l, NULL, 0);
-        if (st == DRACEL_OK)
-            st = dracel_lint_add(l, "p.yaml", pub, sizeof pub - 1);
-        if (st == DRACEL_OK)
-            st = dracel_lint_add(l, "c.yaml", objs, sizeof objs - 1);
-        if (st == DRACEL_OK)
-            st = dracel_lint_run(l);
-        if (st == DRACEL_OK) {
-            assert_int_equal(dracel_lint_count(l), 1);
-            dracel_finding f;
-            assert_int_equal(dracel_lint_finding(l, 0, &f), DRACEL_OK);
-            assert_string_equal(f.rule, "unguarded-access");
-            assert_int_equal(f.severity, DRACEL_SEV_NOTE);
-            assert_non_null(strstr(f.message, "].index is read"));
-        } else {
-            assert_int_equal(st, DRACEL_ENOMEM);
-        }
-        dracel_lint_free(l);
-        assert_int_equal(fa.live_blocks, 0);
-        if (fa.calls < at)
-            break;
-        n++;
-    }
-    assert_true(n > 10);
+    sweep_two(pub, sizeof pub - 1, objs, sizeof objs - 1, published_found);
 }
 
 /* Every allocation of a lint failing in turn: a clean ENOMEM and nothing left allocated. */
