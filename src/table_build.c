@@ -1159,6 +1159,8 @@ void dc_tb_fill_pool(dc_tb *b, uint32_t p, const dc_slice_in *const *sl, const b
         /* sharedCounters are published in slices without devices: they belong to the pool. */
         if (s->nshared)
             push_counters(b, &b->shared, &b->nshared, &b->capshared, p, s->shared_counters, s->nshared);
+        if (s->nshared && s->ndevices)
+            pool->mixed = true;
         uint32_t slice_sel = UINT32_MAX;
         for (uint32_t d = 0; d < s->ndevices && !b->oom; d++) {
             uint32_t row = b->row++;

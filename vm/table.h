@@ -181,6 +181,8 @@ typedef struct dc_tpool {
     uint32_t max_strlen;         /* the longest string or version value of its devices */
     uint64_t version;            /* a hash of what an allocation can read of it (see
                                     dracel_pool_info) */
+    bool mixed;                  /* a slice with devices and sharedCounters: 1.34's shape,
+                                    invalid from 1.35 on (src/alloc/run.c) */
 } dc_tpool;
 
 /* A device taint (side table, sorted by row): the device's own, then those of the

@@ -698,9 +698,13 @@ void dc_alloc_explain_text(const dc_alloc_run *r, dc_buf *b)
         const dc_tpool *pl = &t->pools[r->vpools[v]];
         dc_pool_state ps = dc_al_pool_state(r, r->vpools[v]);
         if (ps != DC_POOL_COMPLETE)
-            dc_buf_printf(b, "  pool %s/%s is %s: its devices are not used\n",
+            dc_buf_printf(b, "  pool %s/%s is %s: its devices are not used%s\n",
                           dc_al_dstr(t, pl->driver), dc_al_dstr(t, pl->name),
-                          ps == DC_POOL_INCOMPLETE ? "incomplete" : "invalid");
+                          ps == DC_POOL_INCOMPLETE ? "incomplete" : "invalid",
+                          ps == DC_POOL_INVALID && pl->mixed && r->k8s.release > 34
+                              ? " (a slice holds devices and sharedCounters: Kubernetes 1.34's "
+                                "shape, which the API server refuses from 1.35 on)"
+                              : "");
     }
     for (uint32_t c = 0; c < p->nclaims; c++) {
         const dc_pclaim *pc = &p->claims[c];

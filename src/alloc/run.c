@@ -448,6 +448,8 @@ dracel_status dc_al_gather(dc_alloc_run *r)
     for (uint32_t v = 0; v < r->nvpools; v++) {
         const dc_tpool *tp = &t->pools[r->vpools[v]];
         dc_pool_state st = tp->state;
+        if (tp->mixed && r->k8s.release > 34)
+            st = DC_POOL_INVALID; /* the API server of 1.35 on refuses such a slice */
         if (!r->k8s.fleet_complete && st != DC_POOL_INVALID) {
             uint32_t ns = seen[v];
             for (uint32_t k = tp->first_slice; k < tp->first_slice + tp->slices; k++)
@@ -504,7 +506,7 @@ dracel_status dc_alloc_tier_candidates(dc_alloc_run *r, uint32_t tier, bool clas
         r->k8s = *k8s;
     for (uint32_t pl = 0; pl < t->npools; pl++) {
         const dc_tpool *tp = &t->pools[pl];
-        if (tp->state != DC_POOL_COMPLETE)
+        if (tp->state != DC_POOL_COMPLETE || (k8s && tp->mixed && k8s->release > 34))
             continue;
         for (uint32_t row = tp->first_row; row < tp->first_row + tp->rows; row++) {
             if (k8s && !usable(r, q, row))
