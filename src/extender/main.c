@@ -27,6 +27,7 @@
 #include "http.h"
 #include "json.h"
 #include "jsonspan.h"
+#include "admit.h"
 #include "kube.h"
 #include "kubesrc.h"
 #include "log.h"
@@ -103,6 +104,10 @@ static const char usage_text[] =
     "                          PrioritizedList; none: none; default: the release's)\n"
     "  --feature-gates GATES   kube-scheduler's --feature-gates on top\n"
     "                          (DRAConsumableCapacity=false,...)\n"
+    "Lint at admission (POST /validate, a validating admission webhook):\n"
+    "  --admission-mode MODE   deny (default): a lint error denies the object; warn: only\n"
+    "                          warnings (a dry run)\n"
+    "  --admission-disable RULES   lint rules off at admission (comma-separated ids)\n"
     "Tier policies (docs/fairness.md):\n"
     "  --policy FILE           a TierPolicy: caps per tenant and tier, checked in filter\n"
     "                          (SIGHUP or a change of the file reloads it)\n"
@@ -146,6 +151,7 @@ typedef struct options {
     unsigned shutdown_grace_ms;
     int log_level;
     fair_config fair;
+    admit_config admit;          /* POST /validate */
 } options;
 
 /* ---- Option values. */
@@ -456,6 +462,11 @@ static int parse_options(int argc, char **argv, options *o)
             o->fair.path = v;
         else if (strcmp(a, "--policy-history") == 0)
             ok = parse_uint(v, 1000, &n) && n > 0 && ((o->fair.history = (unsigned)n), true);
+        else if (strcmp(a, "--admission-mode") == 0)
+            ok = (strcmp(v, "deny") == 0 || strcmp(v, "warn") == 0) &&
+                 ((o->admit.warn_only = strcmp(v, "warn") == 0), true);
+        else if (strcmp(a, "--admission-disable") == 0)
+            o->admit.disable = v;
         else if (strcmp(a, "--policy-poll") == 0)
             ok = parse_duration(v, &n) && n <= 3600000 && ((o->fair.poll_ms = (unsigned)n), true);
         else if (strcmp(a, "--pending-ttl") == 0)
@@ -505,6 +516,17 @@ static int parse_options(int argc, char **argv, options *o)
         return usage_error("--decision-log needs --policy (the records are a policy's decisions)");
     if (o->kubeconfig && o->in_cluster)
         return usage_error("--kubeconfig and --in-cluster exclude each other");
+    if (o->admit.disable) {
+        dracel_lint_opts lo;
+        dracel_lint_opts_init(&lo);
+        lo.disable = o->admit.disable;
+        dracel_lint *l = NULL;
+        char err[256];
+        dracel_status st = dracel_lint_new(NULL, &lo, &l, err, sizeof err);
+        dracel_lint_free(l);
+        if (st == DRACEL_EINVAL)
+            return usage_error("--admission-disable: %s", err);
+    }
     if (o->http.nclient_names && !o->http.tls_client_ca)
         return usage_error("--tls-client-name needs --tls-client-ca");
     if (o->kube.backoff_min_ms && o->kube.backoff_max_ms &&
@@ -562,6 +584,10 @@ static const char *route(void *ctx, const char *method, const char *path, bool *
     if (strcmp(path, "/explain") == 0) {
         *worker = true;
         return "explain";
+    }
+    if (strcmp(path, "/validate") == 0) {
+        *worker = true;
+        return "validate";
     }
     if (strcmp(path, "/healthz") == 0)
         return "healthz";
@@ -749,6 +775,19 @@ static void handle(void *ctx, const char *name, const http_req *req, http_resp *
         return method_not_allowed(resp, strcmp(name, "explain") == 0 ? "GET or POST" : "POST");
     if (!json_content(req))
         return http_error(resp, 415, "the body must be application/json");
+    if (strcmp(name, "validate") == 0) {
+        /* lint at admission, against the classes of the current snapshot */
+        char err[512];
+        dracel_snapshot *snap = store_current(s->st);
+        int status = admit_review(&s->o->admit, snap ? dracel_snapshot_classes(snap) : NULL,
+                                  req->body, req->len, &b, err, sizeof err);
+        dracel_snapshot_unref(snap);
+        if (status != 200) {
+            jb_free(&b);
+            return http_error(resp, status, err);
+        }
+        return finish(resp, 200, &b, "application/json");
+    }
     ext_args a;
     char err[512];
     int rc;
