@@ -10,7 +10,10 @@
  * than 0, -1, -2, a rejection without a message, spans that do not point at objects of the
  * body, an answer that is not valid JSON, or a filter answer that does not account for every
  * node of the request exactly once (NodeNames or Nodes, FailedNodes, FailedAndUnresolvable),
- * or a prioritize answer with another number of entries or a score outside 0..10.
+ * or a prioritize answer with another number of entries or a score outside 0..10. The same
+ * body is also read as an AdmissionReview (src/extender/admit.c, POST /validate): a status
+ * other than 200, 400 and 500, a 400 without a reason, or a 200 that is not valid JSON with
+ * the review's head traps.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,6 +24,7 @@
 
 #include <cJSON.h>
 
+#include "../src/extender/admit.h"
 #include "../src/extender/args.h"
 #include "../src/extender/decide.h"
 #include "../src/extender/json.h"
@@ -173,6 +177,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* The limits of args.h as well: a small memory cap (the 16 KiB blocks of the arena reach it
      * from 4 on), and for one input length in seven a deadline long past (reading stops at
      * its 256th allocation). */
+    /* as an AdmissionReview, linted against no classes */
+    {
+        admit_config ac = {size % 2 == 1, NULL};
+        jbuf ab;
+        jb_init(&ab);
+        char aerr[512] = "";
+        int as = admit_review(&ac, NULL, body, size, &ab, aerr, sizeof aerr);
+        CHECK(as == 200 || as == 400 || as == 500);
+        CHECK(as != 400 || aerr[0]);
+        char *at = jb_take(&ab, NULL);
+        if (as == 200) {
+            CHECK(at);
+            cJSON *j = cJSON_Parse(at);
+            CHECK(j);
+            CHECK(cJSON_GetObjectItemCaseSensitive(j, "response"));
+            cJSON_Delete(j);
+        }
+        free(at);
+    }
     ext_limits lim = {64, 2000, 65536, size % 7 == 3 ? 1e-9 : 0};
     ext_args a;
     char err[512] = "";
