@@ -5,11 +5,12 @@
  * every device (or on every device whose `when` attribute is one of `in`, when the read is also
  * behind a check of that attribute). A PublishedAttributes file adds rows (src/lint.c reads it).
  *
- * Each row is taken from the driver's own source, the device attributes it sets
- * unconditionally, and only what every release of the driver since resource.k8s.io/v1beta1 has
- * set: docs/lint.md lists the table with its sources. An attribute a driver sets only sometimes
- * (NVIDIA's resource.kubernetes.io/pcieRoot, which needs a known PCIe root) is not here: its
- * read stays a warning.
+ * Each row is taken from the driver's own source (its releases of 2025-2026): the device
+ * attributes it sets unconditionally; docs/lint.md lists the table with its sources. An
+ * attribute a driver sets only sometimes (NVIDIA's resource.kubernetes.io/pcieRoot, which
+ * needs a known PCIe root) is not here: its read stays a warning. Early releases published
+ * less (NVIDIA's first ones had no `type`, and `index` and `minor` that later ones dropped):
+ * with such a fleet, --slices checks what it really publishes.
  *
  * Change with: lint.h, src/lint.c, docs/lint.md ("What drivers publish").
  */
