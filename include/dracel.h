@@ -335,7 +335,10 @@ DRACEL_API dracel_status dracel_table_load_buffer(const dracel_config *cfg, cons
                                                   const char *buf, size_t len,
                                                   dracel_table **out, char *err, size_t errcap);
 DRACEL_API void dracel_table_free(dracel_table *t);
-/** Number of rows (devices of the newest generation of every pool). */
+/** Number of rows (devices of the newest generation of every pool). Older generations still
+ *  published are kept for the allocator (a node that sees no newer slice of a pool allocates
+ *  from the newest generation it sees) but are no rows of this view: selections' bits past
+ *  the rows are clear. docs/columnar.md. */
 DRACEL_API uint32_t dracel_table_rows(const dracel_table *t);
 /** All memory of the table, in bytes. */
 DRACEL_API size_t dracel_table_bytes(const dracel_table *t);
@@ -370,7 +373,9 @@ typedef struct dracel_pool_info {
      *  node selection and shared counters) and its state; not its generation, slice names or
      *  resourceSliceCount as such. Computed from the strings and values (never dictionary
      *  ids), when the pool is built: equal across snapshots and fleets, patched or built in
-     *  full, exactly when that content is (up to hash collisions). */
+     *  full, exactly when that content is (up to hash collisions). With older generations
+     *  still published (which a node that sees no newer slice allocates from), their content
+     *  too. */
     uint64_t version;
     /** The node every slice of the pool names by nodeName, or NULL (allNodes, a node
      *  selector, per-device node selection, or several nodes). */
@@ -817,9 +822,11 @@ DRACEL_API uint64_t dracel_usage_pool_hash(const dracel_usage *u, size_t pool);
  * node's devices (PartitionableDevices on, the default): slices tied to it by nodeName, on
  * allNodes, whose node selector matches its name and labels, and with per-device node
  * selection the slices with a device on it. A key for what an answer on this node can depend
- * on (with the pools' versions and usage hashes).
+ * on (with the pools' versions and usage hashes). A pool whose only slices on the node are
+ * of an older generation is listed (the allocator of 1.35 on may then leave it out).
  * @param out receives the pool indexes, ascending, out[0..cap) (may be NULL when @p cap is 0).
- * @return how many pools there are (may exceed @p cap); 0 for a NULL or invalid argument.
+ * @return how many pools there are (may exceed @p cap: then, with older generations, possibly
+ *         more than a call with room for all returns); 0 for a NULL or invalid argument.
  */
 DRACEL_API size_t dracel_table_node_pools(const dracel_table *t, const dracel_node *node,
                                           size_t *out, size_t cap);

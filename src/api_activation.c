@@ -295,7 +295,7 @@ dracel_status dracel_activation_set_device_row(dracel_activation *act, const dra
     if (!d)
         return st;
     const dc_table *tab = dc_api_table(t);
-    if (!tab || row >= tab->rows)
+    if (!tab || row >= tab->live_rows)
         return DRACEL_EINVAL;
     dc_ectx *c = scratch(act);
     dc_val v = dc_table_device(tab, row, c);

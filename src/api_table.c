@@ -305,7 +305,7 @@ void dracel_table_free(dracel_table *t)
 
 uint32_t dracel_table_rows(const dracel_table *t)
 {
-    return t ? t->t->rows : 0;
+    return t ? t->t->live_rows : 0; /* older generations' rows are the allocator's */
 }
 
 size_t dracel_table_bytes(const dracel_table *t)
@@ -331,7 +331,7 @@ static const char *state_name(dc_pool_state s)
 dracel_status dracel_table_device_size(const dracel_table *tt, uint32_t row,
                                        dracel_device_info *out, size_t size)
 {
-    if (!tt || !out || row >= tt->t->rows)
+    if (!tt || !out || row >= tt->t->live_rows)
         return DRACEL_EINVAL;
     const dc_table *t = tt->t;
     const dc_tpool *p = &t->pools[t->pool[row]];
@@ -346,13 +346,13 @@ dracel_status dracel_table_device_size(const dracel_table *tt, uint32_t row,
 
 size_t dracel_table_pools(const dracel_table *t)
 {
-    return t ? t->t->npools : 0;
+    return t ? t->t->nlive_pools : 0;
 }
 
 dracel_status dracel_table_pool_size(const dracel_table *tt, size_t i, dracel_pool_info *out,
                                      size_t size)
 {
-    if (!tt || !out || i >= tt->t->npools)
+    if (!tt || !out || i >= tt->t->nlive_pools)
         return DRACEL_EINVAL;
     const dc_table *t = tt->t;
     const dc_tpool *p = &t->pools[i];
@@ -375,7 +375,7 @@ dracel_status dracel_table_pool_find(const dracel_table *tt, const char *driver,
     if (!tt || !driver || !pool || !index)
         return DRACEL_EINVAL;
     const dc_table *t = tt->t;
-    uint32_t lo = 0, hi = t->npools; /* pools are sorted by driver, then name (bytes) */
+    uint32_t lo = 0, hi = t->nlive_pools; /* sorted by driver, then name (bytes) */
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         int c = strcmp(dc_dict_str(t->dict, t->pools[mid].driver)->data, driver);
@@ -442,8 +442,32 @@ dracel_status dracel_selection_new(const dracel_config *cfg, dracel_selection **
     return DRACEL_OK;
 }
 
+/* A selection shows the live rows only: the bits of older generations' rows (vm/table.h) are
+ * cleared. */
+static void hide_older(const dc_table *t, dc_selection *s)
+{
+    if (!t || t->live_rows == t->rows)
+        return;
+    for (uint32_t w = t->live_rows / 64; w < DC_BITS_WORDS(t->rows); w++) {
+        uint64_t keep = w == t->live_rows / 64 ? ((uint64_t)1 << (t->live_rows % 64)) - 1 : 0;
+        if (s->matched)
+            s->matched[w] &= keep;
+        if (s->errored)
+            s->errored[w] &= keep;
+    }
+}
+
 dracel_status dracel_select(const dracel_bound *b, const dracel_env *env,
                             const dracel_select_opts *o, dracel_selection *sel)
+{
+    dracel_status st = dc_api_select_all(b, env, o, sel);
+    if (st == DRACEL_OK)
+        hide_older(b->b->t, &sel->sel);
+    return st;
+}
+
+dracel_status dc_api_select_all(const dracel_bound *b, const dracel_env *env,
+                                const dracel_select_opts *o, dracel_selection *sel)
 {
     if (!b || !env || !sel)
         return DRACEL_EINVAL;

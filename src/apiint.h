@@ -81,6 +81,10 @@ const struct dc_pindex *dc_api_table_pindex(const dracel_table *t);
 /** The bound program behind a public one (tests: whether it has fused kernels). */
 struct dc_bound;
 const struct dc_bound *dc_api_bound(const dracel_bound *b);
+/* dracel_select over every row of the table, the older generations' too (vm/table.h): what the
+ * allocator reads. */
+dracel_status dc_api_select_all(const dracel_bound *b, const dracel_env *env,
+                                const dracel_select_opts *o, dracel_selection *sel);
 
 /** Build a public table from loaded slices (the set can be freed after). */
 struct dc_slice_set;

@@ -3,7 +3,9 @@
  * the builder that fills one pool's rows (also used by src/table_patch.c).
  *
  * Kubernetes' rules (reference/k8s-dra.md section 3.2): slices are grouped into pools by
- * (driver, pool name); only the newest generation of a pool counts; a pool with fewer slices of
+ * (driver, pool name); the newest generation of a pool is its live pool, each older one a stale
+ * pool after all the live ones (vm/table.h: a node that sees no newer slice may allocate from
+ * it); a pool with fewer slices of
  * that generation than resourceSliceCount is incomplete; a pool publishing a device name twice
  * is invalid. Both are kept in the table and flagged, never silently used as healthy. Rows are
  * in the allocator's order: pools by driver then pool name, slices by name, devices in published
@@ -640,6 +642,18 @@ int dc_tb_cmp_slice(const void *a, const void *b)
     if (!r)
         r = x->line < y->line ? -1 : x->line > y->line;
     return r;
+}
+
+/* Older slices: by driver, pool, generation (newest first), then in slice order. */
+static int cmp_older(const void *a, const void *b)
+{
+    const dc_slice_in *x = *(const dc_slice_in *const *)a, *y = *(const dc_slice_in *const *)b;
+    int r = strcmp(x->driver, y->driver);
+    if (!r)
+        r = strcmp(x->pool, y->pool);
+    if (!r)
+        r = x->generation > y->generation ? -1 : x->generation < y->generation;
+    return r ? r : dc_tb_cmp_slice(a, b);
 }
 
 void dc_tb_scan_pool(const dc_slice_in *const *sl, uint32_t n, bool *keep, dc_tpool *pool)
@@ -1327,13 +1341,58 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     if (s->n > 1)
         dc_sort(order, s->n, sizeof *order, dc_tb_cmp_slice);
 
-    /* Pools: runs of (driver, pool); the newest generation of each is kept. */
-    uint32_t npools = 0;
-    for (uint32_t i = 0; i < s->n; i++)
-        if (i == 0 || strcmp(order[i]->driver, order[i - 1]->driver) ||
-            strcmp(order[i]->pool, order[i - 1]->pool))
-            npools++;
-    t->pools = tzalloc(&b, npools * sizeof *t->pools);
+    /* Pools: runs of (driver, pool); the newest generation of each is a live pool, each older
+     * generation a stale pool after all the live ones (vm/table.h). */
+    uint32_t npools = 0, nolder = 0;
+    for (uint32_t i = 0, j; i < s->n; i = j) {
+        int64_t gen = order[i]->generation;
+        for (j = i + 1; j < s->n && !strcmp(order[j]->driver, order[i]->driver) &&
+                        !strcmp(order[j]->pool, order[i]->pool);
+             j++)
+            if (order[j]->generation > gen)
+                gen = order[j]->generation;
+        for (uint32_t k = i; k < j; k++)
+            nolder += order[k]->generation < gen;
+        npools++;
+    }
+    /* The older slices by (driver, pool, generation newest first), then in slice order: each
+     * run of one generation is a stale pool. */
+    const dc_slice_in **older = NULL;
+    uint32_t *stale_at = NULL, nstale = 0, nold = nolder; /* nold: the arrays' size */
+    bool *all = NULL;
+    if (nolder) {
+        older = dc_malloc(a, nolder * sizeof *older);
+        stale_at = dc_malloc(a, (nolder + 1) * sizeof *stale_at);
+        all = dc_malloc(a, nolder);
+        if (!older || !stale_at || !all) {
+            b.oom = true;
+            nolder = 0;
+        }
+    }
+    if (nolder) {
+        uint32_t m = 0;
+        for (uint32_t i = 0, j; i < s->n; i = j) {
+            int64_t gen = order[i]->generation;
+            for (j = i + 1; j < s->n && !strcmp(order[j]->driver, order[i]->driver) &&
+                            !strcmp(order[j]->pool, order[i]->pool);
+                 j++)
+                if (order[j]->generation > gen)
+                    gen = order[j]->generation;
+            for (uint32_t k = i; k < j; k++)
+                if (order[k]->generation < gen)
+                    older[m++] = order[k];
+        }
+        if (nolder > 1)
+            dc_sort(older, nolder, sizeof *older, cmp_older);
+        for (uint32_t i = 0; i < nolder; i++)
+            if (i == 0 || strcmp(older[i]->driver, older[i - 1]->driver) ||
+                strcmp(older[i]->pool, older[i - 1]->pool) ||
+                older[i]->generation != older[i - 1]->generation)
+                stale_at[nstale++] = i;
+        stale_at[nstale] = nolder;
+        memset(all, 1, nolder);
+    }
+    t->pools = tzalloc(&b, (npools + nstale + 1) * sizeof *t->pools);
     uint32_t *pool_at = tzalloc(&b, (npools + 1) * sizeof *pool_at); /* its first slice */
     uint32_t rows = 0, nkept = 0;
     for (uint32_t i = 0, p = 0; i < s->n && !b.oom; p++) {
@@ -1349,9 +1408,24 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     }
     if (!b.oom)
         pool_at[npools] = s->n;
-    t->npools = npools;
+    t->live_rows = rows;
+    t->nlive_pools = npools;
+    /* The stale pools, each with the live pool of its driver and name (both sorted by them). */
+    for (uint32_t q = 0, lp = 0; q < nstale && !b.oom; q++) {
+        const dc_slice_in *const *sl = older + stale_at[q];
+        uint32_t n = stale_at[q + 1] - stale_at[q];
+        while (strcmp(order[pool_at[lp]]->driver, sl[0]->driver) ||
+               strcmp(order[pool_at[lp]]->pool, sl[0]->pool))
+            lp++;
+        dc_tpool *sp = &t->pools[npools + q];
+        dc_tb_scan_pool(sl, n, all, sp);
+        sp->stale = true;
+        sp->live = lp;
+        rows += sp->rows;
+        nkept += sp->slices;
+    }
+    t->npools = npools + nstale;
     t->rows = rows;
-
     /* Per-row arrays. */
     size_t words = DC_BITS_WORDS(rows);
     t->device_name = tzalloc(&b, rows * sizeof *t->device_name);
@@ -1368,6 +1442,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     /* Pass 1: columns and the kind most of their values have. */
     for (uint32_t p = 0; p < npools && !b.oom; p++)
         dc_tb_columns(&b, order + pool_at[p], keep + pool_at[p], pool_at[p + 1] - pool_at[p]);
+    for (uint32_t q = 0; q < nstale && !b.oom; q++)
+        dc_tb_columns(&b, older + stale_at[q], all, stale_at[q + 1] - stale_at[q]);
     t->ncols = b.ncols;
     t->cols = tzalloc(&b, b.ncols * sizeof *t->cols);
     for (uint32_t c = 0; c < b.ncols && !b.oom; c++) {
@@ -1396,10 +1472,19 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     /* Pass 2: rows, pool by pool. */
     for (uint32_t p = 0; p < npools && !b.oom; p++)
         dc_tb_fill_pool(&b, p, order + pool_at[p], keep + pool_at[p], pool_at[p + 1] - pool_at[p]);
+    t->nlive_slices = b.slice;
+    for (uint32_t q = 0; q < nstale && !b.oom; q++) {
+        dc_tpool *sp = &t->pools[npools + q], *lp = &t->pools[sp->live];
+        dc_tb_fill_pool(&b, npools + q, older + stale_at[q], all, stale_at[q + 1] - stale_at[q]);
+        /* what a node may allocate of the pool: its version covers the older generations */
+        lp->version = (lp->version ^ (sp->version + 0x9E3779B97F4A7C15ULL + (lp->version << 6) +
+                                      (lp->version >> 2))) * 0xff51afd7ed558ccdULL;
+        lp->version = lp->version ? lp->version : 1;
+    }
     if (!b.oom)
         t->slice_first[b.slice] = rows;
     t->nslices = b.slice;
-    for (uint32_t p = 0; p < npools && !b.oom; p++)
+    for (uint32_t p = 0; p < t->npools && !b.oom; p++)
         if (t->pools[p].max_strlen > t->max_strlen)
             t->max_strlen = t->pools[p].max_strlen;
     t->faults = b.faults;
@@ -1428,6 +1513,11 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
 
     bool oom = b.oom;
     dc_tb_free(&b);
+    if (nold) {
+        dc_free(a, older, nold * sizeof *older);
+        dc_free(a, stale_at, (nold + 1) * sizeof *stale_at);
+        dc_free(a, all, nold);
+    }
     dc_free(a, keep, s->n * sizeof *keep);
     dc_free(a, order, s->n * sizeof *order);
     if (oom) {

@@ -174,10 +174,10 @@ static int cmp_dict(const dc_dict *d, uint32_t id, const char *s)
     return strcmp(dc_dict_str(d, id)->data, s);
 }
 
-/* The first old pool whose (driver, name) is >= (driver, pool). */
-static uint32_t find_pool(const dc_table *o, const char *driver, const char *pool, bool *found)
+/* The first of pools [lo, hi) (sorted by driver, then name) not before (driver, pool). */
+static uint32_t pool_at(const dc_table *o, uint32_t lo, uint32_t hi, const char *driver,
+                        const char *pool)
 {
-    uint32_t lo = 0, hi = o->npools;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         int c = cmp_dict(o->dict, o->pools[mid].driver, driver);
@@ -188,9 +188,22 @@ static uint32_t find_pool(const dc_table *o, const char *driver, const char *poo
         else
             hi = mid;
     }
-    *found = lo < o->npools && !cmp_dict(o->dict, o->pools[lo].driver, driver) &&
-             !cmp_dict(o->dict, o->pools[lo].name, pool);
     return lo;
+}
+
+static bool pool_is(const dc_table *o, uint32_t p, uint32_t hi, const char *driver,
+                    const char *pool)
+{
+    return p < hi && !cmp_dict(o->dict, o->pools[p].driver, driver) &&
+           !cmp_dict(o->dict, o->pools[p].name, pool);
+}
+
+/* The live pool (driver, pool) of o, or where it would go. */
+static uint32_t find_pool(const dc_table *o, const char *driver, const char *pool, bool *found)
+{
+    uint32_t p = pool_at(o, 0, o->nlive_pools, driver, pool);
+    *found = pool_is(o, p, o->nlive_pools, driver, pool);
+    return p;
 }
 
 static int cmp_pch(const void *a, const void *b)
@@ -737,6 +750,7 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
     /* The changed pools: where they were, where they go, what their slices keep. */
     uint64_t removed_rows = 0, added_rows = 0;
     uint32_t npools = o->npools, nslices = o->nslices;
+    bool older = false; /* a changed pool has slices of an older generation */
     for (uint32_t k = 0; k < nchg && !b->oom; k++) {
         pch *c = &P.ch[k];
         c->in = &chg[k];
@@ -751,6 +765,11 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
         if (chg[k].n > 1)
             dc_sort(chg[k].slices, chg[k].n, sizeof *chg[k].slices, dc_tb_cmp_slice);
         dc_tb_scan_pool((const dc_slice_in *const *)chg[k].slices, chg[k].n, c->keep, &c->scan);
+        /* older generations before or after: the pool is built in full */
+        for (uint32_t i = 0; i < chg[k].n; i++)
+            older |= !c->keep[i];
+        older |= pool_is(o, pool_at(o, o->nlive_pools, o->npools, chg[k].driver, chg[k].pool),
+                         o->npools, chg[k].driver, chg[k].pool);
         if (found) {
             removed_rows += o->pools[c->old].rows;
             npools--;
@@ -762,7 +781,11 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
             nslices += c->scan.slices;
         }
     }
-    bool too_large = (double)(removed_rows + added_rows) > max_fraction * (double)o->rows;
+    /* Older generations (stale pools, vm/table.h) are rare and short-lived, while a driver
+     * republishes a pool: a change to a pool that has or would have them is built in full.
+     * Other pools' older generations are copied as they are, after the live pools. */
+    bool too_large = older ||
+                     (double)(removed_rows + added_rows) > max_fraction * (double)o->rows;
     if (b->oom || too_large)
         goto done;
     if (nchg > 1)
@@ -860,6 +883,15 @@ dracel_status dc_table_patch(const dc_table *o, dc_patch_pool *chg, uint32_t nch
         goto done;
     t->slice_first[b->slice] = t->rows;
     t->nslices = b->slice;
+    /* the changes were to live pools only */
+    t->live_rows = (uint32_t)(o->live_rows - removed_rows + added_rows);
+    t->nlive_pools = o->nlive_pools + (t->npools - o->npools);
+    t->nlive_slices = o->nlive_slices + (t->nslices - o->nslices);
+    for (uint32_t q = t->nlive_pools; q < t->npools; q++) { /* their live pools moved */
+        const char *drv = dc_dict_str(t->dict, t->pools[q].driver)->data;
+        const char *pn = dc_dict_str(t->dict, t->pools[q].name)->data;
+        t->pools[q].live = pool_at(t, 0, t->nlive_pools, drv, pn);
+    }
     t->faults = b->faults;
     t->nfaults = b->nfaults;
     t->taints = b->taints;

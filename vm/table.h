@@ -183,6 +183,9 @@ typedef struct dc_tpool {
                                     dracel_pool_info) */
     bool mixed;                  /* a slice with devices and sharedCounters: 1.34's shape,
                                     invalid from 1.35 on (src/alloc/run.c) */
+    bool stale;                  /* an older generation (pools [nlive_pools, npools)) */
+    uint32_t live;               /* stale: the pool of the newest generation (same driver and
+                                    name); unused otherwise (dc_table_live_pool) */
 } dc_tpool;
 
 /* A device taint (side table, sorted by row): the device's own, then those of the
@@ -240,7 +243,15 @@ typedef struct dc_table {
     dc_arena arena;              /* everything of this snapshot except the dictionary */
     dc_dict *dict;
     uint32_t dict_limit;         /* ids this snapshot may use */
-    uint32_t rows;
+    uint32_t rows;               /* all rows: the newest generations', then the older ones' */
+    /* Older generations. Kubernetes gathers, per node, the newest generation of a pool that
+     * node sees, so a node that sees none of the newest slices of a pool may allocate from an
+     * older generation it sees (src/alloc/run.c). Those generations are kept as stale pools
+     * after the live ones, sorted by driver, pool name and generation (newest first), with
+     * their rows and slices after the live ones: live_rows, nlive_pools and nlive_slices
+     * count what the library shows (dracel_table_rows and pools, selections, usages, pool
+     * versions); the allocator reads all. */
+    uint32_t live_rows, nlive_pools, nlive_slices;
     /* Per row. */
     uint32_t *device_name;       /* dictionary id */
     uint32_t *pool;              /* index into pools */
@@ -249,7 +260,7 @@ typedef struct dc_table {
     uint64_t *multi;             /* bitmap: allowMultipleAllocations */
     uint64_t *bindc;             /* bitmap: the device has bindingConditions */
     uint64_t *binds_node;        /* bitmap: bindsToNode */
-    /* Slices (newest generation only), in row order: slice k holds rows [slice_first[k],
+    /* Slices (the live ones, then the stale pools'), in row order: slice k holds rows [slice_first[k],
      * slice_first[k + 1]) (slice_first[nslices] == rows); a slice without devices is an empty
      * range. slice_per_device: bit k when slice k has perDeviceNodeSelection. */
     uint32_t *slice_first;
@@ -296,6 +307,11 @@ const dc_tbind *dc_table_binds(const dc_table *t, uint32_t row, uint32_t *n);
 const dc_tcap *dc_table_caps(const dc_table *t, uint32_t row, uint32_t *n);
 /** The counters a row consumes: *n entries (NULL when none). */
 const dc_tcounter *dc_table_consumes(const dc_table *t, uint32_t row, uint32_t *n);
+/** The live pool of pool p: p, or the newest generation of a stale pool. */
+static inline uint32_t dc_table_live_pool(const dc_table *t, uint32_t p)
+{
+    return t->pools[p].stale ? t->pools[p].live : p;
+}
 /** The slice (index into slice_first) holding a row. Binary search. */
 uint32_t dc_table_slice_of(const dc_table *t, uint32_t row);
 /** The error of a faulty row (see `faults`), or NULL. */

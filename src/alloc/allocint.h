@@ -324,8 +324,11 @@ static inline bool dc_al_taken(const dc_alloc_run *r, uint32_t row)
 
 /* ---- Between the allocator's files (each described where it is defined) */
 
-/* policy.c: the row of a device id in the table, or UINT32_MAX. */
+/* policy.c: the row of a device id in the newest generation of its pool, or UINT32_MAX. */
 uint32_t dc_al_device_row(const dc_table *t, const dc_device_id *id);
+/* The rows of a device ID in older generations (stale pools, vm/table.h), one per call: *at
+ * starts at 0; UINT32_MAX when there are no more. A device in use is in use in each. */
+uint32_t dc_al_device_older(const dc_table *t, const dc_device_id *id, uint32_t *at);
 
 /* nodes.c */
 bool dc_al_node_selector_bad(const dc_node_selector_in *s, dc_buf *b);

@@ -47,7 +47,9 @@ static dc_usage *usage_alloc(const dracel_table *tt, const dracel_alloc *a)
     return u;
 }
 
-/* Mark the devices of ids in use (IDs the table does not have count for nothing). */
+/* Mark the devices of ids in use (IDs the table does not have count for nothing), in the
+ * newest generation and in the older ones a node may still allocate from (vm/table.h); found
+ * counts the newest generation's. */
 static void usage_mark(dc_usage *u, const dc_table *t, const dc_device_id *ids, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
@@ -56,6 +58,8 @@ static void usage_mark(dc_usage *u, const dc_table *t, const dc_device_id *ids, 
             dc_bit_set(u->bits, r);
             u->found++;
         }
+        for (uint32_t at = 0; (r = dc_al_device_older(t, &ids[i], &at)) != UINT32_MAX;)
+            dc_bit_set(u->bits, r);
     }
 }
 
@@ -99,11 +103,15 @@ dracel_status dc_usage_new_shared(const dracel_table *tt, const dracel_alloc *a,
     dc_usage *u = *out;
     const dc_table *t = dc_api_table(tt);
     size_t words = DC_BITS_WORDS(t->rows) + 1, names = 0, ncaps = 0;
-    for (uint32_t i = 0; i < nshares; i++)
+    for (uint32_t i = 0; i < nshares; i++) {
+        size_t copies = 1; /* the newest generation's row and the older ones' */
+        for (uint32_t at = 0; dc_al_device_older(t, &shares[i].id, &at) != UINT32_MAX;)
+            copies++;
         for (uint32_t k = 0; k < shares[i].ncaps; k++) {
             names += strlen(shares[i].caps[k].name) + 1;
-            ncaps++;
+            ncaps += copies;
         }
+    }
     u->shared = dc_malloc(a, words * sizeof *u->shared);
     u->capshares = (uint32_t)ncaps + 1;
     u->shares = dc_malloc(a, u->capshares * sizeof *u->shares);
@@ -126,15 +134,20 @@ dracel_status dc_usage_new_shared(const dracel_table *tt, const dracel_alloc *a,
                 *out = NULL;
                 return DRACEL_EINPUT;
             }
-            if (row == UINT32_MAX)
-                continue; /* not in the table: counts for nothing */
             size_t ln = strlen(shares[i].caps[k].name);
             memcpy(np, shares[i].caps[k].name, ln + 1);
-            u->shares[u->nshares++] = (dc_ushare){row, np, q};
-            np += ln + 1;
+            if (row != UINT32_MAX)
+                u->shares[u->nshares++] = (dc_ushare){row, np, q};
+            uint32_t r;
+            for (uint32_t at = 0; (r = dc_al_device_older(t, &shares[i].id, &at)) != UINT32_MAX;)
+                u->shares[u->nshares++] = (dc_ushare){r, np, q};
+            np += ln + 1; /* IDs the table does not have count for nothing */
         }
         if (row != UINT32_MAX)
             dc_bit_set(u->shared, row);
+        uint32_t r;
+        for (uint32_t at = 0; (r = dc_al_device_older(t, &shares[i].id, &at)) != UINT32_MAX;)
+            dc_bit_set(u->shared, r);
     }
     if (u->nshares > 1)
         dc_sort(u->shares, u->nshares, sizeof *u->shares, cmp_ushare);
@@ -173,6 +186,8 @@ dracel_status dc_usage_derive(const dc_usage *prev, const dracel_alloc *a,
             u->bits[r / 64] &= ~(1ull << (r % 64));
             u->found--;
         }
+        for (uint32_t at = 0; (r = dc_al_device_older(t, &clear[i], &at)) != UINT32_MAX;)
+            u->bits[r / 64] &= ~(1ull << (r % 64));
     }
     usage_mark(u, t, set, nset);
     usage_counters(u);
@@ -202,13 +217,10 @@ const dracel_table *dc_usage_table(const dc_usage *u)
     return u ? u->tt : NULL;
 }
 
-uint64_t dc_usage_pool_hash(const dc_usage *u, uint32_t pool)
+/* Fold what the devices in use of pool p consume (and their names) into *h. */
+static bool hash_pool_rows(const dc_usage *u, const dc_table *t, const dc_tpool *p, uint64_t *hp)
 {
-    const dc_table *t = dc_api_table(u->tt);
-    if (pool >= t->npools)
-        return 0;
-    const dc_tpool *p = &t->pools[pool];
-    uint64_t h = 0x2545F4914F6CDD1DULL;
+    uint64_t h = *hp;
     bool any = false;
     uint32_t si = 0; /* the shares, sorted by row */
     while (u->shared && si < u->nshares && u->shares[si].row < p->first_row)
@@ -243,6 +255,28 @@ uint64_t dc_usage_pool_hash(const dc_usage *u, uint32_t pool)
         h ^= h >> 29;
         any = true;
     }
+    *hp = h;
+    return any;
+}
+
+uint64_t dc_usage_pool_hash(const dc_usage *u, uint32_t pool)
+{
+    const dc_table *t = dc_api_table(u->tt);
+    if (pool >= t->nlive_pools)
+        return 0;
+    uint64_t h = 0x2545F4914F6CDD1DULL;
+    bool any = hash_pool_rows(u, t, &t->pools[pool], &h);
+    /* and of its older generations (stale pools, sorted as their live pools are) */
+    uint32_t lo = t->nlive_pools, hi = t->npools;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t->pools[mid].live < pool)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < t->npools && t->pools[lo].live == pool; lo++)
+        any |= hash_pool_rows(u, t, &t->pools[lo], &h);
     if (!any)
         return 0;
     h ^= h >> 33;

@@ -247,13 +247,34 @@ uint32_t dc_al_named_range(const dc_pindex *x, uint32_t name_id, uint32_t *end)
     return lo;
 }
 
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether ascending v[0..n) holds x. */
+static bool in_out(const size_t *v, size_t n, size_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && v[lo] == x;
+}
+
 size_t dc_node_pools(const dc_table *t, const dc_pindex *x, const dc_node_in *n, bool sorted,
                      size_t *out, size_t cap)
 {
     uint32_t name_id = dc_dict_find(t->dict, n->name, strlen(n->name), t->dict_limit);
     uint32_t end, i = dc_al_named_range(x, name_id, &end), g = 0;
-    size_t count = 0;
-    uint32_t last = UINT32_MAX;
+    size_t count = 0, nlive = 0; /* out[0..nlive): the live pools, ascending */
+    bool mapped = false;         /* an older generation's, as its live pool, after them */
+    uint32_t last = UINT32_MAX, stale_of = UINT32_MAX;
     /* as dc_al_gather() visits slices (with per-device node selection, PartitionableDevices) */
     while (i < end || g < x->ngeneral) {
         uint32_t s;
@@ -275,10 +296,24 @@ size_t dc_node_pools(const dc_table *t, const dc_pindex *x, const dc_node_in *n,
         uint32_t pl = t->pool[t->slice_first[s]]; /* slices here have devices */
         if (!visible || pl == last)
             continue;
+        last = pl;
+        if (t->pools[pl].stale) {
+            /* an older generation (after every live slice): as its live pool, once, when the
+             * node sees no newer slice (dc_al_gather; with count > cap, only an upper bound) */
+            uint32_t lp = t->pools[pl].live;
+            if (lp == stale_of || in_out(out, nlive < cap ? nlive : cap, lp))
+                continue;
+            stale_of = lp;
+            pl = lp;
+            mapped = true;
+        } else {
+            nlive = count + 1;
+        }
         if (count < cap)
             out[count] = pl;
         count++;
-        last = pl;
     }
+    if (mapped && count > 1 && count <= cap)
+        dc_sort(out, count, sizeof *out, cmp_size); /* ascending */
     return count;
 }

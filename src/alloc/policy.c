@@ -77,22 +77,15 @@ static dracel_status eval_sel(dc_policy *p, dracel_env *env, dc_gsel *g)
         return DRACEL_OK;
     }
     DC_TRY(dracel_selection_new(&p->cfg, &g->sel));
-    DC_TRY(dracel_select(g->bound, env, NULL, g->sel));
+    DC_TRY(dc_api_select_all(g->bound, env, NULL, g->sel));
     g->matched = dracel_selection_matched(g->sel);
     g->errored = dracel_selection_errored(g->sel);
     return DRACEL_OK;
 }
 
-uint32_t dc_al_device_row(const dc_table *t, const dc_device_id *id)
+/* The first of pools [lo, hi) (sorted by driver, then pool name, byte order) not before id's. */
+static uint32_t first_pool(const dc_table *t, uint32_t lo, uint32_t hi, const dc_device_id *id)
 {
-    uint32_t lim = t->dict_limit;
-    uint32_t d = dc_dict_find(t->dict, id->driver, strlen(id->driver), lim);
-    uint32_t pn = dc_dict_find(t->dict, id->pool, strlen(id->pool), lim);
-    uint32_t dn = dc_dict_find(t->dict, id->device, strlen(id->device), lim);
-    if (d == DC_DICT_NONE || pn == DC_DICT_NONE || dn == DC_DICT_NONE)
-        return UINT32_MAX;
-    /* pools are sorted by driver, then pool name (byte order) */
-    uint32_t lo = 0, hi = t->npools;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         const dc_tpool *pl = &t->pools[mid];
@@ -104,12 +97,47 @@ uint32_t dc_al_device_row(const dc_table *t, const dc_device_id *id)
         else
             hi = mid;
     }
-    if (lo == t->npools || t->pools[lo].driver != d || t->pools[lo].name != pn)
+    return lo;
+}
+
+uint32_t dc_al_device_row(const dc_table *t, const dc_device_id *id)
+{
+    uint32_t lim = t->dict_limit;
+    uint32_t d = dc_dict_find(t->dict, id->driver, strlen(id->driver), lim);
+    uint32_t pn = dc_dict_find(t->dict, id->pool, strlen(id->pool), lim);
+    uint32_t dn = dc_dict_find(t->dict, id->device, strlen(id->device), lim);
+    if (d == DC_DICT_NONE || pn == DC_DICT_NONE || dn == DC_DICT_NONE)
+        return UINT32_MAX;
+    uint32_t lo = first_pool(t, 0, t->nlive_pools, id);
+    if (lo == t->nlive_pools || t->pools[lo].driver != d || t->pools[lo].name != pn)
         return UINT32_MAX;
     const dc_tpool *pl = &t->pools[lo];
     for (uint32_t r = pl->first_row; r < pl->first_row + pl->rows; r++)
         if (t->device_name[r] == dn)
             return r;
+    return UINT32_MAX;
+}
+
+uint32_t dc_al_device_older(const dc_table *t, const dc_device_id *id, uint32_t *at)
+{
+    if (t->nlive_pools == t->npools)
+        return UINT32_MAX;
+    uint32_t lim = t->dict_limit;
+    uint32_t d = dc_dict_find(t->dict, id->driver, strlen(id->driver), lim);
+    uint32_t pn = dc_dict_find(t->dict, id->pool, strlen(id->pool), lim);
+    uint32_t dn = dc_dict_find(t->dict, id->device, strlen(id->device), lim);
+    if (d == DC_DICT_NONE || pn == DC_DICT_NONE || dn == DC_DICT_NONE)
+        return UINT32_MAX;
+    uint32_t p = *at ? *at : first_pool(t, t->nlive_pools, t->npools, id);
+    for (; p < t->npools && t->pools[p].driver == d && t->pools[p].name == pn; p++) {
+        const dc_tpool *pl = &t->pools[p];
+        for (uint32_t r = pl->first_row; r < pl->first_row + pl->rows; r++)
+            if (t->device_name[r] == dn) {
+                *at = p + 1;
+                return r;
+            }
+    }
+    *at = t->npools;
     return UINT32_MAX;
 }
 

@@ -89,6 +89,15 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Reserve a row for the call (UINT32_MAX: none). */
+static void reserve(dc_alloc_run *r, uint32_t row)
+{
+    if (row != UINT32_MAX && !dc_bit(r->resv, row)) {
+        dc_bit_set(r->resv, row);
+        r->resv_rows[r->nresv++] = row;
+    }
+}
+
 dracel_status dc_alloc_begin(dc_alloc_run *r, const dc_alloc_opts *o)
 {
     const dc_table *t = r->p->t;
@@ -127,20 +136,24 @@ dracel_status dc_alloc_begin(dc_alloc_run *r, const dc_alloc_opts *o)
                 return DRACEL_ENOMEM;
             memset(r->resv, 0, words_of(r) * sizeof *r->resv);
         }
-        if (o->nreserved > r->capresv) {
+        /* a reserved device is reserved in the older generations too (vm/table.h) */
+        uint32_t need = o->nreserved;
+        for (uint32_t i = 0; i < o->nreserved && t->nlive_pools != t->npools; i++)
+            for (uint32_t at = 0; dc_al_device_older(t, &o->reserved[i], &at) != UINT32_MAX;)
+                need++;
+        if (need > r->capresv) {
             uint32_t *v = dc_realloc(r->a, r->resv_rows, r->capresv * sizeof *v,
-                                     o->nreserved * sizeof *v);
+                                     need * sizeof *v);
             if (!v)
                 return DRACEL_ENOMEM;
             r->resv_rows = v;
-            r->capresv = o->nreserved;
+            r->capresv = need;
         }
         for (uint32_t i = 0; i < o->nreserved; i++) {
-            uint32_t row = dc_al_device_row(t, &o->reserved[i]);
-            if (row != UINT32_MAX && !dc_bit(r->resv, row)) {
-                dc_bit_set(r->resv, row);
-                r->resv_rows[r->nresv++] = row;
-            }
+            reserve(r, dc_al_device_row(t, &o->reserved[i]));
+            uint32_t row;
+            for (uint32_t at = 0; (row = dc_al_device_older(t, &o->reserved[i], &at)) != UINT32_MAX;)
+                reserve(r, row);
         }
         if (r->nresv > 1)
             dc_sort(r->resv_rows, r->nresv, sizeof *r->resv_rows, cmp_u32);
@@ -371,6 +384,65 @@ bool dc_al_row_selector_bad(dc_alloc_run *r, uint32_t row, bool gathering, uint3
     return bad;
 }
 
+/* Whether sorted v[0..n) holds x. */
+static bool in_sorted(const uint32_t *v, uint32_t n, uint32_t x)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && v[lo] == x;
+}
+
+/* The node's pools gathered, the live ones (vpools[0..nlive)) before the older generations it
+ * uses: put each older one where its live pool goes (pools by driver and name), and leave out
+ * those marked dropped (seen[v] == UINT32_MAX). Rows come pool after pool, in vpools order. */
+static dracel_status older_in_place(dc_alloc_run *r, uint32_t *seen, uint32_t nlive, bool drop)
+{
+    const dc_table *t = r->p->t;
+    uint32_t nv = r->nvpools;
+    uint32_t *first = dc_al_sz(r, (nv + 1) * sizeof *first);
+    uint32_t *rows = dc_al_sz(r, (r->nrows + 1) * sizeof *rows);
+    uint32_t *vp = dc_al_sz(r, (nv + 1) * sizeof *vp), *vs = dc_al_sz(r, (nv + 1) * sizeof *vs);
+    if (!first || !rows || !vp || !vs)
+        return DRACEL_ENOMEM;
+    for (uint32_t li = 0, v = 0; li < r->nrows; li++)
+        if (li == 0 || t->pool[r->rows[li]] != t->pool[r->rows[li - 1]])
+            first[v++] = li;
+    first[nv] = r->nrows;
+    uint32_t a = 0, b = nlive, m = 0, n = 0;
+    while (a < nlive || b < nv) {
+        uint32_t v = b >= nv || (a < nlive && r->vpools[a] < t->pools[r->vpools[b]].live) ? a++
+                                                                                         : b++;
+        if (drop && seen[v] == UINT32_MAX)
+            continue;
+        vp[m] = r->vpools[v];
+        vs[m++] = seen[v];
+        for (uint32_t li = first[v]; li < first[v + 1]; li++)
+            rows[n++] = r->rows[li];
+    }
+    memcpy(r->vpools, vp, m * sizeof *vp);
+    memcpy(seen, vs, m * sizeof *vs);
+    memcpy(r->rows, rows, n * sizeof *rows);
+    r->nvpools = m;
+    r->nrows = n;
+    return DRACEL_OK;
+}
+
+/* Gathering failed (a node selector Kubernetes cannot build): the pools gathered so far are
+ * shown with their states in the table. */
+static dracel_status gather_failed(dc_alloc_run *r)
+{
+    for (uint32_t v = 0; v < r->nvpools; v++)
+        r->pstate[r->vpools[v]] = (uint8_t)r->p->t->pools[r->vpools[v]].state;
+    r->gather_failed = true;
+    return DRACEL_OK;
+}
+
 /* The node's rows: slices tied to it by name, and the others whose selection matches. */
 dracel_status dc_al_gather(dc_alloc_run *r)
 {
@@ -400,6 +472,7 @@ dracel_status dc_al_gather(dc_alloc_run *r)
         return DRACEL_ENOMEM;
     r->nrows = r->nvpools = 0;
     uint32_t i = lo, g = 0;
+    uint32_t nlive_v = 0, nstale_v = 0, stale_of = UINT32_MAX; /* visible live and stale pools */
     bool partitionable = r->k8s.features & DC_FEAT_PARTITIONABLE;
     while (i < end || g < x->ngeneral) {
         uint32_t s;
@@ -415,16 +488,14 @@ dracel_status dc_al_gather(dc_alloc_run *r)
                 for (uint32_t row = a; partitionable && !visible && row < b; row++) {
                     if (t->node_kind[row] == DC_NODE_SELECTOR &&
                         dc_al_row_selector_bad(r, row, true, s, true)) {
-                        r->gather_failed = true;
-                        return DRACEL_OK;
+                        return gather_failed(r);
                     }
                     visible = dc_al_row_on_node(t, row, n, name_id);
                 }
             } else {
                 if (t->node_kind[a] == DC_NODE_SELECTOR &&
                     dc_al_row_selector_bad(r, a, true, s, false)) {
-                    r->gather_failed = true;
-                    return DRACEL_OK;
+                    return gather_failed(r);
                 }
                 visible = dc_al_row_on_node(t, a, n, name_id);
             }
@@ -433,6 +504,17 @@ dracel_status dc_al_gather(dc_alloc_run *r)
             continue;
         uint32_t pl = t->pool[t->slice_first[s]];
         if (!r->nvpools || r->vpools[r->nvpools - 1] != pl) {
+            if (t->pools[pl].stale) {
+                /* An older generation (its slices come after every live one): the node's
+                 * newest generation of the pool, unless it sees a newer slice. */
+                uint32_t lp = t->pools[pl].live;
+                if (lp == stale_of || in_sorted(r->vpools, nlive_v, lp))
+                    continue;
+                stale_of = lp;
+                nstale_v++;
+            } else {
+                nlive_v = r->nvpools + 1;
+            }
             r->vpools[r->nvpools++] = pl;
             seen[r->nvpools - 1] = 0;
         }
@@ -445,20 +527,31 @@ dracel_status dc_al_gather(dc_alloc_run *r)
      * pool spread over nodes is incomplete on each (a slice without devices, whose node the
      * table does not keep, counts as seen). */
     r->nslices_seen = 0;
+    bool drop = false;
     for (uint32_t v = 0; v < r->nvpools; v++) {
         const dc_tpool *tp = &t->pools[r->vpools[v]];
         dc_pool_state st = tp->state;
         if (tp->mixed && r->k8s.release > 34)
             st = DC_POOL_INVALID; /* the API server of 1.35 on refuses such a slice */
-        if (!r->k8s.fleet_complete && st != DC_POOL_INVALID) {
-            uint32_t ns = seen[v];
-            for (uint32_t k = tp->first_slice; k < tp->first_slice + tp->slices; k++)
-                ns += t->slice_first[k] == t->slice_first[k + 1];
-            st = (int64_t)ns == tp->slice_count ? DC_POOL_COMPLETE : DC_POOL_INCOMPLETE;
+        uint32_t ns = seen[v];
+        for (uint32_t k = tp->first_slice; k < tp->first_slice + tp->slices; k++)
+            ns += t->slice_first[k] == t->slice_first[k + 1];
+        if (tp->stale && (int64_t)ns != tp->slice_count && r->k8s.release > 34) {
+            /* from 1.35 on a pool the node sees part of is judged by all its slices, and a
+             * newer generation exists: the pool is left out, silently */
+            r->pstate[r->vpools[v]] = DC_POOL_INCOMPLETE;
+            seen[v] = UINT32_MAX;
+            drop = true;
+            continue;
         }
+        if ((!r->k8s.fleet_complete || tp->stale) && st != DC_POOL_INVALID)
+            st = (int64_t)ns == tp->slice_count ? DC_POOL_COMPLETE : DC_POOL_INCOMPLETE;
         r->pstate[r->vpools[v]] = (uint8_t)st;
         if (st == DC_POOL_COMPLETE)
             r->nslices_seen += seen[v];
+    }
+    if (nstale_v) {
+        DC_TRY(older_in_place(r, seen, nlive_v, drop));
     }
     /* The copies with binding conditions try pools holding devices with binding conditions
      * (among the node's) last; 1.34's and 1.35's experimental copy also the slices holding
@@ -504,7 +597,7 @@ dracel_status dc_alloc_tier_candidates(dc_alloc_run *r, uint32_t tier, bool clas
     r->deadline_ns = 0;
     if (k8s)
         r->k8s = *k8s;
-    for (uint32_t pl = 0; pl < t->npools; pl++) {
+    for (uint32_t pl = 0; pl < t->nlive_pools; pl++) { /* the newest generations */
         const dc_tpool *tp = &t->pools[pl];
         if (tp->state != DC_POOL_COMPLETE || (k8s && tp->mixed && k8s->release > 34))
             continue;

@@ -1052,7 +1052,9 @@ static char *place_dump(const dracel_table *t, const dracel_objects *o,
             assert_int_equal(dracel_allocate(run, &node, &opts), DRACEL_OK);
             dracel_run_info info;
             assert_int_equal(dracel_run_get(run, &info), DRACEL_OK);
-            assert_int_equal(info.pools, np); /* the pools the allocator gathered */
+            /* the pools the allocator gathered: those, but for an older generation that the
+             * node sees part of, which 1.35 on leave out (dracel_table_node_pools keeps it) */
+            assert_true(info.pools <= np);
             char *x = run_text(run);
             sb_printf(&b, "%s", x);
             free(x);
@@ -1229,7 +1231,10 @@ static void test_fleet_random(void **state)
                   "columns with too many values to list: %d)\n",
                   steps, (unsigned long long)seed0, (unsigned long long)(rows / (uint64_t)steps),
                   patched, full, kinds, unlisted);
-    assert_true(patched > steps / 2);
+    /* A change to a pool with an older generation left (the generator leaves one behind in
+     * 6% of the changes, and it stays until its slice is republished) is built in full
+     * (src/table_patch.c), so a tenth, not a half, of the snapshots are patched here. */
+    assert_true(patched > steps / 10);
     assert_true(full > 0);
     size_t nlive = 0;
     for (int i = 0; i < NRULES; i++)
@@ -1624,6 +1629,92 @@ static void test_pools(void **state)
     dracel_table_free(t);
 }
 
+/* A slice of pool "shared" (generation GEN, NODE, device DEV), and one of pool "local". */
+#define OLDER_SLICE(NAME, NODE, GEN, DEV)                                                     \
+    "{\"kind\":\"ResourceSlice\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":{\"name\":" \
+    "\"" NAME "\"},\"spec\":{\"driver\":\"gpu.example.com\",\"nodeName\":\"" NODE "\","       \
+    "\"pool\":{\"name\":\"shared\",\"generation\":" GEN ",\"resourceSliceCount\":2},"         \
+    "\"devices\":[{\"name\":\"" DEV "\"}]}}"
+
+/* Older generations (vm/table.h): the allocator of a node that sees no newer slice reads them,
+ * the library's view (rows, pools, selections, usages, versions) shows the newest only. */
+static void test_older_generations(void **state)
+{
+    (void)state;
+    static const char NEWEST[] =
+        "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[" OLDER_SLICE("c", "n2", "2", "gpu-0")
+        "," OLDER_SLICE("d", "n2", "2", "gpu-1") ","
+        "{\"kind\":\"ResourceSlice\",\"apiVersion\":\"resource.k8s.io/v1\",\"metadata\":{\"name\":"
+        "\"l\"},\"spec\":{\"driver\":\"gpu.example.com\",\"nodeName\":\"n1\",\"pool\":{\"name\":"
+        "\"local\",\"generation\":1,\"resourceSliceCount\":1},\"devices\":[{\"name\":\"gpu-9\"}]}}";
+    static const char OLDER[] = "," OLDER_SLICE("a", "n1", "1", "gpu-0") ","
+                                OLDER_SLICE("b", "n1", "1", "gpu-1") "]}";
+    char both[4096], newest[4096];
+    snprintf(both, sizeof both, "%s%s", NEWEST, OLDER);
+    snprintf(newest, sizeof newest, "%s]}", NEWEST);
+    dracel_table *t, *u;
+    assert_int_equal(dracel_table_load_buffer(NULL, "all.json", both, strlen(both), &t, err,
+                                              sizeof err),
+                     DRACEL_OK);
+    assert_int_equal(dracel_table_load_buffer(NULL, "new.json", newest, strlen(newest), &u, err,
+                                              sizeof err),
+                     DRACEL_OK);
+    /* the library's view: the newest generation of each pool */
+    assert_int_equal(dracel_table_rows(t), 3);
+    assert_int_equal(dracel_table_pools(t), 2);
+    dracel_device_info d;
+    assert_int_equal(dracel_table_device(t, 3, &d), DRACEL_EINVAL);
+    dracel_pool_info p;
+    assert_int_equal(dracel_table_pool(t, 2, &p), DRACEL_EINVAL);
+    size_t shared, local;
+    assert_int_equal(dracel_table_pool_find(t, "gpu.example.com", "shared", &shared), DRACEL_OK);
+    assert_int_equal(dracel_table_pool_find(t, "gpu.example.com", "local", &local), DRACEL_OK);
+    assert_int_equal(dracel_table_pool(t, shared, &p), DRACEL_OK);
+    assert_int_equal(p.generation, 2);
+    assert_string_equal(p.node, "n2");
+    /* what a node may allocate of the pool changed: so did its version; the other's did not */
+    assert_true(p.version != pool_version(u, "gpu.example.com", "shared"));
+    assert_int_equal(pool_version(t, "gpu.example.com", "local"),
+                     pool_version(u, "gpu.example.com", "local"));
+    /* a selection shows the three rows only */
+    dracel_env *env;
+    assert_int_equal(dracel_env_new(NULL, DRACEL_ENV_DRA, &env), DRACEL_OK);
+    dracel_program *prog;
+    dracel_diags *dg = NULL;
+    assert_int_equal(dracel_compile(env, "true", 4, 0, &prog, &dg), DRACEL_OK);
+    dracel_diags_free(dg);
+    dracel_bound *b;
+    assert_int_equal(dracel_bind(prog, t, &b), DRACEL_OK);
+    dracel_selection *sel;
+    assert_int_equal(dracel_selection_new(NULL, &sel), DRACEL_OK);
+    assert_int_equal(dracel_select(b, env, NULL, sel), DRACEL_OK);
+    assert_int_equal(dracel_selection_matched(sel)[0], 7);
+    /* n1 sees the older generation of shared (as its live pool) and local; n2 the newest */
+    dracel_node n1 = {"n1", NULL, 0}, n2 = {"n2", NULL, 0};
+    size_t pools[4];
+    assert_int_equal(dracel_table_node_pools(t, &n1, pools, 4), 2);
+    assert_true(pools[0] < pools[1]);
+    assert_true((pools[0] == shared && pools[1] == local) ||
+                (pools[0] == local && pools[1] == shared));
+    assert_int_equal(dracel_table_node_pools(t, &n2, pools, 4), 1);
+    assert_int_equal(pools[0], shared);
+    /* a device in use is one device, in use in each generation */
+    const dracel_device_id used[] = {{"gpu.example.com", "shared", "gpu-0"}};
+    dracel_usage *us;
+    assert_int_equal(dracel_usage_new(t, used, 1, &us), DRACEL_OK);
+    assert_int_equal(dracel_usage_devices(us), 1);
+    assert_int_equal(dracel_usage_count(us, dracel_selection_matched(sel), 1), 1);
+    assert_true(dracel_usage_pool_hash(us, shared) != 0);
+    assert_int_equal(dracel_usage_pool_hash(us, local), 0);
+    dracel_usage_free(us);
+    dracel_selection_free(sel);
+    dracel_bound_free(b);
+    dracel_program_free(prog);
+    dracel_env_free(env);
+    dracel_table_free(u);
+    dracel_table_free(t);
+}
+
 int main(void)
 {
     if (to_sources() != 0)
@@ -1635,6 +1726,7 @@ int main(void)
         cmocka_unit_test(test_fleet_random),
         cmocka_unit_test(test_fleet_edges),
         cmocka_unit_test(test_pools),
+        cmocka_unit_test(test_older_generations),
         cmocka_unit_test(test_parallel_loads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
