@@ -597,9 +597,13 @@ void dc_alloc_explain_json(const dc_alloc_run *r, dc_buf *b)
         dc_buf_puts(b, ",\"pool\":");
         dc_al_js(b, dc_al_dstr(t, pl->name));
         dc_pool_state ps = dc_al_pool_state(r, r->vpools[v]);
-        dc_buf_printf(b, ",\"state\":\"%s\"}", ps == DC_POOL_COMPLETE     ? "complete"
-                                                : ps == DC_POOL_INCOMPLETE ? "incomplete"
-                                                                           : "invalid");
+        dc_buf_printf(b, ",\"state\":\"%s\"", ps == DC_POOL_COMPLETE     ? "complete"
+                                               : ps == DC_POOL_INCOMPLETE ? "incomplete"
+                                                                          : "invalid");
+        if (pl->stale) /* an older generation: the newest is not on this node */
+            dc_buf_printf(b, ",\"generation\":%lld,\"newestGeneration\":%lld",
+                          (long long)pl->generation, (long long)t->pools[pl->live].generation);
+        dc_buf_puts(b, "}");
     }
     dc_buf_puts(b, "],\"claims\":[");
     for (uint32_t c = 0; c < p->nclaims; c++) {
@@ -697,6 +701,11 @@ void dc_alloc_explain_text(const dc_alloc_run *r, dc_buf *b)
     for (uint32_t v = 0; v < r->nvpools; v++) {
         const dc_tpool *pl = &t->pools[r->vpools[v]];
         dc_pool_state ps = dc_al_pool_state(r, r->vpools[v]);
+        if (pl->stale)
+            dc_buf_printf(b, "  pool %s/%s: generation %lld, the newest this node sees (the "
+                             "pool's newest, %lld, is not on it)\n",
+                          dc_al_dstr(t, pl->driver), dc_al_dstr(t, pl->name),
+                          (long long)pl->generation, (long long)t->pools[pl->live].generation);
         if (ps != DC_POOL_COMPLETE)
             dc_buf_printf(b, "  pool %s/%s is %s: its devices are not used%s\n",
                           dc_al_dstr(t, pl->driver), dc_al_dstr(t, pl->name),
