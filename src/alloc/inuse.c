@@ -289,7 +289,13 @@ uint32_t dc_usage_count_in(const dc_usage *u, const uint64_t *bits)
 {
     const dc_table *t = dc_api_table(u->tt);
     uint32_t n = 0;
-    for (size_t w = 0; w < DC_BITS_WORDS(t->rows); w++)
+    /* the live rows: bits holds (live_rows + 63) / 64 words (dracel_usage_count) */
+    for (size_t w = 0; w < t->live_rows / 64; w++)
         n += (uint32_t)__builtin_popcountll(u->bits[w] & bits[w]);
+    if (t->live_rows % 64) {
+        size_t w = t->live_rows / 64;
+        uint64_t keep = ((uint64_t)1 << (t->live_rows % 64)) - 1;
+        n += (uint32_t)__builtin_popcountll(u->bits[w] & bits[w] & keep);
+    }
     return n;
 }

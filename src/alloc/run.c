@@ -588,7 +588,7 @@ dracel_status dc_alloc_tier_candidates(dc_alloc_run *r, uint32_t tier, bool clas
     uint32_t nsels = class_only ? q->nclass_sels : q->nsels;
     *count = 0;
     if (bits)
-        memset(bits, 0, DC_BITS_WORDS(t->rows) * sizeof *bits);
+        memset(bits, 0, DC_BITS_WORDS(t->live_rows) * sizeof *bits); /* the caller's words */
     if (!q->cls)
         return DRACEL_OK; /* a missing class: no device is the tier's */
     for (uint32_t k = 0; k < nsels; k++)

@@ -1704,6 +1704,8 @@ static void test_older_generations(void **state)
     assert_int_equal(dracel_usage_new(t, used, 1, &us), DRACEL_OK);
     assert_int_equal(dracel_usage_devices(us), 1);
     assert_int_equal(dracel_usage_count(us, dracel_selection_matched(sel), 1), 1);
+    const uint64_t every = ~(uint64_t)0; /* bits past the rows count for nothing */
+    assert_int_equal(dracel_usage_count(us, &every, 1), 1);
     assert_true(dracel_usage_pool_hash(us, shared) != 0);
     assert_int_equal(dracel_usage_pool_hash(us, local), 0);
     dracel_usage_free(us);
