@@ -329,6 +329,10 @@ uint32_t dc_al_device_row(const dc_table *t, const dc_device_id *id);
 /* The rows of a device ID in older generations (stale pools, vm/table.h), one per call: *at
  * starts at 0; UINT32_MAX when there are no more. A device in use is in use in each. */
 uint32_t dc_al_device_older(const dc_table *t, const dc_device_id *id, uint32_t *at);
+/* run.c: whether pool p has a slice without devices, which the table takes as seen by every
+ * node (docs/allocation.md, "Differences from Kubernetes"): no node falls back to an older
+ * generation of such a pool. */
+bool dc_al_pool_has_empty(const dc_table *t, uint32_t p);
 
 /* nodes.c */
 bool dc_al_node_selector_bad(const dc_node_selector_in *s, dc_buf *b);

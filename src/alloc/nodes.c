@@ -303,6 +303,8 @@ size_t dc_node_pools(const dc_table *t, const dc_pindex *x, const dc_node_in *n,
             uint32_t lp = t->pools[pl].live;
             if (lp == stale_of || in_out(out, nlive < cap ? nlive : cap, lp))
                 continue;
+            if (dc_al_pool_has_empty(t, lp))
+                continue; /* taken as seen (dc_al_gather) */
             stale_of = lp;
             pl = lp;
             mapped = true;

@@ -398,6 +398,15 @@ static bool in_sorted(const uint32_t *v, uint32_t n, uint32_t x)
     return lo < n && v[lo] == x;
 }
 
+bool dc_al_pool_has_empty(const dc_table *t, uint32_t p)
+{
+    const dc_tpool *tp = &t->pools[p];
+    for (uint32_t k = tp->first_slice; k < tp->first_slice + tp->slices; k++)
+        if (t->slice_first[k] == t->slice_first[k + 1])
+            return true;
+    return false;
+}
+
 /* The node's pools gathered, the live ones (vpools[0..nlive)) before the older generations it
  * uses: put each older one where its live pool goes (pools by driver and name), and leave out
  * those marked dropped (seen[v] == UINT32_MAX). Rows come pool after pool, in vpools order. */
@@ -508,7 +517,8 @@ dracel_status dc_al_gather(dc_alloc_run *r)
                 /* An older generation (its slices come after every live one): the node's
                  * newest generation of the pool, unless it sees a newer slice. */
                 uint32_t lp = t->pools[pl].live;
-                if (lp == stale_of || in_sorted(r->vpools, nlive_v, lp))
+                if (lp == stale_of || in_sorted(r->vpools, nlive_v, lp) ||
+                    (partitionable && dc_al_pool_has_empty(t, lp)))
                     continue;
                 stale_of = lp;
                 nstale_v++;
