@@ -239,6 +239,8 @@ static dracel_status type_err(dc_ld *c, const dc_tnode *v, const char *want)
 
 static dracel_status bad_value(dc_ld *c, const dc_tnode *v, const char *why)
 {
+    if (v->t == DC_TN_MAP || v->t == DC_TN_SEQ || !v->s) /* no text: n counts its children */
+        return fail(c, v->line, "invalid value (%s): %s", tname(v), why);
     return fail(c, v->line, "invalid value %s: %s", qs(c, 0, v->s, v->n, true), why);
 }
 
