@@ -644,6 +644,20 @@ int dc_tb_cmp_slice(const void *a, const void *b)
     return r;
 }
 
+/* The end of the run of one pool's slices that starts at i in sorted order[0..n), and the
+ * run's newest generation in *gen. */
+static uint32_t pool_run(const dc_slice_in *const *order, uint32_t n, uint32_t i, int64_t *gen)
+{
+    uint32_t j = i + 1;
+    *gen = order[i]->generation;
+    for (; j < n && !strcmp(order[j]->driver, order[i]->driver) &&
+           !strcmp(order[j]->pool, order[i]->pool);
+         j++)
+        if (order[j]->generation > *gen)
+            *gen = order[j]->generation;
+    return j;
+}
+
 /* Older slices: by driver, pool, generation (newest first), then in slice order. */
 static int cmp_older(const void *a, const void *b)
 {
@@ -1345,12 +1359,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
      * generation a stale pool after all the live ones (vm/table.h). */
     uint32_t npools = 0, nolder = 0;
     for (uint32_t i = 0, j; i < s->n; i = j) {
-        int64_t gen = order[i]->generation;
-        for (j = i + 1; j < s->n && !strcmp(order[j]->driver, order[i]->driver) &&
-                        !strcmp(order[j]->pool, order[i]->pool);
-             j++)
-            if (order[j]->generation > gen)
-                gen = order[j]->generation;
+        int64_t gen;
+        j = pool_run(order, s->n, i, &gen);
         for (uint32_t k = i; k < j; k++)
             nolder += order[k]->generation < gen;
         npools++;
@@ -1372,12 +1382,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     if (nolder) {
         uint32_t m = 0;
         for (uint32_t i = 0, j; i < s->n; i = j) {
-            int64_t gen = order[i]->generation;
-            for (j = i + 1; j < s->n && !strcmp(order[j]->driver, order[i]->driver) &&
-                            !strcmp(order[j]->pool, order[i]->pool);
-                 j++)
-                if (order[j]->generation > gen)
-                    gen = order[j]->generation;
+            int64_t gen;
+            j = pool_run(order, s->n, i, &gen);
             for (uint32_t k = i; k < j; k++)
                 if (order[k]->generation < gen)
                     older[m++] = order[k];
@@ -1396,10 +1402,8 @@ dracel_status dc_table_build(const dc_slice_set *s, dc_dict *dict, const dracel_
     uint32_t *pool_at = tzalloc(&b, (npools + 1) * sizeof *pool_at); /* its first slice */
     uint32_t rows = 0, nkept = 0;
     for (uint32_t i = 0, p = 0; i < s->n && !b.oom; p++) {
-        uint32_t j = i;
-        while (j < s->n && !strcmp(order[j]->driver, order[i]->driver) &&
-               !strcmp(order[j]->pool, order[i]->pool))
-            j++;
+        int64_t gen;
+        uint32_t j = pool_run(order, s->n, i, &gen);
         dc_tb_scan_pool(order + i, j - i, keep + i, &t->pools[p]);
         pool_at[p] = i;
         rows += t->pools[p].rows;

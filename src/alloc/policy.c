@@ -100,13 +100,21 @@ static uint32_t first_pool(const dc_table *t, uint32_t lo, uint32_t hi, const dc
     return lo;
 }
 
-uint32_t dc_al_device_row(const dc_table *t, const dc_device_id *id)
+/* The dictionary ids of a device ID's parts: false when the table has none of one. */
+static bool id_parts(const dc_table *t, const dc_device_id *id, uint32_t *d, uint32_t *pn,
+                     uint32_t *dn)
 {
     uint32_t lim = t->dict_limit;
-    uint32_t d = dc_dict_find(t->dict, id->driver, strlen(id->driver), lim);
-    uint32_t pn = dc_dict_find(t->dict, id->pool, strlen(id->pool), lim);
-    uint32_t dn = dc_dict_find(t->dict, id->device, strlen(id->device), lim);
-    if (d == DC_DICT_NONE || pn == DC_DICT_NONE || dn == DC_DICT_NONE)
+    *d = dc_dict_find(t->dict, id->driver, strlen(id->driver), lim);
+    *pn = dc_dict_find(t->dict, id->pool, strlen(id->pool), lim);
+    *dn = dc_dict_find(t->dict, id->device, strlen(id->device), lim);
+    return *d != DC_DICT_NONE && *pn != DC_DICT_NONE && *dn != DC_DICT_NONE;
+}
+
+uint32_t dc_al_device_row(const dc_table *t, const dc_device_id *id)
+{
+    uint32_t d, pn, dn;
+    if (!id_parts(t, id, &d, &pn, &dn))
         return UINT32_MAX;
     uint32_t lo = first_pool(t, 0, t->nlive_pools, id);
     if (lo == t->nlive_pools || t->pools[lo].driver != d || t->pools[lo].name != pn)
@@ -120,13 +128,8 @@ uint32_t dc_al_device_row(const dc_table *t, const dc_device_id *id)
 
 uint32_t dc_al_device_older(const dc_table *t, const dc_device_id *id, uint32_t *at)
 {
-    if (t->nlive_pools == t->npools)
-        return UINT32_MAX;
-    uint32_t lim = t->dict_limit;
-    uint32_t d = dc_dict_find(t->dict, id->driver, strlen(id->driver), lim);
-    uint32_t pn = dc_dict_find(t->dict, id->pool, strlen(id->pool), lim);
-    uint32_t dn = dc_dict_find(t->dict, id->device, strlen(id->device), lim);
-    if (d == DC_DICT_NONE || pn == DC_DICT_NONE || dn == DC_DICT_NONE)
+    uint32_t d, pn, dn;
+    if (t->nlive_pools == t->npools || !id_parts(t, id, &d, &pn, &dn))
         return UINT32_MAX;
     uint32_t p = *at ? *at : first_pool(t, t->nlive_pools, t->npools, id);
     for (; p < t->npools && t->pools[p].driver == d && t->pools[p].name == pn; p++) {
