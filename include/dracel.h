@@ -402,6 +402,21 @@ DRACEL_API dracel_status dracel_table_pool_find(const dracel_table *t, const cha
                                                 const char *pool, size_t *index);
 
 /**
+ * The row of device (@p driver, @p pool, @p device) in the newest generation of its pool.
+ * @return DRACEL_OK with *row; DRACEL_EINPUT when there is no such device; DRACEL_EINVAL for a
+ *         NULL argument.
+ */
+DRACEL_API dracel_status dracel_table_device_find(const dracel_table *t, const char *driver,
+                                                  const char *pool, const char *device,
+                                                  uint32_t *row);
+/** Attribute @p name ("domain/id", as Kubernetes' fully qualified names) of row @p row as text:
+ *  a string as it is, another value as dra-celc eval prints it (a version "1.2.3", an int, a
+ *  bool). Release with dracel_free_string() and the table's config; NULL when the device has
+ *  no such attribute (or on ENOMEM). */
+DRACEL_API char *dracel_table_attribute_text(const dracel_table *t, uint32_t row,
+                                             const char *name);
+
+/**
  * A fleet kept up to date slice by slice, as a watch delivers ResourceSlices: loads add or
  * replace slices (by metadata.name; only the new objects are read and validated), deletions
  * remove them, and a snapshot is an ordinary immutable table of the current slices. Successive

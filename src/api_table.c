@@ -393,6 +393,55 @@ dracel_status dracel_table_pool_find(const dracel_table *tt, const char *driver,
     return DRACEL_EINPUT;
 }
 
+dracel_status dracel_table_device_find(const dracel_table *tt, const char *driver,
+                                       const char *pool, const char *device, uint32_t *row)
+{
+    size_t pi;
+    if (!device || !row)
+        return DRACEL_EINVAL;
+    dracel_status st = dracel_table_pool_find(tt, driver, pool, &pi);
+    if (st != DRACEL_OK)
+        return st;
+    const dc_table *t = tt->t;
+    const dc_tpool *p = &t->pools[pi];
+    uint32_t id = dc_dict_find(t->dict, device, strlen(device), t->dict_limit);
+    for (uint32_t r = p->first_row; id != DC_DICT_NONE && r < p->first_row + p->rows; r++)
+        if (t->device_name[r] == id) {
+            *row = r;
+            return DRACEL_OK;
+        }
+    return DRACEL_EINPUT;
+}
+
+char *dracel_table_attribute_text(const dracel_table *tt, uint32_t row, const char *name)
+{
+    const char *slash = name ? strchr(name, '/') : NULL;
+    if (!tt || !slash || row >= tt->t->live_rows)
+        return NULL;
+    const dc_table *t = tt->t;
+    const dc_tcol *col = dc_table_col(t, false, name, (size_t)(slash - name), slash + 1,
+                                      strlen(slash + 1));
+    if (!col)
+        return NULL;
+    const dracel_alloc *a = dc_alloc_of(&tt->cfg);
+    dc_ectx c;
+    dc_ectx_init(&c, a);
+    dc_val v;
+    char *out = NULL;
+    if (dc_tcol_get(t, col, row, &c, &v)) {
+        dc_buf b;
+        dc_buf_init(&b, a);
+        if (v.k == DC_K_STRING)
+            dc_buf_append(&b, v.u.s->data, v.u.s->len);
+        else
+            dc_val_text(&b, v);
+        dc_buf_puts(&b, "");
+        out = dc_buf_take(&b);
+    }
+    dc_ectx_free(&c);
+    return out;
+}
+
 dracel_status dracel_bind(const dracel_program *p, const dracel_table *t, dracel_bound **out)
 {
     if (!p || !t || !out)

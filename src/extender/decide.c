@@ -220,6 +220,20 @@ typedef struct recent {
     uint64_t seq;                /* when it was remembered: the smallest goes first */
 } recent;
 
+/* A pod that passed a filter, whose allocation is awaited for the Event of the final choice
+ * (post_filter makes it, on_publish reports and forgets it). All strings in one block. */
+typedef struct awaited {
+    char *ns, *name, *uid;
+    char **claims;               /* its pending claims, "ns/name", in the policy's order */
+    size_t nclaims;
+    char *node;                  /* the best node predicted */
+    char *devs;                  /* the devices predicted there (answer.devs) */
+    char *ranks;                 /* "CLAIM\tREQ/SUB\tRANK\n" per tier of firstAvailable */
+    char *policy;                /* the tier policy's version (h:hash), or NULL */
+    double expires;
+    char *mem;
+} awaited;
+
 #define DEFAULTS_LOGGED 1024 /* reasons of the default tenant logged (a namespace, a label) */
 
 struct decider {
@@ -231,6 +245,9 @@ struct decider {
     uint64_t tick;
     pthread_mutex_t vlock;
     view *view;
+    pthread_mutex_t alock;       /* awaited */
+    awaited *aw;                 /* naw of them, at most cfg.recent_pods */
+    size_t naw;
     pthread_mutex_t rlock;
     recent *recent;              /* nrecent of them, in no order */
     size_t nrecent, recent_bytes;
@@ -714,6 +731,8 @@ static view *view_get(decider *d, dracel_snapshot *snap)
 /* A new snapshot's view, made on the publisher thread when it is published: the first request
  * on it (the first pod after an allocation, a slice update, a new claim) finds the nodes'
  * names indexed and the unchanged nodes' keys and answers carried over. */
+static void await_check(decider *d, const dracel_snapshot *snap);
+
 static void on_publish(void *ctx, dracel_snapshot *snap)
 {
     decider *d = ctx;
@@ -721,6 +740,8 @@ static void on_publish(void *ctx, dracel_snapshot *snap)
     view *v = view_get(d, snap);
     if (v)
         view_unref(d, v);
+    if (d->cfg.event)
+        await_check(d, snap);
     if (v && log_enabled(LOG_DEBUG))
         log_line(LOG_DEBUG, "view made", "#snapshot", (int64_t)dracel_snapshot_id(snap), "#nodes",
                  (int64_t)dracel_snapshot_nodes(snap), "%ms", (ext_now() - t0) * 1e3, NULL);
@@ -2245,6 +2266,360 @@ static void log_decision(const eval *e, const fdec *fd, const char *verb, double
     jb_free(&b);
 }
 
+/* ---- The final choice: awaited allocations (docs/extender.md, "Events"). */
+
+static void awaited_free(awaited *w)
+{
+    free(w->mem);
+    free(w->claims);
+}
+
+/* Under alock: forget awaited pod i. */
+static void awaited_drop(decider *d, size_t i)
+{
+    awaited_free(&d->aw[i]);
+    d->aw[i] = d->aw[--d->naw];
+}
+
+/* Remember that pod of e passed, its best node being @p best, to report its allocation. */
+static void await_add(const eval *e, size_t best, const fdec *fd)
+{
+    decider *d = e->d;
+    const ext_args *a = e->a;
+    const dracel_policy *pl = e->pol.p;
+    if (!pl || e->nxr || best == SIZE_MAX || !e->pl.npending)
+        return; /* nothing allocated by this prediction (or extended resources: not followed) */
+    jbuf b;
+    jb_init(&b);
+    size_t off[8];
+    /* the strings, NUL-separated: ns, name, uid, node, devs, policy, ranks, claims... */
+    off[0] = b.len, jb_puts(&b, a->pod.ns), jb_putc(&b, '\0');
+    off[1] = b.len, jb_puts(&b, a->pod.name), jb_putc(&b, '\0');
+    off[2] = b.len, jb_puts(&b, a->pod.uid ? a->pod.uid : ""), jb_putc(&b, '\0');
+    off[3] = b.len, jb_puts(&b, a->nodes[best].name), jb_putc(&b, '\0');
+    off[4] = b.len, jb_puts(&b, e->ans[best].devs ? e->ans[best].devs : ""), jb_putc(&b, '\0');
+    off[5] = b.len;
+    if (fd && fd->pv)
+        jb_printf(&b, "%s (h:%016llx)", dracel_tierpolicy_version(fd->pv->p),
+                  (unsigned long long)dracel_tierpolicy_hash(fd->pv->p));
+    jb_putc(&b, '\0');
+    off[6] = b.len;
+    for (size_t t = 0; t < dracel_policy_tiers(pl); t++) {
+        dracel_tier_info ti;
+        if (dracel_policy_tier(pl, t, &ti) == DRACEL_OK && ti.first_available)
+            jb_printf(&b, "%zu\t%s\t%u\n", ti.claim, ti.name, (unsigned)ti.rank);
+    }
+    jb_putc(&b, '\0');
+    off[7] = b.len;
+    for (size_t k = 0; k < e->pl.npending; k++) {
+        dracel_claim_status cs;
+        if (dracel_snapshot_claim(e->snap, e->pl.pending[k], &cs) != DRACEL_OK) {
+            jb_free(&b);
+            return;
+        }
+        jb_printf(&b, "%s/%s", cs.ns ? cs.ns : "", cs.name);
+        jb_putc(&b, '\0');
+    }
+    awaited w;
+    memset(&w, 0, sizeof w);
+    w.nclaims = e->pl.npending;
+    w.claims = calloc(w.nclaims, sizeof *w.claims);
+    if (b.oom || !w.claims) {
+        free(w.claims);
+        jb_free(&b);
+        return;
+    }
+    w.mem = jb_take(&b, NULL);
+    if (!w.mem) {
+        free(w.claims);
+        return;
+    }
+    w.ns = w.mem + off[0];
+    w.name = w.mem + off[1];
+    w.uid = w.mem + off[2];
+    w.node = w.mem + off[3];
+    w.devs = w.mem + off[4];
+    w.policy = w.mem[off[5]] ? w.mem + off[5] : NULL;
+    w.ranks = w.mem + off[6];
+    char *p = w.mem + off[7];
+    for (size_t k = 0; k < w.nclaims; k++, p += strlen(p) + 1)
+        w.claims[k] = p;
+    w.expires = ext_now() + (double)d->cfg.await_ttl_ms / 1e3;
+    pthread_mutex_lock(&d->alock);
+    for (size_t i = 0; i < d->naw; i++)
+        if (strcmp(d->aw[i].ns, w.ns) == 0 && strcmp(d->aw[i].name, w.name) == 0) {
+            awaited_drop(d, i); /* the newest prediction is the one scheduled */
+            break;
+        }
+    if (d->naw == d->cfg.recent_pods) {
+        size_t old = 0;
+        for (size_t i = 1; i < d->naw; i++)
+            if (d->aw[i].expires < d->aw[old].expires)
+                old = i;
+        awaited_drop(d, old);
+    }
+    d->aw[d->naw++] = w;
+    pthread_mutex_unlock(&d->alock);
+}
+
+/* The rank of tier @p name of claim @p c as awaited (-1: not of firstAvailable); the rank 0
+ * tier of the same request into first. */
+static int tier_rank(const awaited *w, size_t c, const char *name, char *first, size_t cap)
+{
+    const char *slash = strchr(name, '/');
+    size_t rq = slash ? (size_t)(slash - name) : strlen(name);
+    int rank = -1;
+    first[0] = '\0';
+    for (const char *l = w->ranks; *l;) {
+        const char *nl = strchr(l, '\n');
+        if (!nl)
+            break;
+        char *end;
+        unsigned long lc = strtoul(l, &end, 10);
+        const char *nm = end + 1, *tab = memchr(nm, '\t', (size_t)(nl - nm));
+        if (lc == c && tab) {
+            size_t n = (size_t)(tab - nm);
+            int r = atoi(tab + 1);
+            if (n == strlen(name) && memcmp(nm, name, n) == 0)
+                rank = r;
+            if (r == 0 && n > rq && nm[rq] == '/' && memcmp(nm, name, rq) == 0)
+                snprintf(first, cap, "%.*s", (int)n, nm);
+        }
+        l = nl + 1;
+    }
+    return rank;
+}
+
+/* Is claim i reserved for the pod of w (status.reservedFor names it: by uid, else name)? */
+static bool reserved_for(const dracel_snapshot *snap, size_t i, const awaited *w)
+{
+    dracel_claim_status cs;
+    if (dracel_snapshot_claim(snap, i, &cs) != DRACEL_OK)
+        return false;
+    for (size_t k = 0; k < cs.nreserved; k++) {
+        dracel_claim_consumer cc;
+        if (dracel_snapshot_claim_consumer(snap, i, k, &cc) != DRACEL_OK || cc.api_group ||
+            !cc.resource || strcmp(cc.resource, "pods") != 0)
+            continue;
+        if (w->uid[0] && cc.uid && cc.uid[0] ? strcmp(cc.uid, w->uid) == 0
+                                            : cc.name && strcmp(cc.name, w->name) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The Event of the final choice of w, whose claims idx are allocated and reserved for it. */
+static void report_allocated(decider *d, const dracel_snapshot *snap, const awaited *w,
+                             const size_t *idx)
+{
+    const decide_config *c = &d->cfg;
+    const dracel_table *t = dracel_snapshot_table(snap);
+    jbuf b, got;
+    jb_init(&b);
+    jb_init(&got);
+    bool fallback = false;
+    for (size_t k = 0; k < w->nclaims; k++) {
+        dracel_claim_status cs;
+        if (dracel_snapshot_claim(snap, idx[k], &cs) != DRACEL_OK)
+            continue;
+        jb_printf(&b, "%sclaim %s:", k ? "; " : "", w->claims[k]);
+        const char *last = NULL;
+        for (size_t r = 0; r < cs.nresults; r++) {
+            dracel_device_result dr;
+            if (dracel_snapshot_claim_result(snap, idx[k], r, &dr) != DRACEL_OK)
+                continue;
+            if (!last || strcmp(last, dr.request) != 0) {
+                char first[256];
+                int rank = tier_rank(w, k, dr.request, first, sizeof first);
+                jb_printf(&b, "%s %s", last ? ";" : "", dr.request);
+                if (rank > 0) {
+                    fallback = true;
+                    jb_printf(&b, " (fallback from %s)", first[0] ? first : "a preferred tier");
+                } else if (rank == 0) {
+                    jb_puts(&b, " (first choice)");
+                }
+                last = dr.request;
+            }
+            jb_printf(&b, " %s/%s/%s", dr.driver, dr.pool, dr.device);
+            uint32_t row;
+            if (c->model_attribute &&
+                dracel_table_device_find(t, dr.driver, dr.pool, dr.device, &row) == DRACEL_OK) {
+                char *m = dracel_table_attribute_text(t, row, c->model_attribute);
+                if (m)
+                    jb_printf(&b, " (%s)", m);
+                dracel_free_string(c->cfg, m);
+            }
+        }
+        char *dv = fair_claim_devices(snap, idx[k]);
+        if (k)
+            jb_putc(&got, ';');
+        jb_puts(&got, dv ? dv : "?");
+        free(dv);
+    }
+    /* the prediction: the devices on the best node, when the allocation is on it */
+    size_t ni;
+    dracel_node nd = {w->node, NULL, 0};
+    if (dracel_snapshot_node_find(snap, w->node, &ni) == DRACEL_OK)
+        dracel_snapshot_node(snap, ni, &nd);
+    bool on = true;
+    for (size_t k = 0; k < w->nclaims && on; k++)
+        on = dracel_snapshot_claim_fits(snap, idx[k], &nd);
+    jb_putc(&got, '\0');
+    if (!on)
+        jb_printf(&b, "; not on %s, the node predicted best", w->node);
+    else if (!got.oom && strcmp(got.data, w->devs) == 0)
+        jb_printf(&b, "; as predicted on %s", w->node);
+    else
+        jb_printf(&b, "; on %s as predicted, other devices than predicted (%s)", w->node,
+                  w->devs);
+    if (w->policy)
+        jb_printf(&b, " (policy %s)", w->policy);
+    jb_putc(&b, '\0');
+    if (!b.oom) {
+        ext_pod pod;
+        memset(&pod, 0, sizeof pod);
+        pod.ns = w->ns;
+        pod.name = w->name;
+        pod.uid = w->uid;
+        c->event(c->event_ctx, &pod, false, "Allocated", fallback ? "Fallback" : "FirstChoice",
+                 b.data);
+    }
+    jb_free(&b);
+    jb_free(&got);
+}
+
+/* A snapshot: report the awaited pods whose claims are now allocated and reserved for them;
+ * forget those whose claims are gone, or that waited longer than await_ttl_ms. */
+static void await_check(decider *d, const dracel_snapshot *snap)
+{
+    double now = ext_now();
+    pthread_mutex_lock(&d->alock);
+    for (size_t i = 0; i < d->naw;) {
+        awaited *w = &d->aw[i];
+        size_t small[8], *idx = w->nclaims <= 8 ? small : malloc(w->nclaims * sizeof *idx);
+        bool ready = idx != NULL, gone = !idx;
+        for (size_t k = 0; idx && k < w->nclaims && !gone; k++) {
+            const char *sl = strchr(w->claims[k], '/');
+            char ns[256];
+            snprintf(ns, sizeof ns, "%.*s", sl ? (int)(sl - w->claims[k]) : 0, w->claims[k]);
+            dracel_claim_status cs;
+            if (!sl || dracel_snapshot_claim_find(snap, ns, sl + 1, &idx[k]) != DRACEL_OK) {
+                gone = true;
+                break;
+            }
+            if (dracel_snapshot_claim(snap, idx[k], &cs) != DRACEL_OK || !cs.allocated ||
+                !reserved_for(snap, idx[k], w))
+                ready = false;
+        }
+        if (ready && !gone)
+            report_allocated(d, snap, w, idx);
+        if (idx != small)
+            free(idx);
+        if ((ready && !gone) || gone || now >= w->expires)
+            awaited_drop(d, i);
+        else
+            i++;
+    }
+    pthread_mutex_unlock(&d->alock);
+}
+
+/* ---- Events (events.h; docs/extender.md, "Events"). */
+
+/* The outcome of a filter in one line, posted as an Event regarding the pod: the nodes passed,
+ * the best node's tiers, the policy that decided (tier policies), each tier refused by a cap and
+ * why, and the most frequent reasons of the nodes that failed. Only the pod's own tenant and
+ * numbers appear: the reasons are the ones kube-scheduler is given for the pod. */
+static void post_filter(const eval *e, const fdec *fd)
+{
+    const decide_config *c = &e->d->cfg;
+    const ext_args *a = e->a;
+    if (!c->event || (!a->pod.nclaims && !e->nxr && !e->pod_error[0]))
+        return; /* a pod without DRA claims: nothing to say */
+    size_t passed = 0, best = SIZE_MAX;
+    for (size_t i = 0; i < a->nnodes; i++)
+        if (e->ans[i].v == V_PASS) {
+            passed++;
+            if (best == SIZE_MAX || e->ans[i].score > e->ans[best].score)
+                best = i;
+        }
+    if (fd && fd->best != SIZE_MAX)
+        best = fd->best;
+    jbuf b;
+    jb_init(&b);
+    if (e->pod_error[0]) {
+        jb_puts(&b, e->pod_error);
+    } else {
+        jb_printf(&b, "%zu of %zu node%s passed", passed, a->nnodes, a->nnodes == 1 ? "" : "s");
+        if (best != SIZE_MAX && e->ans[best].tiers && e->ans[best].tiers[0])
+            jb_printf(&b, "; best %s on %s", e->ans[best].tiers, a->nodes[best].name);
+    }
+    if (fd && fd->pv) {
+        jb_printf(&b, " (policy %s h:%016llx", dracel_tierpolicy_version(fd->pv->p),
+                  (unsigned long long)dracel_tierpolicy_hash(fd->pv->p));
+        jb_puts(&b, ", tenant ");
+        jb_puts(&b, fd->tenant_name ? fd->tenant_name : "");
+        jb_putc(&b, ')');
+        for (size_t j = 0; j < fd->ng; j++)
+            if (fd->g[j].verdict >= 2 && fd->g[j].reason)
+                jb_printf(&b, "; %s %s: %s", fd->g[j].verdict == 2 ? "over cap" : "capped",
+                          fd->g[j].tiers ? fd->g[j].tiers : "", fd->g[j].reason);
+    }
+    /* the failed nodes' reasons, the most frequent first (at most 3) */
+    typedef struct tally {
+        const char *r;
+        size_t n;
+    } tally;
+    tally t[8];
+    size_t nt = 0, failed = 0, other = 0;
+    for (size_t i = 0; i < a->nnodes; i++) {
+        const char *r = e->ans[i].v == V_PASS ? NULL : e->ans[i].reason;
+        if (e->ans[i].v == V_PASS)
+            continue;
+        failed++;
+        if (!r)
+            r = "cannot allocate all claims";
+        size_t j = 0;
+        while (j < nt && t[j].r != r && strcmp(t[j].r, r) != 0)
+            j++;
+        if (j < nt)
+            t[j].n++;
+        else if (nt < 8)
+            t[nt++] = (tally){r, 1};
+        else
+            other++;
+    }
+    for (size_t x = 0; x < nt && x < 3; x++) {
+        size_t m = x;
+        for (size_t y = x + 1; y < nt; y++)
+            if (t[y].n > t[m].n)
+                m = y;
+        tally tmp = t[x];
+        t[x] = t[m];
+        t[m] = tmp;
+        jb_printf(&b, "; %zu: %.200s", t[x].n, t[x].r);
+    }
+    for (size_t x = 3; x < nt; x++)
+        other += t[x].n;
+    if (other)
+        jb_printf(&b, "; %zu more failed for other reasons", other);
+    (void)failed;
+    jb_putc(&b, '\0');
+    if (!b.oom) {
+        bool ok = passed > 0;
+        const char *reason = e->pod_error[0] ? "ClaimError"
+                             : ok && fd && fd->outcome && strcmp(fd->outcome, "over_cap") == 0
+                                 ? "OverCap"
+                             : ok ? "DevicesFit"
+                             : fd && fd->outcome && strcmp(fd->outcome, "rejected") == 0
+                                 ? "TierCapped"
+                                 : "NoDevicesFit";
+        c->event(c->event_ctx, &a->pod, !ok, "Filter", reason, b.data);
+        if (ok && (!fd || fd->best != SIZE_MAX))
+            await_add(e, best, fd);
+    }
+    jb_free(&b);
+}
+
 /* ---- Recent pods. */
 
 static void recent_free(recent *r)
@@ -2390,7 +2765,10 @@ int decide_filter(decider *d, const ext_args *a, jbuf *out)
         apply_caps(&e, &fd, true);
         if (fair_logging(d->cfg.fair))
             log_decision(&e, &fd, "filter", t0);
+        post_filter(&e, &fd);
         fdec_free(d, &fd);
+    } else {
+        post_filter(&e, NULL);
     }
     count_answers(&e, "filter");
     /* ExtenderFilterResult, as Go's encoding/json writes it. */
@@ -2828,9 +3206,13 @@ decider *decider_new(const decide_config *cfg, store *st, char *err, size_t errc
     pthread_mutex_init(&d->plock, NULL);
     pthread_mutex_init(&d->vlock, NULL);
     pthread_mutex_init(&d->rlock, NULL);
+    pthread_mutex_init(&d->alock, NULL);
+    if (!d->cfg.await_ttl_ms)
+        d->cfg.await_ttl_ms = 600000;
     pthread_mutex_init(&d->dlock, NULL);
     d->recent = calloc(d->cfg.recent_pods, sizeof *d->recent);
-    if (!d->recent) {
+    d->aw = calloc(d->cfg.recent_pods, sizeof *d->aw);
+    if (!d->recent || !d->aw) {
         snprintf(err, errcap, "out of memory");
         decider_free(d);
         return NULL;
@@ -2869,5 +3251,8 @@ void decider_free(decider *d)
         for (size_t i = 0; i < d->nrecent; i++)
             recent_free(&d->recent[i]);
     free(d->recent);
+    for (size_t i = 0; d->aw && i < d->naw; i++)
+        awaited_free(&d->aw[i]);
+    free(d->aw);
     free(d);
 }

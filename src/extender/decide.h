@@ -39,6 +39,16 @@ typedef struct decide_config {
     size_t recent_pods;          /* pods remembered for GET /explain?pod= (0: 1024) */
     size_t recent_bytes;         /* and the bytes they hold at most (0: 16 MiB) */
     struct fair *fair;           /* tier policies (fair.h), or NULL */
+    /* Where the outcome of a filter goes, as an Event regarding the pod (events.h), or NULL;
+     * called on the request's thread, it must not block. */
+    void (*event)(void *ctx, const ext_pod *pod, bool warning, const char *action,
+                  const char *reason, const char *note);
+    void *event_ctx;
+    uint64_t await_ttl_ms;       /* a pod that passed is followed until its claims are
+                                    allocated and reserved for it, at most this long (0: 10m),
+                                    for the Event of the final choice */
+    const char *model_attribute; /* the devices' attribute the final choice names ("domain/
+                                    name"), or NULL */
 } decide_config;
 
 typedef struct decider decider;

@@ -109,6 +109,9 @@ typedef struct res_state {
     kw_lines lines;
     buf meta;            /* an event's metadata strings */
     bool progress;       /* a watch line was read */
+    bool writer;         /* a kube_writer's state: no resource, no notes, 2xx bodies dropped */
+    atomic_bool halt;    /* kube_writer_halt: the request in progress ends now */
+    uint64_t deadline;   /* monotonic ms a writer's request must end by (0: none) */
     uint64_t last_rx;    /* monotonic ms of the last byte received */
     char errbuf[CURL_ERROR_SIZE];
 } res_state;
@@ -186,7 +189,7 @@ static void note(res_state *rs, kube_note what, const char *fmt, ...)
 static void note(res_state *rs, kube_note what, const char *fmt, ...)
 {
     const kube_sink *s = &rs->k->sink;
-    if (!s->note)
+    if (!s->note || rs->writer)
         return;
     char detail[512];
     va_list ap;
@@ -311,6 +314,8 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *ud)
         if (curl_easy_getinfo(rs->easy, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK)
             rs->http = code;
     }
+    if (rs->writer && rs->http >= 200 && rs->http < 300)
+        return n; /* a write's answer: its status says all that is needed */
     if (rs->http != 200) {
         /* an error response: keep its start for the message */
         size_t room = ERR_BODY_MAX - rs->body.len;
@@ -368,9 +373,14 @@ static CURLcode run(res_state *rs)
             }
         if (done || !running)
             break;
-        if (stopping(k)) {
+        if (stopping(k) || atomic_load(&rs->halt)) {
             rs->abort = AB_STOP;
             res = CURLE_ABORTED_BY_CALLBACK;
+            break;
+        }
+        if (rs->deadline && now_ms() >= rs->deadline) {
+            rs->abort = AB_IDLE;
+            res = CURLE_OPERATION_TIMEDOUT;
             break;
         }
         uint64_t quiet = now_ms() - rs->last_rx;
@@ -392,8 +402,14 @@ static CURLcode run(res_state *rs)
     return res;
 }
 
-/* One request: GET url with the current credentials. */
-static CURLcode request(res_state *rs, const char *url, bool watching)
+/* A request's method and body: GET when method is NULL. */
+typedef struct req_body {
+    const char *method, *ctype, *data;
+    size_t len;
+} req_body;
+
+/* One request: GET url (or what rb says) with the current credentials. */
+static CURLcode request_with(res_state *rs, const char *url, bool watching, const req_body *rb)
 {
     kube *k = rs->k;
     struct curl_slist *h = NULL, *t;
@@ -418,6 +434,13 @@ static CURLcode request(res_state *rs, const char *url, bool watching)
     rs->retry_after_ms = 0;
     if (!(h = curl_slist_append(NULL, "Accept: application/json")))
         goto out;
+    if (rb) {
+        char ct[128];
+        snprintf(ct, sizeof ct, "Content-Type: %s", rb->ctype);
+        if (!(t = curl_slist_append(h, ct)))
+            goto out;
+        h = t;
+    }
     if (token) {
         size_t n = strlen(token) + 32;
         char *auth = malloc(n);
@@ -433,6 +456,11 @@ static CURLcode request(res_state *rs, const char *url, bool watching)
     if ((res = curl_easy_setopt(rs->easy, CURLOPT_URL, url)) != CURLE_OK ||
         (res = curl_easy_setopt(rs->easy, CURLOPT_HTTPHEADER, h)) != CURLE_OK)
         goto out;
+    if (rb && ((res = curl_easy_setopt(rs->easy, CURLOPT_CUSTOMREQUEST, rb->method)) != CURLE_OK ||
+               (res = curl_easy_setopt(rs->easy, CURLOPT_POSTFIELDSIZE_LARGE,
+                                       (curl_off_t)rb->len)) != CURLE_OK ||
+               (res = curl_easy_setopt(rs->easy, CURLOPT_POSTFIELDS, rb->data)) != CURLE_OK))
+        goto out;
     res = run(rs);
     curl_off_t ra = 0;
     if (curl_easy_getinfo(rs->easy, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0)
@@ -446,6 +474,11 @@ out:
     (void)curl_easy_setopt(rs->easy, CURLOPT_HTTPHEADER, NULL);
     curl_slist_free_all(h);
     return res;
+}
+
+static CURLcode request(res_state *rs, const char *url, bool watching)
+{
+    return request_with(rs, url, watching, NULL);
 }
 
 static void curl_failed(res_state *rs, kube_note what, const char *op, CURLcode res)
@@ -1111,4 +1144,109 @@ void kube_free(kube *k)
     pthread_mutex_destroy(&k->mu);
     free(k->ua);
     free(k);
+}
+
+/* ---- Writes (kube.h: kube_writer). */
+
+struct kube_writer {
+    res_state rs;
+};
+
+int kube_writer_new(kube *k, kube_writer **out, char *err, size_t errcap)
+{
+    *out = NULL;
+    kube_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(err, errcap, "out of memory");
+        return -1;
+    }
+    res_state *rs = &w->rs;
+    rs->k = k;
+    rs->r = KUBE__N;
+    rs->writer = true;
+    atomic_init(&rs->synced, false);
+    atomic_init(&rs->halt, false);
+    kw_lines_init(&rs->lines, 1);
+    rs->easy = curl_easy_init();
+    rs->multi = curl_multi_init();
+    if (!rs->easy || !rs->multi) {
+        snprintf(err, errcap, "out of memory");
+        kube_writer_free(w);
+        return -1;
+    }
+    if (setup_easy(k, rs, err, errcap) != 0) {
+        kube_writer_free(w);
+        return -1;
+    }
+    *out = w;
+    return 0;
+}
+
+int kube_write(kube_writer *w, const char *method, const char *path, const char *ctype,
+               const char *body, size_t len, uint32_t timeout_ms, kube_reply *rep)
+{
+    res_state *rs = &w->rs;
+    kube *k = rs->k;
+    memset(rep, 0, sizeof *rep);
+    size_t n = strlen(k->conn.server) + strlen(path) + 1;
+    char *url = malloc(n);
+    if (!url) {
+        snprintf(rep->message, sizeof rep->message, "out of memory");
+        return -1;
+    }
+    snprintf(url, n, "%s%s", k->conn.server, path);
+    req_body rb = {method, ctype, body, len};
+    rs->deadline = timeout_ms ? now_ms() + timeout_ms : 0;
+    CURLcode res = request_with(rs, url, false, &rb);
+    free(url);
+    rs->deadline = 0;
+    rep->retry_after_ms = rs->retry_after_ms;
+    if (res != CURLE_OK || rs->abort != AB_NONE) {
+        const char *why = rs->abort == AB_STOP   ? "stopped"
+                          : rs->abort == AB_IDLE ? "timed out"
+                          : rs->abort == AB_NOMEM ? "out of memory"
+                          : rs->errbuf[0]         ? rs->errbuf
+                                                  : curl_easy_strerror(res);
+        snprintf(rep->message, sizeof rep->message, "%s", why);
+        return -1;
+    }
+    rep->http = rs->http;
+    if (rs->http < 200 || rs->http >= 300) {
+        kw_status st;
+        if (rs->body.len > 0 && kw_parse_status(rs->body.p, rs->body.len, &st) == 0) {
+            snprintf(rep->reason, sizeof rep->reason, "%s", st.reason);
+            snprintf(rep->message, sizeof rep->message, "%s", st.message);
+        } else {
+            size_t m = rs->body.len < sizeof rep->message - 1 ? rs->body.len
+                                                               : sizeof rep->message - 1;
+            for (size_t i = 0; i < m; i++)
+                rep->message[i] = (unsigned char)rs->body.p[i] < 0x20 ? ' ' : rs->body.p[i];
+            rep->message[m] = '\0';
+        }
+    }
+    return 0;
+}
+
+void kube_writer_halt(kube_writer *w)
+{
+    if (!w)
+        return;
+    atomic_store(&w->rs.halt, true);
+    if (w->rs.multi)
+        (void)curl_multi_wakeup(w->rs.multi);
+}
+
+void kube_writer_free(kube_writer *w)
+{
+    if (!w)
+        return;
+    res_state *rs = &w->rs;
+    if (rs->multi)
+        curl_multi_cleanup(rs->multi);
+    if (rs->easy)
+        curl_easy_cleanup(rs->easy);
+    free(rs->token);
+    free(rs->body.p);
+    kw_lines_free(&rs->lines);
+    free(w);
 }

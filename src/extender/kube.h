@@ -133,7 +133,33 @@ const char *kube_describe(const kube *k);
  *  callback running is waited for) and wait for them. From the thread that owns k; the sink is
  *  not called after it returns. */
 void kube_stop(kube *k);
-/** kube_stop if needed, then free everything. NULL is a no-op. */
+/** kube_stop if needed, then free everything. NULL is a no-op. Free every kube_writer of k
+ *  first. */
 void kube_free(kube *k);
+
+/* ---- Writes: one request at a time on a writer's own connection, with the client's server,
+ * TLS settings and credentials (a token file is read again before every request). A writer
+ * belongs to one thread; kube_writer_halt may come from any. Events (events.c) write with it. */
+
+typedef struct kube_writer kube_writer;
+
+/* The answer to a write. */
+typedef struct kube_reply {
+    long http;                /* the HTTP status, 0 when none came */
+    uint64_t retry_after_ms;  /* the response's Retry-After (0: none) */
+    char reason[64];          /* an error response's Status reason ("AlreadyExists"), or "" */
+    char message[256];        /* its message (or the start of its body), or why no answer came */
+} kube_reply;
+
+int kube_writer_new(kube *k, kube_writer **out, char *err, size_t errcap);
+/** Send METHOD path (below the server's URL) with a body of content type @p ctype; wait for
+ *  the answer at most @p timeout_ms (0: no limit), until kube_writer_halt or kube_stop. Returns
+ *  0 when an answer came (rep->http: any status; the body of a 2xx is not kept), -1 when none
+ *  did (rep->message says why). */
+int kube_write(kube_writer *w, const char *method, const char *path, const char *ctype,
+               const char *body, size_t len, uint32_t timeout_ms, kube_reply *rep);
+/** End the request in progress, and every later one, at once. Any thread. */
+void kube_writer_halt(kube_writer *w);
+void kube_writer_free(kube_writer *w);
 
 #endif

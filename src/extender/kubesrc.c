@@ -329,3 +329,8 @@ void kubesrc_stop(kubesrc *k)
     pthread_mutex_destroy(&k->lock);
     free(k);
 }
+
+kube *kubesrc_kube(kubesrc *k)
+{
+    return k ? k->k : NULL;
+}

@@ -16,6 +16,8 @@ typedef struct kubesrc kubesrc;
 
 kubesrc *kubesrc_start(store *st, const kube_config *cfg, char *err, size_t errcap);
 void kubesrc_stop(kubesrc *k);
+/** Its API client (to write with: events.h). */
+kube *kubesrc_kube(kubesrc *k);
 /** Update the gauges read at scrape time (dra_extender_watch_last_event_age_seconds). NULL is
  *  a no-op. */
 void kubesrc_metrics(kubesrc *k);

@@ -30,6 +30,7 @@
 #include "admit.h"
 #include "kube.h"
 #include "kubesrc.h"
+#include "events.h"
 #include "log.h"
 #include "metrics.h"
 #include "store.h"
@@ -121,6 +122,23 @@ static const char usage_text[] =
     "  --decision-log FILE     one JSON line per filter and prioritize call (SIGUSR1\n"
     "                          reopens it)\n"
     "  --decision-log-nodes N  node names sampled per tier and cause (default 5)\n"
+    "Events (with an API source; docs/extender.md, \"Events\"):\n"
+    "  --events on|off         post the outcome of each filter as an Event regarding the\n"
+    "                          pod (default on)\n"
+    "  --event-instance NAME   reportingInstance (default $POD_NAME, else the host name)\n"
+    "  --event-queue N         events waiting to be written at most (default 1000)\n"
+    "  --event-qps N           writes a second at most, all events (default 5)\n"
+    "  --event-burst N         writes at once (default 25)\n"
+    "  --event-pod-burst N     new Events per pod at once (default 10)\n"
+    "  --event-pod-refill DURATION  one more per pod per this (default 1m)\n"
+    "  --event-series-window DURATION  a repeat within this counts into the Event's\n"
+    "                          series (default 6m)\n"
+    "  --event-flush DURATION  series counts written this often (default 30s)\n"
+    "  --event-drain DURATION  writing what waits at shutdown at most (default 2s)\n"
+    "  --event-await DURATION  a pod that passed is followed until its claims are\n"
+    "                          allocated and reserved for it, for the Event of the final\n"
+    "                          choice, at most this long (default 10m)\n"
+    "  --model-attribute NAME  the device attribute (domain/name) that Event names\n"
     "Operation:\n"
     "  --log-level LEVEL       debug, info, warn or error (default info)\n"
     "  --shutdown-grace DURATION   finish in-flight requests on SIGTERM (default 10s)\n"
@@ -152,6 +170,9 @@ typedef struct options {
     int log_level;
     fair_config fair;
     admit_config admit;          /* POST /validate */
+    bool events_off;             /* --events off */
+    events_config events;
+    unsigned event_drain_ms;
 } options;
 
 /* ---- Option values. */
@@ -297,6 +318,7 @@ static int parse_options(int argc, char **argv, options *o)
     o->decide.search_threads = cpus < 1 ? 1 : cpus > 8 ? 8 : (unsigned)cpus;
     o->cost_limit = 1000000;
     o->shutdown_grace_ms = 10000;
+    o->event_drain_ms = 2000;
     o->log_level = LOG_INFO;
     o->fair.poll_ms = 1000;
     o->fair.log_nodes = 5;
@@ -481,6 +503,37 @@ static int parse_options(int argc, char **argv, options *o)
             o->fair.log_path = v;
         else if (strcmp(a, "--decision-log-nodes") == 0)
             ok = parse_uint(v, 10000, &n) && ((o->fair.log_nodes = (size_t)n), true);
+        else if (strcmp(a, "--events") == 0)
+            ok = (strcmp(v, "on") == 0 || strcmp(v, "off") == 0) &&
+                 ((o->events_off = strcmp(v, "off") == 0), true);
+        else if (strcmp(a, "--event-instance") == 0)
+            ok = v[0] && strlen(v) <= 128 && ((o->events.instance = v), true);
+        else if (strcmp(a, "--event-queue") == 0)
+            ok = parse_uint(v, 1000000, &n) && n > 0 && ((o->events.queue = (uint32_t)n), true);
+        else if (strcmp(a, "--event-qps") == 0)
+            ok = parse_uint(v, 10000, &n) && n > 0 && ((o->events.qps = (double)n), true);
+        else if (strcmp(a, "--event-burst") == 0)
+            ok = parse_uint(v, 100000, &n) && n > 0 && ((o->events.burst = (uint32_t)n), true);
+        else if (strcmp(a, "--event-pod-burst") == 0)
+            ok = parse_uint(v, 100000, &n) && n > 0 &&
+                 ((o->events.pod_burst = (uint32_t)n), true);
+        else if (strcmp(a, "--event-pod-refill") == 0)
+            ok = parse_duration(v, &n) && n > 0 && n <= 86400000 &&
+                 ((o->events.pod_refill_ms = (uint32_t)n), true);
+        else if (strcmp(a, "--event-series-window") == 0)
+            ok = parse_duration(v, &n) && n > 0 && n <= 86400000 &&
+                 ((o->events.window_ms = (uint32_t)n), true);
+        else if (strcmp(a, "--event-flush") == 0)
+            ok = parse_duration(v, &n) && n > 0 && n <= 86400000 &&
+                 ((o->events.flush_ms = (uint32_t)n), true);
+        else if (strcmp(a, "--event-await") == 0)
+            ok = parse_duration(v, &n) && n >= 1000 && n <= 86400000 &&
+                 ((o->decide.await_ttl_ms = n), true);
+        else if (strcmp(a, "--model-attribute") == 0)
+            ok = strchr(v, '/') && v[0] != '/' && v[strlen(v) - 1] != '/' &&
+                 ((o->decide.model_attribute = v), true);
+        else if (strcmp(a, "--event-drain") == 0)
+            ok = parse_duration(v, &n) && n <= 600000 && ((o->event_drain_ms = (unsigned)n), true);
         else if (strcmp(a, "--shutdown-grace") == 0)
             ok = parse_duration(v, &n) && n <= 3600000 &&
                  ((o->shutdown_grace_ms = (unsigned)n), true);
@@ -546,6 +599,7 @@ typedef struct server {
     decider *d;
     kubesrc *ks;                 /* the API source, or NULL */
     fair *fair;                  /* tier policies, or NULL */
+    events *ev;                  /* Events, or NULL */
     char filter_path[512], prioritize_path[512];
     double started;
 } server;
@@ -680,11 +734,20 @@ static void process_metrics(server *s)
         metrics_set(&m_snapshot_age, NULL, ext_now() - published);
     metrics_set(&m_ready, NULL, store_ready(s->st) ? 1 : 0);
     kubesrc_metrics(s->ks);
+    events_metrics(s->ev);
     if (s->fair) {
         dracel_snapshot *snap = store_current(s->st);
         fair_sync(s->fair, snap);
         dracel_snapshot_unref(snap);
     }
+}
+
+/* The decider's events (decide.h) to events.h. */
+static void post_event(void *ctx, const ext_pod *pod, bool warning, const char *action,
+                       const char *reason, const char *note)
+{
+    events_pod p = {pod->ns, pod->name, pod->uid};
+    (void)events_post(ctx, &p, warning, action, reason, note);
 }
 
 static void handle(void *ctx, const char *name, const http_req *req, http_resp *resp)
@@ -906,10 +969,24 @@ int main(int argc, char **argv)
         }
     }
     srv.ks = ks;
+    if (ks && !o.events_off) {
+        if (!(srv.ev = events_start(kubesrc_kube(ks), &o.events, err, sizeof err))) {
+            fprintf(stderr, "dra-extender: %s\n", err);
+            kubesrc_stop(ks);
+            dirsrc_stop(ds);
+            store_free(srv.st);
+            free(o.objects);
+            free(o.client_names);
+            return 1;
+        }
+        o.decide.event = post_event;
+        o.decide.event_ctx = srv.ev;
+    }
     if (o.fair.path) {
         o.fair.cfg = &cfg;
         if (!(srv.fair = fair_new(&o.fair, err, sizeof err))) {
             fprintf(stderr, "dra-extender: %s\n", err);
+            events_stop(srv.ev, 0);
             kubesrc_stop(ks);
             dirsrc_stop(ds);
             store_free(srv.st);
@@ -924,6 +1001,7 @@ int main(int argc, char **argv)
     http_server *hs = srv.d ? http_start(&o.http, &h, err, sizeof err) : NULL;
     if (!hs) {
         fprintf(stderr, "dra-extender: %s\n", err);
+        events_stop(srv.ev, 0);
         kubesrc_stop(ks);
         dirsrc_stop(ds);
         decider_free(srv.d);
@@ -979,6 +1057,8 @@ int main(int argc, char **argv)
         log_line(LOG_INFO, "stopped", "abandoned", "a computation outlived the grace", NULL);
         _exit(0);
     }
+    /* no request runs now: nothing posts an event any more */
+    events_stop(srv.ev, o.event_drain_ms);
     kubesrc_stop(ks);
     dirsrc_stop(ds);
     decider_free(srv.d);

@@ -27,6 +27,10 @@
  *   GET    /_control/state                  counters, then the objects, one per line:
  *                                           ["RES","NS","NAME",OBJECT], sorted (RES in the
  *                                           order above, then NS, then NAME)
+ *   GET    /_control/writes                 every write received (Events: POST and PATCH under
+ *                                           /apis/events.k8s.io/v1/namespaces/NS/events), in
+ *                                           order: [{"method","path","contentType","atMs","body"}]
+ *   GET    /_control/events                 the Events stored, as a JSON array
  *
  * Objects keep their exact text (only metadata is re-encoded to set the resourceVersion), so
  * that an int64 beyond 2^53 reaches the client as written.
@@ -126,6 +130,13 @@ static struct store {
     /* counters */
     unsigned long lists, watches, unauthorized, failed, bookmarks, open_watches, cuts;
     unsigned long garbled, rv_backs, stalls;
+    /* writes: events.k8s.io/v1 Events (POST, PATCH), as a real server keeps them */
+    cJSON *events;      /* an array of the Events stored */
+    cJSON *writes;      /* every write received: {"method","path","contentType","body"} */
+    int write_errors;   /* answer the next N writes with write_status */
+    int write_status;
+    int write_retry_after;
+    unsigned long event_uid;
 } S;
 
 static uint64_t now_ms(void)
@@ -1135,7 +1146,9 @@ static int jint(const cJSON *j, const char *name, int dflt)
  *                            test knows which resource meets them)
  *   "tokens": ["T", ...]     the bearer tokens accepted from now on ([] or null: any request)
  *   "chunk": N               stream writes of 1 to N bytes (0: whole)
- *   "bookmark_ms": N         the interval of BOOKMARK events */
+ *   "bookmark_ms": N         the interval of BOOKMARK events
+ *   "write_errors": N, "write_status": S, "write_retry_after": SEC  the next N writes (of
+ *                            Events) get HTTP S (500) */
 static enum MHD_Result control_fault(struct MHD_Connection *c, sbuf *body)
 {
     const char *end;
@@ -1213,6 +1226,12 @@ static enum MHD_Result control_fault(struct MHD_Connection *c, sbuf *body)
         S.chunk = (size_t)jint(j, "chunk", 0);
         S.chunk_n = 0;
     }
+    int we = jint(j, "write_errors", -1);
+    if (we >= 0) {
+        S.write_errors = we;
+        S.write_status = jint(j, "write_status", 500);
+        S.write_retry_after = jint(j, "write_retry_after", 0);
+    }
     int bm = jint(j, "bookmark_ms", 0);
     if (bm > 0)
         S.bookmark_ms = (unsigned)bm;
@@ -1264,6 +1283,140 @@ static enum MHD_Result control_state(struct MHD_Connection *c)
     return send_buf(c, 200, &b, 0);
 }
 
+static bool authorized(struct MHD_Connection *c);
+
+/* ---- Writes: events.k8s.io/v1 Events in a namespace.
+ *   POST  /apis/events.k8s.io/v1/namespaces/NS/events       create (409 when the name exists)
+ *   PATCH /apis/events.k8s.io/v1/namespaces/NS/events/NAME  a strategic merge patch (objects
+ *                                                           merged, other values replaced)
+ * Both are recorded, in order, for GET /_control/writes; GET /_control/events lists the Events
+ * stored. A write's body must be a JSON object of at most MAX_BODY bytes. */
+
+static void merge(cJSON *dst, const cJSON *patch)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, patch) {
+        cJSON *d = cJSON_GetObjectItemCaseSensitive(dst, p->string);
+        if (cJSON_IsNull(p)) {
+            cJSON_DeleteItemFromObjectCaseSensitive(dst, p->string);
+        } else if (cJSON_IsObject(p) && cJSON_IsObject(d)) {
+            merge(d, p);
+        } else {
+            cJSON *copy = cJSON_Duplicate(p, 1);
+            if (d)
+                cJSON_ReplaceItemInObjectCaseSensitive(dst, p->string, copy);
+            else
+                cJSON_AddItemToObject(dst, p->string, copy);
+        }
+    }
+}
+
+static cJSON *find_event(const char *ns, const char *name)
+{
+    cJSON *e;
+    cJSON_ArrayForEach(e, S.events) {
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "metadata");
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(m, "name");
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(m, "namespace");
+        if (cJSON_IsString(n) && cJSON_IsString(s) && strcmp(n->valuestring, name) == 0 &&
+            strcmp(s->valuestring, ns) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+static enum MHD_Result send_json(struct MHD_Connection *c, unsigned status, const cJSON *j)
+{
+    char *t = cJSON_PrintUnformatted(j);
+    sbuf b = {0};
+    sb_str(&b, t ? t : "{}");
+    free(t);
+    return send_buf(c, status, &b, 0);
+}
+
+static enum MHD_Result do_write(struct MHD_Connection *c, const char *url, const char *method,
+                                sbuf *body)
+{
+    static const char pre[] = "/apis/events.k8s.io/v1/namespaces/";
+    char ns[256], name[512] = "";
+    const char *p = url + sizeof pre - 1, *sl = strchr(p, '/');
+    if (!sl || (size_t)(sl - p) >= sizeof ns || sl == p)
+        return send_status(c, 404, "NotFound", "the server could not find the requested resource", 0);
+    memcpy(ns, p, (size_t)(sl - p));
+    ns[sl - p] = '\0';
+    if (strncmp(sl, "/events", 7) != 0 || (sl[7] && sl[7] != '/'))
+        return send_status(c, 404, "NotFound", "the server could not find the requested resource", 0);
+    if (sl[7] == '/')
+        snprintf(name, sizeof name, "%s", sl + 8);
+    bool create = !name[0];
+    if (create ? strcmp(method, "POST") != 0 : strcmp(method, "PATCH") != 0)
+        return send_status(c, 405, "MethodNotAllowed", "POST to events, PATCH to an event", 0);
+    const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+    pthread_mutex_lock(&S.mu);
+    if (!authorized(c)) {
+        S.unauthorized++;
+        pthread_mutex_unlock(&S.mu);
+        return send_status(c, 401, "Unauthorized", "Unauthorized", 0);
+    }
+    cJSON *j = cJSON_ParseWithLength(body->p ? body->p : "", body->len);
+    cJSON *rec = cJSON_CreateObject();
+    cJSON_AddStringToObject(rec, "method", method);
+    cJSON_AddStringToObject(rec, "path", url);
+    cJSON_AddStringToObject(rec, "contentType", ct ? ct : "");
+    cJSON_AddNumberToObject(rec, "atMs", (double)now_ms());
+    cJSON_AddItemToObject(rec, "body", j ? cJSON_Duplicate(j, 1) : cJSON_CreateNull());
+    cJSON_AddItemToArray(S.writes, rec);
+    enum MHD_Result res;
+    if (S.write_errors > 0) {
+        S.write_errors--;
+        S.failed++;
+        unsigned status = (unsigned)S.write_status;
+        int ra = S.write_retry_after;
+        pthread_mutex_unlock(&S.mu);
+        cJSON_Delete(j);
+        return send_status(c, status, status == 429 ? "TooManyRequests" : "InternalError",
+                           "injected failure", ra);
+    }
+    if (!cJSON_IsObject(j)) {
+        res = send_status(c, 400, "BadRequest", "the body is not a JSON object", 0);
+    } else if (create) {
+        cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "metadata");
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(m, "name");
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(m, "namespace");
+        if (!cJSON_IsString(n) || (s && (!cJSON_IsString(s) || strcmp(s->valuestring, ns) != 0))) {
+            res = send_status(c, 422, "Invalid", "metadata.name is required; metadata.namespace "
+                              "must be the request's", 0);
+        } else if (find_event(ns, n->valuestring)) {
+            res = send_status(c, 409, "AlreadyExists", "events.events.k8s.io already exists", 0);
+        } else {
+            char v[32];
+            snprintf(v, sizeof v, "%" PRIu64, ++S.rv);
+            cJSON_DeleteItemFromObjectCaseSensitive(m, "resourceVersion");
+            cJSON_AddStringToObject(m, "resourceVersion", v);
+            snprintf(v, sizeof v, "event-uid-%lu", ++S.event_uid);
+            cJSON_AddStringToObject(m, "uid", v);
+            if (!s)
+                cJSON_AddStringToObject(m, "namespace", ns);
+            cJSON_AddItemToArray(S.events, cJSON_Duplicate(j, 1));
+            res = send_json(c, 201, j);
+        }
+    } else if (!ct || strcmp(ct, "application/strategic-merge-patch+json") != 0) {
+        res = send_status(c, 415, "UnsupportedMediaType",
+                          "the patch's content type is not strategic-merge-patch+json", 0);
+    } else {
+        cJSON *e = find_event(ns, name);
+        if (!e) {
+            res = send_status(c, 404, "NotFound", "events.events.k8s.io not found", 0);
+        } else {
+            merge(e, j);
+            res = send_json(c, 200, e);
+        }
+    }
+    pthread_mutex_unlock(&S.mu);
+    cJSON_Delete(j);
+    return res;
+}
+
 static bool authorized(struct MHD_Connection *c)
 {
     if (S.ntokens == 0)
@@ -1309,8 +1462,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
             return control_state(c);
         if (strcmp(url, "/_control/load") == 0 && strcmp(method, "POST") == 0)
             return control_load(c, &rq->body);
+        if (strcmp(url, "/_control/writes") == 0 || strcmp(url, "/_control/events") == 0) {
+            pthread_mutex_lock(&S.mu);
+            enum MHD_Result res = send_json(c, 200, url[10] == 'w' ? S.writes : S.events);
+            pthread_mutex_unlock(&S.mu);
+            return res;
+        }
         return send_status(c, 404, "NotFound", "no such control", 0);
     }
+    if (strncmp(url, "/apis/events.k8s.io/v1/namespaces/", 34) == 0)
+        return do_write(c, url, method, &rq->body);
     int r = -1;
     for (int i = 0; i < NRES; i++)
         if (strcmp(url, RES[i].path) == 0)
@@ -1386,6 +1547,8 @@ int main(int argc, char **argv)
 {
     const char *cert = NULL, *key = NULL;
     S.bookmark_ms = 1000;
+    S.events = cJSON_CreateArray();
+    S.writes = cJSON_CreateArray();
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--tls-cert") == 0 && i + 1 < argc) {
             cert = argv[++i];
