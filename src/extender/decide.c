@@ -230,6 +230,7 @@ typedef struct awaited {
     char *devs;                  /* the devices predicted there (answer.devs) */
     char *ranks;                 /* "CLAIM\tREQ/SUB\tRANK\n" per tier of firstAvailable */
     char *policy;                /* the tier policy's version (h:hash), or NULL */
+    bool over_cap;               /* the best node was over a cap not enforced (shadow) */
     double expires;
     char *mem;
 } awaited;
@@ -2341,6 +2342,7 @@ static void await_add(const eval *e, size_t best, const fdec *fd)
     w.devs = w.mem + off[4];
     w.policy = w.mem[off[5]] ? w.mem + off[5] : NULL;
     w.ranks = w.mem + off[6];
+    w.over_cap = fd && fd->outcome && strcmp(fd->outcome, "over_cap") == 0;
     char *p = w.mem + off[7];
     for (size_t k = 0; k < w.nclaims; k++, p += strlen(p) + 1)
         w.claims[k] = p;
@@ -2483,6 +2485,9 @@ static void report_allocated(decider *d, const dracel_snapshot *snap, const awai
         pod.uid = w->uid;
         c->event(c->event_ctx, &pod, false, "Allocated", fallback ? "Fallback" : "FirstChoice",
                  b.data);
+        if (c->condition)
+            c->condition(c->event_ctx, &pod, true,
+                         w->over_cap ? "OverCap" : fallback ? "Fallback" : "FirstChoice", b.data);
     }
     jb_free(&b);
     jb_free(&got);
@@ -2614,6 +2619,8 @@ static void post_filter(const eval *e, const fdec *fd)
                                  ? "TierCapped"
                                  : "NoDevicesFit";
         c->event(c->event_ctx, &a->pod, !ok, "Filter", reason, b.data);
+        if (!ok && c->condition)
+            c->condition(c->event_ctx, &a->pod, false, "Unschedulable", b.data);
         if (ok && (!fd || fd->best != SIZE_MAX))
             await_add(e, best, fd);
     }

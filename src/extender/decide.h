@@ -43,6 +43,9 @@ typedef struct decide_config {
      * called on the request's thread, it must not block. */
     void (*event)(void *ctx, const ext_pod *pod, bool warning, const char *action,
                   const char *reason, const char *note);
+    /* Where the pod condition of the tier goes (events_condition), or NULL: same context. */
+    void (*condition)(void *ctx, const ext_pod *pod, bool status, const char *reason,
+                      const char *message);
     void *event_ctx;
     uint64_t await_ttl_ms;       /* a pod that passed is followed until its claims are
                                     allocated and reserved for it, at most this long (0: 10m),

@@ -60,6 +60,8 @@ typedef struct entry {
     bool busy;           /* being written */
     bool created;        /* the server has it */
     bool warning;
+    bool cond;           /* not an Event: the pod's condition dracel.dev/DeviceTier (status:
+                            !warning, reason, message: note), by a PATCH of pods/status */
     uint64_t key;        /* hash of type, action, reason, pod, note */
     char ns[64], pod[254], uid[64];
     char action[WORD_MAX + 1], reason[WORD_MAX + 1];
@@ -235,8 +237,8 @@ static long grab(events *e, uint64_t now)
     return best;
 }
 
-bool events_post(events *e, const events_pod *pod, bool warning, const char *action,
-                 const char *reason, const char *note)
+static bool record(events *e, const events_pod *pod, bool warning, bool cond,
+                   const char *action, const char *reason, const char *note)
 {
     if (!e || !pod || !pod->ns || !pod->name || !*pod->ns || !*pod->name)
         return false;
@@ -247,8 +249,8 @@ bool events_post(events *e, const events_pod *pod, bool warning, const char *act
     copy_cut(uid, pod->uid, sizeof uid - 1);
     if (strlen(pod->ns) >= 64 || strlen(pod->name) >= 254)
         return false; /* no such pod: Kubernetes' names are shorter */
-    uint64_t key = mix(mix(mix(mix(mix(mix(warning ? 2 : 1, act), rsn), pod->ns), pod->name),
-                           uid), nt);
+    uint64_t key = mix(mix(mix(mix(mix(mix((warning ? 2 : 1) + (cond ? 4 : 0), act), rsn),
+                                       pod->ns), pod->name), uid), nt);
     uint64_t now = now_ms();
     int64_t wall = wall_us();
     const char *drop = NULL;
@@ -259,8 +261,10 @@ bool events_post(events *e, const events_pod *pod, bool warning, const char *act
     }
     for (uint32_t i = 0; i < e->c.cache; i++) {
         entry *x = &e->ents[i];
-        if (x->used && x->key == key && now - x->last_ms < e->c.window_ms &&
+        if (x->used && x->key == key && now - x->last_ms < e->c.window_ms && x->cond == cond &&
             same(x, warning, act, rsn, pod->ns, pod->name, uid, nt)) {
+            if (cond)
+                goto out; /* set already */
             x->count++;
             x->last_ms = now;
             x->last_us = wall;
@@ -279,7 +283,7 @@ bool events_post(events *e, const events_pod *pod, bool warning, const char *act
         drop = "queue_full";
         goto out;
     }
-    if (!pod_allows(e, pod->ns, pod->name, now)) {
+    if (!cond && !pod_allows(e, pod->ns, pod->name, now)) {
         drop = "pod_rate";
         goto out;
     }
@@ -292,6 +296,7 @@ bool events_post(events *e, const events_pod *pod, bool warning, const char *act
     memset(x, 0, sizeof *x);
     x->used = true;
     x->warning = warning;
+    x->cond = cond;
     x->key = key;
     snprintf(x->ns, sizeof x->ns, "%s", pod->ns);
     snprintf(x->pod, sizeof x->pod, "%s", pod->name);
@@ -318,6 +323,18 @@ out:
         return false;
     }
     return true;
+}
+
+bool events_post(events *e, const events_pod *pod, bool warning, const char *action,
+                 const char *reason, const char *note)
+{
+    return record(e, pod, warning, false, action, reason, note);
+}
+
+bool events_condition(events *e, const events_pod *pod, bool status, const char *reason,
+                      const char *message)
+{
+    return record(e, pod, !status, true, "", reason, message);
 }
 
 /* ---- Writing. */
@@ -372,6 +389,24 @@ static void event_json(const events *e, const entry *x, jbuf *b)
     jb_printf(b, ",\"type\":\"%s\"}", x->warning ? "Warning" : "Normal");
 }
 
+/* The pod's condition, as a strategic merge patch of its status (conditions merge by type). */
+static void condition_json(const entry *x, jbuf *b)
+{
+    jb_printf(b, "{\"status\":{\"conditions\":[{\"type\":\"%s\",\"status\":\"%s\",\"reason\":",
+              EVENTS_CONDITION, x->warning ? "False" : "True");
+    jb_cstr(b, x->reason);
+    jb_puts(b, ",\"message\":");
+    jb_cstr(b, x->note);
+    jb_puts(b, ",\"lastTransitionTime\":");
+    /* a Time: whole seconds */
+    time_t sec = (time_t)(x->first_us / 1000000);
+    struct tm tm;
+    gmtime_r(&sec, &tm);
+    jb_printf(b, "\"%04d-%02d-%02dT%02d:%02d:%02dZ\"", tm.tm_year + 1900, tm.tm_mon + 1,
+              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    jb_puts(b, "}]}}");
+}
+
 static uint64_t backoff_ms(events *e)
 {
     uint64_t d = e->c.backoff_min_ms, max = e->c.backoff_max_ms;
@@ -402,7 +437,8 @@ static void answered(events *e, uint32_t i, bool patch, uint32_t count, int rc,
     x->busy = false;
     long h = rc == 0 ? rep->http : 0;
     if (h >= 200 && h < 300) {
-        metrics_add(&m_written, patch ? "verb=\"patch\"" : "verb=\"create\"", 1);
+        metrics_add(&m_written,
+                    x->cond ? "verb=\"condition\"" : patch ? "verb=\"patch\"" : "verb=\"create\"", 1);
         x->created = true;
         x->written = count;
         x->tries = 0;
@@ -419,7 +455,7 @@ static void answered(events *e, uint32_t i, bool patch, uint32_t count, int rc,
             (void)push(e, i, false);
         return;
     }
-    if (patch && h == 404) {
+    if (patch && h == 404 && !x->cond) {
         /* the Event expired (its TTL): create it anew, with its series */
         x->created = false;
         x->written = 0;
@@ -536,7 +572,11 @@ static void *writer_main(void *arg)
         char path[512];
         b.len = 0;
         b.oom = false;
-        if (patch) {
+        if (x->cond) {
+            snprintf(path, sizeof path, "/api/v1/namespaces/%s/pods/%s/status", x->ns, x->pod);
+            condition_json(x, &b);
+            patch = true;
+        } else if (patch) {
             snprintf(path, sizeof path, "/apis/events.k8s.io/v1/namespaces/%s/events/%s", x->ns,
                      x->name);
             jb_putc(&b, '{');

@@ -60,6 +60,15 @@ events *events_start(kube *k, const events_config *cfg, char *err, size_t errcap
  *  memory of series full, the pod over its rate), which is counted. Any thread. */
 bool events_post(events *e, const events_pod *pod, bool warning, const char *action,
                  const char *reason, const char *note);
+/* The pod condition events_condition sets. */
+#define EVENTS_CONDITION "dracel.dev/DeviceTier"
+
+/** Set the pod's condition EVENTS_CONDITION (status True or False, reason, message cut to 1024
+ *  bytes) with a strategic merge patch of pods/status, through the same queue, global rate and
+ *  back-off as Events (not the per-pod rate); the same condition again within window_ms is not
+ *  written again. False when dropped. Any thread. */
+bool events_condition(events *e, const events_pod *pod, bool status, const char *reason,
+                      const char *message);
 /** Refresh the gauges of /metrics (events waiting). */
 void events_metrics(events *e);
 /** Write what waits (events, series counts) for at most @p grace_ms, then stop and free. NULL

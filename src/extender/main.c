@@ -139,6 +139,8 @@ static const char usage_text[] =
     "                          allocated and reserved for it, for the Event of the final\n"
     "                          choice, at most this long (default 10m)\n"
     "  --model-attribute NAME  the device attribute (domain/name) that Event names\n"
+    "  --pod-conditions on|off set the pod condition dracel.dev/DeviceTier: the tier it\n"
+    "                          got, or Unschedulable (default off; RBAC: patch pods/status)\n"
     "Operation:\n"
     "  --log-level LEVEL       debug, info, warn or error (default info)\n"
     "  --shutdown-grace DURATION   finish in-flight requests on SIGTERM (default 10s)\n"
@@ -171,6 +173,7 @@ typedef struct options {
     fair_config fair;
     admit_config admit;          /* POST /validate */
     bool events_off;             /* --events off */
+    bool pod_conditions;         /* --pod-conditions on */
     events_config events;
     unsigned event_drain_ms;
 } options;
@@ -526,6 +529,9 @@ static int parse_options(int argc, char **argv, options *o)
         else if (strcmp(a, "--event-flush") == 0)
             ok = parse_duration(v, &n) && n > 0 && n <= 86400000 &&
                  ((o->events.flush_ms = (uint32_t)n), true);
+        else if (strcmp(a, "--pod-conditions") == 0)
+            ok = (strcmp(v, "on") == 0 || strcmp(v, "off") == 0) &&
+                 ((o->pod_conditions = strcmp(v, "on") == 0), true);
         else if (strcmp(a, "--event-await") == 0)
             ok = parse_duration(v, &n) && n >= 1000 && n <= 86400000 &&
                  ((o->decide.await_ttl_ms = n), true);
@@ -569,6 +575,8 @@ static int parse_options(int argc, char **argv, options *o)
         return usage_error("--decision-log needs --policy (the records are a policy's decisions)");
     if (o->kubeconfig && o->in_cluster)
         return usage_error("--kubeconfig and --in-cluster exclude each other");
+    if (o->pod_conditions && (o->events_off || (!o->kubeconfig && !o->in_cluster)))
+        return usage_error("--pod-conditions needs an API source and --events on");
     if (o->admit.disable) {
         dracel_lint_opts lo;
         dracel_lint_opts_init(&lo);
@@ -748,6 +756,13 @@ static void post_event(void *ctx, const ext_pod *pod, bool warning, const char *
 {
     events_pod p = {pod->ns, pod->name, pod->uid};
     (void)events_post(ctx, &p, warning, action, reason, note);
+}
+
+static void set_condition(void *ctx, const ext_pod *pod, bool status, const char *reason,
+                          const char *message)
+{
+    events_pod p = {pod->ns, pod->name, pod->uid};
+    (void)events_condition(ctx, &p, status, reason, message);
 }
 
 static void handle(void *ctx, const char *name, const http_req *req, http_resp *resp)
@@ -980,6 +995,8 @@ int main(int argc, char **argv)
             return 1;
         }
         o.decide.event = post_event;
+        if (o.pod_conditions)
+            o.decide.condition = set_condition;
         o.decide.event_ctx = srv.ev;
     }
     if (o.fair.path) {

@@ -56,7 +56,8 @@ at_least() { [ "$(nwrites "$1")" -ge "$2" ]; }
 
 start a --kubeconfig "$tmp/kc.yaml" --event-instance dra-extender-0 --event-flush 500ms \
   --event-series-window 4s --event-pod-burst 4 --event-pod-refill 1h \
-  --watch-backoff-min 100ms --watch-backoff-max 500ms --model-attribute gpu.example.com/model
+  --watch-backoff-min 100ms --watch-backoff-max 500ms --model-attribute gpu.example.com/model \
+  --pod-conditions on
 post "$url_a/filter" "$src/examples/extender/filter.json" "$tmp/f1.json"
 check "filter answers 200" "$(is "$status" 200)"
 check "...and its outcome is posted as one Event" \
@@ -172,11 +173,24 @@ allocate fb fb gpu/a100 node-a100-80 gpu-0
 check "claim allocated on a lower tier elsewhere: a Fallback Event naming the tier it fell back from, and the prediction missed" \
   "$(wait_for final fb; is "$(final_of fb)" "$(printf 'Normal\tFallback\tclaim default/fb-gpu: gpu/a100 (fallback from gpu/h100) gpu.example.com/node-a100-80/gpu-0 (A100); not on node-h100-b, the node predicted best')")"
 
+# The pod condition (--pod-conditions on): the tier the pod got, or Unschedulable.
+cond_of() { ctl GET /_control/pods | jq -r --arg p "$1" '[.[] | select(.name == $p)][0].status.conditions[] | select(.type == "dracel.dev/DeviceTier") | [.status, .reason, (.lastTransitionTime | test("^20[0-9-]{8}T[0-9:]{8}Z$")), .message] | @tsv'; }
+check "--pod-conditions: the pod allocated as predicted has dracel.dev/DeviceTier True FirstChoice, the Event's note as its message" \
+  "$(is "$(cond_of fc)" "$(printf 'True\tFirstChoice\ttrue\t%s' "$(final_of fc | cut -f3)")")"
+check "...the fallback pod: True Fallback" "$(is "$(cond_of fb | cut -f1,2)" "$(printf 'True\tFallback')")"
+check "...a pod no node passes: False Unschedulable, with the filter's note" \
+  "$(is "$(cond_of trainer-0 | cut -f1,2,4 | cut -c1-80)" "$(printf 'False\tUnschedulable\t0 of 7 nodes passed; 7: resourceclaim default/no-such-claim not found' | cut -c1-80)")"
+check "...by a strategic merge PATCH of pods/status holding that condition alone" \
+  "$(is "$(jq -c '[.[] | select(.path == "/api/v1/namespaces/default/pods/fc/status")][0] | [.method, .contentType, (.body | keys), (.body.status | keys), (.body.status.conditions | length)]' "$tmp/writes.json")" \
+        '["PATCH","application/strategic-merge-patch+json",["status"],["conditions"],1]')"
+check "--pod-conditions needs an API source" \
+  "$("$ext" --objects "$src/examples/fleet" --pod-conditions on >/dev/null 2>&1; is $? 2)"
+
 # The bodies, against Kubernetes' schema.
 if python3 -c 'import jsonschema' 2>/dev/null; then
   writes
   jq '[.[] | select(.method == "POST") | .body]' "$tmp/writes.json" >"$tmp/posts.json"
-  jq '[.[] | select(.method == "PATCH") | .body]' "$tmp/writes.json" >"$tmp/patches.json"
+  jq '[.[] | select(.method == "PATCH" and (.path | contains("/events/"))) | .body]' "$tmp/writes.json" >"$tmp/patches.json"
   schema=$src/tests/openapi/apis__events.k8s.io__v1_openapi.json
   check "every Event posted validates against events.k8s.io/v1's OpenAPI schema (unknown fields refused)" \
     "$(python3 "$src/tests/openapi/validate.py" --each "$schema" io.k8s.api.events.v1.Event "$tmp/posts.json" >"$tmp/v1.out" 2>&1; echo $?)"

@@ -31,6 +31,9 @@
  *                                           /apis/events.k8s.io/v1/namespaces/NS/events), in
  *                                           order: [{"method","path","contentType","atMs","body"}]
  *   GET    /_control/events                 the Events stored, as a JSON array
+ *   GET    /_control/pods                   the pod statuses patched (PATCH
+ *                                           /api/v1/namespaces/NS/pods/NAME/status, conditions
+ *                                           merged by type): [{"namespace","name","status"}]
  *
  * Objects keep their exact text (only metadata is re-encoded to set the resourceVersion), so
  * that an int64 beyond 2^53 reaches the client as written.
@@ -133,6 +136,7 @@ static struct store {
     /* writes: events.k8s.io/v1 Events (POST, PATCH), as a real server keeps them */
     cJSON *events;      /* an array of the Events stored */
     cJSON *writes;      /* every write received: {"method","path","contentType","body"} */
+    cJSON *pods;        /* pods whose status was patched: {"namespace","name","status"} */
     int write_errors;   /* answer the next N writes with write_status */
     int write_status;
     int write_retry_after;
@@ -1417,6 +1421,93 @@ static enum MHD_Result do_write(struct MHD_Connection *c, const char *url, const
     return res;
 }
 
+/* PATCH /api/v1/namespaces/NS/pods/NAME/status: a strategic merge patch of a pod's status, of
+ * which conditions merge by type (their patchMergeKey), as the API server merges them. Any pod
+ * is taken (the fake keeps no pods): GET /_control/pods lists the statuses patched. */
+static void merge_conditions(cJSON *status, const cJSON *patch)
+{
+    const cJSON *pc = cJSON_GetObjectItemCaseSensitive(patch, "conditions");
+    cJSON *have = cJSON_GetObjectItemCaseSensitive(status, "conditions");
+    if (!cJSON_IsArray(have)) {
+        have = cJSON_CreateArray();
+        cJSON_AddItemToObject(status, "conditions", have);
+    }
+    const cJSON *c;
+    cJSON_ArrayForEach(c, pc) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, "type");
+        cJSON *old = NULL, *h;
+        cJSON_ArrayForEach(h, have) {
+            const cJSON *ht = cJSON_GetObjectItemCaseSensitive(h, "type");
+            if (cJSON_IsString(t) && cJSON_IsString(ht) && strcmp(t->valuestring, ht->valuestring) == 0)
+                old = h;
+        }
+        if (old)
+            merge(old, c);
+        else
+            cJSON_AddItemToArray(have, cJSON_Duplicate(c, 1));
+    }
+}
+
+static enum MHD_Result do_pod_status(struct MHD_Connection *c, const char *url, const char *method,
+                                     sbuf *body)
+{
+    char ns[256], name[512];
+    const char *p = url + 19, *sl = strchr(p, '/');
+    if (!sl || sl == p || (size_t)(sl - p) >= sizeof ns || strncmp(sl, "/pods/", 6) != 0)
+        return send_status(c, 404, "NotFound", "the server could not find the requested resource", 0);
+    memcpy(ns, p, (size_t)(sl - p));
+    ns[sl - p] = '\0';
+    const char *n = sl + 6, *st = strchr(n, '/');
+    if (!st || strcmp(st, "/status") != 0 || st == n || (size_t)(st - n) >= sizeof name)
+        return send_status(c, 404, "NotFound", "the server could not find the requested resource", 0);
+    memcpy(name, n, (size_t)(st - n));
+    name[st - n] = '\0';
+    if (strcmp(method, "PATCH") != 0)
+        return send_status(c, 405, "MethodNotAllowed", "PATCH only", 0);
+    const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+    pthread_mutex_lock(&S.mu);
+    if (!authorized(c)) {
+        S.unauthorized++;
+        pthread_mutex_unlock(&S.mu);
+        return send_status(c, 401, "Unauthorized", "Unauthorized", 0);
+    }
+    cJSON *j = cJSON_ParseWithLength(body->p ? body->p : "", body->len);
+    cJSON *rec = cJSON_CreateObject();
+    cJSON_AddStringToObject(rec, "method", method);
+    cJSON_AddStringToObject(rec, "path", url);
+    cJSON_AddStringToObject(rec, "contentType", ct ? ct : "");
+    cJSON_AddNumberToObject(rec, "atMs", (double)now_ms());
+    cJSON_AddItemToObject(rec, "body", j ? cJSON_Duplicate(j, 1) : cJSON_CreateNull());
+    cJSON_AddItemToArray(S.writes, rec);
+    enum MHD_Result res;
+    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(j, "status");
+    if (!cJSON_IsObject(j) || !cJSON_IsObject(ps)) {
+        res = send_status(c, 400, "BadRequest", "a JSON object with a status is expected", 0);
+    } else if (!ct || strcmp(ct, "application/strategic-merge-patch+json") != 0) {
+        res = send_status(c, 415, "UnsupportedMediaType",
+                          "the patch's content type is not strategic-merge-patch+json", 0);
+    } else {
+        cJSON *pod = NULL, *x;
+        cJSON_ArrayForEach(x, S.pods) {
+            if (strcmp(cJSON_GetObjectItemCaseSensitive(x, "namespace")->valuestring, ns) == 0 &&
+                strcmp(cJSON_GetObjectItemCaseSensitive(x, "name")->valuestring, name) == 0)
+                pod = x;
+        }
+        if (!pod) {
+            pod = cJSON_CreateObject();
+            cJSON_AddStringToObject(pod, "namespace", ns);
+            cJSON_AddStringToObject(pod, "name", name);
+            cJSON_AddItemToObject(pod, "status", cJSON_CreateObject());
+            cJSON_AddItemToArray(S.pods, pod);
+        }
+        merge_conditions(cJSON_GetObjectItemCaseSensitive(pod, "status"), ps);
+        res = send_json(c, 200, pod);
+    }
+    pthread_mutex_unlock(&S.mu);
+    cJSON_Delete(j);
+    return res;
+}
+
 static bool authorized(struct MHD_Connection *c)
 {
     if (S.ntokens == 0)
@@ -1462,9 +1553,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
             return control_state(c);
         if (strcmp(url, "/_control/load") == 0 && strcmp(method, "POST") == 0)
             return control_load(c, &rq->body);
-        if (strcmp(url, "/_control/writes") == 0 || strcmp(url, "/_control/events") == 0) {
+        if (strcmp(url, "/_control/writes") == 0 || strcmp(url, "/_control/events") == 0 ||
+            strcmp(url, "/_control/pods") == 0) {
             pthread_mutex_lock(&S.mu);
-            enum MHD_Result res = send_json(c, 200, url[10] == 'w' ? S.writes : S.events);
+            enum MHD_Result res = send_json(c, 200, url[10] == 'w'   ? S.writes
+                                                    : url[10] == 'e' ? S.events
+                                                                     : S.pods);
             pthread_mutex_unlock(&S.mu);
             return res;
         }
@@ -1472,6 +1566,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     }
     if (strncmp(url, "/apis/events.k8s.io/v1/namespaces/", 34) == 0)
         return do_write(c, url, method, &rq->body);
+    if (strncmp(url, "/api/v1/namespaces/", 19) == 0)
+        return do_pod_status(c, url, method, &rq->body);
     int r = -1;
     for (int i = 0; i < NRES; i++)
         if (strcmp(url, RES[i].path) == 0)
@@ -1549,6 +1645,7 @@ int main(int argc, char **argv)
     S.bookmark_ms = 1000;
     S.events = cJSON_CreateArray();
     S.writes = cJSON_CreateArray();
+    S.pods = cJSON_CreateArray();
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--tls-cert") == 0 && i + 1 < argc) {
             cert = argv[++i];
