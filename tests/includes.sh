@@ -3,8 +3,8 @@
 # (scripts/check-includes, which the build also runs), and the check catches what it must.
 top=${top_srcdir:-.}
 echo "1..2"
-if out=$(sh "$top/scripts/check-includes" "$top" src/celc src/extender 2>&1); then
-  echo "ok 1 - src/celc and src/extender include only dracel.h, system headers and their own headers"
+if out=$(sh "$top/scripts/check-includes" "$top" src/celc src/extender src/kube 2>&1); then
+  echo "ok 1 - src/celc, src/extender and src/kube include only dracel.h, system headers, their own headers and src/kube's"
 else
   echo "not ok 1 - a program includes library-internal headers:"
   printf '%s\n' "$out" | sed 's/^/#   /'

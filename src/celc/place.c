@@ -20,6 +20,9 @@
 #include "ids.h"
 #include "out.h"
 #include "place.h"
+#ifdef DRACEL_CELC_KUBE
+#include "kubecmd.h"
+#endif
 
 #define DEFAULT_TIMEOUT_MS 10000 /* the scheduler's DynamicResourcesArgs.filterTimeout */
 #define DEFAULT_BUDGET_MS 60000  /* explain: all nodes together */
@@ -57,6 +60,8 @@ static void usage_explain(FILE *f)
             "                [--features LIST] [--feature-gates NAME=BOOL,...] [--verbose]\n"
             "                [--format text|json] [--timeout DURATION] [--budget DURATION]\n"
             "                [--stats] [--no-explain]\n"
+            "       %s explain --kubeconfig FILE|--in-cluster --pod NS/NAME [--context NAME]\n"
+            "                [--kube-timeout DURATION] [the options above but the files]\n"
             "\n"
             "For every node (or one), the tier the claims would get there and why.\n"
             "\n"
@@ -80,8 +85,13 @@ static void usage_explain(FILE *f)
             "  --budget DURATION  the time limit of the whole command's searches (default 60s):\n"
             "                     the nodes left when it is spent are reported not tried\n"
             "  --stats            print timings as one JSON line on stderr\n"
-            "  --no-explain       only the outcome of each node (no counts, no reasons)\n",
-            prog);
+            "  --no-explain       only the outcome of each node (no counts, no reasons)\n"
+            "  --kubeconfig FILE  read the objects from the cluster instead (a pod's claims, the\n"
+            "                     classes, slices and nodes, the devices other claims hold)\n"
+            "  --in-cluster       the same with the pod's service account\n"
+            "  --context NAME     a context of the kubeconfig (default: its current-context)\n"
+            "  --kube-timeout DURATION  reading the cluster at most (default 30s)\n",
+            prog, prog);
 }
 
 /* A duration as Go's time.ParseDuration reads it, without a sign: "10s", "500ms", "1m30s",
@@ -329,8 +339,10 @@ static int read_allocated(const char *path, bool json, dracel_device_id **out, s
 typedef struct explain_opts {
     const char *claim, *classes, *slices, *nodes, *allocated, *node, *features, *version, *gates;
     const char *pod;
+    const char *kubeconfig, *context;
+    bool in_cluster;
     bool verbose, json, stats, fast;
-    long long timeout, budget;
+    long long timeout, budget, kube_timeout;
 } explain_opts;
 
 /* What explain prints of each node, gathered in one memory stream. */
@@ -598,6 +610,7 @@ int celc_explain(int argc, char **argv)
     memset(&eo, 0, sizeof eo);
     eo.timeout = DEFAULT_TIMEOUT_MS;
     eo.budget = DEFAULT_BUDGET_MS;
+    eo.kube_timeout = 30000;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **slot = NULL;
@@ -612,6 +625,19 @@ int celc_explain(int argc, char **argv)
             continue;
         } else if (strcmp(a, "--no-explain") == 0) {
             eo.fast = true;
+            continue;
+        } else if (strcmp(a, "--in-cluster") == 0) {
+            eo.in_cluster = true;
+            continue;
+        } else if (strcmp(a, "--kubeconfig") == 0) {
+            slot = &eo.kubeconfig;
+        } else if (strcmp(a, "--context") == 0) {
+            slot = &eo.context;
+        } else if (strcmp(a, "--kube-timeout") == 0) {
+            if (i + 1 >= argc)
+                return usage_error(usage_explain, "%s needs a value", a);
+            if ((eo.kube_timeout = parse_duration(argv[++i])) <= 0)
+                return usage_error(usage_explain, "bad duration '%s'", argv[i]);
             continue;
         } else if (strcmp(a, "--claim") == 0) {
             slot = &eo.claim;
@@ -656,7 +682,17 @@ int celc_explain(int argc, char **argv)
             return usage_error(usage_explain, "%s needs a value", a);
         *slot = argv[++i];
     }
-    if ((!eo.claim && !eo.pod) || !eo.classes || !eo.slices)
+    bool kube = eo.kubeconfig || eo.in_cluster;
+    if (kube && (eo.claim || eo.classes || eo.slices || eo.nodes || eo.allocated))
+        return usage_error(usage_explain, "%s", "--kubeconfig and --in-cluster read the objects "
+                           "from the cluster: no --claim, --classes, --slices, --nodes or --allocated");
+    if (eo.kubeconfig && eo.in_cluster)
+        return usage_error(usage_explain, "%s", "--kubeconfig and --in-cluster exclude each other");
+    if (kube && !eo.pod)
+        return usage_error(usage_explain, "%s", "--kubeconfig and --in-cluster need --pod NS/NAME");
+    if (eo.context && !eo.kubeconfig)
+        return usage_error(usage_explain, "%s", "--context needs --kubeconfig");
+    if (!kube && ((!eo.claim && !eo.pod) || !eo.classes || !eo.slices))
         return usage_error(usage_explain, "%s",
                            "explain needs --claim (or --pod), --classes and --slices");
     unsigned release = DRACEL_KUBERNETES_NEWEST;
@@ -668,6 +704,28 @@ int celc_explain(int argc, char **argv)
         return usage_error(usage_explain, "%s", eo.features && !eo.gates ? "bad --features"
                                                                           : "bad feature gates");
 
+#ifdef DRACEL_CELC_KUBE
+    celc_kube_files kf;
+    memset(&kf, 0, sizeof kf);
+    if (kube) {
+        celc_kube ck = {eo.kubeconfig, eo.context, (uint32_t)eo.kube_timeout};
+        int krc = celc_kube_fetch(&ck, eo.pod, eo.json, &kf);
+        if (krc >= 0) {
+            celc_kube_remove(&kf);
+            return krc;
+        }
+        eo.pod = kf.pod;
+        eo.claim = kf.any_claim ? kf.claims : NULL;
+        eo.classes = kf.classes;
+        eo.slices = kf.slices;
+        eo.nodes = kf.nodes;
+        eo.allocated = kf.any_allocated ? kf.allocated : NULL;
+    }
+#else
+    if (kube)
+        return usage_error(usage_explain, "%s", "this dra-celc was built without the Kubernetes "
+                           "client (configure found no libcurl)");
+#endif
     char err[2048];
     dracel_objects *objs = NULL;
     dracel_table *t = NULL;
@@ -713,5 +771,8 @@ int celc_explain(int argc, char **argv)
     dracel_objects_free(objs);
     free(ids);
     free(idbuf);
+#ifdef DRACEL_CELC_KUBE
+    celc_kube_remove(&kf);
+#endif
     return rc;
 }

@@ -31,6 +31,9 @@
  *                                           /apis/events.k8s.io/v1/namespaces/NS/events), in
  *                                           order: [{"method","path","contentType","atMs","body"}]
  *   GET    /_control/events                 the Events stored, as a JSON array
+ *   POST   /_control/serve                  {"path": P, "object": O}: GET P answers O (a pod, a
+ *                                           ResourceClaimTemplate: what dra-celc --kubeconfig
+ *                                           reads one by one)
  *   GET    /_control/pods                   the pod statuses patched (PATCH
  *                                           /api/v1/namespaces/NS/pods/NAME/status, conditions
  *                                           merged by type): [{"namespace","name","status"}]
@@ -137,6 +140,7 @@ static struct store {
     cJSON *events;      /* an array of the Events stored */
     cJSON *writes;      /* every write received: {"method","path","contentType","body"} */
     cJSON *pods;        /* pods whose status was patched: {"namespace","name","status"} */
+    cJSON *served;      /* objects served by path (GET): {"path","object"} */
     int write_errors;   /* answer the next N writes with write_status */
     int write_status;
     int write_retry_after;
@@ -1553,6 +1557,19 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
             return control_state(c);
         if (strcmp(url, "/_control/load") == 0 && strcmp(method, "POST") == 0)
             return control_load(c, &rq->body);
+        if (strcmp(url, "/_control/serve") == 0 && strcmp(method, "POST") == 0) {
+            pthread_mutex_lock(&S.mu);
+            cJSON *j = cJSON_ParseWithLength(rq->body.p ? rq->body.p : "", rq->body.len);
+            const char *sp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "path"));
+            bool ok = sp && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "object"));
+            if (ok)
+                cJSON_AddItemToArray(S.served, j);
+            else
+                cJSON_Delete(j);
+            pthread_mutex_unlock(&S.mu);
+            return ok ? send_status(c, 200, "OK", "served", 0)
+                      : send_status(c, 400, "BadRequest", "{\"path\":...,\"object\":{...}} expected", 0);
+        }
         if (strcmp(url, "/_control/writes") == 0 || strcmp(url, "/_control/events") == 0 ||
             strcmp(url, "/_control/pods") == 0) {
             pthread_mutex_lock(&S.mu);
@@ -1563,6 +1580,23 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
             return res;
         }
         return send_status(c, 404, "NotFound", "no such control", 0);
+    }
+    if (strcmp(method, "GET") == 0) {
+        pthread_mutex_lock(&S.mu);
+        const cJSON *x, *hit = NULL;
+        cJSON_ArrayForEach(x, S.served) {
+            if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "path")), url) == 0)
+                hit = cJSON_GetObjectItemCaseSensitive(x, "object");
+        }
+        bool auth = authorized(c);
+        enum MHD_Result res = MHD_NO;
+        if (hit && auth)
+            res = send_json(c, 200, hit);
+        else if (hit)
+            S.unauthorized++;
+        pthread_mutex_unlock(&S.mu);
+        if (hit)
+            return auth ? res : send_status(c, 401, "Unauthorized", "Unauthorized", 0);
     }
     if (strncmp(url, "/apis/events.k8s.io/v1/namespaces/", 34) == 0)
         return do_write(c, url, method, &rq->body);
@@ -1646,6 +1680,7 @@ int main(int argc, char **argv)
     S.events = cJSON_CreateArray();
     S.writes = cJSON_CreateArray();
     S.pods = cJSON_CreateArray();
+    S.served = cJSON_CreateArray();
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--tls-cert") == 0 && i + 1 < argc) {
             cert = argv[++i];

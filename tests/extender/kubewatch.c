@@ -1,5 +1,5 @@
 /*
- * kubewatch: runs dra-extender's API client (src/extender/kube.c) alone, for
+ * kubewatch: runs dra-extender's API client (src/kube/kube.c) alone, for
  * tests/extender/watch.sh. Not installed.
  *
  *   kubewatch (--kubeconfig FILE [--context NAME] | --in-cluster [--token-file F] [--ca-file F])

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/extender/watch.sh: dra-extender's Kubernetes API client (src/extender/kube.c) against
+# tests/extender/watch.sh: dra-extender's Kubernetes API client (src/kube/kube.c) against
 # the fake API server (tests/extender/fakeapi), run alone by tests/extender/kubewatch. TAP.
 #
 # After each fault the client must hold exactly the server's objects (fakeapi's /_control/state

@@ -1,5 +1,5 @@
 /*
- * kube.h: the Kubernetes API client of dra-extender (src/extender/kube.c): list then watch of
+ * kube.h: the Kubernetes API client of dra-extender (src/kube/kube.c): list then watch of
  * the resources the extender reads, with libcurl, as client-go's reflector does.
  *
  * One thread per resource: LIST (paged with limit/continue), then WATCH from the list's
@@ -153,11 +153,16 @@ typedef struct kube_reply {
 
 int kube_writer_new(kube *k, kube_writer **out, char *err, size_t errcap);
 /** Send METHOD path (below the server's URL) with a body of content type @p ctype; wait for
- *  the answer at most @p timeout_ms (0: no limit), until kube_writer_halt or kube_stop. Returns
+ *  the answer at most @p timeout_ms (0: no limit), or until kube_writer_halt (kube_stop does
+ *  not end a writer's request: a writer may be used after the watches stopped). Returns
  *  0 when an answer came (rep->http: any status; the body of a 2xx is not kept), -1 when none
  *  did (rep->message says why). */
 int kube_write(kube_writer *w, const char *method, const char *path, const char *ctype,
                const char *body, size_t len, uint32_t timeout_ms, kube_reply *rep);
+/** GET path; on a 2xx its body (at most @p max bytes, more is an error), NUL-terminated, into
+ *  *body (to free). Returns as kube_write (rep->http: any status; *body NULL unless a 2xx). */
+int kube_read(kube_writer *w, const char *path, size_t max, uint32_t timeout_ms, kube_reply *rep,
+              char **body, size_t *len);
 /** End the request in progress, and every later one, at once. Any thread. */
 void kube_writer_halt(kube_writer *w);
 void kube_writer_free(kube_writer *w);

@@ -109,7 +109,9 @@ typedef struct res_state {
     kw_lines lines;
     buf meta;            /* an event's metadata strings */
     bool progress;       /* a watch line was read */
-    bool writer;         /* a kube_writer's state: no resource, no notes, 2xx bodies dropped */
+    bool writer;         /* a kube_writer's state: no resource, no notes, 2xx bodies dropped
+                            (unless keep) */
+    bool keep;           /* kube_read: the 2xx body is kept, at most body_cap bytes */
     atomic_bool halt;    /* kube_writer_halt: the request in progress ends now */
     uint64_t deadline;   /* monotonic ms a writer's request must end by (0: none) */
     uint64_t last_rx;    /* monotonic ms of the last byte received */
@@ -314,8 +316,19 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *ud)
         if (curl_easy_getinfo(rs->easy, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK)
             rs->http = code;
     }
-    if (rs->writer && rs->http >= 200 && rs->http < 300)
-        return n; /* a write's answer: its status says all that is needed */
+    if (rs->writer && rs->http >= 200 && rs->http < 300) {
+        if (!rs->keep)
+            return n; /* a write's answer: its status says all that is needed */
+        if (n > rs->body_cap - rs->body.len) {
+            rs->abort = AB_TOO_BIG;
+            return 0;
+        }
+        if (buf_add(&rs->body, p, n) != 0) {
+            rs->abort = AB_NOMEM;
+            return 0;
+        }
+        return n;
+    }
     if (rs->http != 200) {
         /* an error response: keep its start for the message */
         size_t room = ERR_BODY_MAX - rs->body.len;
@@ -373,7 +386,8 @@ static CURLcode run(res_state *rs)
             }
         if (done || !running)
             break;
-        if (stopping(k) || atomic_load(&rs->halt)) {
+        /* a writer is ended by kube_writer_halt alone: it may read after the watches stop */
+        if (rs->writer ? atomic_load(&rs->halt) : stopping(k)) {
             rs->abort = AB_STOP;
             res = CURLE_ABORTED_BY_CALLBACK;
             break;
@@ -1197,13 +1211,22 @@ int kube_write(kube_writer *w, const char *method, const char *path, const char 
     snprintf(url, n, "%s%s", k->conn.server, path);
     req_body rb = {method, ctype, body, len};
     rs->deadline = timeout_ms ? now_ms() + timeout_ms : 0;
-    CURLcode res = request_with(rs, url, false, &rb);
+    CURLcode res;
+    if (method) {
+        res = request_with(rs, url, false, &rb);
+    } else {
+        /* a GET (kube_read): no body, the method of an earlier write reset */
+        (void)curl_easy_setopt(rs->easy, CURLOPT_CUSTOMREQUEST, NULL);
+        (void)curl_easy_setopt(rs->easy, CURLOPT_HTTPGET, 1L);
+        res = request_with(rs, url, false, NULL);
+    }
     free(url);
     rs->deadline = 0;
     rep->retry_after_ms = rs->retry_after_ms;
     if (res != CURLE_OK || rs->abort != AB_NONE) {
-        const char *why = rs->abort == AB_STOP   ? "stopped"
-                          : rs->abort == AB_IDLE ? "timed out"
+        const char *why = rs->abort == AB_STOP      ? "stopped"
+                          : rs->abort == AB_IDLE    ? "timed out"
+                          : rs->abort == AB_TOO_BIG ? "the answer is too large"
                           : rs->abort == AB_NOMEM ? "out of memory"
                           : rs->errbuf[0]         ? rs->errbuf
                                                   : curl_easy_strerror(res);
@@ -1249,4 +1272,27 @@ void kube_writer_free(kube_writer *w)
     free(rs->body.p);
     kw_lines_free(&rs->lines);
     free(w);
+}
+
+int kube_read(kube_writer *w, const char *path, size_t max, uint32_t timeout_ms, kube_reply *rep,
+              char **body, size_t *len)
+{
+    res_state *rs = &w->rs;
+    *body = NULL;
+    *len = 0;
+    rs->keep = true;
+    rs->body_cap = max;
+    int rc = kube_write(w, NULL, path, NULL, NULL, 0, timeout_ms, rep);
+    rs->keep = false;
+    if (rc == 0 && rep->http >= 200 && rep->http < 300) {
+        if (!(*body = malloc(rs->body.len + 1))) {
+            snprintf(rep->message, sizeof rep->message, "out of memory");
+            return -1;
+        }
+        memcpy(*body, rs->body.p ? rs->body.p : "", rs->body.len);
+        (*body)[rs->body.len] = '\0';
+        *len = rs->body.len;
+    }
+    rs->body.len = 0;
+    return rc;
 }
