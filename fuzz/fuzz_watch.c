@@ -1,6 +1,6 @@
 /*
  * fuzz_watch: libFuzzer harness for the parsers of dra-extender's API client: the JSON span
- * scanner (src/extender/jsonspan.c) and the Kubernetes wire formats (src/extender/watch.c:
+ * scanner (src/kube/jsonspan.c) and the Kubernetes wire formats (src/kube/watch.c:
  * the line buffer, event lines, list pages, Status objects). Built with --enable-fuzzing.
  *
  * Besides crashes and sanitizer reports, it traps on a broken contract, with cJSON as the
@@ -30,8 +30,8 @@
 
 #include <cJSON.h>
 
-#include "../src/extender/jsonspan.h"
-#include "../src/extender/watch.h"
+#include "../src/kube/jsonspan.h"
+#include "../src/kube/watch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
