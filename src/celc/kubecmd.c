@@ -254,6 +254,35 @@ out:
     return rc;
 }
 
+int celc_kube_fleet(const celc_kube *k, celc_kube_files *out)
+{
+    memset(out, 0, sizeof *out);
+    kube_config kc;
+    memset(&kc, 0, sizeof kc);
+    kc.kubeconfig = k->kubeconfig;
+    kc.context = k->context;
+    kc.user_agent = "dra-celc";
+    char err[2048];
+    kube_fetch kf;
+    if (kube_fetch_lists(&kc, k->timeout_ms, &kf, err, sizeof err) != 0)
+        return fail("%s", err);
+    int rc;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(out->dir, sizeof out->dir, "%s/dra-celc.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(out->dir)) {
+        rc = fail("%s: %s", out->dir, strerror(errno));
+        out->dir[0] = '\0';
+    } else {
+        snprintf(out->slices, sizeof out->slices, "%s/resourceslices.json", out->dir);
+        snprintf(out->classes, sizeof out->classes, "%s/deviceclasses.json", out->dir);
+        rc = write_file(out->slices, kf.json[KUBE_SLICES], kf.len[KUBE_SLICES]);
+        if (rc < 0)
+            rc = write_file(out->classes, kf.json[KUBE_CLASSES], kf.len[KUBE_CLASSES]);
+    }
+    kube_fetch_free(&kf);
+    return rc;
+}
+
 void celc_kube_remove(celc_kube_files *f)
 {
     if (!f->dir[0])

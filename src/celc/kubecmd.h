@@ -31,6 +31,9 @@ typedef struct celc_kube_files {
  *  exit status (2: the cluster cannot be read, or the pod is not there; a message on stderr, or
  *  a JSON error with @p json). celc_kube_remove must follow either way. */
 int celc_kube_fetch(const celc_kube *k, const char *pod, bool json, celc_kube_files *out);
+/** Read the cluster's ResourceSlices and DeviceClasses into slices and classes (lint
+ *  --kubeconfig). Returns as celc_kube_fetch. */
+int celc_kube_fleet(const celc_kube *k, celc_kube_files *out);
 /** Remove the files and the directory. */
 void celc_kube_remove(celc_kube_files *f);
 

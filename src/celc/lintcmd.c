@@ -23,6 +23,9 @@
 #include "files.h"
 #include "out.h"
 #include "place.h"
+#ifdef DRACEL_CELC_KUBE
+#include "kubecmd.h"
+#endif
 
 enum { F_TEXT, F_JSON, F_SARIF };
 
@@ -49,6 +52,11 @@ static void usage_lint(FILE *f)
             "  --field-validation MODE  an unknown field is an error (strict, kubectl's\n"
             "                    default), a warning (warn) or nothing (ignore)\n"
             "  --list-rules      print the rules: id, severity, summary\n"
+            "  --kubeconfig FILE the cluster's ResourceSlices and DeviceClasses as --slices and\n"
+            "                    --classes (the client of dra-extender)\n"
+            "  --in-cluster      the same with the pod's service account\n"
+            "  --context NAME    a context of the kubeconfig (default: its current-context)\n"
+            "  --kube-timeout DURATION  reading the cluster at most (default 30s)\n"
             "\n"
             "Exit status: 0 no finding at or above --fail-on, 1 one is, 2 usage or unreadable\n"
             "input.\n",
@@ -348,6 +356,9 @@ int celc_lint(int argc, char **argv)
     int format = F_TEXT;
     dracel_severity fail_on = DRACEL_SEV_ERROR;
     const char *slices = NULL, *classes = NULL;
+    const char *kubeconfig = NULL, *context = NULL;
+    bool in_cluster = false;
+    long kube_timeout = 30000;
     dracel_field_validation fields = DRACEL_FIELDS_STRICT;
     char *disable = NULL;
     size_t dlen = 0;
@@ -359,6 +370,29 @@ int celc_lint(int argc, char **argv)
             rc = celc_help(usage_lint);
         } else if (strcmp(a, "--list-rules") == 0) {
             rc = list_rules();
+        } else if (strcmp(a, "--in-cluster") == 0) {
+            in_cluster = true;
+        } else if (strcmp(a, "--kubeconfig") == 0 || strcmp(a, "--context") == 0 ||
+                   strcmp(a, "--kube-timeout") == 0) {
+            if (!v) {
+                rc = usage_error(usage_lint, "%s needs an argument", a);
+                break;
+            }
+            i++;
+            if (a[2] == 'c')
+                context = v;
+            else if (a[6] == 'c')
+                kubeconfig = v;
+            else {
+                char *end;
+                double sec = strtod(v, &end);
+                double scale = strcmp(end, "ms") == 0 ? 1 : strcmp(end, "s") == 0 ? 1000
+                               : strcmp(end, "m") == 0 ? 60000 : 0;
+                if (!(sec > 0) || !scale || sec * scale > 86400000)
+                    rc = usage_error(usage_lint, "bad duration '%s'", v);
+                else
+                    kube_timeout = (long)(sec * scale + 0.5);
+            }
         } else if (strcmp(a, "--format") == 0 || strcmp(a, "--slices") == 0 ||
                    strcmp(a, "--classes") == 0 || strcmp(a, "--fail-on") == 0 ||
                    strcmp(a, "--disable") == 0 || strcmp(a, "--field-validation") == 0) {
@@ -423,6 +457,28 @@ int celc_lint(int argc, char **argv)
     }
     if (rc < 0 && in.n == 0)
         rc = usage_error(usage_lint, "%s", "lint needs a file or a directory");
+    bool kube = kubeconfig || in_cluster;
+    if (rc < 0 && kube && (slices || classes))
+        rc = usage_error(usage_lint, "%s", "--kubeconfig and --in-cluster read --slices and "
+                         "--classes from the cluster: not both");
+    if (rc < 0 && kubeconfig && in_cluster)
+        rc = usage_error(usage_lint, "%s", "--kubeconfig and --in-cluster exclude each other");
+    if (rc < 0 && context && !kubeconfig)
+        rc = usage_error(usage_lint, "%s", "--context needs --kubeconfig");
+#ifdef DRACEL_CELC_KUBE
+    celc_kube_files kf;
+    memset(&kf, 0, sizeof kf);
+    if (rc < 0 && kube) {
+        celc_kube ck = {kubeconfig, context, (uint32_t)kube_timeout};
+        rc = celc_kube_fleet(&ck, &kf);
+        slices = kf.slices;
+        classes = kf.classes;
+    }
+#else
+    if (rc < 0 && kube)
+        rc = usage_error(usage_lint, "%s", "this dra-celc was built without the Kubernetes "
+                         "client (configure found no libcurl)");
+#endif
     /* the files, in the order given, directories expanded */
     for (size_t i = 0; rc < 0 && i < in.n; i++) {
         struct stat st;
@@ -542,6 +598,9 @@ int celc_lint(int argc, char **argv)
     dracel_lint_free(l);
     dracel_objects_free(cls);
     dracel_table_free(t);
+#ifdef DRACEL_CELC_KUBE
+    celc_kube_remove(&kf);
+#endif
     free(disable);
     for (size_t i = 0; i < in.n; i++)
         free(in.v[i]);

@@ -87,6 +87,21 @@ serve /api/v1/namespaces/team-a/pods/fresh "$tmp/fresh.json"
 check "a pod whose claim is not made yet: its template is explained, as from files" \
   "$(is "$got:$(cmp -s "$tmp/files.out" "$tmp/kube.out"; echo $?)" "$want:0")"
 
+# lint --kubeconfig: the cluster's slices and classes, as --slices and --classes.
+for fmt in text json; do
+  "$celc" lint --format $fmt --slices "$src/examples/fleet" --classes "$src/examples/classes" "$src/examples/claims" >"$tmp/files.out" 2>/dev/null; want=$?
+  "$celc" lint --format $fmt --kubeconfig "$tmp/kc.yaml" "$src/examples/claims" >"$tmp/kube.out" 2>/dev/null; got=$?
+  check "lint --kubeconfig --format $fmt examples/claims: what lint prints with the same --slices and --classes from files" \
+    "$(is "$got:$(cmp -s "$tmp/files.out" "$tmp/kube.out"; echo $?)" "$want:0")"
+done
+printf '%s\n' 'apiVersion: resource.k8s.io/v1' 'kind: ResourceClaim' 'metadata: {name: x}' \
+  'spec: {devices: {requests: [{name: r, exactly: {deviceClassName: no-such-class}}]}}' >"$tmp/unknown.yaml"
+"$celc" lint --kubeconfig "$tmp/kc.yaml" "$tmp/unknown.yaml" >"$tmp/out" 2>&1; code=$?
+check "lint --kubeconfig: a class the cluster does not have is found (unknown-class)" \
+  "$(is "$code:$(grep -c 'unknown-class' "$tmp/out")" "1:1")"
+"$celc" lint --kubeconfig "$tmp/kc.yaml" --classes x "$tmp/unknown.yaml" >/dev/null 2>&1; code=$?
+check "lint --kubeconfig with --classes: a usage error (2)" "$(is "$code" 2)"
+
 # Errors.
 "$celc" explain --kubeconfig "$tmp/kc.yaml" --pod default/nobody >"$tmp/out" 2>"$tmp/err"; code=$?
 check "a pod that is not there: exit 2, the pod named" \
