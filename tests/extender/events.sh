@@ -196,6 +196,9 @@ if python3 -c 'import jsonschema' 2>/dev/null; then
     "$(python3 "$src/tests/openapi/validate.py" --each "$schema" io.k8s.api.events.v1.Event "$tmp/posts.json" >"$tmp/v1.out" 2>&1; echo $?)"
   check "...and every series patch, as a partial Event" \
     "$(python3 "$src/tests/openapi/validate.py" --each --partial "$schema" io.k8s.api.events.v1.Event "$tmp/patches.json" >"$tmp/v2.out" 2>&1; echo $?)"
+  jq '.[0] | .notes = .note | del(.note)' "$tmp/posts.json" >"$tmp/bad.json"
+  check "...(the check refuses an Event with a field misspelt)" \
+    "$(python3 "$src/tests/openapi/validate.py" "$schema" io.k8s.api.events.v1.Event "$tmp/bad.json" >/dev/null 2>&1; is $? 1)"
   check "...notes within 1024 bytes, reasons and actions within 128" \
     "$(is "$(jq '[.[] | (.note | utf8bytelength) <= 1024 and (.reason | length) <= 128 and (.action | length) <= 128] | all' "$tmp/posts.json")" true)"
 else
