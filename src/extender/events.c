@@ -41,8 +41,8 @@ static const metric_family m_written = {
     METRIC_COUNTER, NULL, 0};
 static const metric_family m_dropped = {
     "dra_extender_events_dropped_total",
-    "Events not written, by reason (queue_full, cache_full, pod_rate, rejected: a 4xx, retries: "
-    "tries used up, shutdown).",
+    "Events not written, by reason (queue_full, cache_full, pod_rate, invalid: not a pod's "
+    "names, rejected: a 4xx, retries: tries used up, shutdown).",
     METRIC_COUNTER, NULL, 0};
 static const metric_family m_series = {
     "dra_extender_events_series_total",
@@ -136,6 +136,20 @@ static uint64_t mix(uint64_t h, const char *s)
     for (; s && *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     return h;
+}
+
+/* A DNS subdomain (RFC 1123, lower case) of at most max bytes: what Kubernetes allows as a
+ * namespace (a label) and a pod's name. */
+static bool valid_name(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (!n || n > max || s[0] == '-' || s[0] == '.' || s[n - 1] == '-' || s[n - 1] == '.')
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
+              s[i] == '.'))
+            return false;
+    return true;
 }
 
 static bool same(const entry *x, bool warning, const char *action, const char *reason,
@@ -247,8 +261,11 @@ static bool record(events *e, const events_pod *pod, bool warning, bool cond,
     copy_cut(rsn, reason, WORD_MAX);
     copy_cut(nt, note, NOTE_MAX);
     copy_cut(uid, pod->uid, sizeof uid - 1);
-    if (strlen(pod->ns) >= 64 || strlen(pod->name) >= 254)
-        return false; /* no such pod: Kubernetes' names are shorter */
+    if (!valid_name(pod->ns, 63) || !valid_name(pod->name, 253)) {
+        /* no such pod: its names go into the request's path */
+        metrics_add(&m_dropped, "reason=\"invalid\"", 1);
+        return false;
+    }
     uint64_t key = mix(mix(mix(mix(mix(mix((warning ? 2 : 1) + (cond ? 4 : 0), act), rsn),
                                        pod->ns), pod->name), uid), nt);
     uint64_t now = now_ms();
@@ -496,9 +513,9 @@ static void flush(events *e, uint64_t now)
         entry *x = &e->ents[i];
         if (!x->used || x->queued || x->busy)
             continue;
-        if (x->created && x->count != x->written)
-            (void)push(e, i, false);
-        else if (!pending(x) && now - x->last_ms >= e->c.window_ms)
+        if (pending(x))
+            (void)push(e, i, false); /* a count to write, or a write the full queue refused */
+        else if (now - x->last_ms >= e->c.window_ms)
             x->used = false;
     }
 }

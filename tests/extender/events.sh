@@ -113,6 +113,13 @@ rated() { [ "$(metric "$url_a" 'dra_extender_events_dropped_total{reason="pod_ra
 check "a pod's fifth distinct Event within its rate is dropped, counted as pod_rate" \
   "$(wait_for rated; sleep 0.3; is "$(nwrites '.method == "POST" and .body.regarding.name == "rate"'):$(metric "$url_a" 'dra_extender_events_dropped_total{reason="pod_rate"}')" "4:1")"
 
+# A pod's names go into the request's path: one Kubernetes would not allow is not posted.
+jq -c '.Pod.metadata.name = "x/../../../api/v1/secrets?a=" | .Pod.metadata.uid = "uinv"' "$src/examples/extender/filter.json" >"$tmp/inv.json"
+post "$url_a/filter" "$tmp/inv.json"
+invalid() { [ "$(metric "$url_a" 'dra_extender_events_dropped_total{reason="invalid"}')" = 1 ]; }
+check "a pod name Kubernetes would not allow: no Event (dropped as invalid), the filter answers 200" \
+  "$(wait_for invalid; is "$status:$(nwrites '(.path | contains("secrets"))')" "200:0")"
+
 # After the series window (4 s) the same outcome is a new Event.
 sleep 4.5
 post "$url_a/filter" "$src/examples/extender/filter.json"
