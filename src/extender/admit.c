@@ -2,6 +2,7 @@
 #include "admit.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jsonspan.h"
@@ -21,6 +22,49 @@ static bool linted_kind(const char *s, js_span kind)
         return false;
     return span_is(s, f[1], "\"DeviceClass\"") || span_is(s, f[1], "\"ResourceClaim\"") ||
            span_is(s, f[1], "\"ResourceClaimTemplate\"");
+}
+
+/* A ConfigMap (the core group): the tier policies the webhook's objectSelector chose. */
+static bool configmap_kind(const char *s, js_span kind)
+{
+    static const char *const KF[] = {"group", "kind"};
+    js_span f[2];
+    return js_members(s, kind, KF, 2, f) == 0 && (!f[0].len || span_is(s, f[0], "\"\"")) &&
+           span_is(s, f[1], "\"ConfigMap\"");
+}
+
+/* Add each value of the ConfigMap's data to l as a file "data[KEY]": a TierPolicy each (docs/
+ * fairness.md), linted against the classes. Non-zero on a body that is not what it says. */
+static dracel_status add_configmap(dracel_lint *l, const char *s, js_span obj)
+{
+    static const char *const OF[] = {"data"};
+    js_span d;
+    if (js_members(s, obj, OF, 1, &d) != 0 || !d.len || s[d.off] != '{')
+        return DRACEL_OK; /* no data: nothing to lint */
+    js_iter it;
+    if (js_object_begin(s, d, &it) != 0)
+        return DRACEL_EINPUT;
+    js_span k, v;
+    int r = 0;
+    dracel_status st = DRACEL_OK;
+    while (st == DRACEL_OK && (r = js_object_next(s, &it, &k, &v)) == 1) {
+        if (!js_is_string(s, v) || !js_is_string(s, k))
+            return DRACEL_EINPUT;
+        size_t kl = k.len, vl = v.len;
+        char *key = malloc(kl + 8), *val = malloc(vl + 1);
+        if (!key || !val || js_string(s, k, key + 5, &kl) != 0 || js_string(s, v, val, &vl) != 0) {
+            st = !key || !val ? DRACEL_ENOMEM : DRACEL_EINPUT;
+        } else {
+            memcpy(key, "data[", 5);
+            memcpy(key + 5 + kl, "]", 2);
+            st = dracel_lint_add(l, key, val, vl);
+        }
+        free(key);
+        free(val);
+    }
+    if (st == DRACEL_OK && r < 0)
+        st = DRACEL_EINPUT;
+    return st;
 }
 
 /* s cut to at most max bytes on a UTF-8 boundary, "..." marking the cut. */
@@ -76,8 +120,9 @@ int admit_review(const admit_config *c, const dracel_objects *classes, const cha
         snprintf(err, errcap, "AdmissionReview: request.uid: required value (a string)");
         return 400;
     }
-    bool lint = q[1].len && body[q[1].off] == '{' && linted_kind(body, q[1]) && q[3].len &&
-                body[q[3].off] == '{' && !span_is(body, q[2], "\"DELETE\"");
+    bool cm = q[1].len && body[q[1].off] == '{' && configmap_kind(body, q[1]);
+    bool lint = q[1].len && body[q[1].off] == '{' && (cm || linted_kind(body, q[1])) &&
+                q[3].len && body[q[3].off] == '{' && !span_is(body, q[2], "\"DELETE\"");
     review_head(out, body, q[0]);
     if (!lint) {
         jb_puts(out, ",\"allowed\":true}}\n");
@@ -90,12 +135,16 @@ int admit_review(const admit_config *c, const dracel_objects *classes, const cha
     dracel_lint *l = NULL;
     dracel_status st = dracel_lint_new(NULL, &o, &l, err, errcap);
     if (st == DRACEL_OK)
-        st = dracel_lint_add(l, "object", body + q[3].off, q[3].len);
+        st = cm ? add_configmap(l, body, q[3]) : dracel_lint_add(l, "object", body + q[3].off, q[3].len);
     if (st == DRACEL_OK)
         st = dracel_lint_run(l);
     if (st != DRACEL_OK) {
         dracel_lint_free(l);
-        snprintf(err, errcap, "%s", st == DRACEL_ENOMEM ? "out of memory" : "lint failed");
+        jb_free(out);
+        jb_init(out);
+        snprintf(err, errcap, "%s", st == DRACEL_ENOMEM  ? "out of memory"
+                                    : cm && st == DRACEL_EINPUT ? "request.object: a ConfigMap's data must map strings to strings"
+                                                         : "lint failed");
         return st == DRACEL_ENOMEM ? 500 : 400;
     }
     /* An error denies, but for a class not created yet (it may come after the claim, as an

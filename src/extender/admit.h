@@ -1,7 +1,8 @@
 /*
  * admit.h: dra-extender's validating admission webhook (POST /validate, docs/extender.md,
  * "Lint at admission"): an admission.k8s.io/v1 AdmissionReview in, one out. The object of the
- * review (a DeviceClass, ResourceClaim or ResourceClaimTemplate) is linted with libdracel's
+ * review (a DeviceClass, ResourceClaim or ResourceClaimTemplate; or a ConfigMap, each of whose
+ * data values is a TierPolicy) is linted with libdracel's
  * lint (the rules of docs/lint.md) against the DeviceClasses of the current snapshot; an error
  * denies it (mode deny) or becomes a warning (mode warn, a dry run); warnings go back as the
  * review's `warnings`, which kubectl prints.

@@ -86,5 +86,30 @@ rc=$?
 check "--admission-disable with an unknown rule: exit 2 with lint's message" \
   "$(is "$rc $(grep -c "admission-disable: no lint rule 'no-such-rule'" "$tmp/e")" "2 1")"
 
+# ConfigMaps that hold tier policies (the webhook's objectSelector picks them by label): each
+# data value is linted as a TierPolicy against the classes.
+cm_review() { # FILE UID POLICY-FILE
+  jq -n -c --arg uid "$2" --rawfile p "$3" '{apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview",
+    request: {uid: $uid, kind: {group: "", version: "v1", kind: "ConfigMap"},
+      resource: {group: "", version: "v1", resource: "configmaps"}, operation: "UPDATE",
+      object: {apiVersion: "v1", kind: "ConfigMap", metadata: {name: "tiers", namespace: "kube-system",
+        labels: {"dracel.dev/tier-policy": "true"}}, data: {"policy.yaml": $p}}}}' >"$1"
+}
+cm_review "$tmp/cm-bad.json" cm-1 "$src/tests/lint/policy/invalid.yaml"
+post "$url_deny/validate" "$tmp/cm-bad.json" "$tmp/r"
+check "a ConfigMap whose TierPolicy dra-extender would refuse: denied, lint's reason (invalid-object, the namespace twice)" \
+  "$(is "$status $(jq -r '[.response.uid, .response.allowed, (.response.status.message | test("team-a is tenant a.s already \\[invalid-object\\]"))] | map(tostring) | join(" ")' "$tmp/r")" "200 cm-1 false true")"
+cm_review "$tmp/cm-ok.json" cm-2 "$src/examples/replay/policy-enforce.yaml"
+post "$url_deny/validate" "$tmp/cm-ok.json" "$tmp/r"
+check "a ConfigMap with a sound TierPolicy: allowed, no warning" \
+  "$(is "$status $(jq -c '[.response.allowed, (.response.warnings // [] | length)]' "$tmp/r")" '200 [true,0]')"
+jq -c '.request.object.data = {"policy.yaml": 5}' "$tmp/cm-ok.json" >"$tmp/cm-num.json"
+post "$url_deny/validate" "$tmp/cm-num.json" "$tmp/r"
+check "a ConfigMap whose data is not strings: 400 with a JSON reason" \
+  "$(is "$status $(jq -r '.error | test("data must map strings to strings")' "$tmp/r")" "400 true")"
+jq -c '.request.operation = "DELETE"' "$tmp/cm-bad.json" >"$tmp/cm-del.json"
+post "$url_deny/validate" "$tmp/cm-del.json" "$tmp/r"
+check "...deleting it: allowed unread" "$(is "$status $(jq -r .response.allowed "$tmp/r")" "200 true")"
+
 echo "1..$n"
 [ "$failed" = 0 ]
