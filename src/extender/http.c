@@ -62,6 +62,11 @@ typedef struct listener {
     struct http_server *s;
     struct MHD_Daemon *d;
     bool probe;                  /* health and metrics only */
+    bool webhook;                /* the admission webhook's (--webhook-listen): /validate and
+                                    the health checks only, its own certificate, no client
+                                    certificate asked, no per-address limit */
+    const char *cert, *key, *trust; /* its TLS (PEM text), or NULL: plain HTTP; trust: the CA
+                                    that client certificates are asked for */
     unsigned max_connections;
     unsigned conns, reserved;    /* under s->clock: open, and admitted but not started */
 } listener;
@@ -133,6 +138,8 @@ struct http_server {
      * in the listen queue, to be served later). */
     pthread_mutex_t clock;
     listener main, probe;        /* probe.d NULL: no probe port */
+    listener hook;               /* the webhook port (hook.d NULL: none) */
+    char *hook_cert, *hook_key;
     conn_rec *recs;              /* every connection started, under clock */
     addr_count *addrs;           /* per peer address, under clock */
     size_t naddrs;
@@ -250,7 +257,7 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen
     pthread_mutex_lock(&s->clock);
     if (admitting.l) {
         admitting.l->reserved--;
-        if (!admitting.l->probe)
+        if (!admitting.l->probe && !admitting.l->webhook)
             addr_release(s, admitting.alen, admitting.addr);
         admitting.l = NULL;
     }
@@ -258,7 +265,7 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen
     addr_count *c = NULL;
     if (l->conns + l->reserved >= l->max_connections)
         why = "reason=\"connections\"";
-    else if (!l->probe && alen) {
+    else if (!l->probe && !l->webhook && alen) {
         c = addr_find(s, alen, ab, true);
         if (c && c->n >= s->cfg.max_per_address)
             why = "reason=\"address\"";
@@ -312,7 +319,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
             s->recs = r;
             *socket_context = r;
         } else {
-            if (!l->probe)
+            if (!l->probe && !l->webhook)
                 addr_release(s, alen, ab);
             *socket_context = &untracked;
         }
@@ -321,7 +328,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
         pthread_mutex_lock(&s->clock);
         l->conns--;
         if (r != &untracked) {
-            if (!l->probe)
+            if (!l->probe && !l->webhook)
                 addr_release(s, r->alen, r->addr);
             if (r->prev)
                 r->prev->next = r->next;
@@ -335,7 +342,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
     } else {
         return;
     }
-    metrics_set(&m_connections, NULL, s->main.conns + s->probe.conns);
+    metrics_set(&m_connections, NULL, s->main.conns + s->probe.conns + s->hook.conns);
     pthread_mutex_unlock(&s->clock);
 }
 
@@ -626,10 +633,14 @@ static job *job_new(listener *l, struct MHD_Connection *conn, const char *url,
                strcmp(j->route, "metrics") != 0) {
         j->reject = 404;
         j->reject_msg = "the probe port answers /healthz, /readyz and /metrics only";
+    } else if (l->webhook && strcmp(j->route, "validate") != 0 &&
+               strcmp(j->route, "healthz") != 0 && strcmp(j->route, "readyz") != 0) {
+        j->reject = 404;
+        j->reject_msg = "the webhook port answers /validate, /healthz and /readyz only";
     }
     /* Only the probes go without a client certificate, when one is asked: a request refused
      * here is answered at once, before its body, and its connection closed. */
-    if (s->ca && strcmp(j->route, "healthz") != 0 && strcmp(j->route, "readyz") != 0) {
+    if (l->trust && strcmp(j->route, "healthz") != 0 && strcmp(j->route, "readyz") != 0) {
         int st = client_check(s, conn, j->auth_msg, sizeof j->auth_msg);
         if (st) {
             j->reject = st;
@@ -934,6 +945,8 @@ static void server_free(http_server *s)
     free(s->cert);
     free(s->key);
     free(s->ca);
+    free(s->hook_cert);
+    free(s->hook_key);
     free(s->ring);
     free(s->workers);
     free(s->addrs);
@@ -1017,12 +1030,12 @@ static bool listen_on(listener *l, const char *address, unsigned port, unsigned 
         snprintf(err, errcap, "the listen address '%s' is not an IPv4 or IPv6 address", addr);
         return false;
     }
-    if (s->cert)
+    if (l->cert)
         flags |= MHD_USE_TLS;
     struct MHD_OptionItem tls[] = {
-        {MHD_OPTION_HTTPS_MEM_CERT, 0, s->cert},
-        {MHD_OPTION_HTTPS_MEM_KEY, 0, s->key},
-        {s->ca ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, s->ca}, /* asks for one */
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)l->cert},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)l->key},
+        {l->trust ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, (void *)l->trust}, /* asks for one */
         {MHD_OPTION_END, 0, NULL},
     };
     /* libmicrohttpd's own limit is divided among its threads: give each room for all, so
@@ -1035,7 +1048,7 @@ static bool listen_on(listener *l, const char *address, unsigned port, unsigned 
         (unsigned)s->cfg.idle_timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, l, MHD_OPTION_URI_LOG_CALLBACK, on_uri, l,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)128, MHD_OPTION_ARRAY,
-        s->cert ? tls : tls + 3, MHD_OPTION_END);
+        l->cert ? tls : tls + 3, MHD_OPTION_END);
     if (!l->d)
         snprintf(err, errcap, "cannot listen on %s port %u (in use, or not permitted)", addr,
                  port);
@@ -1074,6 +1087,9 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
         s->cfg.probe_max_connections = 16;
     s->main = (listener){.s = s, .max_connections = s->cfg.max_connections};
     s->probe = (listener){.s = s, .probe = true, .max_connections = s->cfg.probe_max_connections};
+    if (!s->cfg.webhook_max_connections)
+        s->cfg.webhook_max_connections = 64;
+    s->hook = (listener){.s = s, .webhook = true, .max_connections = s->cfg.webhook_max_connections};
     if (!s->cfg.max_body)
         s->cfg.max_body = (size_t)64 << 20;
     pthread_mutex_init(&s->lock, NULL);
@@ -1138,6 +1154,30 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
             return NULL;
         }
     }
+    if (cfg->webhook_address) {
+        if (!cfg->webhook_cert || !cfg->webhook_key) {
+            snprintf(err, errcap, "the webhook port needs --webhook-tls-cert and --webhook-tls-key "
+                                  "(the API server calls webhooks over HTTPS only)");
+            server_free(s);
+            return NULL;
+        }
+        if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+            snprintf(err, errcap, "this libmicrohttpd was built without TLS");
+            server_free(s);
+            return NULL;
+        }
+        s->hook_cert = read_file(cfg->webhook_cert, err, errcap);
+        s->hook_key = s->hook_cert ? read_file(cfg->webhook_key, err, errcap) : NULL;
+        if (!s->hook_key) {
+            server_free(s);
+            return NULL;
+        }
+        s->hook.cert = s->hook_cert;
+        s->hook.key = s->hook_key;
+    }
+    s->main.cert = s->probe.cert = s->cert;
+    s->main.key = s->probe.key = s->key;
+    s->main.trust = s->probe.trust = s->ca;
     metrics_declare(&m_requests);
     metrics_declare(&m_duration);
     metrics_declare(&m_rejected);
@@ -1160,9 +1200,13 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
         snprintf(err, errcap, "cannot start a thread");
     if (!threads || !listen_on(&s->main, cfg->address, cfg->port, s->cfg.threads, err, errcap) ||
         (cfg->probe_address &&
-         !listen_on(&s->probe, cfg->probe_address, cfg->probe_port, 1, err, errcap))) {
+         !listen_on(&s->probe, cfg->probe_address, cfg->probe_port, 1, err, errcap)) ||
+        (cfg->webhook_address &&
+         !listen_on(&s->hook, cfg->webhook_address, cfg->webhook_port, 1, err, errcap))) {
         if (s->main.d)
             MHD_stop_daemon(s->main.d);
+        if (s->probe.d)
+            MHD_stop_daemon(s->probe.d);
         stop_guard(s);
         stop_reaper(s);
         stop_workers(s);
@@ -1175,6 +1219,14 @@ http_server *http_start(const http_config *cfg, const http_handlers *h, char *er
 unsigned http_port(const http_server *s)
 {
     const union MHD_DaemonInfo *i = MHD_get_daemon_info(s->main.d, MHD_DAEMON_INFO_BIND_PORT);
+    return i ? i->port : 0;
+}
+
+unsigned http_webhook_port(const http_server *s)
+{
+    if (!s->hook.d)
+        return 0;
+    const union MHD_DaemonInfo *i = MHD_get_daemon_info(s->hook.d, MHD_DAEMON_INFO_BIND_PORT);
     return i ? i->port : 0;
 }
 
@@ -1208,10 +1260,13 @@ unsigned http_shutdown(http_server *s, unsigned wait_ms, bool *abandoned)
      * epoll sets (libmicrohttpd's rule for quiesce; ThreadSanitizer caught the close). */
     MHD_socket fd = MHD_quiesce_daemon(s->main.d);
     MHD_socket pfd = s->probe.d ? MHD_quiesce_daemon(s->probe.d) : MHD_INVALID_SOCKET;
+    MHD_socket hfd = s->hook.d ? MHD_quiesce_daemon(s->hook.d) : MHD_INVALID_SOCKET;
     if (fd != MHD_INVALID_SOCKET)
         shutdown(fd, SHUT_RD);
     if (pfd != MHD_INVALID_SOCKET)
         shutdown(pfd, SHUT_RD);
+    if (hfd != MHD_INVALID_SOCKET)
+        shutdown(hfd, SHUT_RD);
     /* The grace is the whole bound: the last fifth of it (at most 500 ms) is kept for
      * answering what still waits for a worker and sending those answers. */
     unsigned tail = wait_ms / 5 < 500 ? wait_ms / 5 : 500;
@@ -1250,11 +1305,15 @@ unsigned http_shutdown(http_server *s, unsigned wait_ms, bool *abandoned)
     MHD_stop_daemon(s->main.d);
     if (s->probe.d)
         MHD_stop_daemon(s->probe.d);
+    if (s->hook.d)
+        MHD_stop_daemon(s->hook.d);
     stop_guard(s);
     if (fd != MHD_INVALID_SOCKET)
         close(fd);
     if (pfd != MHD_INVALID_SOCKET)
         close(pfd);
+    if (hfd != MHD_INVALID_SOCKET)
+        close(hfd);
     server_free(s);
     return left;
 }

@@ -36,6 +36,12 @@ typedef struct http_config {
     const char *probe_address;   /* a second port for /healthz, /readyz, /metrics (NULL: none) */
     unsigned probe_port;
     unsigned probe_max_connections; /* its own connection limit (0: 16) */
+    const char *webhook_address; /* a port for the admission webhook alone: /validate, /healthz,
+                                    /readyz, over HTTPS with its own certificate, no client
+                                    certificate asked (NULL: none) */
+    unsigned webhook_port;
+    const char *webhook_cert, *webhook_key; /* PEM files, both needed */
+    unsigned webhook_max_connections; /* its connection limit (0: 64) */
     size_t max_body;             /* request body bytes at most (0: 64 MiB) */
     const char *tls_cert;        /* PEM files: both, or neither (plain HTTP) */
     const char *tls_key;
@@ -84,6 +90,8 @@ typedef struct http_server http_server;
 http_server *http_start(const http_config *cfg, const http_handlers *h, char *err, size_t errcap);
 /** The port it listens on. */
 unsigned http_port(const http_server *s);
+/** The webhook port, or 0 when there is none. */
+unsigned http_webhook_port(const http_server *s);
 /** The probe port, or 0 when there is none. */
 unsigned http_probe_port(const http_server *s);
 /** Stop accepting connections (SIGTERM), finish what is in flight, and stop, all within

@@ -61,6 +61,11 @@ static const char usage_text[] =
     "  --probe-listen ADDR:PORT   a second port for /healthz, /readyz and /metrics only,\n"
     "                          answered while the main port's connections are all taken\n"
     "  --probe-max-connections N  its connections at most (default 16)\n"
+    "  --webhook-listen ADDR:PORT  a port for the admission webhook alone (/validate,\n"
+    "                          /healthz, /readyz), HTTPS with its own certificate and no\n"
+    "                          client certificate asked\n"
+    "  --webhook-tls-cert FILE, --webhook-tls-key FILE   its PEM certificate and key\n"
+    "  --webhook-max-connections N  its connections at most (default 64)\n"
     "  --url-prefix PATH       path before the verbs, as in the scheduler's urlPrefix\n"
     "                          (default \"\": POST /filter, /prioritize)\n"
     "  --filter-verb NAME      (default filter)\n"
@@ -163,6 +168,7 @@ typedef struct options {
     const char *port_file;
     char listen_addr[64];        /* --listen's address, without brackets */
     char probe_addr[64];         /* --probe-listen's */
+    char webhook_addr[64];       /* --webhook-listen's */
     const char *prefix, *filter_verb, *prioritize_verb;
     ext_limits limits;
     decide_config decide;
@@ -396,6 +402,16 @@ static int parse_options(int argc, char **argv, options *o)
         else if (strcmp(a, "--probe-listen") == 0)
             ok = parse_listen(v, o->probe_addr, sizeof o->probe_addr, &o->http.probe_address,
                               &o->http.probe_port);
+        else if (strcmp(a, "--webhook-listen") == 0)
+            ok = parse_listen(v, o->webhook_addr, sizeof o->webhook_addr,
+                              &o->http.webhook_address, &o->http.webhook_port);
+        else if (strcmp(a, "--webhook-tls-cert") == 0)
+            o->http.webhook_cert = v;
+        else if (strcmp(a, "--webhook-tls-key") == 0)
+            o->http.webhook_key = v;
+        else if (strcmp(a, "--webhook-max-connections") == 0)
+            ok = parse_uint(v, 100000, &n) && n > 0 &&
+                 ((o->http.webhook_max_connections = (unsigned)n), true);
         else if (strcmp(a, "--probe-max-connections") == 0)
             ok = parse_uint(v, 10000, &n) && n > 0 &&
                  ((o->http.probe_max_connections = (unsigned)n), true);
@@ -588,6 +604,12 @@ static int parse_options(int argc, char **argv, options *o)
         if (st == DRACEL_EINVAL)
             return usage_error("--admission-disable: %s", err);
     }
+    if ((o->http.webhook_cert || o->http.webhook_key) &&
+        (!o->http.webhook_address || !o->http.webhook_cert || !o->http.webhook_key))
+        return usage_error("--webhook-tls-cert and --webhook-tls-key go together, with --webhook-listen");
+    if (o->http.webhook_address && !o->http.webhook_cert)
+        return usage_error("--webhook-listen needs --webhook-tls-cert and --webhook-tls-key "
+                           "(the API server calls webhooks over HTTPS only)");
     if (o->http.nclient_names && !o->http.tls_client_ca)
         return usage_error("--tls-client-name needs --tls-client-ca");
     if (o->kube.backoff_min_ms && o->kube.backoff_max_ms &&
@@ -1036,6 +1058,9 @@ int main(int argc, char **argv)
              srv.prioritize_path, "tls",
              !o.http.tls_cert ? "off" : o.http.tls_client_ca ? "mutual" : "on", "version",
              dracel_version(), NULL);
+    if (o.http.webhook_address)
+        log_line(LOG_INFO, "serving the webhook", "address", o.http.webhook_address, "#port",
+                 (int64_t)http_webhook_port(hs), "paths", "/validate /healthz /readyz", NULL);
     if (o.http.probe_address)
         log_line(LOG_INFO, "serving probes", "address", o.http.probe_address, "#port",
                  (int64_t)http_probe_port(hs), "paths", "/healthz /readyz /metrics", NULL);

@@ -42,7 +42,8 @@ cert() {
       -CAcreateserial -days 1 -extfile "$tmp/$1.ext" -out "$tmp/$1.pem" >/dev/null 2>&1
   fi
 }
-if ! { ca ca && ca other && cert server 127.0.0.1 ca serverAuth &&
+if ! { ca ca && ca other && cert server 127.0.0.1 ca serverAuth && ca hookca &&
+       cert hook 127.0.0.1 hookca serverAuth &&
        cert sched kube-scheduler ca clientAuth && cert intruder intruder ca clientAuth &&
        cert stranger kube-scheduler other clientAuth &&
        cert expired kube-scheduler ca clientAuth 3 && cert srvonly kube-scheduler ca serverAuth; }
@@ -160,6 +161,28 @@ kill -TERM "$pid_m"; reap "$pid_m"
 check "SIGTERM: exit 0" "$(is "$?" 0)"
 check "no sanitizer report in any log" \
   "$(! grep -l -E 'ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:' "$tmp"/*.log; echo $?)"
+
+# The webhook port (--webhook-listen): its own certificate, no client certificate asked (the
+# API server calls a webhook with none), /validate and the health checks only, while the main
+# port still asks every caller for one.
+tstart w --tls-client-ca "$tmp/ca.pem" --tls-client-name kube-scheduler \
+  --webhook-listen 127.0.0.1:0 --webhook-tls-cert "$tmp/hook.pem" --webhook-tls-key "$tmp/hook.key"
+wp=$(sed -n 's/.*"msg":"serving the webhook".*"port":\([0-9]*\).*/\1/p' "$tmp/w.log" | head -n 1)
+hook=https://127.0.0.1:${wp:-1}
+printf '%s' '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"w-1","kind":{"group":"resource.k8s.io","version":"v1","kind":"DeviceClass"},"operation":"CREATE","object":{"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"x"},"spec":{}}}}' >"$tmp/review.json"
+hcode=$(curl -s --cacert "$tmp/hookca.pem" -o "$tmp/resp" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+        --data-binary @"$tmp/review.json" "$hook/validate")
+check "the webhook port: /validate answered without a client certificate, under its own certificate (its CA verifies it)" \
+  "$(is "$hcode $(jq -r '.response.uid + " " + (.response.allowed | tostring)' "$tmp/resp")" "200 w-1 true")"
+check "...filter and metrics are not served there (404 with the reason)" \
+  "$(is "$(call POST "$hook/filter" "$req") | $(call GET "$hook/metrics" | cut -c1-3)" "404 the webhook port answers /validate, /healthz and /readyz only | 404")"
+check "...while the main port still asks for a client certificate" \
+  "$(is "$(call POST "$url_w/validate" "$tmp/review.json" | cut -c1-3)" "401")"
+check "...and the main port's CA does not verify the webhook's certificate (they are apart)" \
+  "$(curl -s --cacert "$tmp/ca.pem" -o /dev/null "$hook/healthz"; [ $? != 0 ]; echo $?)"
+"$ext" --objects "$tmp/objs" --webhook-listen 127.0.0.1:0 >/dev/null 2>"$tmp/err"; code=$?
+check "--webhook-listen without its certificate: a usage error (2) that says why" \
+  "$(is "$code:$(grep -c 'HTTPS only' "$tmp/err")" "2:1")"
 
 echo "1..$n"
 [ "$failed" = 0 ]
