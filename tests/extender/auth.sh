@@ -184,5 +184,20 @@ check "...and the main port's CA does not verify the webhook's certificate (they
 check "--webhook-listen without its certificate: a usage error (2) that says why" \
   "$(is "$code:$(grep -c 'HTTPS only' "$tmp/err")" "2:1")"
 
+# deploy/webhook-certs.sh: a CA and a serving certificate for the Service's name, which the
+# webhook port serves and a client that checks the name against that CA accepts.
+sh "$src/deploy/webhook-certs.sh" "$tmp/wc" kube-system >"$tmp/wc.out" 2>&1; wcode=$?
+check "deploy/webhook-certs.sh: exit 0, the certificate verifies against its CA, the install commands printed" \
+  "$(is "$wcode:$(openssl verify -CAfile "$tmp/wc/ca.crt" "$tmp/wc/tls.crt" 2>/dev/null | grep -c ': OK'):$(grep -c 'caBundle: ' "$tmp/wc.out")" "0:1:1")"
+check "...a second run refuses to overwrite the key" \
+  "$(sh "$src/deploy/webhook-certs.sh" "$tmp/wc" >/dev/null 2>&1; is $? 2)"
+tstart wc --webhook-listen 127.0.0.1:0 --webhook-tls-cert "$tmp/wc/tls.crt" --webhook-tls-key "$tmp/wc/tls.key"
+wcp=$(sed -n 's/.*"msg":"serving the webhook".*"port":\([0-9]*\).*/\1/p' "$tmp/wc.log" | head -n 1)
+hcode=$(curl -s --cacert "$tmp/wc/ca.crt" --resolve "dra-extender.kube-system.svc:${wcp:-1}:127.0.0.1" -o "$tmp/resp" \
+        -w '%{http_code}' -X POST -H 'Content-Type: application/json' --data-binary @"$tmp/review.json" \
+        "https://dra-extender.kube-system.svc:${wcp:-1}/validate")
+check "...the webhook port with it: the Service's name verified against the CA (as the API server does), the review answered" \
+  "$(is "$hcode $(jq -r '.response.uid' "$tmp/resp")" "200 w-1")"
+
 echo "1..$n"
 [ "$failed" = 0 ]
