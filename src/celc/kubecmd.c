@@ -54,6 +54,29 @@ static const char *jstr(const cJSON *o, const char *name)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* Every resource the client reads, listed. */
+static int fetch(const celc_kube *k, kube_fetch *kf, char *err, size_t errcap)
+{
+    kube_config kc;
+    memset(&kc, 0, sizeof kc);
+    kc.kubeconfig = k->kubeconfig;
+    kc.context = k->context;
+    kc.user_agent = "dra-celc";
+    return kube_fetch_lists(&kc, k->timeout_ms, kf, err, errcap);
+}
+
+/* The private directory of the files (mode 0700, under $TMPDIR or /tmp). */
+static bool make_dir(celc_kube_files *out)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(out->dir, sizeof out->dir, "%s/dra-celc.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(out->dir))
+        return true;
+    (void)fail("%s: %s", out->dir, strerror(errno));
+    out->dir[0] = '\0';
+    return false;
+}
+
 /* The devices of every allocated claim but the pod's own, "driver/pool/device\n" each. */
 static char *allocated_ids(const kube_fetch *kf, const kf_obj *const *own, size_t nown, size_t *len)
 {
@@ -111,14 +134,9 @@ int celc_kube_fetch(const celc_kube *k, const char *pod, bool json, celc_kube_fi
     char ns[256], name[256];
     snprintf(ns, sizeof ns, "%.*s", (int)(slash - pod), pod);
     snprintf(name, sizeof name, "%s", slash + 1);
-    kube_config kc;
-    memset(&kc, 0, sizeof kc);
-    kc.kubeconfig = k->kubeconfig;
-    kc.context = k->context;
-    kc.user_agent = "dra-celc";
     char err[2048];
     kube_fetch kf;
-    if (kube_fetch_lists(&kc, k->timeout_ms, &kf, err, sizeof err) != 0)
+    if (fetch(k, &kf, err, sizeof err) != 0)
         return fail("%s", err);
     int rc = -1;
     char *pj = NULL, *tj = NULL, *ids = NULL;
@@ -218,11 +236,8 @@ int celc_kube_fetch(const celc_kube *k, const char *pod, bool json, celc_kube_fi
         free(claims);
         goto out;
     }
-    const char *tmp = getenv("TMPDIR");
-    snprintf(out->dir, sizeof out->dir, "%s/dra-celc.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(out->dir)) {
-        rc = fail("%s: %s", out->dir, strerror(errno));
-        out->dir[0] = '\0';
+    if (!make_dir(out)) {
+        rc = EXIT_USAGE;
         free(claims);
         goto out;
     }
@@ -257,21 +272,13 @@ out:
 int celc_kube_fleet(const celc_kube *k, celc_kube_files *out)
 {
     memset(out, 0, sizeof *out);
-    kube_config kc;
-    memset(&kc, 0, sizeof kc);
-    kc.kubeconfig = k->kubeconfig;
-    kc.context = k->context;
-    kc.user_agent = "dra-celc";
     char err[2048];
     kube_fetch kf;
-    if (kube_fetch_lists(&kc, k->timeout_ms, &kf, err, sizeof err) != 0)
+    if (fetch(k, &kf, err, sizeof err) != 0)
         return fail("%s", err);
     int rc;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(out->dir, sizeof out->dir, "%s/dra-celc.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(out->dir)) {
-        rc = fail("%s: %s", out->dir, strerror(errno));
-        out->dir[0] = '\0';
+    if (!make_dir(out)) {
+        rc = EXIT_USAGE;
     } else {
         snprintf(out->slices, sizeof out->slices, "%s/resourceslices.json", out->dir);
         snprintf(out->classes, sizeof out->classes, "%s/deviceclasses.json", out->dir);

@@ -356,13 +356,23 @@ bool events_condition(events *e, const events_pod *pod, bool status, const char 
 
 /* ---- Writing. */
 
-static void put_time(jbuf *b, int64_t us)
+/* A time as Kubernetes writes it: a MicroTime ("...05.123456Z"), or with micro false a Time
+ * (whole seconds, "...05Z"). */
+static void put_time_as(jbuf *b, int64_t us, bool micro)
 {
     time_t s = (time_t)(us / 1000000);
     struct tm tm;
     gmtime_r(&s, &tm);
-    jb_printf(b, "\"%04d-%02d-%02dT%02d:%02d:%02d.%06dZ\"", tm.tm_year + 1900, tm.tm_mon + 1,
-              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(us % 1000000));
+    jb_printf(b, "\"%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
+              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    if (micro)
+        jb_printf(b, ".%06d", (int)(us % 1000000));
+    jb_puts(b, "Z\"");
+}
+
+static void put_time(jbuf *b, int64_t us)
+{
+    put_time_as(b, us, true);
 }
 
 static void put_series(jbuf *b, const entry *x)
@@ -415,12 +425,7 @@ static void condition_json(const entry *x, jbuf *b)
     jb_puts(b, ",\"message\":");
     jb_cstr(b, x->note);
     jb_puts(b, ",\"lastTransitionTime\":");
-    /* a Time: whole seconds */
-    time_t sec = (time_t)(x->first_us / 1000000);
-    struct tm tm;
-    gmtime_r(&sec, &tm);
-    jb_printf(b, "\"%04d-%02d-%02dT%02d:%02d:%02dZ\"", tm.tm_year + 1900, tm.tm_mon + 1,
-              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    put_time_as(b, x->first_us, false);
     jb_puts(b, "}]}}");
 }
 

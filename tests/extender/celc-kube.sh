@@ -19,31 +19,7 @@ if ! "$celc" explain --help | grep -q -- --kubeconfig; then
   exit 0
 fi
 
-"$fakeapi" >"$tmp/fakeapi.port" 2>"$tmp/fakeapi.log" &
-pids="$pids $!"
-wait_for test -s "$tmp/fakeapi.port" || { echo "Bail out! fakeapi did not start"; exit 1; }
-base=http://127.0.0.1:$(cat "$tmp/fakeapi.port")
-ctl() { curl -sf -X "$1" ${3:+--data-binary @"$3"} "$base$2"; }
-loaded=0
-for f in "$src"/examples/fleet/* "$src"/examples/classes/* "$src/examples/nodes.yaml" \
-         "$src/examples/extender/claims.yaml"; do
-  ctl POST /_control/load "$f" >/dev/null || loaded=1
-done
-check "the sample cluster is loaded into the fake API server" "$loaded"
-cat >"$tmp/kc.yaml" <<EOF
-apiVersion: v1
-kind: Config
-current-context: fake
-contexts:
-- name: fake
-  context: {cluster: fake, user: me}
-clusters:
-- name: fake
-  cluster: {server: "$base"}
-users:
-- name: me
-  user: {token: t0}
-EOF
+sample_cluster
 serve() { # PATH FILE: GET PATH answers the object in FILE
   jq -c --arg p "$1" '{path: $p, object: .}' "$2" >"$tmp/serve.json"
   ctl POST /_control/serve "$tmp/serve.json" >/dev/null

@@ -73,3 +73,24 @@ wait_for() {
   until "$@" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
   "$@"
 }
+
+# sample_cluster: tests/extender/fakeapi ($fakeapi) on a free loopback port, loaded with the
+# sample cluster of the README (examples/fleet, classes, nodes.yaml, extender/claims.yaml): sets
+# base, defines ctl METHOD PATH [BODY-FILE] (its control interface), writes $tmp/kc.yaml (a
+# kubeconfig for it, token t0) and checks the load.
+sample_cluster() {
+  "$fakeapi" >"$tmp/fakeapi.port" 2>"$tmp/fakeapi.log" &
+  pids="$pids $!"
+  wait_for test -s "$tmp/fakeapi.port" || { echo "Bail out! fakeapi did not start"; exit 1; }
+  base=http://127.0.0.1:$(cat "$tmp/fakeapi.port")
+  loaded=0
+  for f in "$src"/examples/fleet/* "$src"/examples/classes/* "$src/examples/nodes.yaml" \
+           "$src/examples/extender/claims.yaml"; do
+    ctl POST /_control/load "$f" >/dev/null || loaded=1
+  done
+  check "the sample cluster is loaded into the fake API server" "$loaded"
+  printf '%s\n' 'apiVersion: v1' 'kind: Config' 'current-context: fake' 'contexts:' '- name: fake' \
+    '  context: {cluster: fake, user: me}' 'clusters:' '- name: fake' "  cluster: {server: \"$base\"}" \
+    'users:' '- name: me' '  user: {token: t0}' >"$tmp/kc.yaml"
+}
+ctl() { curl -sf -X "$1" ${3:+--data-binary @"$3"} "$base$2"; }

@@ -22,32 +22,8 @@ unset KUBERNETES_SERVICE_HOST KUBERNETES_SERVICE_PORT POD_NAME
 . "$src/tests/extender/common.sh"
 r() { "$@" 2>&1; }
 
-"$fakeapi" >"$tmp/fakeapi.port" 2>"$tmp/fakeapi.log" &
-pids="$pids $!"
-wait_for test -s "$tmp/fakeapi.port" || { echo "Bail out! fakeapi did not start"; exit 1; }
-base=http://127.0.0.1:$(cat "$tmp/fakeapi.port")
-ctl() { curl -sf -X "$1" ${3:+--data-binary @"$3"} "$base$2"; }
+sample_cluster
 fault() { printf '%s' "$1" >"$tmp/fault.json"; ctl POST /_control/fault "$tmp/fault.json" >/dev/null; }
-loaded=0
-for f in "$src"/examples/fleet/* "$src"/examples/classes/* "$src/examples/nodes.yaml" \
-         "$src/examples/extender/claims.yaml"; do
-  ctl POST /_control/load "$f" >/dev/null || loaded=1
-done
-check "the sample cluster is loaded into the fake API server" "$loaded"
-cat >"$tmp/kc.yaml" <<EOF
-apiVersion: v1
-kind: Config
-current-context: fake
-contexts:
-- name: fake
-  context: {cluster: fake, user: me}
-clusters:
-- name: fake
-  cluster: {server: "$base"}
-users:
-- name: me
-  user: {token: t0}
-EOF
 writes() { ctl GET /_control/writes >"$tmp/writes.json"; }
 # nwrites JQ-FILTER: how many writes the filter selects
 nwrites() { writes && jq "[.[] | select($1)] | length" "$tmp/writes.json"; }

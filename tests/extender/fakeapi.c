@@ -1319,6 +1319,20 @@ static void merge(cJSON *dst, const cJSON *patch)
     }
 }
 
+/* Record a write for GET /_control/writes (S.mu held); its body parsed (NULL: not JSON). */
+static cJSON *record_write(const char *method, const char *url, const char *ct, const sbuf *body)
+{
+    cJSON *j = cJSON_ParseWithLength(body->p ? body->p : "", body->len);
+    cJSON *rec = cJSON_CreateObject();
+    cJSON_AddStringToObject(rec, "method", method);
+    cJSON_AddStringToObject(rec, "path", url);
+    cJSON_AddStringToObject(rec, "contentType", ct ? ct : "");
+    cJSON_AddNumberToObject(rec, "atMs", (double)now_ms());
+    cJSON_AddItemToObject(rec, "body", j ? cJSON_Duplicate(j, 1) : cJSON_CreateNull());
+    cJSON_AddItemToArray(S.writes, rec);
+    return j;
+}
+
 static cJSON *find_event(const char *ns, const char *name)
 {
     cJSON *e;
@@ -1366,14 +1380,7 @@ static enum MHD_Result do_write(struct MHD_Connection *c, const char *url, const
         pthread_mutex_unlock(&S.mu);
         return send_status(c, 401, "Unauthorized", "Unauthorized", 0);
     }
-    cJSON *j = cJSON_ParseWithLength(body->p ? body->p : "", body->len);
-    cJSON *rec = cJSON_CreateObject();
-    cJSON_AddStringToObject(rec, "method", method);
-    cJSON_AddStringToObject(rec, "path", url);
-    cJSON_AddStringToObject(rec, "contentType", ct ? ct : "");
-    cJSON_AddNumberToObject(rec, "atMs", (double)now_ms());
-    cJSON_AddItemToObject(rec, "body", j ? cJSON_Duplicate(j, 1) : cJSON_CreateNull());
-    cJSON_AddItemToArray(S.writes, rec);
+    cJSON *j = record_write(method, url, ct, body);
     enum MHD_Result res;
     if (S.write_errors > 0) {
         S.write_errors--;
@@ -1475,14 +1482,7 @@ static enum MHD_Result do_pod_status(struct MHD_Connection *c, const char *url, 
         pthread_mutex_unlock(&S.mu);
         return send_status(c, 401, "Unauthorized", "Unauthorized", 0);
     }
-    cJSON *j = cJSON_ParseWithLength(body->p ? body->p : "", body->len);
-    cJSON *rec = cJSON_CreateObject();
-    cJSON_AddStringToObject(rec, "method", method);
-    cJSON_AddStringToObject(rec, "path", url);
-    cJSON_AddStringToObject(rec, "contentType", ct ? ct : "");
-    cJSON_AddNumberToObject(rec, "atMs", (double)now_ms());
-    cJSON_AddItemToObject(rec, "body", j ? cJSON_Duplicate(j, 1) : cJSON_CreateNull());
-    cJSON_AddItemToArray(S.writes, rec);
+    cJSON *j = record_write(method, url, ct, body);
     enum MHD_Result res;
     const cJSON *ps = cJSON_GetObjectItemCaseSensitive(j, "status");
     if (!cJSON_IsObject(j) || !cJSON_IsObject(ps)) {
