@@ -2530,6 +2530,37 @@ static void await_check(decider *d, const dracel_snapshot *snap)
 
 /* ---- Events (events.h; docs/extender.md, "Events"). */
 
+/* The tiers preferred to those the best node gives, which no node that passed gives (else its
+ * score would be higher): "; gpu/h100 on none of the N nodes that passed" for each. */
+static void skipped_tiers(jbuf *b, const dracel_policy *pl, const char *tiers, size_t passed)
+{
+    if (!pl)
+        return;
+    size_t nt = dracel_policy_tiers(pl);
+    for (const char *p = tiers; *p;) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        size_t n = strcspn(p, ",");
+        if (!n)
+            break;
+        for (size_t t = 0; t < nt; t++) {
+            dracel_tier_info ti;
+            if (dracel_policy_tier(pl, t, &ti) != DRACEL_OK || !ti.first_available || !ti.rank ||
+                strlen(ti.name) != n || memcmp(ti.name, p, n) != 0)
+                continue;
+            for (size_t u = 0; u < nt; u++) {
+                dracel_tier_info tu;
+                if (dracel_policy_tier(pl, u, &tu) == DRACEL_OK && tu.claim == ti.claim &&
+                    tu.request == ti.request && tu.rank < ti.rank)
+                    jb_printf(b, "; %s on none of the %zu node%s that passed", tu.name, passed,
+                              passed == 1 ? "" : "s");
+            }
+            break;
+        }
+        p += n;
+    }
+}
+
 /* The outcome of a filter in one line, posted as an Event regarding the pod: the nodes passed,
  * the best node's tiers, the policy that decided (tier policies), each tier refused by a cap and
  * why, and the most frequent reasons of the nodes that failed. Only the pod's own tenant and
@@ -2555,8 +2586,10 @@ static void post_filter(const eval *e, const fdec *fd)
         jb_puts(&b, e->pod_error);
     } else {
         jb_printf(&b, "%zu of %zu node%s passed", passed, a->nnodes, a->nnodes == 1 ? "" : "s");
-        if (best != SIZE_MAX && e->ans[best].tiers && e->ans[best].tiers[0])
+        if (best != SIZE_MAX && e->ans[best].tiers && e->ans[best].tiers[0]) {
             jb_printf(&b, "; best %s on %s", e->ans[best].tiers, a->nodes[best].name);
+            skipped_tiers(&b, e->pol.p, e->ans[best].tiers, passed);
+        }
     }
     if (fd && fd->pv) {
         jb_printf(&b, " (policy %s h:%016llx", dracel_tierpolicy_version(fd->pv->p),

@@ -89,6 +89,15 @@ rated() { [ "$(metric "$url_a" 'dra_extender_events_dropped_total{reason="pod_ra
 check "a pod's fifth distinct Event within its rate is dropped, counted as pod_rate" \
   "$(wait_for rated; sleep 0.3; is "$(nwrites '.method == "POST" and .body.regarding.name == "rate"'):$(metric "$url_a" 'dra_extender_events_dropped_total{reason="pod_rate"}')" "4:1")"
 
+# The best node gives a fallback tier: the note says the preferred tier is on no node that passed.
+jq -c '.Pod.metadata.name = "lower" | .Pod.metadata.uid = "ulower" | .NodeNames = ["node-a100-80"]' \
+  "$src/examples/extender/filter.json" >"$tmp/lower.json"
+post "$url_a/filter" "$tmp/lower.json" "$tmp/lower.out"
+lowered() { [ "$(nwrites '.body.regarding.name == "lower"')" -ge 1 ]; }
+check "a fallback is the best: the note names the tier preferred to it, on no node that passed" \
+  "$(wait_for lowered; is "$(jq -r '[.[] | select(.body.regarding.name == "lower")][0].body.note' "$tmp/writes.json")" \
+        "1 of 1 node passed; best gpu/a100 on node-a100-80; gpu/h100 on none of the 1 node that passed")"
+
 # A pod's names go into the request's path: one Kubernetes would not allow is not posted.
 jq -c '.Pod.metadata.name = "x/../../../api/v1/secrets?a=" | .Pod.metadata.uid = "uinv"' "$src/examples/extender/filter.json" >"$tmp/inv.json"
 post "$url_a/filter" "$tmp/inv.json"
