@@ -54,11 +54,12 @@ static const char *jstr(const cJSON *o, const char *name)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* Every resource the client reads, listed. */
-static int fetch(const celc_kube *k, kube_fetch *kf, char *err, size_t errcap)
+/* The resources the client reads, listed (but those in skip). */
+static int fetch(const celc_kube *k, unsigned skip, kube_fetch *kf, char *err, size_t errcap)
 {
     kube_config kc;
     memset(&kc, 0, sizeof kc);
+    kc.skip = skip;
     kc.kubeconfig = k->kubeconfig;
     kc.context = k->context;
     kc.user_agent = "dra-celc";
@@ -136,7 +137,7 @@ int celc_kube_fetch(const celc_kube *k, const char *pod, bool json, celc_kube_fi
     snprintf(name, sizeof name, "%s", slash + 1);
     char err[2048];
     kube_fetch kf;
-    if (fetch(k, &kf, err, sizeof err) != 0)
+    if (fetch(k, 0, &kf, err, sizeof err) != 0)
         return fail("%s", err);
     int rc = -1;
     char *pj = NULL, *tj = NULL, *ids = NULL;
@@ -274,7 +275,7 @@ int celc_kube_fleet(const celc_kube *k, celc_kube_files *out)
     memset(out, 0, sizeof *out);
     char err[2048];
     kube_fetch kf;
-    if (fetch(k, &kf, err, sizeof err) != 0)
+    if (fetch(k, 1u << KUBE_CLAIMS | 1u << KUBE_NODES, &kf, err, sizeof err) != 0)
         return fail("%s", err);
     int rc;
     if (!make_dir(out)) {

@@ -1045,7 +1045,7 @@ int kube_new(const kube_config *cfg, const kube_sink *sink, kube **out, char *er
         res_state *rs = &k->res[r];
         rs->k = k;
         rs->r = (kube_res)r;
-        rs->on = r != KUBE_RULES || c->rules_version;
+        rs->on = (r != KUBE_RULES || c->rules_version) && !(c->skip & (1u << r));
         if (r == KUBE_RULES)
             snprintf(rs->path, sizeof rs->path, "/apis/resource.k8s.io/%.16s/devicetaintrules",
                      c->rules_version ? c->rules_version : "v1");

@@ -110,6 +110,7 @@ typedef struct kube_config {
     const char *user_agent;      /* 0: "dra-extender/VERSION" */
     const char *rules_version;   /* the resource.k8s.io version DeviceTaintRules are read from
                                     ("v1", "v1beta2", "v1alpha3"), or NULL: not read */
+    unsigned skip;               /* resources not read: bits 1u << kube_res (0: all of them) */
 } kube_config;
 
 typedef struct kube kube;
