@@ -215,8 +215,8 @@ html=$tmp/d1.html
 { head -n 1 "$html" | grep -qx '<!DOCTYPE html>' && tail -n 1 "$html" | grep -qx '</html>' &&
   [ "$(grep -c '<svg ' "$html")" -ge 9 ] && ! grep -qi '<script\|src=\|href=\|@import\|url(' "$html"; }
 check "html: a page with inline SVG charts, no script, no reference out of it" $?
-grep -q 'A against B' "$html" && grep -q 'Tier mix over time' "$html" && grep -q 'Waits of placed pods' "$html"
-check "html: tier mix, waits, A against B" $?
+grep -q 'A against B' "$html" && grep -q 'Devices held over time, by tenant and tier' "$html" && grep -q 'Waits of placed pods' "$html"
+check "html: devices held by tenant and tier, waits, A against B" $?
 # the page is polyglot markup: well-formed XML too
 if command -v xmllint >/dev/null 2>&1; then
   xmllint --noout "$html" 2>"$tmp/xml"; check "html: well-formed (xmllint)" "$([ ! -s "$tmp/xml" ]; echo $?)"

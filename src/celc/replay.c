@@ -1464,6 +1464,14 @@ static int sim_report(sim *m, rep_policy *rp)
     rp->memo_hits = m->memo_hits;
     if (sim_defaults(m, rp) != 0)
         return -1;
+    rp->reserve = xcalloc(nt ? nt : 1, sizeof *rp->reserve);
+    if (!rp->reserve)
+        return -1;
+    for (size_t k = 0; k < nt; k++) {
+        size_t key;
+        if (dracel_tierpolicy_key_find(tp, g->rep.tiers[k].name, &key) == DRACEL_OK)
+            rp->reserve[k] = dracel_tierpolicy_reserve(tp, key, g->rep.tiers[k].devices);
+    }
     rp->tenants = xcalloc(m->ntenants, sizeof *rp->tenants);
     size_t *slot = xcalloc(m->ntenants, sizeof *slot);
     if (!rp->tenants || !slot) {
@@ -1494,7 +1502,14 @@ static int sim_report(sim *m, rep_policy *rp)
         rt->fallback = xcalloc(nt, sizeof *rt->fallback);
         rt->held = xcalloc(nt, sizeof *rt->held);
         rt->series = xcalloc(nt * REPORT_BUCKETS, sizeof *rt->series);
-        if (!rt->waits || !rt->fallback || !rt->held || !rt->series) {
+        rt->cap = xcalloc(nt, sizeof *rt->cap);
+        for (size_t k = 0; rt->cap && k < nt; k++) {
+            size_t key;
+            rt->cap[k] = dracel_tierpolicy_key_find(tp, g->rep.tiers[k].name, &key) == DRACEL_OK
+                             ? dracel_tierpolicy_cap(tp, t, key, g->rep.tiers[k].devices)
+                             : DRACEL_TIER_NO_CAP;
+        }
+        if (!rt->waits || !rt->fallback || !rt->held || !rt->series || !rt->cap) {
             free(pods);
             free(slot);
             return -1;

@@ -63,7 +63,9 @@ void report_free(report *r)
             free(p->tenants[t].fallback);
             free(p->tenants[t].held);
             free(p->tenants[t].series);
+            free(p->tenants[t].cap);
         }
+        free(p->reserve);
         free(p->tenants);
         for (size_t d = 0; p->dflt && d < p->ndflt; d++) {
             free(p->dflt[d].key);
@@ -374,20 +376,36 @@ static double nice_max(double v)
 }
 
 /* Devices of each tier a tenant held over time: one line a tier. */
-static void svg_mix(FILE *f, const report *r, const rep_policy *p, const rep_tenant *t)
+/* One tenant's devices held of one tier over time, with its cap (dashed) and the most the
+ * tier lends while keeping its idle reserve free (dotted), when the policy has them. */
+static void svg_tier(FILE *f, const report *r, const rep_policy *p, const rep_tenant *t,
+                     size_t k)
 {
-    const double W = 520, H = 150, L = 44, B = 26, T = 8;
+    const double W = 300, H = 110, L = 40, B = 24, T = 8;
+    const double *ser = t->series + k * REPORT_BUCKETS;
     double mx = 0;
-    for (size_t k = 0; k < r->ntiers; k++)
-        for (size_t b = 0; b < REPORT_BUCKETS; b++)
-            if (t->series[k * REPORT_BUCKETS + b] > mx)
-                mx = t->series[k * REPORT_BUCKETS + b];
+    for (size_t b = 0; b < REPORT_BUCKETS; b++)
+        if (ser[b] > mx)
+            mx = ser[b];
+    bool has_cap = t->cap && t->cap[k] != DRACEL_TIER_NO_CAP;
+    uint64_t dev = r->tiers[k].devices, res = p->reserve ? p->reserve[k] : 0;
+    double lend = res > 0 && res < dev ? (double)(dev - res) : -1;
+    if (has_cap && (double)t->cap[k] > mx)
+        mx = (double)t->cap[k];
+    if (lend > mx)
+        mx = lend;
     mx = nice_max(mx);
     pf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-               "role=\"img\"><title>",
-            W + L + 10, H + B + T);
+               "role=\"img\" class=\"chart\" data-tenant=\"",
+            W + L + 70, H + B + T);
     esc(f, t->name);
-    pf(f, ": devices held by tier over time</title>\n");
+    pf(f, "\" data-tier=\"");
+    esc(f, r->tiers[k].name);
+    pf(f, "\"><title>");
+    esc(f, t->name);
+    pf(f, ": ");
+    esc(f, r->tiers[k].name);
+    pf(f, " devices held over time</title>\n");
     pf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafafa\" "
                "stroke=\"#bbbbbb\"/>\n",
             L, T, W, H);
@@ -399,17 +417,26 @@ static void svg_mix(FILE *f, const report *r, const rep_policy *p, const rep_ten
     pf(f, "<text x=\"%.0f\" y=\"%.0f\" class=\"ax\">0 s</text>"
                "<text x=\"%.0f\" y=\"%.0f\" class=\"ax\" text-anchor=\"end\">%.0f s</text>\n",
             L, T + H + 16, L + W, T + H + 16, p->end);
-    for (size_t k = 0; k < r->ntiers; k++) {
-        pf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
-                palette[k % NPAL]);
-        for (size_t b = 0; b < REPORT_BUCKETS; b++) {
-            double x = L + W * ((double)b + 0.5) / REPORT_BUCKETS;
-            double y = T + H - H * t->series[k * REPORT_BUCKETS + b] / mx;
-            pf(f, "%s%.1f,%.1f", b ? " " : "", x, y);
-        }
-        pf(f, "\"/>\n");
+    if (has_cap) {
+        double y = T + H - H * (double)t->cap[k] / mx;
+        pf(f, "<line class=\"cap\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#c0392b\" "
+                   "stroke-dasharray=\"5,3\"/><text x=\"%.0f\" y=\"%.1f\" class=\"ax\">cap %llu</text>\n",
+                L, L + W, y, y, L + W + 4, y + 4, (unsigned long long)t->cap[k]);
     }
-    pf(f, "</svg>\n");
+    if (lend >= 0) {
+        double y = T + H - H * lend / mx;
+        pf(f, "<line class=\"reserve\" x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#777777\" "
+                   "stroke-dasharray=\"1,3\"/><text x=\"%.0f\" y=\"%.1f\" class=\"ax\">reserve %llu</text>\n",
+                L, L + W, y, y, L + W + 4, y + (has_cap ? 14 : 4), (unsigned long long)res);
+    }
+    pf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+            palette[k % NPAL]);
+    for (size_t b = 0; b < REPORT_BUCKETS; b++) {
+        double x = L + W * ((double)b + 0.5) / REPORT_BUCKETS;
+        double y = T + H - H * ser[b] / mx;
+        pf(f, "%s%.1f,%.1f", b ? " " : "", x, y);
+    }
+    pf(f, "\"/>\n</svg>\n");
 }
 
 static const double wait_edges[] = {0, 1, 10, 60, 300, 1800, 3600};
@@ -498,6 +525,54 @@ static void svg_compare(FILE *f, const report *r, const char *title, int what)
     pf(f, "</svg>\n");
 }
 
+/* A against B side by side: per tenant, each measure under A, under B and the change. */
+static void compare_table(FILE *f, const report *r)
+{
+    const rep_policy *a = &r->pol[0], *b = &r->pol[1];
+    static const char *const what[] = {"first choice", "mean wait (s)", "unschedulable"};
+    pf(f, "<table class=\"compare\"><tr><th rowspan=\"2\">tenant</th>");
+    for (int w = 0; w < 3; w++)
+        pf(f, "<th colspan=\"3\">%s</th>", what[w]);
+    pf(f, "</tr>\n<tr>");
+    for (int w = 0; w < 3; w++)
+        pf(f, "<th>A</th><th>B</th><th>&#916;</th>");
+    pf(f, "</tr>\n");
+    for (int side = 0; side < 2; side++) {
+        const rep_policy *p = side ? b : a;
+        for (size_t i = 0; i < p->ntenants; i++) {
+            const char *name = p->tenants[i].name;
+            if (side && find_tenant(a, name))
+                continue;
+            const rep_tenant *t[2] = {find_tenant(a, name), find_tenant(b, name)};
+            pf(f, "<tr><td>");
+            esc(f, name);
+            pf(f, "</td>");
+            for (int w = 0; w < 3; w++) {
+                double v[2];
+                for (int s = 0; s < 2; s++) {
+                    v[s] = !t[s] ? 0
+                           : w == 0 ? rate(t[s]->first, t[s]->placed)
+                           : w == 1 ? t[s]->wait_mean
+                                    : (double)t[s]->unschedulable;
+                    if (t[s])
+                        pf(f, w == 2 ? "<td>%.0f</td>" : w == 1 ? "<td>%.1f</td>" : "<td>%.3f</td>", v[s]);
+                    else
+                        pf(f, "<td>&#8212;</td>");
+                }
+                if (t[0] && t[1])
+                    pf(f, w == 2 ? "<td>%+.0f</td>" : w == 1 ? "<td>%+.1f</td>" : "<td>%+.3f</td>",
+                       v[1] - v[0]);
+                else
+                    pf(f, "<td>&#8212;</td>");
+            }
+            pf(f, "</tr>\n");
+        }
+    }
+    pf(f, "<tr><td>Jain's index (premium tiers)</td><td colspan=\"9\">A %.3f &#183; B %.3f "
+               "&#183; &#916; %+.3f</td></tr>\n</table>\n",
+            a->jain, b->jain, b->jain - a->jain);
+}
+
 static void html_policy(FILE *f, const report *r, const rep_policy *p, char letter)
 {
     pf(f, "<h2>Policy %c: ", letter);
@@ -565,21 +640,23 @@ static void html_policy(FILE *f, const report *r, const rep_policy *p, char lett
             pf(f, ", and %zu more reasons: %zu pods", p->ndflt - DEFAULTS_SHOWN, more);
         pf(f, ".</p>\n");
     }
-    pf(f, "<h3>Tier mix over time</h3>\n<p class=\"legend\">");
-    for (size_t k = 0; k < r->ntiers; k++) {
-        pf(f, "<span style=\"color:%s\">&#9632;</span> ", palette[k % NPAL]);
-        esc(f, r->tiers[k].name);
-        pf(f, " (%u devices) ", r->tiers[k].devices);
-    }
-    pf(f, "</p>\n<div class=\"grid\">\n");
+    pf(f, "<h3>Devices held over time, by tenant and tier</h3>\n<p class=\"legend\">"
+               "dashed: the tenant's cap; dotted: the most the tier lends while its idle reserve "
+               "stays free</p>\n");
     for (size_t i = 0; i < p->ntenants; i++) {
-        pf(f, "<figure><figcaption>");
-        esc(f, p->tenants[i].name);
-        pf(f, ": devices held</figcaption>\n");
-        svg_mix(f, r, p, &p->tenants[i]);
-        pf(f, "</figure>\n");
+        pf(f, "<div class=\"grid\">\n");
+        for (size_t k = 0; k < r->ntiers; k++) {
+            pf(f, "<figure><figcaption>");
+            esc(f, p->tenants[i].name);
+            pf(f, ": ");
+            esc(f, r->tiers[k].name);
+            pf(f, " (%u devices)</figcaption>\n", r->tiers[k].devices);
+            svg_tier(f, r, p, &p->tenants[i], k);
+            pf(f, "</figure>\n");
+        }
+        pf(f, "</div>\n");
     }
-    pf(f, "</div>\n<h3>Waits of placed pods</h3>\n<div class=\"grid\">\n");
+    pf(f, "<h3>Waits of placed pods</h3>\n<div class=\"grid\">\n");
     for (size_t i = 0; i < p->ntenants; i++) {
         pf(f, "<figure><figcaption>");
         esc(f, p->tenants[i].name);
@@ -597,9 +674,10 @@ bool report_html(FILE *f, const report *r)
                "<title>dra-celc replay: ");
     esc(f, r->trace);
     pf(f, "</title>\n<style>\n"
-               "body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222;max-width:80em}\n"
-               "table{border-collapse:collapse;margin:.5em 0}\n"
-               "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}\n"
+               "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}\n"
+               "table{border-collapse:collapse;margin:.5em 0;font-size:12px}\n"
+               "td,th{border:1px solid #ccc;padding:.2em .35em;text-align:right}\n"
+               "td{white-space:nowrap}th{vertical-align:bottom}\n"
                "td:first-child,th:first-child{text-align:left}\n"
                "th{background:#f3f3f3;font-weight:600}\n"
                ".meta,.legend{color:#555}\n"
@@ -634,6 +712,7 @@ bool report_html(FILE *f, const report *r)
         esc(f, r->pol[1].label);
         pf(f, " (%s) &#183; Jain's index %.3f &#8594; %.3f</p>\n<div class=\"grid\">\n",
                 r->pol[1].mode, r->pol[0].jain, r->pol[1].jain);
+        compare_table(f, r);
         static const char *const titles[] = {"first-choice rate", "mean wait (s)",
                                              "unschedulable pods"};
         for (int w = 0; w < 3; w++) {

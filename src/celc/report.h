@@ -34,6 +34,7 @@ typedef struct rep_tenant {
     size_t *fallback;       /* per tier: placed pods that got it below their first choice */
     double *held;           /* per tier: device-seconds held */
     double *series;         /* per tier, REPORT_BUCKETS each: devices held on average */
+    uint64_t *cap;          /* per tier: its cap in devices (DRACEL_TIER_NO_CAP: none) */
     bool premium_demand;    /* asked for a premium tier at least once */
 } rep_tenant;
 
@@ -55,6 +56,7 @@ typedef struct rep_policy {
     size_t ndflt;
     size_t pods, placed, unschedulable, over_cap, borrowed;
     double jain;
+    uint64_t *reserve;      /* per tier: the idle reserve in devices (0: none) */
     double end;             /* the time of the last event */
     char *records;          /* per-pod records, JSON lines (NULL: not kept) */
     size_t nrecords;        /* their bytes */
