@@ -63,6 +63,20 @@ static const metric_family m_pred = {
     "Allocations compared with the extender's prediction for the node Kubernetes chose: match, "
     "mismatch (logged), unknown (the node was not among the nodes kept).",
     METRIC_COUNTER, NULL, 0};
+static const double wait_buckets[] = {0.1, 0.5, 1, 5, 10, 30, 60, 300, 600, 1800, 3600};
+static const metric_family m_wait = {
+    "dra_extender_placement_wait_seconds",
+    "From a pod's first filter decision to its claims' allocation seen, by policy version and "
+    "tenant.",
+    METRIC_HISTOGRAM, wait_buckets, sizeof wait_buckets / sizeof *wait_buckets};
+static const metric_family m_alloc = {
+    "dra_extender_allocations_total",
+    "Requests of decided pods seen allocated, by policy version, tenant and tier (as the "
+    "allocation names it: REQUEST or REQUEST/SUBREQUEST).",
+    METRIC_COUNTER, NULL, 0};
+static const metric_family m_tpend = {
+    "dra_extender_tenant_pending_pods",
+    "Pods decided but whose allocation is not seen yet, by tenant.", METRIC_GAUGE, NULL, 0};
 static const metric_family m_log = {
     "dra_extender_decision_log_records_total",
     "Records written to the decision log (result: written, failed).", METRIC_COUNTER, NULL, 0};
@@ -89,6 +103,7 @@ typedef struct pend {
     char **nodes, **devs;        /* predicted */
     size_t npred;
     char *policy;                /* the label of the version that decided */
+    double since;                /* when the pod was first decided (the wait to placement) */
 } pend;
 
 struct fair {
@@ -541,8 +556,12 @@ char *fair_claim_devices(const dracel_snapshot *snap, size_t claim)
     return jb_take(&b, NULL);
 }
 
-/* p's claims are all allocated in snap: compare with the prediction for the node chosen. */
-static void reconcile(const dracel_snapshot *snap, const pend *p, const size_t *idx)
+static void allocated_record(fair *f, const dracel_snapshot *snap, const pend *p,
+                             const size_t *idx, const char *prediction, const char *node);
+
+/* p's claims are all allocated in snap: compare with the prediction for the node chosen; count
+ * the wait and the tiers, and record the choice. */
+static void reconcile(fair *f, const dracel_snapshot *snap, const pend *p, const size_t *idx)
 {
     /* The node: the first predicted one every claim's allocation admits. */
     size_t at = SIZE_MAX;
@@ -587,7 +606,110 @@ static void reconcile(const dracel_snapshot *snap, const pend *p, const size_t *
     if (lab)
         metrics_add(&m_pred, lab, 1);
     free(lab);
+    /* the wait to placement, and each request's tier, by tenant */
+    jbuf tl;
+    jb_init(&tl);
+    jb_puts(&tl, "policy=\"");
+    metrics_label(&tl, p->policy);
+    jb_puts(&tl, "\",tenant=\"");
+    metrics_label(&tl, p->tenant ? p->tenant : "");
+    jb_putc(&tl, '"');
+    size_t base = tl.len;
+    jb_putc(&tl, '\0');
+    if (!tl.oom)
+        metrics_observe(&m_wait, tl.data, ext_now() - p->since);
+    for (size_t c = 0; c < p->nclaims; c++) {
+        dracel_claim_status cs;
+        if (dracel_snapshot_claim(snap, idx[c], &cs) != DRACEL_OK)
+            continue;
+        const char *last = NULL;
+        for (size_t k = 0; k < cs.nresults; k++) {
+            dracel_device_result dr;
+            if (dracel_snapshot_claim_result(snap, idx[c], k, &dr) != DRACEL_OK ||
+                (last && strcmp(last, dr.request) == 0))
+                continue;
+            last = dr.request;
+            tl.len = base;
+            jb_puts(&tl, ",tier=\"");
+            metrics_label(&tl, dr.request);
+            jb_puts(&tl, "\"");
+            jb_putc(&tl, '\0');
+            if (!tl.oom)
+                metrics_add(&m_alloc, tl.data, 1);
+        }
+    }
+    jb_free(&tl);
+    if (fair_logging(f))
+        allocated_record(f, snap, p, idx,
+                         at == SIZE_MAX ? "unknown" : g && strcmp(g, p->devs[at]) == 0 ? "match"
+                                                                                      : "mismatch",
+                         at == SIZE_MAX ? NULL : p->nodes[at]);
     free(g);
+}
+
+/* The decision log's record of an allocation seen: the devices Kubernetes chose for the pod,
+ * their model (--model-attribute), the wait and whether the prediction held. */
+static void allocated_record(fair *f, const dracel_snapshot *snap, const pend *p,
+                             const size_t *idx, const char *prediction, const char *node)
+{
+    const dracel_table *t = dracel_snapshot_table(snap);
+    jbuf b;
+    jb_init(&b);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    jb_printf(&b, "{\"time\":\"%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ\",\"verb\":\"allocated\",\"pod\":",
+              tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+              ts.tv_nsec / 1000000);
+    jb_cstr(&b, p->pod);
+    jb_puts(&b, ",\"tenant\":");
+    jb_cstr(&b, p->tenant ? p->tenant : "");
+    jb_puts(&b, ",\"policy\":");
+    jb_cstr(&b, p->policy);
+    jb_printf(&b, ",\"waitSeconds\":%.3f,\"devices\":[", ext_now() - p->since);
+    bool first = true;
+    for (size_t c = 0; c < p->nclaims; c++) {
+        dracel_claim_status cs;
+        if (dracel_snapshot_claim(snap, idx[c], &cs) != DRACEL_OK)
+            continue;
+        for (size_t k = 0; k < cs.nresults; k++) {
+            dracel_device_result dr;
+            if (dracel_snapshot_claim_result(snap, idx[c], k, &dr) != DRACEL_OK)
+                continue;
+            jb_puts(&b, first ? "{\"claim\":" : ",{\"claim\":");
+            first = false;
+            jb_cstr(&b, p->claims[c]);
+            jb_puts(&b, ",\"request\":");
+            jb_cstr(&b, dr.request);
+            char dev[768];
+            snprintf(dev, sizeof dev, "%s/%s/%s", dr.driver, dr.pool, dr.device);
+            jb_puts(&b, ",\"device\":");
+            jb_cstr(&b, dev);
+            jb_puts(&b, ",\"model\":");
+            uint32_t row;
+            char *m = f->c.model_attribute &&
+                              dracel_table_device_find(t, dr.driver, dr.pool, dr.device, &row) ==
+                                  DRACEL_OK
+                          ? dracel_table_attribute_text(t, row, f->c.model_attribute)
+                          : NULL;
+            if (m)
+                jb_cstr(&b, m);
+            else
+                jb_puts(&b, "null");
+            dracel_free_string(f->c.cfg, m);
+            jb_putc(&b, '}');
+        }
+    }
+    jb_printf(&b, "],\"prediction\":\"%s\",\"node\":", prediction);
+    if (node)
+        jb_cstr(&b, node);
+    else
+        jb_puts(&b, "null");
+    jb_puts(&b, "}\n");
+    if (!b.oom)
+        fair_log(f, b.data, b.len);
+    jb_free(&b);
 }
 
 /* Drop pending entries that are allocated in snap (reconciled), expired, or whose claims are
@@ -615,7 +737,7 @@ static void sweep(fair *f, const dracel_snapshot *snap)
         }
         bool drop = false;
         if (all && p->nclaims) {
-            reconcile(snap, p, idx);
+            reconcile(f, snap, p, idx);
             drop = true;
         } else if (gone || now >= p->expires) {
             metrics_add(&m_expired, NULL, 1);
@@ -769,6 +891,7 @@ void fair_unlock(fair *f, bool record, size_t tenant, const fair_take *takes, si
         pthread_mutex_unlock(&f->dlock);
         return;
     }
+    double since = f->has_own && f->own.since > 0 ? f->own.since : ext_now();
     if (f->has_own)
         pend_free(&f->own);
     f->has_own = false;
@@ -783,6 +906,7 @@ void fair_unlock(fair *f, bool record, size_t tenant, const fair_take *takes, si
             npred = f->c.max_predicted;
         p.tenant = ok ? dupstr(ti.name) : NULL;
         p.expires = ext_now() + f->c.pending_ttl;
+        p.since = since;
         p.claims = calloc(nclaims, sizeof *p.claims);
         p.keys = calloc(ntakes ? ntakes : 1, sizeof *p.keys);
         p.n = calloc(ntakes ? ntakes : 1, sizeof *p.n);
@@ -821,6 +945,27 @@ void fair_unlock(fair *f, bool record, size_t tenant, const fair_take *takes, si
 
 static void usage_metrics(fair *f)
 {
+    metrics_clear(&m_tpend);
+    for (size_t i = 0; i < f->npend; i++) {
+        const char *t = f->pend[i].tenant ? f->pend[i].tenant : "";
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(f->pend[j].tenant ? f->pend[j].tenant : "", t) == 0;
+        if (seen)
+            continue;
+        size_t n = 0;
+        for (size_t j = i; j < f->npend; j++)
+            n += strcmp(f->pend[j].tenant ? f->pend[j].tenant : "", t) == 0;
+        jbuf lb;
+        jb_init(&lb);
+        jb_puts(&lb, "tenant=\"");
+        metrics_label(&lb, t);
+        jb_puts(&lb, "\"");
+        jb_putc(&lb, '\0');
+        if (!lb.oom)
+            metrics_set(&m_tpend, lb.data, (double)n);
+        jb_free(&lb);
+    }
     metrics_clear(&m_usage);
     metrics_clear(&m_cap);
     metrics_clear(&m_size);
@@ -943,6 +1088,9 @@ fair *fair_new(const fair_config *c, char *err, size_t errcap)
     }
     metrics_declare(&m_rollbacks);
     metrics_declare(&m_pred);
+    metrics_declare(&m_wait);
+    metrics_declare(&m_alloc);
+    metrics_declare(&m_tpend);
     metrics_declare(&m_expired);
     metrics_declare(&m_usage);
     metrics_declare(&m_cap);

@@ -29,6 +29,7 @@ typedef struct fair_config {
     size_t max_predicted;        /* nodes per pod kept for reconciliation (best scores first) */
     const char *log_path;        /* the decision log, or NULL */
     size_t log_nodes;            /* node names sampled per tier and per cause in a record */
+    const char *model_attribute; /* the devices' attribute an allocation record names, or NULL */
 } fair_config;
 
 /* A loaded version: shared, referenced by the requests using it. */

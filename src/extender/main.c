@@ -553,7 +553,7 @@ static int parse_options(int argc, char **argv, options *o)
                  ((o->decide.await_ttl_ms = n), true);
         else if (strcmp(a, "--model-attribute") == 0)
             ok = strchr(v, '/') && v[0] != '/' && v[strlen(v) - 1] != '/' &&
-                 ((o->decide.model_attribute = v), true);
+                 ((o->decide.model_attribute = o->fair.model_attribute = v), true);
         else if (strcmp(a, "--event-drain") == 0)
             ok = parse_duration(v, &n) && n <= 600000 && ((o->event_drain_ms = (unsigned)n), true);
         else if (strcmp(a, "--shutdown-grace") == 0)

@@ -83,7 +83,7 @@ check "a rejected policy at start: exit 1 with FILE:LINE:COL" \
   "$(is "$rc $(grep -c "broken.yaml:8:20: tenants\[0\].caps\[\"gpu/h100\"\]: must be a count" "$tmp/e")" "1 1")"
 
 start enf --objects "$tmp/objs" --policy "$tmp/policy.yaml" --policy-poll 100ms --queue-wait 60s \
-  --decision-log "$tmp/decisions.log" --decision-log-nodes 1
+  --decision-log "$tmp/decisions.log" --decision-log-nodes 1 --model-attribute gpu.example.com/model
 url=$url_enf
 
 # ---- Caps, enforce: team-a is at 1/1 and the reserve forbids borrowing: node-h1 (where DRA
@@ -182,6 +182,15 @@ check "reconciliation: one match, one mismatch" \
 check "reconciliation: the mismatch is logged with both sides" \
   "$(is "$(grep '"prediction mismatch"' "$tmp/enf.log" | jq -r '[.pod, .node, .predicted, .allocated] | join(" ")')" \
      "b/q1 node-h1 gpu/h100=gpu.example.com/node-h1/gpu-1 gpu/h100=gpu.example.com/node-h1/gpu-2")"
+allocated() { [ "$(grep -c '"verb":"allocated"' "$tmp/decisions.log")" -ge 2 ]; }
+wait_for allocated
+check "the decision log records each allocation seen: the devices Kubernetes chose, their model, the prediction" \
+  "$(is "$(jq -c 'select(.verb == "allocated") | [.pod, .tenant, (.devices | map([.claim, .request, .device, .model])), .prediction, .node, (.waitSeconds >= 0), (.policy | startswith("enforce-1"))]' "$tmp/decisions.log" | sort | tr '\n' ' ')" \
+     '["a/p1","team-a",[["a/p1-gpu","gpu/a100","gpu.example.com/node-a1/gpu-0","A100"]],"match","node-a1",true,true] ["b/q1","team-b",[["b/q1-gpu","gpu/h100","gpu.example.com/node-h1/gpu-2","H100"]],"mismatch","node-h1",true,true] ')"
+check "per tenant: the wait to placement (a histogram) and the allocations by tier" \
+  "$(is "$(grep -c '^dra_extender_placement_wait_seconds_count{policy="enforce-1[^"]*",tenant="team-\(a\|b\)"} 1$' "$tmp/m2"):$(grep -c '^dra_extender_allocations_total{policy="enforce-1[^"]*",tenant="team-a",tier="gpu/a100"} 1$' "$tmp/m2")" "2:1")"
+check "...and the pods decided but not allocated yet, by tenant" \
+  "$(is "$(grep -c '^dra_extender_tenant_pending_pods{tenant="team-b"} [1-9]' "$tmp/m2")" 1)"
 check "after the allocations: team-b's usage is q1's allocated H100, counted once" \
   "$(is "$(grep '^dra_extender_tier_usage_devices{policy="enforce-1[^"]*",tier="gpu/h100",tenant="team-b"}' "$tmp/m2" | awk '{print $NF}')" 1)"
 
