@@ -464,7 +464,7 @@ cat "$tmp/metrics.a" "$tmp/metrics.o" | awk '$1 == "#" && $2 == "TYPE" { print $
 grep '^| `dra_extender_\|^| `process_' "$src/docs/extender.md" | awk -F'|' '{ print $2 }' |
   grep -o '`[a-z_]*`' | tr -d '`' | sort -u >"$tmp/documented"
 # (the tier policy families exist with --policy alone: tests/extender/policy.sh checks them)
-policy_families='^dra_extender_\(tenant_decisions\|default_tenant_decisions\|cap_rejections\|tier_[a-z_]*\|pending_[a-z_]*\|predictions\|policy_info\|policy_reloads\|policy_rollbacks\|decision_log_records\)'
+policy_families='^dra_extender_\(tenant_decisions\|default_tenant_decisions\|cap_rejections\|tier_[a-z_]*\|pending_[a-z_]*\|predictions\|policy_info\|policy_reloads\|policy_rollbacks\|decision_log_records\|placement_wait_seconds\|allocations\|tenant_pending_pods\)'
 grep -v "$policy_families" "$tmp/documented" >"$tmp/documented.np"
 check "every metric exported is documented in docs/extender.md" \
   "$(r is "$(comm -23 "$tmp/exported" "$tmp/documented" | tr '\n' ' ')" "")"
